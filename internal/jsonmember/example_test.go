@@ -1,0 +1,30 @@
+package jsonmember_test
+
+import (
+	"fmt"
+
+	"github.com/triage-go/triage/internal/jsonmember"
+)
+
+// A package's Decoder names the package in every error, and the member at
+// fault by its dotted path.
+func ExampleDecoder() {
+	dec := jsonmember.Decoder{Package: "jsonrpc"}
+	m, err := dec.Object([]byte(`{"error":{"code":"-32000"}}`), "")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	e, err := dec.Object(m["error"], "error")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, err = dec.Int(e["code"], jsonmember.Path("error", "code"))
+	fmt.Println(err)
+	_, err = dec.Object([]byte(`{"code":`), "")
+	fmt.Println(err)
+	// Output:
+	// jsonrpc: member "error.code": must be an integer, got string
+	// jsonrpc: invalid JSON: unexpected end of JSON input
+}

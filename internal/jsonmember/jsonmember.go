@@ -1,0 +1,292 @@
+package jsonmember
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/triage-go/triage/fault"
+)
+
+// ValidationError reports why a document, or a value built to be encoded,
+// is not valid: the member at fault, as a dotted path ("error.code",
+// "p.data.domain"; empty for the document itself), and the rule it breaks.
+//
+// It lists that member as a field error, so fault.From turns it into an
+// INVALID_REQUEST fault.
+type ValidationError struct {
+	Package string // the package reporting it, which Error puts first; may be empty
+	Field   string // the member at fault; empty for the document itself
+	Reason  string // what is wrong with it
+	Err     error  // the underlying decoding error, when there is one
+}
+
+// Error returns `<Package>: member "<Field>": <Reason>: <Err>`, leaving out
+// what is empty.
+func (e *ValidationError) Error() string {
+	var b strings.Builder
+	if e.Package != "" {
+		b.WriteString(e.Package)
+		b.WriteString(": ")
+	}
+	if e.Field != "" {
+		b.WriteString("member ")
+		b.WriteString(strconv.Quote(e.Field))
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Reason)
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the underlying decoding error, if any.
+func (e *ValidationError) Unwrap() error { return e.Err }
+
+// FieldErrors lists the member at fault ("(root)" for the document itself),
+// for fault.From.
+func (e *ValidationError) FieldErrors() []fault.FieldError {
+	field := e.Field
+	if field == "" {
+		field = "(root)"
+	}
+	return []fault.FieldError{{Field: field, Message: e.Reason}}
+}
+
+// A Decoder decodes members, and reports invalid ones, for one package:
+// every error its methods return is a *ValidationError whose Package is the
+// Decoder's. The zero Decoder's errors name no package.
+type Decoder struct {
+	Package string // put first in every error's text ("jsonrpc"); may be empty
+}
+
+// Invalid returns the error for field breaking a rule, which the format
+// and its arguments state ("must be %q, got %q").
+func (d Decoder) Invalid(field, format string, args ...any) *ValidationError {
+	return &ValidationError{Package: d.Package, Field: field, Reason: fmt.Sprintf(format, args...)}
+}
+
+// Wrap returns the error for field breaking a rule, stated by reason,
+// because of err, the underlying decoding error.
+func (d Decoder) Wrap(field, reason string, err error) *ValidationError {
+	return &ValidationError{Package: d.Package, Field: field, Reason: reason, Err: err}
+}
+
+// Object decodes a JSON object (the member field, or the document when
+// field is empty) into its members, keeping each member's raw value. Member
+// names match exactly; of duplicate members the last wins.
+func (d Decoder) Object(data []byte, field string) (map[string]json.RawMessage, error) {
+	if k := Kind(data); k != "object" {
+		if !json.Valid(data) {
+			return nil, d.syntaxError(data, field)
+		}
+		if k == "" {
+			k = "nothing"
+		}
+		return nil, d.Invalid(field, "must be an object, got %s", k)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, d.Wrap(field, "invalid JSON", err)
+	}
+	return m, nil
+}
+
+// syntaxError reports data, which is not JSON, with encoding/json's error.
+func (d Decoder) syntaxError(data []byte, field string) error {
+	var v any
+	err := json.Unmarshal(data, &v)
+	if err == nil {
+		err = errors.New("unexpected end of JSON input")
+	}
+	return d.Wrap(field, "invalid JSON", err)
+}
+
+// String decodes a JSON string.
+func (d Decoder) String(raw json.RawMessage, field string) (string, error) {
+	if k := Kind(raw); k != "string" {
+		return "", d.Invalid(field, "must be a string, got %s", k)
+	}
+	if s, ok := plainString(raw); ok {
+		return s, nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", d.Wrap(field, "invalid string", err)
+	}
+	return s, nil
+}
+
+// plainString returns the text of a JSON string without escapes, control
+// characters or invalid UTF-8, which is its bytes as they are, without the
+// cost of a decoder; ok is false for any other string, which the decoder
+// reads.
+func plainString(raw json.RawMessage) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	body := raw[1 : len(raw)-1]
+	for _, c := range body {
+		if c == '\\' || c == '"' || c < 0x20 {
+			return "", false
+		}
+	}
+	if !utf8.Valid(body) {
+		return "", false
+	}
+	return string(body), true
+}
+
+// Bool decodes a JSON boolean.
+func (d Decoder) Bool(raw json.RawMessage, field string) (bool, error) {
+	if k := Kind(raw); k != "boolean" {
+		return false, d.Invalid(field, "must be a boolean, got %s", k)
+	}
+	var b bool
+	if err := json.Unmarshal(raw, &b); err != nil {
+		return false, d.Wrap(field, "invalid boolean", err)
+	}
+	return b, nil
+}
+
+// MaxSafeInteger is the largest integer every JSON peer (JavaScript's
+// Number) represents exactly: 2^53 - 1.
+const MaxSafeInteger = 1<<53 - 1
+
+// Number decodes a JSON number that a float64 holds.
+func (d Decoder) Number(raw json.RawMessage, field string) (float64, error) {
+	if k := Kind(raw); k != "number" {
+		return 0, d.Invalid(field, "must be a number, got %s", k)
+	}
+	f, err := strconv.ParseFloat(string(bytes.TrimSpace(raw)), 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return 0, d.Invalid(field, "number %s out of range", bytes.TrimSpace(raw))
+	}
+	return f, nil
+}
+
+// Int decodes a JSON number whose value is an integer (429 and 429.0
+// alike) within ±MaxSafeInteger.
+func (d Decoder) Int(raw json.RawMessage, field string) (int64, error) {
+	if k := Kind(raw); k != "number" {
+		return 0, d.Invalid(field, "must be an integer, got %s", k)
+	}
+	f, err := d.Number(raw, field)
+	if err != nil {
+		return 0, err
+	}
+	if f != math.Trunc(f) {
+		return 0, d.Invalid(field, "must be an integer, got %s", bytes.TrimSpace(raw))
+	}
+	if math.Abs(f) > MaxSafeInteger {
+		return 0, d.Invalid(field, "integer %s out of range", bytes.TrimSpace(raw))
+	}
+	return int64(f), nil
+}
+
+// Details decodes a details object; null or absent is nil.
+func (d Decoder) Details(raw json.RawMessage, field string) (map[string]any, error) {
+	if IsNull(raw) {
+		return nil, nil
+	}
+	if k := Kind(raw); k != "object" {
+		return nil, d.Invalid(field, "must be an object, got %s", k)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, d.Wrap(field, "invalid object", err)
+	}
+	return m, nil
+}
+
+// Path joins a member name to its parent's path: Path("error", "code") is
+// "error.code", Path("", "id") is "id".
+func Path(parent, name string) string {
+	if parent == "" {
+		return name
+	}
+	return parent + "." + name
+}
+
+// Kind names the JSON type of a raw value ("object", "array", "string",
+// "boolean", "null" or "number"), for error messages and type checks; ""
+// for an empty value. It looks at the first byte only.
+func Kind(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return ""
+	}
+	switch raw[0] {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+// IsNull reports whether a member is absent or null: optional members treat
+// both alike.
+func IsNull(raw json.RawMessage) bool {
+	k := Kind(raw)
+	return k == "" || k == "null"
+}
+
+// SafeDetails returns details sanitized by fault.SanitizeDetails, as plain
+// JSON values (objects, arrays, strings, json.Number, booleans, null). A
+// member that still does not encode (an invalid json.Number) is dropped,
+// because an error path must not fail. The result is never nil.
+func SafeDetails(details map[string]any) map[string]any {
+	out := make(map[string]any, len(details))
+	for k, v := range fault.SanitizeDetails(details) {
+		b, err := json.Marshal(v)
+		if err != nil {
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber()
+		var x any
+		if dec.Decode(&x) != nil {
+			continue
+		}
+		out[k] = x
+	}
+	return out
+}
+
+// Compact returns a compacted copy of a raw value that the caller may keep;
+// a value that is not valid JSON is only trimmed.
+func Compact(raw json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return append(json.RawMessage(nil), bytes.TrimSpace(raw)...)
+	}
+	return b.Bytes()
+}
+
+// PeerCause is the Debug.Cause of a fault decoded from a peer's document
+// whose text may not become the fault's message (the peer is not a Triage
+// peer): that text, then the cause the peer's own debug output gave, joined
+// and redacted.
+func PeerCause(text, cause string) string {
+	switch {
+	case text == "":
+		return fault.Redact(cause)
+	case cause == "":
+		return fault.Redact(text)
+	}
+	return fault.Redact(text + ": " + cause)
+}

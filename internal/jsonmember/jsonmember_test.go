@@ -1,0 +1,116 @@
+package jsonmember
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/triage-go/triage/fault"
+)
+
+func TestValidationErrorText(t *testing.T) {
+	t.Parallel()
+	cause := errors.New("boom")
+	tests := []struct {
+		name string
+		err  *ValidationError
+		want string
+	}{
+		{"Full", &ValidationError{Package: "present", Field: "p.seq", Reason: "out of range", Err: cause},
+			`present: member "p.seq": out of range: boom`},
+		{"NoPackage", &ValidationError{Field: "id", Reason: "is required"}, `member "id": is required`},
+		{"Root", Decoder{Package: "jsonrpc"}.Invalid("", "a response needs %s", "result or error"),
+			"jsonrpc: a response needs result or error"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := tt.err.Error(); got != tt.want {
+				t.Errorf("Error() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestValidationErrorIsInvalidRequest(t *testing.T) {
+	t.Parallel()
+	err := Decoder{Package: "x"}.Wrap("", "invalid JSON", errors.New("eof"))
+	f := fault.From(err)
+	want := []fault.FieldError{{Field: "(root)", Message: "invalid JSON"}}
+	if f.Code != fault.InvalidRequest || !reflect.DeepEqual(f.FieldErrors, want) {
+		t.Errorf("fault.From = %s %v, want INVALID_REQUEST %v", f.Code, f.FieldErrors, want)
+	}
+	if errors.Unwrap(err).Error() != "eof" {
+		t.Errorf("Unwrap = %v", errors.Unwrap(err))
+	}
+}
+
+func TestInt(t *testing.T) {
+	t.Parallel()
+	dec := Decoder{}
+	for in, want := range map[string]int64{"429": 429, "429.0": 429, "-9007199254740991": -MaxSafeInteger} {
+		if got, err := dec.Int(json.RawMessage(in), "n"); err != nil || got != want {
+			t.Errorf("Int(%s) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"1.5", "9007199254740992", "1e400", `"1"`, "null", ""} {
+		if _, err := dec.Int(json.RawMessage(in), "n"); err == nil {
+			t.Errorf("Int(%s) succeeded", in)
+		}
+	}
+}
+
+func TestSafeDetails(t *testing.T) {
+	t.Parallel()
+	if got := SafeDetails(nil); got == nil || len(got) != 0 {
+		t.Errorf("SafeDetails(nil) = %#v, want an empty map", got)
+	}
+	got := SafeDetails(map[string]any{
+		"n":        60,
+		"password": "hunter2",
+		"bad":      json.Number("not a number"),
+		"creds":    struct{ User, Password string }{"ann", "x"},
+	})
+	want := map[string]any{"n": json.Number("60"), "creds": map[string]any{"User": "ann"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("SafeDetails = %#v, want %#v", got, want)
+	}
+}
+
+func TestPeerCause(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ text, cause, want string }{
+		{"", "", ""},
+		{"peer said x", "", "peer said x"},
+		{"", "Bearer abcdefgh", "Bearer [REDACTED]"},
+		{"boom", "token=abc", "boom: token=[REDACTED]"},
+	} {
+		if got := PeerCause(c.text, c.cause); got != c.want {
+			t.Errorf("PeerCause(%q, %q) = %q, want %q", c.text, c.cause, got, c.want)
+		}
+	}
+}
+
+// FuzzString checks the decoder's shortcut for plain strings against
+// encoding/json: any JSON string decodes to the same text either way.
+func FuzzString(f *testing.F) {
+	for _, s := range []string{`"plain"`, `"esc\"aped"`, `"\u00e9t\u00e9"`, "\"caf\xc3\xa9\"", "\"bad\xff\"", `""`, "\"tab\there\""} {
+		f.Add([]byte(s))
+	}
+	d := Decoder{Package: "test"}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var want string
+		wantErr := json.Unmarshal(raw, &want)
+		got, err := d.String(raw, "s")
+		if wantErr != nil || Kind(raw) != "string" {
+			if err == nil && wantErr != nil {
+				t.Fatalf("%q: decoded %q, encoding/json says %v", raw, got, wantErr)
+			}
+			return
+		}
+		if err != nil || got != want {
+			t.Fatalf("%q: got %q, %v; encoding/json %q", raw, got, err, want)
+		}
+	})
+}

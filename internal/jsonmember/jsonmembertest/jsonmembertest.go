@@ -1,0 +1,38 @@
+// Package jsonmembertest holds the test helpers of the packages whose
+// decoders fail with a *jsonmember.ValidationError (wire/jsonrpc,
+// wire/present). It is meant for _test.go files only.
+package jsonmembertest
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/triage-go/triage/internal/jsonmember"
+)
+
+// WantInvalid checks that err is a *jsonmember.ValidationError for field
+// whose message contains reason.
+func WantInvalid(t testing.TB, err error, field, reason string) {
+	t.Helper()
+	var ve *jsonmember.ValidationError
+	if !errors.As(err, &ve) {
+		t.Fatalf("error = %v (%T), want a *ValidationError", err, err)
+	}
+	if ve.Field != field {
+		t.Errorf("Field = %q, want %q (error: %v)", ve.Field, field, err)
+	}
+	if !strings.Contains(ve.Error(), reason) {
+		t.Errorf("error %q does not say %q", ve.Error(), reason)
+	}
+}
+
+// NilOrInvalid checks that err is nil or a *jsonmember.ValidationError, the
+// only error a decoder may return, and stops the test otherwise.
+func NilOrInvalid(t testing.TB, err error) {
+	t.Helper()
+	var ve *jsonmember.ValidationError
+	if err != nil && !errors.As(err, &ve) {
+		t.Fatalf("error %v is a %T, not a *ValidationError", err, err)
+	}
+}
