@@ -1,0 +1,189 @@
+package upstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/triage-go/triage/fault"
+)
+
+var p = Provider{ID: "acme", Name: "Acme"}
+
+func TestByStatus(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		status    int
+		code      fault.Code
+		retryable bool
+	}{
+		{400, fault.UpstreamError, false},
+		{401, fault.ProviderAuthFailed, false},
+		{402, fault.QuotaExhausted, false},
+		{403, fault.ProviderAuthFailed, false},
+		{404, fault.CapabilityNotFound, false},
+		{408, fault.Timeout, true},
+		{413, fault.PayloadTooLarge, false},
+		{422, fault.UpstreamError, false},
+		{429, fault.RateLimited, true},
+		{500, fault.UpstreamError, true},
+		{503, fault.ServiceUnavailable, true},
+		{529, fault.ServiceUnavailable, true},
+		{0, fault.UpstreamError, false},
+		{200, fault.UpstreamError, false},
+		{302, fault.UpstreamError, false},
+		{600, fault.UpstreamError, false},
+	}
+	for _, tt := range tests {
+		v := ByStatus(tt.status)
+		if v.Code != tt.code || v.Retryable != tt.retryable {
+			t.Errorf("ByStatus(%d) = %s retryable=%v, want %s retryable=%v", tt.status, v.Code, v.Retryable, tt.code, tt.retryable)
+		}
+	}
+}
+
+func TestFaultDelay(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	h := http.Header{"Retry-After": {"20"}}
+	tests := []struct {
+		name string
+		a    Answer
+		v    Verdict
+		want time.Duration
+	}{
+		{"Header", Answer{Header: h}, Verdict{Code: fault.RateLimited, Retryable: true}, 20 * time.Second},
+		{"HeaderBeatsBody", Answer{Header: h, RetryDelay: 3 * time.Second, HasRetryDelay: true}, Verdict{Code: fault.RateLimited, Retryable: true}, 20 * time.Second},
+		{"Body", Answer{RetryDelay: 3 * time.Second, HasRetryDelay: true}, Verdict{Code: fault.RateLimited, Retryable: true}, 3 * time.Second},
+		{"BodyCapped", Answer{RetryDelay: 1000 * time.Hour, HasRetryDelay: true}, Verdict{Code: fault.RateLimited, Retryable: true}, fault.MaxRetryAfter},
+		{"NotRetryable", Answer{Header: h}, Verdict{Code: fault.QuotaExhausted}, 0},
+	}
+	for _, tt := range tests {
+		f := p.Fault(errors.New("x"), tt.a, tt.v, now)
+		if f.RetryAfter != tt.want {
+			t.Errorf("%s: RetryAfter = %v, want %v", tt.name, f.RetryAfter, tt.want)
+		}
+	}
+}
+
+func TestFaultFacets(t *testing.T) {
+	t.Parallel()
+	cause := errors.New("sdk error")
+	f := p.Fault(cause, Answer{Status: 529, Type: "overloaded_error", RequestID: "req_1", Debug: "raw text"},
+		Verdict{Code: fault.ServiceUnavailable, Retryable: true, Rule: "overloaded_error", Confidence: ConfidenceTyped}, time.Now())
+	if f.Category != fault.CategoryUpstream || f.Domain != fault.DomainLLM || f.Source != "acme" || f.Cause != cause {
+		t.Errorf("got %s/%s source %q cause %v", f.Category, f.Domain, f.Source, f.Cause)
+	}
+	if f.Classification != (fault.Classification{Method: fault.MethodClassifier, Rule: "acme:overloaded_error", Confidence: ConfidenceTyped}) {
+		t.Errorf("classification = %+v", f.Classification)
+	}
+	want := map[string]any{"providerId": "acme", "providerType": "overloaded_error", "requestId": "req_1", "upstream_status": 529}
+	if fmt.Sprint(f.Details) != fmt.Sprint(want) {
+		t.Errorf("details = %v, want %v", f.Details, want)
+	}
+	if f.Debug.Cause != "raw text" {
+		t.Errorf("debug cause = %q", f.Debug.Cause)
+	}
+	auth := p.Fault(cause, Answer{}, Verdict{Code: fault.ProviderAuthFailed}, time.Now())
+	if auth.Domain != fault.DomainSecurity || auth.Category != fault.CategoryAuth {
+		t.Errorf("auth: %s/%s", auth.Category, auth.Domain)
+	}
+	long := p.Fault(cause, Answer{Type: strings.Repeat("é", 300)}, Unknown(), time.Now())
+	if s := long.Details["providerType"].(string); len(s) > maxDetail || !strings.HasPrefix(strings.Repeat("é", 300), s) {
+		t.Errorf("a long type was not cut on a rune boundary: %d bytes", len(s))
+	}
+}
+
+func TestMessages(t *testing.T) {
+	t.Parallel()
+	for _, s := range fault.Codes() {
+		for _, r := range []bool{false, true} {
+			if m := p.Message(s.Code, r); m == "" || m != strings.TrimSpace(m) {
+				t.Errorf("Message(%s, %v) = %q", s.Code, r, m)
+			}
+		}
+	}
+}
+
+func TestAs(t *testing.T) {
+	t.Parallel()
+	target := &callError{provider: "acme", err: errors.New("x")}
+	for name, err := range map[string]error{
+		"Itself":  target,
+		"Wrapped": fmt.Errorf("a: %w", fmt.Errorf("b: %w", target)),
+		"Joined":  errors.Join(errors.New("first"), fmt.Errorf("c: %w", target)),
+		"Multi":   fmt.Errorf("%w and %w", errors.New("first"), target),
+	} {
+		if got, ok := As[*callError](err); !ok || got != target {
+			t.Errorf("%s: As = %v, %v", name, got, ok)
+		}
+	}
+	if _, ok := As[*callError](errors.Join(errors.New("a"), errors.New("b"))); ok {
+		t.Error("As found what is not there")
+	}
+}
+
+func TestFromCall(t *testing.T) {
+	t.Parallel()
+	t.Run("Fallback", func(t *testing.T) {
+		t.Parallel()
+		err := fmt.Errorf("call: %w", Tag("acme", errors.New("something odd")))
+		f, ok := p.FromCall(err)
+		if !ok || f.Code != fault.UpstreamError || f.Retryable || f.Classification.Rule != "acme:unknown" || f.Details["providerId"] != "acme" {
+			t.Errorf("FromCall = %v, %v", f, ok)
+		}
+		if d := f.Payload(true).Debug; d == nil || d.ErrorType != "*errors.errorString" || d.Cause != "something odd" {
+			t.Errorf("debug = %+v, want the wrapped error's type and text", d)
+		}
+	})
+	t.Run("Cancelled", func(t *testing.T) {
+		t.Parallel()
+		f, ok := p.FromCall(Tag("acme", context.Canceled))
+		if !ok || f.Code != fault.Cancelled || f.Source != "acme" || f.Details["providerId"] != "acme" {
+			t.Errorf("FromCall = %v, %v", f, ok)
+		}
+	})
+	t.Run("OtherProvider", func(t *testing.T) {
+		t.Parallel()
+		if _, ok := p.FromCall(Tag("other", context.Canceled)); ok {
+			t.Error("FromCall claimed another provider's call")
+		}
+	})
+	t.Run("FaultInside", func(t *testing.T) {
+		t.Parallel()
+		inner := fault.New(fault.SessionBusy, "")
+		f, ok := p.FromCall(Tag("acme", inner))
+		if !ok || f.Code != fault.SessionBusy || f == inner || inner.Details != nil {
+			t.Errorf("FromCall = %v, %v; the inner fault must be copied, not changed", f, ok)
+		}
+	})
+	t.Run("Untagged", func(t *testing.T) {
+		t.Parallel()
+		if _, ok := p.FromCall(errors.New("x")); ok {
+			t.Error("FromCall claimed an untagged error")
+		}
+		if Tag("acme", nil) != nil {
+			t.Error("Tag(nil) is not nil")
+		}
+	})
+}
+
+func TestInvalidConfig(t *testing.T) {
+	t.Parallel()
+	key := "AIzaSyTriageTestKey0123456789abcdefABCD"
+	sdkErr := fmt.Errorf("project and location are not supported for Gemini API backend. ClientConfig: &genai.ClientConfig{APIKey:%q, Project:\"p\"}", key)
+	f := p.InvalidConfig(sdkErr)
+	if f.Code != fault.ConfigError || f.Details["providerId"] != "acme" {
+		t.Errorf("got %s %v", f.Code, f.Details)
+	}
+	if s := f.Error(); strings.Contains(s, key) || !strings.Contains(s, "project and location are not supported") {
+		t.Errorf("Error() = %q", s)
+	}
+	if errors.Is(f, sdkErr) {
+		t.Error("the fault wraps the SDK's error, whose text holds the key")
+	}
+}

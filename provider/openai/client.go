@@ -1,0 +1,48 @@
+package openai
+
+import (
+	"os"
+
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/provider/internal/upstream"
+)
+
+// NewClient builds an OpenAI client for use under Triage's resilience layer:
+//
+//   - its own retries are off (option.WithMaxRetries(0)), so each call is one
+//     request and the resilience layer decides, once, whether and when to
+//     retry (the SDK alone retries twice by default, and a retry policy
+//     around it would multiply the attempts);
+//   - errors of its HTTP transport are tagged, so Classify names OpenAI in
+//     the faults of refused connections and other network failures.
+//
+// apiKey is the API key; when it is empty the SDK reads OPENAI_API_KEY. With
+// neither, NewClient returns a CONFIG_ERROR fault, "missing required
+// credential: apiKey". opts are applied after Triage's options, so they may
+// set the base URL, an HTTP client or a request timeout; an
+// option.WithMaxRetries among them turns the SDK's retries back on, which
+// only a caller without a resilience policy should do. The SDK's other
+// environment variables (OPENAI_BASE_URL, OPENAI_ORG_ID, …) apply as they do
+// for openai.NewClient.
+func NewClient(apiKey string, opts ...option.RequestOption) (sdk.Client, error) {
+	if apiKey == "" && os.Getenv("OPENAI_API_KEY") == "" {
+		return sdk.Client{}, provider.MissingCredential("apiKey")
+	}
+	// The key is scrubbed from every fault's text, whatever an upstream
+	// echoes back.
+	fault.RegisterSecret(apiKey)
+	fault.RegisterSecret(os.Getenv("OPENAI_API_KEY"))
+	all := make([]option.RequestOption, 0, len(opts)+3)
+	if apiKey != "" {
+		all = append(all, option.WithAPIKey(apiKey))
+	}
+	all = append(all, option.WithMaxRetries(0))
+	all = append(all, opts...)
+	// Last, so that it is the innermost middleware: it tags what the
+	// transport returns, not what the caller's middlewares add.
+	all = append(all, option.WithMiddleware(upstream.Middleware(ProviderID)))
+	return sdk.NewClient(all...), nil
+}
