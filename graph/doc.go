@@ -1,0 +1,92 @@
+// Package graph is a StateGraph executor for agent pipelines in which every
+// failure reaches the caller in one shape.
+//
+// A Graph[S] has typed state S and nodes, functions of a context and the
+// state that return the new state or an error. Edges join nodes; a router
+// picks among declared targets (AddConditionalEdges); a fan-out runs
+// branches in parallel, each on its own copy of the state, until they
+// converge on a fan-in node that merges their results in declaration order
+// (AddFanOut, AddFanIn). Compile checks the shape (unknown nodes, unreachable
+// nodes, a fan-out without a fan-in, duplicate names, nodes without a way
+// out) and reports every problem at once. Cycles are allowed, bounded by
+// Config.MaxSteps (by default DefaultMaxSteps, 100, plus one per node).
+//
+//	g := graph.New[State]().
+//		AddNode("retrieve", retrieve).
+//		AddNode("answer", answer).
+//		AddEdge("retrieve", "answer").
+//		AddEdge("answer", graph.End).
+//		SetEntry("retrieve")
+//	r, err := g.Compile(nil)
+//	out, err := r.Invoke(ctx, State{Query: q})
+//
+// # The error contract
+//
+// Every failure is a *NodeError: the node, the path of nodes completed
+// before it, the state the failing node received, and the cause, which
+// errors.Is, errors.As and fault.From reach. Its message is
+// `error in node "X": cause`. Execution stops after it, unless the node has
+// an error route (OnError). Invoke returns it; Stream reports it in one of
+// seed 003's two modes: raised (the iterator's error value, then the end) or,
+// with ErrorEvents, as a last event of type EventError whose JSON is
+// {"type":"error","node":…,"error":…,"state":…}.
+//
+//	path                       NodeError.Node        cause                             Invoke, Stream    Stream with ErrorEvents
+//	a node returns an error    the node              the error                         *NodeError        last event EventError
+//	a router returns an error  the node routed from  "router: " + the error            *NodeError        last event EventError
+//	a router names a node      the node routed from  ErrNoRoute: no valid next node    *NodeError        last event EventError
+//	  not among its targets                          from "X"
+//	a branch of a fan-out      the branch's node     the error; Branches lists every   *NodeError        last event EventError
+//	                                                 failed branch in order
+//	the fan-in node            the fan-in node       the error                         *NodeError        last event EventError
+//	a node or router panics    the node              *PanicError (stack only with      *NodeError        last event EventError
+//	                                                 Config.Debug)
+//	a Clone, ErrorState,       the node running      *PanicError                       *NodeError        last event EventError
+//	  Checkpointer or OnNotice
+//	  panics
+//	the context is cancelled   the next node (in a   context.Canceled                  *NodeError        last event EventError
+//	  or its deadline passes     fan-out, each       / DeadlineExceeded
+//	                             branch's)
+//	the step limit             the next node         ErrStepLimit                      *NodeError        last event EventError
+//	a checkpoint cannot be     the next node (the    the Checkpointer's error          *NodeError        last event EventError
+//	  saved                      last, for the
+//	                             final one)
+//
+// A failing branch cancels its siblings' contexts (fail fast) unless
+// Config.WaitForAllBranches is set; a sibling stopped by that cancellation
+// is not reported as failed. Branches that completed keep their results in
+// the checkpoint. The failures are listed in declaration order; which
+// siblings had failed before the cancellation reached them depends on
+// timing, so the list is the same on every run only with
+// WaitForAllBranches.
+//
+// On failure Invoke returns, besides the error, the state the failing node
+// received. A node that may fail should not change the state it received
+// in place (a map, a slice): return a changed copy, so that the state in
+// the error and in the checkpoint is the one the node was given.
+//
+// # Recovery
+//
+// A node may declare an error route (OnError): its failure goes into the
+// state (Config.ErrorState) and the run continues at the handler — how a
+// pipeline hands its errors to the Error Handler agent. A node may retry
+// under a resilience policy (WithRetry), which retries only what the fault
+// says is retryable, never before its RetryAfter. A node may send non-fatal
+// notices, seed 001's user_error, with Notify: the run goes on.
+//
+// With a Checkpointer (MemoryCheckpointer here; the store adds a durable
+// one), each step is saved: the state, where the run stands, and the
+// results of a fan-out's completed branches. Resume continues a failed run
+// from where it stopped: the node that failed runs again with the state it
+// received (after a router's failure, only the router), the branches of a
+// fan-out that completed do not, and a fan-in node gets its branches'
+// results again. This is what the Error Handler's next_action "resume"
+// means. A checkpoint whose node this graph no longer has is refused.
+//
+// # Copying state
+//
+// A fan-out gives each branch a copy of the state made by Config.Clone, or
+// by the state's own Clone() S method, or else by assignment, which shares
+// maps, slices and pointers: state with such fields that branches change
+// needs a Clone. Checkpoints store copies made the same way.
+package graph

@@ -1,0 +1,114 @@
+package graph
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/triage-go/triage/wire/present"
+)
+
+// EventType says what an Event reports.
+type EventType string
+
+// The events of a streamed run.
+const (
+	EventNodeStarted  EventType = "node_started"  // a node is about to run
+	EventNodeFinished EventType = "node_finished" // a node ran; State is its result
+	EventNotice       EventType = "notice"        // a node sent a non-fatal notice (a user_error)
+	EventErrorRouted  EventType = "error_routed"  // a node failed and its error route runs next
+	EventError        EventType = "error"         // the run failed; the last event, in ErrorEvents mode
+	EventEnd          EventType = "end"           // the run finished; State is its result
+)
+
+// Event is one step of a streamed run. Its JSON depends on its type; the
+// error event is exactly seed 003's {"type":"error","node":…,"error":…,
+// "state":…}.
+type Event[S any] struct {
+	Type  EventType
+	Node  string
+	Step  int // the node execution's number, from 1
+	State S
+	// Err is the failure, for EventError and EventErrorRouted.
+	Err *NodeError
+	// Handler is the error route's node, for EventErrorRouted.
+	Handler string
+	// Notice is the notice, for EventNotice.
+	Notice *present.Event
+}
+
+// MarshalJSON writes the event's members for its type.
+func (e Event[S]) MarshalJSON() ([]byte, error) {
+	type step struct {
+		Type EventType `json:"type"`
+		Node string    `json:"node"`
+		Step int       `json:"step"`
+	}
+	switch e.Type {
+	case EventNodeStarted:
+		return json.Marshal(step{e.Type, e.Node, e.Step})
+	case EventNodeFinished:
+		return json.Marshal(struct {
+			step
+			State S `json:"state"`
+		}{step{e.Type, e.Node, e.Step}, e.State})
+	case EventNotice:
+		return json.Marshal(struct {
+			Type   EventType      `json:"type"`
+			Node   string         `json:"node"`
+			Notice *present.Event `json:"notice"`
+		}{e.Type, e.Node, e.Notice})
+	case EventErrorRouted:
+		return json.Marshal(struct {
+			Type    EventType `json:"type"`
+			Node    string    `json:"node"`
+			Error   string    `json:"error"`
+			Handler string    `json:"handler"`
+		}{e.Type, e.Node, causeText(e.Err), e.Handler})
+	case EventError:
+		return json.Marshal(struct {
+			Type  EventType `json:"type"`
+			Node  string    `json:"node"`
+			Error string    `json:"error"`
+			State S         `json:"state"`
+		}{e.Type, e.Node, causeText(e.Err), e.State})
+	}
+	return json.Marshal(struct {
+		Type  EventType `json:"type"`
+		State S         `json:"state"`
+	}{e.Type, e.State})
+}
+
+// causeText is the error member of an event: the cause's message, as seed
+// 003's error dict carries str(exception), followed by every other failed
+// branch's, so that no failure is lost on the wire.
+func causeText(e *NodeError) string {
+	if e == nil || e.Err == nil {
+		return ""
+	}
+	text := e.Err.Error()
+	for _, br := range e.Branches[min(1, len(e.Branches)):] {
+		text += fmt.Sprintf("; error in node %q: %v", br.Node, br.Err)
+	}
+	return text
+}
+
+// Notify sends a non-fatal notice (seed 001's user_error) from a node: the
+// run goes on. A streamed run yields it as an EventNotice; otherwise
+// Config.OnNotice receives it. Outside a run, Notify does nothing.
+//
+// Notify may be called from goroutines the node starts, with the node's
+// context; a notice sent after the run has ended is dropped.
+func Notify(ctx context.Context, notice *present.Event) {
+	if n, ok := ctx.Value(noticeKey{}).(notifier); ok && notice != nil {
+		n.send(ctx, n.node, notice)
+	}
+}
+
+type noticeKey struct{}
+
+// notifier delivers one node's notices; each node call gets its own.
+type notifier struct {
+	node string
+	send func(ctx context.Context, node string, notice *present.Event)
+}

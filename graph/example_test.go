@@ -1,0 +1,174 @@
+package graph_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/graph"
+)
+
+// Doc is the state of the examples' pipelines.
+type Doc struct {
+	Query   string
+	Rows    []string
+	Answer  string
+	Failure string
+}
+
+// Clone copies the rows, so that fan-out branches never share them (Compile
+// refuses a fan-out over a state with a slice and no Clone).
+func (d Doc) Clone() Doc {
+	d.Rows = append([]string(nil), d.Rows...)
+	return d
+}
+
+func ExampleGraph_linear() {
+	g := graph.New[Doc]().
+		AddNode("retrieve", func(_ context.Context, d Doc) (Doc, error) {
+			d.Rows = []string{"revenue 2025: 12M"}
+			return d, nil
+		}).
+		AddNode("answer", func(_ context.Context, d Doc) (Doc, error) {
+			d.Answer = "Per the data: " + d.Rows[0]
+			return d, nil
+		}).
+		AddEdge("retrieve", "answer").
+		AddEdge("answer", graph.End).
+		SetEntry("retrieve")
+	r, err := g.Compile(nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	out, err := r.Invoke(context.Background(), Doc{Query: "revenue?"})
+	fmt.Println(out.Answer, err)
+	// Output: Per the data: revenue 2025: 12M <nil>
+}
+
+// A fan-out whose branch fails: the error names the branch's node and its
+// path, and fault.From classifies its cause.
+func ExampleGraph_fanOut() {
+	search := func(name string, err error) graph.Node[Doc] {
+		return func(_ context.Context, d Doc) (Doc, error) {
+			if err != nil {
+				return d, err
+			}
+			d.Rows = append(d.Rows, name)
+			return d, nil
+		}
+	}
+	g := graph.New[Doc]().
+		AddNode("plan", func(_ context.Context, d Doc) (Doc, error) { return d, nil }).
+		AddNode("web", search("web", nil)).
+		AddNode("db", search("db", fault.New(fault.Timeout, "DB timeout after 30s."))).
+		AddFanIn("merge", func(_ context.Context, d Doc, branches []Doc) (Doc, error) {
+			for _, b := range branches {
+				d.Rows = append(d.Rows, b.Rows...)
+			}
+			return d, nil
+		}).
+		AddFanOut("plan", "merge", "web", "db").
+		AddEdge("web", "merge").AddEdge("db", "merge").AddEdge("merge", graph.End).
+		SetEntry("plan")
+	r, err := g.Compile(&graph.Config[Doc]{WaitForAllBranches: true})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, err = r.Invoke(context.Background(), Doc{})
+
+	var ne *graph.NodeError
+	errors.As(err, &ne)
+	fmt.Println(err)
+	fmt.Println(ne.Node, ne.Path, fault.From(err).Code, fault.From(err).Retryable)
+	// Output:
+	// error in node "db": TIMEOUT: DB timeout after 30s
+	// db [plan] TIMEOUT true
+}
+
+// An error route hands a node's failure to a handler node, which may
+// recover: here it answers from a fallback instead.
+func ExampleOnError() {
+	g := graph.New[Doc]().
+		AddNode("query", func(_ context.Context, d Doc) (Doc, error) {
+			return d, fault.New(fault.UpstreamError, "The warehouse is down.")
+		}, graph.OnError("recover")).
+		AddNode("recover", func(_ context.Context, d Doc) (Doc, error) {
+			d.Answer = "Served from cache (" + d.Failure + ")"
+			return d, nil
+		}).
+		AddEdge("query", graph.End).AddEdge("recover", graph.End).
+		SetEntry("query")
+	r, _ := g.Compile(&graph.Config[Doc]{
+		ErrorState: func(d Doc, err *graph.NodeError) Doc {
+			d.Failure = string(fault.CodeOf(err))
+			return d
+		},
+	})
+	out, err := r.Invoke(context.Background(), Doc{})
+	fmt.Println(out.Answer, err)
+	// Output: Served from cache (UPSTREAM_ERROR) <nil>
+}
+
+// A run that fails is resumed from the node that failed, once its cause is
+// fixed; the nodes before it do not run again.
+func ExampleRunnable_Resume() {
+	var calls []string
+	warehouseUp := false
+	g := graph.New[Doc]().
+		AddNode("parse", func(_ context.Context, d Doc) (Doc, error) {
+			calls = append(calls, "parse")
+			return d, nil
+		}).
+		AddNode("query", func(_ context.Context, d Doc) (Doc, error) {
+			calls = append(calls, "query")
+			if !warehouseUp {
+				return d, fault.New(fault.ServiceUnavailable, "")
+			}
+			d.Rows = []string{"42"}
+			return d, nil
+		}).
+		AddEdge("parse", "query").AddEdge("query", graph.End).
+		SetEntry("parse")
+	r, _ := g.Compile(&graph.Config[Doc]{Checkpointer: &graph.MemoryCheckpointer[Doc]{}})
+
+	_, err := r.Invoke(context.Background(), Doc{}, graph.WithRunID("run-7"))
+	var ne *graph.NodeError
+	errors.As(err, &ne)
+	fmt.Println(ne.Node, ne.RunID)
+
+	warehouseUp = true
+	out, err := r.Resume(context.Background(), ne.RunID)
+	fmt.Println(out.Rows, err, strings.Join(calls, ","))
+	// Output:
+	// query run-7
+	// [42] <nil> parse,query,query
+}
+
+// Streaming with error events: the failure is the last event, in seed
+// 003's shape.
+func ExampleRunnable_Stream() {
+	g := graph.New[Doc]().
+		AddNode("retrieve", func(_ context.Context, d Doc) (Doc, error) { return d, nil }).
+		AddNode("chart", func(_ context.Context, d Doc) (Doc, error) {
+			return d, errors.New("pie chart cannot show a time series")
+		}).
+		AddEdge("retrieve", "chart").AddEdge("chart", graph.End).
+		SetEntry("retrieve")
+	r, _ := g.Compile(nil)
+	for ev := range r.Stream(context.Background(), Doc{Query: "sales by month"}, graph.ErrorEvents()) {
+		fmt.Println(ev.Type, ev.Node)
+		if ev.Type == graph.EventError {
+			fmt.Println(ev.Err)
+		}
+	}
+	// Output:
+	// node_started retrieve
+	// node_finished retrieve
+	// node_started chart
+	// error chart
+	// error in node "chart": pie chart cannot show a time series
+}
