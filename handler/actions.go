@@ -1,0 +1,463 @@
+package handler
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/triage-go/triage/fault"
+)
+
+// Action is one safe automated recovery step. Actions change no data store
+// irreversibly: they look things up, suggest, schedule a retry, or notify
+// the operators. Run reports what it did; a failure is an Outcome with
+// Status "failed", never a panic or a lost feedback.
+type Action interface {
+	Name() string
+	Run(ctx context.Context, env *ActionEnv) Outcome
+}
+
+// ActionEnv is what an action knows about the report it acts on.
+type ActionEnv struct {
+	ErrorID     string
+	Report      *Report
+	Class       Classification
+	Cause       RootCause
+	Fault       *fault.Error
+	Attempt     int
+	MaxAttempts int
+	Decision    Decision
+	Now         time.Time
+}
+
+// RetryJob is a retry the retry action schedules.
+type RetryJob struct {
+	ErrorID string    `json:"error_id"`
+	QueryID string    `json:"query_id"`
+	AgentID string    `json:"agent_id"`
+	Attempt int       `json:"attempt"` // the attempt the retry will be
+	At      time.Time `json:"at"`
+}
+
+// Scheduler schedules retries (a queue, a job table; the service's store
+// runs them on River).
+type Scheduler interface {
+	Schedule(ctx context.Context, job RetryJob) error
+}
+
+// Escalation is what the escalate action tells the operators.
+type Escalation struct {
+	ErrorID    string     `json:"error_id"`
+	QueryID    string     `json:"query_id"`
+	AgentID    string     `json:"agent_id"`
+	ErrorType  ErrorType  `json:"error_type"`
+	ErrorCode  string     `json:"error_code,omitempty"`
+	Severity   Severity   `json:"severity"`
+	Cause      RootCause  `json:"root_cause"`
+	Attempt    int        `json:"attempt"`
+	Fault      fault.Code `json:"fault_code"`
+	Rule       string     `json:"rule"`
+	ReportedAt time.Time  `json:"reported_at"`
+}
+
+// Notifier tells the operators about an escalation.
+type Notifier interface {
+	Notify(ctx context.Context, e Escalation) error
+}
+
+// Clarify builds clarifying prompts from the report's context: the
+// interpretations the agent found (context.candidates, interpretations or
+// options), or the usual questions about period and breakdown.
+type Clarify struct{}
+
+// Name is "clarify".
+func (Clarify) Name() string { return "clarify" }
+
+// Run builds the prompts.
+func (Clarify) Run(_ context.Context, env *ActionEnv) Outcome {
+	prompts := list(env.Report.Data.Context, "candidates", "interpretations", "options")
+	if len(prompts) == 0 {
+		prompts = []string{"Name a time period (for example, last 12 months)", "Name a breakdown (by month, by product or by region)"}
+	}
+	if len(prompts) > 5 {
+		prompts = prompts[:5]
+	}
+	return Outcome{Action: "clarify", Status: OutcomeDone, Detail: fmt.Sprintf("clarify:%d", len(prompts)), Suggestions: prompts}
+}
+
+// MapSynonym maps a missing field to the field it was renamed to, when the
+// schema inventory knows the synonym; otherwise it lists the source's
+// fields closest to the missing one, for the user to choose from.
+type MapSynonym struct{ Synonyms Synonyms }
+
+// Name is "map_synonym".
+func (MapSynonym) Name() string { return "map_synonym" }
+
+// Run looks the synonym up.
+func (a MapSynonym) Run(ctx context.Context, env *ActionEnv) Outcome {
+	out := Outcome{Action: "map_synonym"}
+	c := env.Report.Data.Context
+	field, source := str(c, "field", "missing_field", "column", "metric"), str(c, "source", "table", "dataset")
+	if field == "" || a.Synonyms == nil {
+		out.Status, out.Detail = OutcomeSkipped, "map_synonym:none"
+		return out
+	}
+	to, ok, err := a.Synonyms.Lookup(ctx, source, field)
+	if err != nil {
+		return failed(out, "map_synonym:failed", err)
+	}
+	if ok {
+		out.Status, out.Detail = OutcomeDone, fmt.Sprintf("map_synonym:%s->%s", field, to)
+		out.Note = fmt.Sprintf("I used “%s”, the current name of “%s”.", to, field)
+		out.Suggestions = []string{fmt.Sprintf("Use “%s” instead of “%s”", to, field)}
+		out.Data = map[string]any{"from": field, "to": to, "source": source}
+		return out
+	}
+	fields, err := a.Synonyms.Fields(ctx, source)
+	if err != nil {
+		return failed(out, "map_synonym:failed", err)
+	}
+	out.Status, out.Detail = OutcomeSkipped, "map_synonym:none"
+	if len(fields) == 0 {
+		return out
+	}
+	near := closest(field, fields, 3)
+	out.Detail = fmt.Sprintf("list_fields:%d", len(fields))
+	for _, f := range near {
+		out.Suggestions = append(out.Suggestions, "Use “"+f+"”")
+	}
+	out.Data = map[string]any{"available_fields": fields, "closest": near}
+	return out
+}
+
+// closest returns the n fields nearest to name by edit distance, nearest
+// first (ties in the inventory's order).
+func closest(name string, fields []string, n int) []string {
+	type scored struct {
+		field string
+		d     int
+	}
+	s := make([]scored, len(fields))
+	for i, f := range fields {
+		s[i] = scored{f, levenshtein(strings.ToLower(name), strings.ToLower(f))}
+	}
+	slices.SortStableFunc(s, func(a, b scored) int { return a.d - b.d })
+	out := make([]string, 0, n)
+	for _, x := range s[:min(n, len(s))] {
+		out = append(out, x.field)
+	}
+	return out
+}
+
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// SuggestChart suggests charts that fit the data's shape: a time dimension
+// suits line, area and bar charts; a categorical one, bar and pie charts.
+type SuggestChart struct{}
+
+// Name is "suggest_chart".
+func (SuggestChart) Name() string { return "suggest_chart" }
+
+// Run picks the alternatives.
+func (SuggestChart) Run(_ context.Context, env *ActionEnv) Outcome {
+	c := env.Report.Data.Context
+	chart := strings.ToLower(str(c, "chart", "chart_type"))
+	var alts []string
+	if timeLike(c) {
+		alts = []string{"line", "area", "bar"}
+	} else {
+		alts = []string{"bar", "pie", "table"}
+	}
+	alts = slices.DeleteFunc(alts, func(a string) bool { return a == chart })
+	out := Outcome{Action: "suggest_chart", Status: OutcomeDone, Detail: "suggest_conversion:" + alts[0],
+		Data: map[string]any{"alternatives": alts}}
+	for _, a := range alts {
+		out.Suggestions = append(out.Suggestions, "Convert to "+a+" chart")
+	}
+	return out
+}
+
+// timeLike reports whether the context's dimension is a time.
+func timeLike(c map[string]any) bool {
+	if t := strings.ToLower(str(c, "dimension_type", "x_type")); t == "date" || t == "time" || t == "datetime" || t == "timestamp" {
+		return true
+	}
+	d := strings.ToLower(str(c, "dimension", "x", "x_axis"))
+	for _, w := range []string{"date", "time", "day", "week", "month", "quarter", "year"} {
+		if strings.Contains(d, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// UseCache looks for the query's last good result; the feedback tells its
+// age.
+type UseCache struct{ Cache Cache }
+
+// Name is "use_cache".
+func (UseCache) Name() string { return "use_cache" }
+
+// Run looks the result up.
+func (a UseCache) Run(ctx context.Context, env *ActionEnv) Outcome {
+	out := Outcome{Action: "use_cache"}
+	if a.Cache == nil {
+		out.Status, out.Detail = OutcomeSkipped, "use_cache:false"
+		return out
+	}
+	r, ok, err := a.Cache.Get(ctx, env.Report.Data.QueryID)
+	switch {
+	case err != nil:
+		return failed(out, "use_cache:failed", err)
+	case !ok:
+		out.Status, out.Detail = OutcomeSkipped, "use_cache:false"
+		return out
+	}
+	age := env.Now.Sub(r.StoredAt)
+	out.Status, out.Detail = OutcomeDone, "use_cache:true"
+	if r.Summary != "" {
+		out.Note = fmt.Sprintf("I can show cached results (%s) from %s.", r.Summary, ago(age))
+		out.Suggestions = []string{fmt.Sprintf("Use cached results - %s (%s)", r.Summary, ago(age))}
+	} else {
+		out.Note = fmt.Sprintf("I can show cached results from %s.", ago(age))
+		out.Suggestions = []string{"Use cached results (" + ago(age) + ")"}
+	}
+	out.Data = map[string]any{"stored_at": r.StoredAt, "age_seconds": int64(age.Seconds())}
+	return out
+}
+
+// ago says how long ago an age is, in words.
+func ago(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "moments ago"
+	case d < time.Hour:
+		return plural(int(d.Minutes()), "minute") + " ago"
+	case d < 48*time.Hour:
+		return plural(int(d.Hours()), "hour") + " ago"
+	}
+	return plural(int(d.Hours()/24), "day") + " ago"
+}
+
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
+}
+
+// ReduceScope proposes a narrower query: the last 12 months of a longer
+// date range, or a LIMIT on a large row count.
+type ReduceScope struct{}
+
+// Name is "reduce_scope".
+func (ReduceScope) Name() string { return "reduce_scope" }
+
+// Run proposes the narrower scope.
+func (ReduceScope) Run(_ context.Context, env *ActionEnv) Outcome {
+	c := env.Report.Data.Context
+	out := Outcome{Action: "reduce_scope", Data: map[string]any{}}
+	if start, end, ok := dateRange(c); ok && end.Sub(start) > 366*24*time.Hour {
+		from := end.AddDate(-1, 0, 1)
+		out.Suggestions = append(out.Suggestions, fmt.Sprintf("Narrow the date range to %s – %s", from.Format(time.DateOnly), end.Format(time.DateOnly)))
+		out.Data["date_range"] = map[string]string{"start": from.Format(time.DateOnly), "end": end.Format(time.DateOnly)}
+		out.Detail = "reduce_scope:date_range=12m"
+	}
+	if n, ok := num(c, "row_count", "rows", "estimated_rows", "rows_scanned"); ok && n > 10_000 {
+		out.Suggestions = append(out.Suggestions, "Limit the result to the top 10,000 rows")
+		out.Data["limit"] = 10_000
+		if out.Detail == "" {
+			out.Detail = "reduce_scope:limit=10000"
+		}
+	}
+	if out.Detail == "" {
+		out.Status, out.Detail, out.Data = OutcomeSkipped, "reduce_scope:none", nil
+		return out
+	}
+	out.Status = OutcomeDone
+	return out
+}
+
+// Retry schedules the query again, with exponential backoff from Base
+// (default 2s) up to Max (default 5m), never before the fault's RetryAfter.
+type Retry struct {
+	Scheduler Scheduler
+	Base, Max time.Duration
+}
+
+// Name is "retry".
+func (Retry) Name() string { return "retry" }
+
+// Run schedules the retry.
+func (a Retry) Run(ctx context.Context, env *ActionEnv) Outcome {
+	next := env.Attempt + 1
+	out := Outcome{Action: "retry"}
+	if env.Attempt > env.MaxAttempts {
+		out.Status, out.Detail = OutcomeSkipped, "retry:exhausted"
+		return out
+	}
+	base, maxDelay := a.Base, a.Max
+	if base <= 0 {
+		base = 2 * time.Second
+	}
+	if maxDelay <= 0 {
+		maxDelay = 5 * time.Minute
+	}
+	delay := maxDelay
+	if shift := env.Attempt - 1; shift < 20 {
+		delay = min(base<<shift, maxDelay)
+	}
+	delay = max(delay, env.Fault.RetryAfter)
+	job := RetryJob{ErrorID: env.ErrorID, QueryID: env.Report.Data.QueryID, AgentID: env.Report.AgentID, Attempt: next, At: env.Now.Add(delay)}
+	if a.Scheduler != nil {
+		if err := a.Scheduler.Schedule(ctx, job); err != nil {
+			return failed(out, "retry:failed", err)
+		}
+	}
+	out.Status, out.Detail = OutcomeDone, fmt.Sprintf("retry:%d", next)
+	out.Data = map[string]any{"at": job.At, "delay_seconds": fault.Seconds(delay)}
+	return out
+}
+
+// EscalateAction tells the operators, through its Notifier.
+type EscalateAction struct{ Notifier Notifier }
+
+// Name is "escalate".
+func (EscalateAction) Name() string { return "escalate" }
+
+// Run notifies.
+func (a EscalateAction) Run(ctx context.Context, env *ActionEnv) Outcome {
+	out := Outcome{Action: "escalate"}
+	if a.Notifier == nil {
+		out.Status, out.Detail = OutcomeSkipped, "escalate:no_notifier"
+		return out
+	}
+	e := Escalation{ErrorID: env.ErrorID, QueryID: env.Report.Data.QueryID, AgentID: env.Report.AgentID,
+		ErrorType: env.Class.Type, ErrorCode: env.Report.Data.ErrorCode, Severity: env.Decision.Severity, Cause: env.Cause,
+		Attempt: env.Attempt, Fault: env.Fault.Code, Rule: env.Decision.Rule, ReportedAt: env.Report.Timestamp}
+	if err := a.Notifier.Notify(ctx, e); err != nil {
+		return failed(out, "escalate:failed", err)
+	}
+	out.Status, out.Detail = OutcomeDone, "escalate:ops"
+	out.Note = "I've alerted the team."
+	return out
+}
+
+func failed(out Outcome, detail string, err error) Outcome {
+	out.Status, out.Detail, out.Error = OutcomeFailed, detail, err.Error()
+	return out
+}
+
+// MemoryScheduler records the retries scheduled; it is safe for concurrent
+// use.
+type MemoryScheduler struct {
+	mu   sync.Mutex
+	jobs []RetryJob
+}
+
+// Schedule records job.
+func (m *MemoryScheduler) Schedule(_ context.Context, job RetryJob) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.jobs = append(m.jobs, job)
+	return nil
+}
+
+// Jobs returns the jobs scheduled so far.
+func (m *MemoryScheduler) Jobs() []RetryJob {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.jobs)
+}
+
+// MemoryNotifier records the escalations; it is safe for concurrent use.
+type MemoryNotifier struct {
+	mu          sync.Mutex
+	escalations []Escalation
+}
+
+// Notify records e.
+func (m *MemoryNotifier) Notify(_ context.Context, e Escalation) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.escalations = append(m.escalations, e)
+	return nil
+}
+
+// Escalations returns the escalations so far.
+func (m *MemoryNotifier) Escalations() []Escalation {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.escalations)
+}
+
+// WebhookNotifier posts each escalation as JSON to URL.
+type WebhookNotifier struct {
+	URL string
+	// Client sends the posts. Defaults to a client with a 10-second
+	// timeout; give one whose Transport is a resilience.Transport to retry
+	// a failing webhook.
+	Client *http.Client
+}
+
+// Notify posts e.
+func (w WebhookNotifier) Notify(ctx context.Context, e Escalation) error {
+	body, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(body))
+	if err != nil {
+		return errors.New("webhook: the URL is not valid")
+	}
+	req.Header.Set("Content-Type", "application/json")
+	// The same escalation posted twice is one escalation.
+	req.Header.Set("Idempotency-Key", e.ErrorID+":"+fmt.Sprint(e.Attempt))
+	client := w.Client
+	if client == nil {
+		client = &http.Client{Timeout: 10 * time.Second}
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		// A webhook URL often carries its token (Slack's do): keep it out
+		// of the error, which the outcome and the logs record.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return fmt.Errorf("webhook post: %w", err)
+	}
+	defer resp.Body.Close()
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode >= 300 {
+		return errors.Join(fmt.Errorf("webhook answered %s", resp.Status), fault.FromResponse(resp))
+	}
+	return nil
+}

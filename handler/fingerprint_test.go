@@ -1,0 +1,123 @@
+package handler
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestNormalizeMessage(t *testing.T) {
+	cases := map[string]string{
+		"":                                      "",
+		"no digits at all":                      "no digits at all",
+		"5mb and 0xC0FFEE":                      "<num>mb and <hex>",
+		"12ab and 123xyz and v2 and q_456":      "<hex> and <num>xyz and v2 and q_456",
+		"at 2025-08-08T12:20:05Zabc":            "at <num>-<num>-<num>:<num>:<num>Zabc",
+		"at 2025-08-08T12:20:05+0200, then":     "at <timestamp>, then",
+		"10.0.0.1:5432x":                        "<ip>:<num>x",
+		"1.2.3 ratio":                           "<num> ratio",
+		"3f2b8c1e-9a4d-4f6e-8b2a-1c3d5e7f9a0bq": "<hex>-<hex>-<hex>-<hex>-<num>",
+		"Query timed out after 30s":             "Query timed out after <num>s",
+		"scanned 2.5GB in 1500ms":               "scanned <num>GB in <num>ms",
+		"Query timed out after 30 seconds":      "Query timed out after <num> seconds",
+		"row 1,234,567 of 48000000":             "row <num> of <num>",
+		"request 3f2b8c1e-9a4d-4f6e-8b2a-1c3d5e7f9a0b failed":   "request <uuid> failed",
+		"at 2025-08-08T12:20:05Z the job failed":                "at <timestamp> the job failed",
+		"on 2025-08-08 12:20:05.123+02:00":                      "on <timestamp>",
+		"since 2025-08-08":                                      "since <timestamp>",
+		"at 12:20:05 today":                                     "at <time> today",
+		"dial tcp 10.0.3.7:5432: connect: connection refused":   "dial tcp <ip>: connect: connection refused",
+		"object 0xc000123abc and digest 9f86d081884c7d65 moved": "object <hex> and digest <hex> moved",
+		"  spaced \t\n  out  ":                                  "spaced out",
+		"field product_id not found":                            "field product_id not found",
+	}
+	for in, want := range cases {
+		if got := NormalizeMessage(in); got != want {
+			t.Errorf("NormalizeMessage(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestFingerprint(t *testing.T) {
+	base := func() *Report {
+		return &Report{AgentID: "query_engine", Timestamp: time.Date(2025, 8, 8, 12, 20, 5, 0, time.UTC), Status: "error",
+			Data: Data{ErrorType: QueryError, ErrorCode: "DB_TIMEOUT", Message: "Query 17 timed out after 30000 ms", QueryID: "q_456"}}
+	}
+	fp := Fingerprint(base())
+	if !strings.HasPrefix(fp, FingerprintVersion+":") || len(fp) != len(FingerprintVersion)+1+64 {
+		t.Fatalf("fingerprint %q", fp)
+	}
+	if id := ErrorID(fp); !strings.HasPrefix(id, "err_") || len(id) != 20 {
+		t.Fatalf("error id %q", id)
+	}
+	same := []func(r *Report){
+		func(r *Report) { r.Data.Message = "Query 18 timed out after 29000 ms" },
+		func(r *Report) { r.Timestamp = r.Timestamp.Add(time.Hour) },
+		func(r *Report) { r.Data.Context = map[string]any{"row_count": 1} },
+	}
+	for i, edit := range same {
+		r := base()
+		edit(r)
+		if got := Fingerprint(r); got != fp {
+			t.Errorf("same error %d: fingerprint changed", i)
+		}
+	}
+	different := map[string]func(r *Report){
+		"agent":   func(r *Report) { r.AgentID = "viz_agent" },
+		"type":    func(r *Report) { r.Data.ErrorType = SystemError },
+		"code":    func(r *Report) { r.Data.ErrorCode = "QUERY_TIMEOUT" },
+		"query":   func(r *Report) { r.Data.QueryID = "q_457" },
+		"message": func(r *Report) { r.Data.Message = "Query 17 was cancelled" },
+	}
+	for name, edit := range different {
+		r := base()
+		edit(r)
+		if got := Fingerprint(r); got == fp {
+			t.Errorf("a different %s gives the same fingerprint", name)
+		}
+	}
+	// Parts are delimited: moving text from one field to the next changes
+	// the fingerprint.
+	a, b := base(), base()
+	a.AgentID, a.Data.ErrorCode = "ab", "C"
+	b.AgentID, b.Data.ErrorCode = "a", "bC"
+	if Fingerprint(a) == Fingerprint(b) {
+		t.Error("fields are not delimited in the fingerprint")
+	}
+}
+
+// FuzzNormalizeMessage checks the normalizer's properties on any text: it
+// never panics; it is idempotent; no word it returns begins with a digit;
+// and changing the digits (keeping 0 as it is, which 0x needs) changes
+// nothing, since every digit is part of a placeholder or of a word that
+// begins with a letter.
+func FuzzNormalizeMessage(f *testing.F) {
+	f.Add("Query 17 timed out after 30s at 2025-08-08T12:20:05Z from 10.0.0.1:5432")
+	f.Add("id 3f2b8c1e-9a4d-4f6e-8b2a-1c3d5e7f9a0b 0xdeadbeef 1,234.5 12:30:01.5 v2")
+	f.Fuzz(func(t *testing.T, msg string) {
+		got := NormalizeMessage(msg)
+		if again := NormalizeMessage(got); again != got {
+			t.Fatalf("not idempotent: %q → %q → %q", msg, got, again)
+		}
+		for i := 0; i < len(got); i++ {
+			if isDigit(got[i]) && (i == 0 || !isWord(got[i-1])) {
+				t.Fatalf("%q → %q: a word begins with a digit at %d", msg, got, i)
+			}
+		}
+		// Shift the digits outside words that begin with a letter or '_'.
+		b := []byte(msg)
+		for i := 0; i < len(b); i++ {
+			if isWord(b[i]) && (i == 0 || !isWord(b[i-1])) && !isDigit(b[i]) {
+				i = wordEnd(msg, i) - 1
+				continue
+			}
+			if b[i] >= '1' && b[i] <= '9' {
+				b[i] = '1' + (b[i]-'1'+4)%9
+			}
+		}
+		shifted := string(b)
+		if other := NormalizeMessage(shifted); other != got {
+			t.Fatalf("changing digits changed the result:\n%q → %q\n%q → %q", msg, got, shifted, other)
+		}
+	})
+}

@@ -1,0 +1,669 @@
+package handler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/graph"
+)
+
+// Config configures a Handler. Every zero field means the documented
+// default.
+type Config struct {
+	// Policy decides the recovery. Defaults to DefaultPolicy(), seed 004's
+	// scenario table.
+	Policy *Policy
+
+	// Model classifies the reports that no rule decides. Defaults to the
+	// small text classifier Triage ships (see DefaultModel); a function
+	// returning "" turns it off.
+	Model Predictor
+
+	// The stores. Each defaults to its in-memory implementation, which
+	// lives as long as the Handler.
+	Attempts   Attempts
+	History    History
+	Deliveries Deliveries
+	Synonyms   Synonyms
+	Cache      Cache
+
+	// Scheduler receives the retries the retry action schedules. Defaults
+	// to a MemoryScheduler.
+	Scheduler Scheduler
+	// Notifier receives escalations. Defaults to nil: the escalate action
+	// is recorded as skipped ("escalate:no_notifier") and the next action
+	// is still escalate.
+	Notifier Notifier
+
+	// Actions adds actions to the built-in ones (clarify, map_synonym,
+	// suggest_chart, use_cache, reduce_scope, retry, escalate), or
+	// replaces the one with the same name.
+	Actions []Action
+	// ActionTimeout bounds the actions of one report, together. Defaults to
+	// 10 seconds.
+	ActionTimeout time.Duration
+	// RetryBase and RetryMax shape the retry action's backoff. Default to
+	// 2 seconds and 5 minutes.
+	RetryBase, RetryMax time.Duration
+
+	// Logger receives one structured line per report handled (error_id,
+	// query_id, severity, actions_taken, next_action), and per report
+	// refused. Defaults to nil: no logs.
+	Logger *slog.Logger
+	// Registerer registers the handler's Prometheus metrics. Defaults to
+	// nil: the metrics are kept but not registered (see Collectors).
+	Registerer prometheus.Registerer
+	// TracerProvider makes the spans: one per report and one per pipeline
+	// node, carrying error_id and query_id. Defaults to otel's global
+	// provider.
+	TracerProvider trace.TracerProvider
+
+	// Now tells the time. Defaults to time.Now.
+	Now func() time.Time
+}
+
+// Handler is the Error Handler agent. It is safe for concurrent use.
+type Handler struct {
+	cfg     Config
+	policy  *Policy
+	actions map[string]Action
+	run     *graph.Runnable[state]
+	metrics *metrics
+	tracer  trace.Tracer
+}
+
+// The pipeline's nodes, in order.
+const (
+	nodeIngress   = "ingress"
+	nodeValidate  = "validate"
+	nodeDedupe    = "dedupe"
+	nodeReplay    = "replay"
+	nodeClassify  = "classify"
+	nodeAnalyze   = "analyze"
+	nodePolicy    = "policy"
+	nodeAct       = "act"
+	nodeMessage   = "message"
+	nodeFormat    = "format"
+	nodeTelemetry = "telemetry"
+)
+
+// New returns a Handler. It fails when the policy names an action the
+// handler does not have.
+func New(cfg Config) (*Handler, error) {
+	h := &Handler{cfg: cfg}
+	if h.cfg.Policy == nil {
+		h.cfg.Policy = DefaultPolicy()
+	}
+	h.policy = h.cfg.Policy
+	if h.cfg.Model == nil {
+		h.cfg.Model = DefaultModel()
+	}
+	if h.cfg.Attempts == nil {
+		h.cfg.Attempts = &MemoryAttempts{}
+	}
+	if h.cfg.History == nil {
+		h.cfg.History = &MemoryHistory{}
+	}
+	if h.cfg.Deliveries == nil {
+		h.cfg.Deliveries = &MemoryDeliveries{}
+	}
+	if h.cfg.Synonyms == nil {
+		h.cfg.Synonyms = &MemorySynonyms{}
+	}
+	if h.cfg.Cache == nil {
+		h.cfg.Cache = &MemoryCache{}
+	}
+	if h.cfg.Scheduler == nil {
+		h.cfg.Scheduler = &MemoryScheduler{}
+	}
+	if h.cfg.ActionTimeout <= 0 {
+		h.cfg.ActionTimeout = 10 * time.Second
+	}
+	if h.cfg.Now == nil {
+		h.cfg.Now = time.Now
+	}
+	tp := h.cfg.TracerProvider
+	if tp == nil {
+		tp = otel.GetTracerProvider()
+	}
+	h.tracer = tp.Tracer("github.com/triage-go/triage/handler")
+	h.metrics = newMetrics()
+	if h.cfg.Registerer != nil {
+		if err := h.metrics.register(h.cfg.Registerer); err != nil {
+			return nil, fmt.Errorf("handler: metrics: %w", err)
+		}
+	}
+
+	h.actions = map[string]Action{}
+	for _, a := range []Action{
+		Clarify{}, MapSynonym{Synonyms: h.cfg.Synonyms}, SuggestChart{}, UseCache{Cache: h.cfg.Cache},
+		ReduceScope{}, Retry{Scheduler: h.cfg.Scheduler, Base: h.cfg.RetryBase, Max: h.cfg.RetryMax},
+		EscalateAction{Notifier: h.cfg.Notifier},
+	} {
+		h.actions[a.Name()] = a
+	}
+	for _, a := range h.cfg.Actions {
+		h.actions[a.Name()] = a
+	}
+	var missing []string
+	for _, name := range h.policy.Actions() {
+		if _, ok := h.actions[name]; !ok {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("handler: the policy names actions the handler does not have: %s", strings.Join(missing, ", "))
+	}
+
+	g := graph.New[state]().
+		AddNode(nodeIngress, h.traced(nodeIngress, h.ingress)).
+		AddNode(nodeValidate, h.traced(nodeValidate, h.validate)).
+		AddNode(nodeDedupe, h.traced(nodeDedupe, h.dedupe)).
+		AddNode(nodeReplay, h.traced(nodeReplay, h.replay)).
+		AddNode(nodeClassify, h.traced(nodeClassify, h.classify)).
+		AddNode(nodeAnalyze, h.traced(nodeAnalyze, h.analyze)).
+		AddNode(nodePolicy, h.traced(nodePolicy, h.decide)).
+		AddNode(nodeAct, h.traced(nodeAct, h.act)).
+		AddNode(nodeMessage, h.traced(nodeMessage, h.message)).
+		AddFanIn(nodeFormat, h.format).
+		AddNode(nodeTelemetry, h.traced(nodeTelemetry, h.telemetry)).
+		SetEntry(nodeIngress).
+		AddEdge(nodeIngress, nodeValidate).
+		AddEdge(nodeValidate, nodeDedupe).
+		AddConditionalEdges(nodeDedupe, func(_ context.Context, s state) (string, error) {
+			if s.duplicate {
+				return nodeReplay, nil
+			}
+			return nodeClassify, nil
+		}, nodeReplay, nodeClassify).
+		AddEdge(nodeReplay, nodeTelemetry).
+		AddEdge(nodeClassify, nodeAnalyze).
+		AddEdge(nodeAnalyze, nodePolicy).
+		AddFanOut(nodePolicy, nodeFormat, nodeAct, nodeMessage).
+		AddEdge(nodeAct, nodeFormat).
+		AddEdge(nodeMessage, nodeFormat).
+		AddEdge(nodeFormat, nodeTelemetry).
+		AddEdge(nodeTelemetry, graph.End)
+	run, err := g.Compile(&graph.Config[state]{WaitForAllBranches: true, Clone: state.Clone})
+	if err != nil {
+		return nil, fmt.Errorf("handler: %w", err)
+	}
+	h.run = run
+	return h, nil
+}
+
+// Collectors returns the handler's metrics, to register where the Config's
+// Registerer did not.
+func (h *Handler) Collectors() []prometheus.Collector { return h.metrics.collectors() }
+
+// MaxAttempts is the policy's maximum number of attempts per query and
+// error code before the recovery escalates.
+func (h *Handler) MaxAttempts() int { return h.policy.MaxAttempts() }
+
+// Handle decodes, validates and handles one report (seed 004's standard
+// input, as JSON). An invalid report is refused with an INVALID_REQUEST
+// *fault.Error listing every problem, and nothing is recorded for it.
+func (h *Handler) Handle(ctx context.Context, raw []byte) (*Feedback, error) {
+	return h.handle(ctx, state{raw: raw})
+}
+
+// HandleReport validates and handles a report built in code (see
+// Report.Validate). The report is not changed.
+func (h *Handler) HandleReport(ctx context.Context, r *Report) (*Feedback, error) {
+	return h.handle(ctx, state{report: r})
+}
+
+// handle runs the pipeline. Its errors are *fault.Error: INVALID_REQUEST
+// for an invalid report, SESSION_BUSY for a duplicate whose first delivery
+// is still being handled, and what a store's failure amounts to.
+func (h *Handler) handle(ctx context.Context, s state) (*Feedback, error) {
+	s.started = h.cfg.Now()
+	ctx, span := h.tracer.Start(ctx, "triage.handler.handle", trace.WithSpanKind(trace.SpanKindInternal))
+	defer span.End()
+	out, err := h.run.Invoke(ctx, s)
+	if err == nil {
+		span.SetAttributes(attribute.String("triage.error_id", out.feedback.ErrorID),
+			attribute.String("triage.query_id", out.feedback.QueryID))
+		return out.feedback, nil
+	}
+	f := fault.From(err)
+	span.RecordError(f)
+	span.SetStatus(codes.Error, string(f.Code))
+	if out.claimed {
+		// The report was not handled: its next delivery is not a duplicate.
+		if rerr := h.cfg.Deliveries.Release(context.WithoutCancel(ctx), out.key); rerr != nil {
+			h.log(ctx, slog.LevelError, "releasing a delivery claim failed", slog.String("error_id", out.errorID), slog.Any("error", fault.From(rerr)))
+		}
+	}
+	var ne *graph.NodeError
+	node := ""
+	if errors.As(err, &ne) {
+		node = ne.Node
+	}
+	h.metrics.failures.WithLabelValues(string(f.Code)).Inc()
+	attrs := []any{slog.String("node", node), slog.Any("fault", f)}
+	if out.report != nil {
+		attrs = append(attrs, slog.String("query_id", out.report.Data.QueryID), slog.String("agent_id", out.report.AgentID))
+	}
+	level := slog.LevelError
+	if f.Code == fault.InvalidRequest || f.Code == fault.SessionBusy {
+		level = slog.LevelWarn
+	}
+	h.log(ctx, level, "error report not handled", attrs...)
+	return nil, f
+}
+
+func (h *Handler) log(ctx context.Context, level slog.Level, msg string, attrs ...any) {
+	if h.cfg.Logger != nil {
+		h.cfg.Logger.Log(ctx, level, msg, attrs...)
+	}
+}
+
+// traced runs a node in a span named after it, carrying the error and
+// query ids once they are known.
+func (h *Handler) traced(name string, fn graph.Node[state]) graph.Node[state] {
+	spanName := "triage.handler." + name
+	return func(ctx context.Context, s state) (state, error) {
+		ctx, span := h.tracer.Start(ctx, spanName)
+		defer span.End()
+		out, err := fn(ctx, s)
+		if out.errorID != "" {
+			span.SetAttributes(attribute.String("triage.error_id", out.errorID))
+		}
+		if out.report != nil && out.report.Data.QueryID != "" {
+			span.SetAttributes(attribute.String("triage.query_id", out.report.Data.QueryID))
+		}
+		if err != nil {
+			span.RecordError(err)
+			span.SetStatus(codes.Error, string(fault.CodeOf(err)))
+		}
+		return out, err
+	}
+}
+
+// attemptKey counts attempts per query and error code: the agent's code,
+// else the fault's.
+func attemptKey(r *Report, f *fault.Error) string {
+	code := strings.ToUpper(r.Data.ErrorCode)
+	if code == "" {
+		code = string(f.Code)
+	}
+	return r.Data.QueryID + "\x00" + code
+}
+
+func (h *Handler) ingress(_ context.Context, s state) (state, error) {
+	if s.raw != nil {
+		s.report, s.fields = decodeReport(s.raw)
+		s.raw = nil
+	}
+	return s, nil
+}
+
+func (h *Handler) validate(_ context.Context, s state) (state, error) {
+	fields := s.fields
+	if s.report != nil {
+		fields = append(fields, s.report.check(fields)...)
+	} else if len(fields) == 0 {
+		fields = []fault.FieldError{{Field: "(root)", Message: "is required"}}
+	}
+	if len(fields) > 0 {
+		h.metrics.invalid.Inc()
+		return s, invalidReport(fields)
+	}
+	s.fingerprint = Fingerprint(s.report)
+	s.errorID = ErrorID(s.fingerprint)
+	s.key = deliveryKey(s.fingerprint, s.report.Timestamp)
+	return s, nil
+}
+
+func (h *Handler) dedupe(ctx context.Context, s state) (state, error) {
+	prior, first, err := h.cfg.Deliveries.Claim(ctx, s.key)
+	if err != nil {
+		return s, fmt.Errorf("deliveries: %w", err)
+	}
+	s.claimed, s.duplicate, s.prior = first, !first, prior
+	return s, nil
+}
+
+func (h *Handler) replay(_ context.Context, s state) (state, error) {
+	if s.prior == nil {
+		return s, fault.New(fault.SessionBusy, "This error report is being handled; send it again shortly.",
+			fault.WithRetryAfter(time.Second), fault.WithDetail("error_id", s.errorID))
+	}
+	fb := *s.prior
+	fb.Duplicate = true
+	s.feedback = &fb
+	return s, nil
+}
+
+func (h *Handler) classify(_ context.Context, s state) (state, error) {
+	s.fault = reportFault(s.report)
+	s.class = classify(s.report, s.fault, h.cfg.Model)
+	return s, nil
+}
+
+func (h *Handler) analyze(ctx context.Context, s state) (state, error) {
+	n, err := h.cfg.Attempts.Next(ctx, attemptKey(s.report, s.fault))
+	if err != nil {
+		return s, fmt.Errorf("attempts: %w", err)
+	}
+	s.attempt = n
+	code := strings.ToUpper(s.report.Data.ErrorCode)
+	if code == "" {
+		code = string(s.fault.Code)
+	}
+	recent, err := h.cfg.History.Record(ctx, s.report.AgentID, code, s.report.Timestamp, persistentWindow)
+	if err != nil {
+		return s, fmt.Errorf("history: %w", err)
+	}
+	s.cause, err = analyze(ctx, analysis{report: s.report, class: s.class, fault: s.fault, synonyms: h.cfg.Synonyms, recent: recent})
+	return s, err
+}
+
+func (h *Handler) decide(_ context.Context, s state) (state, error) {
+	d, err := h.policy.Decide(&PolicyInput{Report: s.report, Classification: s.class, Cause: s.cause, Attempt: s.attempt, Fault: s.fault})
+	if err != nil {
+		return s, fmt.Errorf("policy: %w", err)
+	}
+	s.decision = d
+	return s, nil
+}
+
+// act runs the decision's actions in order. A failing or panicking action
+// is recorded as failed; it never stops the pipeline.
+func (h *Handler) act(ctx context.Context, s state) (state, error) {
+	env := &ActionEnv{ErrorID: s.errorID, Report: s.report, Class: s.class, Cause: s.cause, Fault: s.fault,
+		Attempt: s.attempt, MaxAttempts: h.policy.MaxAttempts(), Decision: s.decision, Now: h.cfg.Now()}
+	s.outcomes = make([]Outcome, 0, len(s.decision.Actions))
+	if len(s.decision.Actions) == 0 {
+		return s, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, h.cfg.ActionTimeout)
+	defer cancel()
+	for _, name := range s.decision.Actions {
+		out := h.runAction(ctx, h.actions[name], env)
+		h.metrics.actions.WithLabelValues(name, out.Status).Inc()
+		if out.Status == OutcomeFailed {
+			h.log(ctx, slog.LevelWarn, "recovery action failed", slog.String("error_id", s.errorID),
+				slog.String("action", name), slog.String("error", out.Error))
+		}
+		s.outcomes = append(s.outcomes, out)
+	}
+	return s, nil
+}
+
+func (h *Handler) runAction(ctx context.Context, a Action, env *ActionEnv) (out Outcome) {
+	name := a.Name()
+	defer func() {
+		if v := recover(); v != nil {
+			out = Outcome{Action: name, Status: OutcomeFailed, Detail: name + ":failed", Error: fmt.Sprintf("panic: %v", v)}
+		}
+	}()
+	ctx, span := h.tracer.Start(ctx, "triage.handler.action."+name)
+	defer span.End()
+	out = a.Run(ctx, env)
+	if out.Action == "" {
+		out.Action = name
+	}
+	if out.Status == "" {
+		out.Status = OutcomeDone
+	}
+	if out.Detail == "" {
+		out.Detail = name + ":" + out.Status
+	}
+	out.Error = fault.Redact(out.Error)
+	span.SetAttributes(attribute.String("triage.action.status", out.Status))
+	if out.Status == OutcomeFailed {
+		span.SetStatus(codes.Error, out.Error)
+	}
+	return out
+}
+
+// maxUserMessage bounds the user message, in bytes.
+const maxUserMessage = 600
+
+// message makes the user message and the suggestions from the decision:
+// redacted, bounded, never empty.
+func (h *Handler) message(_ context.Context, s state) (state, error) {
+	msg := oneLine(s.decision.Message)
+	if msg == "" {
+		msg = fallbackMessage(s.class.Type)
+	}
+	s.userMessage = msg
+	s.suggestions = nil
+	for _, sg := range s.decision.Suggestions {
+		if sg = oneLine(sg); sg != "" {
+			s.suggestions = append(s.suggestions, sg)
+		}
+	}
+	return s, nil
+}
+
+// oneLine is text fit for a user: redacted, on one line, its spaces
+// collapsed.
+func oneLine(text string) string {
+	return strings.Join(strings.Fields(fault.Redact(text)), " ")
+}
+
+// fallbackMessage is the message for a type when the policy's rule gave
+// none.
+func fallbackMessage(t ErrorType) string {
+	switch t {
+	case InputError:
+		return "I need a little more detail to answer that."
+	case SchemaError:
+		return "A field this question needs isn't available."
+	case QueryError:
+		return "The query for this question failed."
+	case ChartError:
+		return "That chart doesn't fit this data."
+	case ValidationError:
+		return "One of the values in this request isn't valid."
+	}
+	return "Something went wrong on our side; the team has the details."
+}
+
+// format assembles the feedback from the actions' outcomes (branch 0) and
+// the message (branch 1), and stores it for duplicates of this delivery.
+func (h *Handler) format(ctx context.Context, s state, branches []state) (state, error) {
+	acted, said := branches[0], branches[1]
+	s.outcomes, s.userMessage, s.suggestions = acted.outcomes, said.userMessage, said.suggestions
+	r := s.report
+	fb := &Feedback{
+		ErrorID:          s.errorID,
+		ErrorType:        s.class.Type,
+		ErrorSource:      r.AgentID,
+		Severity:         s.decision.Severity,
+		Confidence:       round2(s.class.Confidence),
+		QueryID:          r.Data.QueryID,
+		Timestamp:        r.Timestamp,
+		NextAction:       s.decision.NextAction,
+		RootCause:        s.cause,
+		Attempt:          s.attempt,
+		Context:          r.Data.Context,
+		ContextRef:       contextRef(r.Data.Context),
+		AutomatedActions: make([]string, 0, len(s.outcomes)),
+		Fault: FaultInfo{Code: s.fault.Code, HTTPStatus: s.fault.HTTPStatus(), Retryable: s.fault.Retryable,
+			RetryAfter: retryAfterSeconds(s.fault.RetryAfter)},
+	}
+	fb.ContextPreserved = len(fb.Context) > 0 || fb.ContextRef != ""
+	msg := []string{s.userMessage}
+	suggestions := slices.Clone(s.suggestions)
+	done := 0
+	for _, o := range s.outcomes {
+		fb.AutomatedActions = append(fb.AutomatedActions, o.Detail)
+		if o.Status == OutcomeFailed {
+			continue
+		}
+		if o.Status == OutcomeDone {
+			done++
+		}
+		// Actions' texts come from stores and reports: redacted like the
+		// policy's.
+		if note := oneLine(o.Note); note != "" {
+			msg = append(msg, note)
+		}
+		for _, sg := range o.Suggestions {
+			if sg = oneLine(sg); sg != "" {
+				suggestions = append(suggestions, sg)
+			}
+		}
+	}
+	// Resuming needs something to resume with: when every action the
+	// decision counted on came to nothing, ask the user instead.
+	if fb.NextAction == Resume && len(s.outcomes) > 0 && done == 0 {
+		fb.NextAction = AwaitUser
+		msg = append(msg, "I couldn't fix this automatically; how would you like to go on?")
+	}
+	fb.UserMessage = boundText(strings.Join(msg, " "), maxUserMessage)
+	fb.RecoverySuggestions = refine(suggestions, len(s.suggestions))
+	if err := h.cfg.Deliveries.Complete(ctx, s.key, fb); err != nil {
+		return s, fmt.Errorf("deliveries: %w", err)
+	}
+	s.feedback = fb
+	return s, nil
+}
+
+func contextRef(c map[string]any) string {
+	for _, k := range []string{"checkpoint_id", "checkpoint", "run_id"} {
+		if v, ok := c[k].(string); ok && v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func retryAfterSeconds(d time.Duration) int64 {
+	if d <= 0 {
+		return 0
+	}
+	return int64((d + time.Second - 1) / time.Second)
+}
+
+// boundText cuts s to at most n bytes, at a word boundary, with an ellipsis.
+func boundText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := strings.LastIndexByte(s[:n-3], ' ')
+	if cut <= 0 {
+		cut = n - 3
+		for cut > 0 && s[cut]&0xC0 == 0x80 { // not inside a UTF-8 sequence
+			cut--
+		}
+	}
+	return s[:cut] + "..."
+}
+
+// refine merges the policy's suggestions (the first n) with the actions':
+// an action's suggestion that begins with a policy suggestion ("Narrow the
+// date range to 2024-08-02 – 2025-08-01" after "Narrow the date range")
+// takes its place; suggestions equal but for case are kept once; at most
+// six remain.
+func refine(in []string, n int) []string {
+	out := make([]string, n, len(in))
+	copy(out, in[:n])
+	for _, s := range in[n:] {
+		if i := slices.IndexFunc(out[:n], func(p string) bool { return hasPrefixFold(s, p) }); i >= 0 && len(s) > len(out[i]) {
+			out[i] = s
+			continue
+		}
+		out = append(out, s)
+	}
+	kept := out[:0]
+	for _, s := range out {
+		if !slices.ContainsFunc(kept, func(k string) bool { return strings.EqualFold(k, s) }) {
+			kept = append(kept, s)
+		}
+	}
+	return kept[:min(len(kept), 6)]
+}
+
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}
+
+func (h *Handler) telemetry(ctx context.Context, s state) (state, error) {
+	fb := s.feedback
+	elapsed := h.cfg.Now().Sub(s.started)
+	h.metrics.duration.Observe(elapsed.Seconds())
+	if fb.Duplicate {
+		h.metrics.duplicates.Inc()
+	} else {
+		h.metrics.reports.WithLabelValues(string(fb.ErrorType), string(fb.Severity), fb.ErrorSource, string(fb.NextAction)).Inc()
+	}
+	if h.cfg.Logger == nil {
+		return s, nil
+	}
+	h.log(ctx, slog.LevelInfo, "error handled",
+		slog.String("error_id", fb.ErrorID),
+		slog.String("query_id", fb.QueryID),
+		slog.String("error_type", string(fb.ErrorType)),
+		slog.String("error_source", fb.ErrorSource),
+		slog.String("severity", string(fb.Severity)),
+		slog.Any("actions_taken", fb.AutomatedActions),
+		slog.String("next_action", string(fb.NextAction)),
+		slog.String("root_cause", fb.RootCause.Cause),
+		slog.Int("attempt", fb.Attempt),
+		slog.Bool("duplicate", fb.Duplicate),
+		slog.String("rule", s.decision.Rule),
+		slog.Duration("elapsed", elapsed))
+	if !fb.Duplicate && h.cfg.Logger.Enabled(ctx, slog.LevelDebug) {
+		h.log(ctx, slog.LevelDebug, "error handled: details",
+			slog.String("error_id", fb.ErrorID),
+			slog.String("fingerprint", s.fingerprint),
+			slog.Any("classification", s.class),
+			slog.Any("fault", s.fault),
+			slog.Any("decision", s.decision),
+			slog.Any("outcomes", s.outcomes))
+	}
+	return s, nil
+}
+
+// state is the pipeline's state: seed 004's ErrorContext (the report),
+// RCAContext (classification, cause), RecoveryContext (decision, attempt,
+// outcomes), SessionContext (the report's context, in the feedback) and
+// TelemetryContext (the start time).
+type state struct {
+	raw    []byte
+	fields []fault.FieldError
+	report *Report
+
+	fingerprint, errorID, key string
+	claimed, duplicate        bool
+	prior                     *Feedback
+
+	fault    *fault.Error
+	class    Classification
+	cause    RootCause
+	attempt  int
+	decision Decision
+
+	outcomes    []Outcome
+	userMessage string
+	suggestions []string
+
+	feedback *Feedback
+	started  time.Time
+}
+
+// Clone copies the state for the fan-out's branches: each branch sets its
+// own slices; the report and the fault are read-only after classify.
+func (s state) Clone() state {
+	s.fields = slices.Clone(s.fields)
+	s.outcomes = slices.Clone(s.outcomes)
+	s.suggestions = slices.Clone(s.suggestions)
+	return s
+}

@@ -1,0 +1,382 @@
+package handler
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/triage-go/triage/fault"
+)
+
+func newHandler(t testing.TB, cfg Config) *Handler {
+	t.Helper()
+	if cfg.Now == nil {
+		cfg.Now = func() time.Time { return now }
+	}
+	h, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// timeoutReport is seed 004's DB timeout during a large aggregation, at the
+// given minute past noon.
+func timeoutReport(minute int) []byte {
+	return []byte(strings.Replace(validReport, "12:20:05", time.Date(2025, 8, 8, 12, minute, 0, 0, time.UTC).Format("15:04:05"), 1))
+}
+
+func TestHandleDBTimeout(t *testing.T) {
+	sched, cache := &MemoryScheduler{}, &MemoryCache{}
+	cache.Put("q_456", CachedResult{StoredAt: now.Add(-2 * time.Hour)})
+	h := newHandler(t, Config{Scheduler: sched, Cache: cache})
+	fb, err := h.Handle(context.Background(), []byte(validReport))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fb.ErrorType != QueryError || fb.ErrorSource != "query_engine" || fb.NextAction != Resume || fb.Severity != SeverityMedium ||
+		fb.QueryID != "q_456" || fb.Attempt != 1 || fb.RootCause.Cause != CauseScope || fb.Confidence != 0.99 {
+		t.Errorf("feedback: %+v", fb)
+	}
+	if !slices.Equal(fb.AutomatedActions, []string{"retry:2", "use_cache:true", "reduce_scope:date_range=12m"}) {
+		t.Errorf("automated_actions %q", fb.AutomatedActions)
+	}
+	if !strings.Contains(fb.UserMessage, "(database timeout)") || !strings.Contains(fb.UserMessage, "cached results from 2 hours ago") {
+		t.Errorf("user_message %q", fb.UserMessage)
+	}
+	if fb.Fault.Code != fault.Timeout || fb.Fault.HTTPStatus != 504 || !fb.Fault.Retryable {
+		t.Errorf("fault %+v", fb.Fault)
+	}
+	if !fb.ContextPreserved || fb.Context["row_count"] != 48e6 {
+		t.Errorf("context not preserved: %+v", fb.Context)
+	}
+	if jobs := sched.Jobs(); len(jobs) != 1 || jobs[0].Attempt != 2 || jobs[0].QueryID != "q_456" {
+		t.Errorf("retries scheduled: %+v", jobs)
+	}
+}
+
+func TestHandleDuplicates(t *testing.T) {
+	sched := &MemoryScheduler{}
+	notes := &MemoryNotifier{}
+	h := newHandler(t, Config{Scheduler: sched, Notifier: notes})
+	first, err := h.Handle(context.Background(), []byte(validReport))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := h.Handle(context.Background(), []byte(validReport))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !again.Duplicate || first.Duplicate {
+		t.Errorf("duplicate flags: first %v, again %v", first.Duplicate, again.Duplicate)
+	}
+	again.Duplicate = false
+	if a, b := mustJSON(t, first), mustJSON(t, again); !bytes.Equal(a, b) {
+		t.Errorf("a duplicate got other feedback:\n%s\n%s", a, b)
+	}
+	if n := len(sched.Jobs()); n != 1 {
+		t.Errorf("the duplicate scheduled a retry again: %d jobs", n)
+	}
+	// The same error reported later is a new attempt, with the same
+	// error_id.
+	later, err := h.Handle(context.Background(), timeoutReport(25))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if later.Duplicate || later.Attempt != 2 || later.ErrorID != first.ErrorID || len(sched.Jobs()) != 2 {
+		t.Errorf("a later report: duplicate %v, attempt %d, id %s (first %s), %d jobs", later.Duplicate, later.Attempt, later.ErrorID, first.ErrorID, len(sched.Jobs()))
+	}
+}
+
+func TestHandleConcurrentDuplicates(t *testing.T) {
+	sched := &MemoryScheduler{}
+	h := newHandler(t, Config{Scheduler: sched})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	results := map[string]int{}
+	for range 16 {
+		wg.Go(func() {
+			fb, err := h.Handle(context.Background(), []byte(validReport))
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err != nil && fault.CodeOf(err) == fault.SessionBusy:
+				results["busy"]++
+			case err != nil:
+				t.Error(err)
+			case fb.Duplicate:
+				results["duplicate"]++
+			default:
+				results["first"]++
+			}
+		})
+	}
+	wg.Wait()
+	if results["first"] != 1 || results["first"]+results["duplicate"]+results["busy"] != 16 || len(sched.Jobs()) != 1 {
+		t.Errorf("16 concurrent deliveries: %v, %d retries scheduled", results, len(sched.Jobs()))
+	}
+}
+
+func TestHandleEscalatesAfterMaxAttempts(t *testing.T) {
+	notes := &MemoryNotifier{}
+	h := newHandler(t, Config{Notifier: notes})
+	var fb *Feedback
+	for i := range h.MaxAttempts() + 1 {
+		var err error
+		if fb, err = h.Handle(context.Background(), timeoutReport(i)); err != nil {
+			t.Fatal(err)
+		}
+		if i < h.MaxAttempts() && fb.NextAction != Resume {
+			t.Fatalf("attempt %d: next_action %s", i+1, fb.NextAction)
+		}
+	}
+	if fb.Attempt != 4 || fb.NextAction != Escalate || fb.Severity != SeverityHigh || !slices.Equal(fb.AutomatedActions, []string{"escalate:ops"}) {
+		t.Errorf("fourth attempt: %+v", fb)
+	}
+	if es := notes.Escalations(); len(es) != 1 || es[0].Attempt != 4 || es[0].QueryID != "q_456" {
+		t.Errorf("escalations %+v", es)
+	}
+	// Another query's timeout starts its own count.
+	other := strings.Replace(string(timeoutReport(9)), "q_456", "q_457", 1)
+	if fb, err := h.Handle(context.Background(), []byte(other)); err != nil || fb.Attempt != 1 {
+		t.Errorf("another query: %+v, %v", fb, err)
+	}
+}
+
+func TestHandleInvalidRecordsNothing(t *testing.T) {
+	attempts := &MemoryAttempts{}
+	reg := prometheus.NewRegistry()
+	h := newHandler(t, Config{Attempts: attempts, Registerer: reg})
+	bad := strings.Replace(validReport, `"query_error"`, `"db_error"`, 1)
+	fb, err := h.Handle(context.Background(), []byte(bad))
+	if fb != nil {
+		t.Errorf("feedback for an invalid report: %+v", fb)
+	}
+	got := fieldsOf(t, err)
+	if len(got) != 1 || !strings.HasPrefix(got[0], "data.error_type: unknown type") {
+		t.Errorf("field errors %q", got)
+	}
+	if n, _ := attempts.Next(context.Background(), "q_456\x00DB_TIMEOUT"); n != 1 {
+		t.Errorf("an invalid report counted as an attempt")
+	}
+	if v := testutil.ToFloat64(h.metrics.invalid); v != 1 {
+		t.Errorf("invalid counter %v", v)
+	}
+	// HandleReport validates too.
+	r := &Report{AgentID: "a", Status: "error", Data: Data{Message: "m"}}
+	if _, err := h.HandleReport(context.Background(), r); fault.CodeOf(err) != fault.InvalidRequest {
+		t.Errorf("HandleReport of an invalid report: %v", err)
+	}
+}
+
+// failingAction fails, or panics.
+type failingAction struct {
+	name  string
+	panic bool
+}
+
+func (a failingAction) Name() string { return a.name }
+func (a failingAction) Run(context.Context, *ActionEnv) Outcome {
+	if a.panic {
+		panic("boom")
+	}
+	return Outcome{Action: a.name, Status: OutcomeFailed, Detail: a.name + ":failed", Error: "cache unreachable at redis://:hunter2@10.0.0.5"}
+}
+
+func TestHandleFailingActions(t *testing.T) {
+	var logs bytes.Buffer
+	h := newHandler(t, Config{
+		Actions: []Action{failingAction{name: "use_cache"}, failingAction{name: "retry", panic: true}, failingAction{name: "reduce_scope"}},
+		Logger:  slog.New(slog.NewJSONHandler(&logs, nil)),
+	})
+	fb, err := h.Handle(context.Background(), []byte(validReport))
+	if err != nil {
+		t.Fatalf("a failing action failed the report: %v", err)
+	}
+	if !slices.Equal(fb.AutomatedActions, []string{"retry:failed", "use_cache:failed", "reduce_scope:failed"}) {
+		t.Errorf("automated_actions %q", fb.AutomatedActions)
+	}
+	// Nothing was done, so the pipeline cannot resume on its own.
+	if fb.NextAction != AwaitUser || !strings.Contains(fb.UserMessage, "couldn't fix this automatically") {
+		t.Errorf("next_action %s, message %q", fb.NextAction, fb.UserMessage)
+	}
+	if strings.Contains(fb.UserMessage, "redis") || strings.Contains(logs.String(), "hunter2") {
+		t.Error("an action's error leaked")
+	}
+	if !strings.Contains(logs.String(), `"msg":"recovery action failed"`) {
+		t.Errorf("no log of the failed action:\n%s", logs.String())
+	}
+}
+
+// brokenStore fails every call.
+type brokenStore struct{}
+
+func (brokenStore) Next(context.Context, string) (int, error) {
+	return 0, errors.New("attempts store down")
+}
+
+func TestHandleStoreFailure(t *testing.T) {
+	deliveries := &MemoryDeliveries{}
+	h := newHandler(t, Config{Attempts: brokenStore{}, Deliveries: deliveries})
+	_, err := h.Handle(context.Background(), []byte(validReport))
+	if err == nil {
+		t.Fatal("a failing attempts store was ignored")
+	}
+	if _, ok := errors.AsType[*fault.Error](err); !ok {
+		t.Errorf("error %T is not a fault", err)
+	}
+	// The claim was released: the next delivery is handled, not taken for
+	// a duplicate.
+	if _, first, _ := deliveries.Claim(context.Background(), deliveryKey(Fingerprint(mustDecode(t, validReport)), now)); !first {
+		t.Error("the failed report's claim was kept")
+	}
+}
+
+func mustDecode(t *testing.T, raw string) *Report {
+	r, err := DecodeReport([]byte(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestHandleTelemetry(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	var logs bytes.Buffer
+	h := newHandler(t, Config{Registerer: reg, TracerProvider: tp, Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	fb, err := h.Handle(context.Background(), []byte(validReport))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Handle(context.Background(), []byte(validReport)); err != nil {
+		t.Fatal(err)
+	}
+
+	if v := testutil.ToFloat64(h.metrics.reports.WithLabelValues("query_error", "medium", "query_engine", "resume")); v != 1 {
+		t.Errorf("reports counter %v", v)
+	}
+	if v := testutil.ToFloat64(h.metrics.duplicates); v != 1 {
+		t.Errorf("duplicates counter %v", v)
+	}
+	if v := testutil.ToFloat64(h.metrics.actions.WithLabelValues("retry", "done")); v != 1 {
+		t.Errorf("actions counter %v", v)
+	}
+	if n := testutil.CollectAndCount(h.metrics.duration); n != 1 {
+		t.Errorf("duration histogram: %d series", n)
+	}
+	if n, err := testutil.GatherAndCount(reg, "triage_handler_reports_total", "triage_handler_duration_seconds"); err != nil || n != 2 {
+		t.Errorf("registered metrics: %d, %v", n, err)
+	}
+
+	// One span per report, one per node that ran, one per action; every
+	// node span after validation carries the error and query ids.
+	spans := map[string]int{}
+	for _, s := range rec.Ended() {
+		spans[s.Name()]++
+		if s.Name() == "triage.handler.ingress" {
+			continue
+		}
+		attrs := map[string]string{}
+		for _, a := range s.Attributes() {
+			attrs[string(a.Key)] = a.Value.String()
+		}
+		if strings.HasPrefix(s.Name(), "triage.handler.") && !strings.HasPrefix(s.Name(), "triage.handler.action.") &&
+			(attrs["triage.error_id"] != fb.ErrorID || attrs["triage.query_id"] != "q_456") {
+			t.Errorf("span %s attributes %v", s.Name(), attrs)
+		}
+	}
+	for name, want := range map[string]int{
+		"triage.handler.handle": 2, "triage.handler.ingress": 2, "triage.handler.validate": 2, "triage.handler.dedupe": 2,
+		"triage.handler.replay": 1, "triage.handler.classify": 1, "triage.handler.analyze": 1, "triage.handler.policy": 1,
+		"triage.handler.act": 1, "triage.handler.message": 1, "triage.handler.telemetry": 2,
+		"triage.handler.action.retry": 1, "triage.handler.action.use_cache": 1, "triage.handler.action.reduce_scope": 1,
+	} {
+		if spans[name] != want {
+			t.Errorf("span %s: %d, want %d", name, spans[name], want)
+		}
+	}
+
+	// One log line per report, with seed 004's fields.
+	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d log lines:\n%s", len(lines), logs.String())
+	}
+	var line map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &line); err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]any{"msg": "error handled", "error_id": fb.ErrorID, "query_id": "q_456", "severity": "medium",
+		"next_action": "resume", "actions_taken": []any{"retry:2", "use_cache:false", "reduce_scope:date_range=12m"}} {
+		if got := line[k]; !jsonEqual(got, want) {
+			t.Errorf("log %s = %v, want %v", k, got, want)
+		}
+	}
+}
+
+func jsonEqual(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return bytes.Equal(x, y)
+}
+
+func TestHandleNoLeaks(t *testing.T) {
+	// An agent's message with a secret and a stack trace never reaches the
+	// user message, the suggestions or the log.
+	raw := strings.Replace(validReport, "Query timed out after 30s",
+		`Query timed out: password=hunter2 Authorization: Bearer sk-live-abcdefghijklmnop\n  at com.acme.Query.run(Query.java:42)`, 1)
+	var logs bytes.Buffer
+	h := newHandler(t, Config{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	fb, err := h.Handle(context.Background(), []byte(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(mustJSON(t, fb.UserMessage)) + string(mustJSON(t, fb.RecoverySuggestions)) + logs.String()
+	for _, secret := range []string{"hunter2", "sk-live", "Query.java", "com.acme"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("%q leaked:\n%s", secret, out)
+		}
+	}
+}
+
+func TestNewRejectsUnknownPolicyAction(t *testing.T) {
+	p, err := ParsePolicy("custom.yaml", []byte(`version: 1
+rules:
+  - name: all
+    default: true
+    actions: [page_oncall]
+    next_action: escalate
+    severity: high
+    message: Paging.
+`), WithActions("page_oncall"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(Config{Policy: p}); err == nil || !strings.Contains(err.Error(), "page_oncall") {
+		t.Errorf("New with an unknown action: %v", err)
+	}
+	if _, err := New(Config{Policy: p, Actions: []Action{failingAction{name: "page_oncall"}}}); err != nil {
+		t.Errorf("New with the action given: %v", err)
+	}
+}

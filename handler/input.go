@@ -1,0 +1,17 @@
+package handler
+
+import "github.com/triage-go/triage/fault"
+
+// PolicyInput is what a recovery policy's conditions and message templates
+// see about one report.
+type PolicyInput struct {
+	Report         *Report
+	Classification Classification
+	Cause          RootCause
+	// Attempt counts the reports for this query and error code, this one
+	// included (1 for the first).
+	Attempt int
+	// Fault is the report's fault: data.fault, or one derived from its
+	// error code and message; never nil.
+	Fault *fault.Error
+}

@@ -1,0 +1,248 @@
+package handler
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/triage-go/triage/fault"
+)
+
+// Thresholds of the analysis.
+const (
+	// heavyRows is the row count from which a timed-out query is taken to
+	// ask for too much.
+	heavyRows = 1_000_000
+	// heavyDays is the date range, in days, from which a timed-out query is
+	// taken to ask for too much.
+	heavyDays = 365
+	// persistentFailures within persistentWindow make a failure persistent.
+	persistentFailures = 3
+	persistentWindow   = 15 * time.Minute
+)
+
+// analysis is what root-cause analysis needs.
+type analysis struct {
+	report   *Report
+	class    Classification
+	fault    *fault.Error
+	synonyms Synonyms
+	// recent counts failures of this agent and code within
+	// persistentWindow, this one included.
+	recent int
+}
+
+// analyze finds a report's root cause, with a confidence and the evidence
+// used. The specific causes come first (a query that asks for too much, a
+// renamed or missing field, a chart that does not fit, ambiguous input, an
+// invalid value, an outage); then whether the failure keeps happening
+// (persistent) or may pass (transient).
+func analyze(ctx context.Context, a analysis) (RootCause, error) {
+	r, c := a.report, a.report.Data.Context
+	code := strings.ToUpper(r.Data.ErrorCode)
+	switch a.class.Type {
+	case QueryError:
+		if timedOut(code, a.fault) {
+			if ev := heavy(c); len(ev) > 0 {
+				ev = append([]string{"the query timed out"}, ev...)
+				return RootCause{Cause: CauseScope, Confidence: 0.8, Evidence: ev}, nil
+			}
+		}
+	case SchemaError:
+		field := str(c, "field", "missing_field", "column", "metric")
+		source := str(c, "source", "table", "dataset")
+		if field != "" && a.synonyms != nil {
+			to, ok, err := a.synonyms.Lookup(ctx, source, field)
+			if err != nil {
+				return RootCause{}, fmt.Errorf("synonym lookup: %w", err)
+			}
+			if ok {
+				return RootCause{Cause: CauseSchemaDrift, Confidence: 0.85, Evidence: []string{
+					fmt.Sprintf("field %q is not in the schema of %q", field, source),
+					fmt.Sprintf("%q is a known synonym of %q", field, to),
+				}}, nil
+			}
+		}
+		ev := []string{"a field the query needs is not in the schema"}
+		if field != "" {
+			ev[0] = fmt.Sprintf("field %q is not in the schema", field)
+		}
+		return RootCause{Cause: CauseMissingField, Confidence: 0.7, Evidence: append(ev, "no known synonym")}, nil
+	case ChartError:
+		ev := []string{"the chart type does not fit the data"}
+		if chart := str(c, "chart", "chart_type"); chart != "" {
+			ev = append(ev, "chart: "+chart)
+		}
+		if dim := str(c, "dimension", "x", "x_axis"); dim != "" {
+			ev = append(ev, "dimension: "+dim)
+		}
+		return RootCause{Cause: CauseChartDataMismatch, Confidence: 0.8, Evidence: ev}, nil
+	case InputError:
+		ev := []string{"the request can be read more than one way"}
+		if cands := list(c, "candidates", "interpretations", "options"); len(cands) > 0 {
+			ev = append(ev, fmt.Sprintf("%d interpretations", len(cands)))
+		}
+		return RootCause{Cause: CauseAmbiguousInput, Confidence: 0.75, Evidence: ev}, nil
+	case ValidationError:
+		ev := []string{"a value failed validation"}
+		if f := str(c, "field", "parameter"); f != "" {
+			ev = append(ev, "field: "+f)
+		}
+		return RootCause{Cause: CauseInvalidValue, Confidence: 0.7, Evidence: ev}, nil
+	case SystemError:
+		if outage(code, a.fault) {
+			ev := []string{"a service the pipeline depends on is unavailable"}
+			if a.recent > 1 {
+				ev = append(ev, fmt.Sprintf("%d failures of %s in the last %v", a.recent, r.AgentID, persistentWindow))
+			}
+			return RootCause{Cause: CauseOutage, Confidence: 0.8, Evidence: ev}, nil
+		}
+	}
+	if a.recent >= persistentFailures {
+		return RootCause{Cause: CausePersistent, Confidence: 0.75, Evidence: []string{
+			fmt.Sprintf("%d failures of %s with code %s in the last %v", a.recent, r.AgentID, codeOr(code), persistentWindow)}}, nil
+	}
+	if a.fault.Retryable {
+		return RootCause{Cause: CauseTransient, Confidence: 0.6, Evidence: []string{
+			fmt.Sprintf("%s is usually transient", a.fault.Code), "first failure in the window"}}, nil
+	}
+	return RootCause{Cause: CauseUnknown, Confidence: 0.3, Evidence: []string{"no rule recognised the failure"}}, nil
+}
+
+func codeOr(code string) string {
+	if code == "" {
+		return "(none)"
+	}
+	return code
+}
+
+func timedOut(code string, f *fault.Error) bool {
+	return code == "DB_TIMEOUT" || code == "QUERY_TIMEOUT" || f.Code == fault.Timeout
+}
+
+func outage(code string, f *fault.Error) bool {
+	switch code {
+	case "SERVICE_DOWN", "SERVICE_UNAVAILABLE", "CONNECTION_REFUSED", "CONNECTION_ERROR", "UPSTREAM_ERROR":
+		return true
+	}
+	switch f.Code {
+	case fault.ServiceUnavailable, fault.TransportError, fault.ProviderAuthFailed, fault.QuotaExhausted:
+		return true
+	case fault.UpstreamError:
+		return f.Retryable
+	}
+	return false
+}
+
+// heavy returns the evidence that a query asks for too much: a row count
+// or a date range over the thresholds.
+func heavy(c map[string]any) []string {
+	var ev []string
+	if n, ok := num(c, "row_count", "rows", "estimated_rows", "rows_scanned"); ok && n >= heavyRows {
+		ev = append(ev, fmt.Sprintf("%s rows", humanInt(n)))
+	}
+	if start, end, ok := dateRange(c); ok {
+		if days := end.Sub(start).Hours() / 24; days >= heavyDays {
+			ev = append(ev, fmt.Sprintf("a date range of %d days (%s to %s)", int(days), start.Format(time.DateOnly), end.Format(time.DateOnly)))
+		}
+	}
+	return ev
+}
+
+// dateRange reads a context's date range: date_range as {"start","end"},
+// as "start/end" or "start..end", or start_date and end_date.
+func dateRange(c map[string]any) (time.Time, time.Time, bool) {
+	var a, b string
+	switch v := c["date_range"].(type) {
+	case map[string]any:
+		a, _ = v["start"].(string)
+		b, _ = v["end"].(string)
+	case string:
+		for _, sep := range []string{"..", "/"} {
+			if x, y, ok := strings.Cut(v, sep); ok {
+				a, b = x, y
+				break
+			}
+		}
+	}
+	if a == "" {
+		a, b = str(c, "start_date", "from"), str(c, "end_date", "to")
+	}
+	start, err1 := parseDate(a)
+	end, err2 := parseDate(b)
+	if err1 != nil || err2 != nil || end.Before(start) {
+		return time.Time{}, time.Time{}, false
+	}
+	return start, end, true
+}
+
+func parseDate(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	return time.Parse(time.RFC3339, s)
+}
+
+// str returns the first of keys that is a non-empty string in c.
+func str(c map[string]any, keys ...string) string {
+	for _, k := range keys {
+		if s, ok := c[k].(string); ok && s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// num returns the first of keys that is a number in c (or a string of one).
+func num(c map[string]any, keys ...string) (float64, bool) {
+	for _, k := range keys {
+		switch v := c[k].(type) {
+		case float64:
+			return v, true
+		case int:
+			return float64(v), true
+		case int64:
+			return float64(v), true
+		case string:
+			if f, err := strconv.ParseFloat(strings.ReplaceAll(v, ",", ""), 64); err == nil {
+				return f, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// list returns the first of keys that is a list of strings in c.
+func list(c map[string]any, keys ...string) []string {
+	for _, k := range keys {
+		if vs, ok := c[k].([]any); ok {
+			var out []string
+			for _, v := range vs {
+				if s, ok := v.(string); ok && s != "" {
+					out = append(out, s)
+				}
+			}
+			if len(out) > 0 {
+				return out
+			}
+		}
+	}
+	return nil
+}
+
+func humanInt(f float64) string {
+	n := int64(math.Round(f))
+	s := strconv.FormatInt(n, 10)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}

@@ -1,0 +1,241 @@
+package handler
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/internal/jsonmember"
+)
+
+var dec = jsonmember.Decoder{Package: "handler"}
+
+// Identifier rules. An agent id, a query id and an error code are 1 to 128
+// characters: a letter or digit, then letters, digits, '_', '-', '.' and
+// ':' (so "q_456", "query:2025-08-08:17" and "DB_TIMEOUT" are well formed;
+// spaces, slashes, quotes and control characters are not).
+func isIdentifier(s string) bool {
+	if len(s) == 0 || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		alnum := c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !alnum && (i == 0 || c != '_' && c != '.' && c != ':' && c != '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// MaxMessage bounds a report's message, in bytes.
+const MaxMessage = 8 << 10
+
+// DecodeReport decodes and validates one report (seed 004's standard
+// input). Every problem is reported at once: the error is an
+// INVALID_REQUEST *fault.Error whose FieldErrors name each member by its
+// path ("data.error_type") with what is wrong. A report that does not
+// decode is never half processed.
+//
+// Decoding checks the structure and the types (timestamp must be an RFC
+// 3339 date and time; data.context an object; data.fault a Triage fault's
+// JSON); then Validate checks the content. Members the format does not
+// define are ignored.
+func DecodeReport(raw []byte) (*Report, error) {
+	r, fields := decodeReport(raw)
+	if r != nil {
+		fields = append(fields, r.check(fields)...)
+	}
+	if len(fields) > 0 {
+		return nil, invalidReport(fields)
+	}
+	return r, nil
+}
+
+// rank orders field errors as the format lists the members.
+func rank(field string) int {
+	for i, f := range []string{"agent_id", "timestamp", "status", "data.error_type", "data.error_code",
+		"data.message", "data.context", "data.query_id", "data.fault"} {
+		if field == f || strings.HasPrefix(field, f+".") {
+			return i
+		}
+	}
+	if field == "data" {
+		return 3
+	}
+	return -1 // (root)
+}
+
+// decodeReport decodes what it can of a report and returns the structure
+// and type errors; the report is nil when raw is not a JSON object.
+func decodeReport(raw []byte) (*Report, []fault.FieldError) {
+	var v validator
+	top, err := dec.Object(raw, "")
+	if err != nil {
+		return nil, fieldErrorsOf(err)
+	}
+	var r Report
+	r.AgentID = v.str(top["agent_id"], "agent_id")
+	if ts := v.str(top["timestamp"], "timestamp"); ts != "" {
+		t, err := time.Parse(time.RFC3339Nano, ts)
+		if err != nil {
+			v.bad("timestamp", "must be an RFC 3339 date and time, such as 2025-08-08T12:01:00Z")
+		}
+		r.Timestamp = t
+	}
+	r.Status = v.str(top["status"], "status")
+	if data, ok := top["data"]; !ok || jsonmember.IsNull(data) {
+		v.bad("data", "is required")
+	} else if d, err := dec.Object(data, "data"); err != nil {
+		v.add(err)
+	} else {
+		r.Data = v.data(d)
+	}
+	return &r, v.errs
+}
+
+// Validate checks a report's content, as DecodeReport does for one it
+// decodes: agent_id, timestamp, status, data.message and data.query_id are
+// required; agent_id, data.query_id and data.error_code are identifiers
+// (see above); status is "error"; data.message is at most MaxMessage bytes;
+// data.error_type, when set, is one of the six canonical types or
+// "unknown". It returns an INVALID_REQUEST *fault.Error listing every
+// problem, or nil.
+func (r *Report) Validate() error {
+	if r == nil {
+		return invalidReport([]fault.FieldError{{Field: "(root)", Message: "is required"}})
+	}
+	if fields := r.check(nil); len(fields) > 0 {
+		return invalidReport(fields)
+	}
+	return nil
+}
+
+// check returns the content problems of r, leaving out the members already
+// reported in known (a member that did not decode is not also "required").
+func (r *Report) check(known []fault.FieldError) []fault.FieldError {
+	var v validator
+	reported := func(field string) bool {
+		for _, f := range known {
+			if f.Field == field || strings.HasPrefix(field, f.Field+".") {
+				return true
+			}
+		}
+		return false
+	}
+	required := func(field, value string) bool {
+		if reported(field) {
+			return false
+		}
+		if strings.TrimSpace(value) == "" {
+			v.bad(field, "is required")
+			return false
+		}
+		return true
+	}
+	identifier := func(field, value string) {
+		if !isIdentifier(value) {
+			v.bad(field, "must be 1 to 128 letters, digits, '_', '-', '.' or ':', starting with a letter or digit")
+		}
+	}
+	if required("agent_id", r.AgentID) {
+		identifier("agent_id", r.AgentID)
+	}
+	if !reported("timestamp") && r.Timestamp.IsZero() {
+		v.bad("timestamp", "is required")
+	}
+	if required("status", r.Status) && r.Status != "error" {
+		v.bad("status", fmt.Sprintf("must be %q, got %q", "error", r.Status))
+	}
+	if reported("data") {
+		return v.errs
+	}
+	d := &r.Data
+	if t := d.ErrorType; t != "" && !reported("data.error_type") && !t.Valid() && t != Unknown {
+		allowed := make([]string, 0, 7)
+		for _, et := range ErrorTypes() {
+			allowed = append(allowed, string(et))
+		}
+		allowed = append(allowed, string(Unknown))
+		v.bad("data.error_type", fmt.Sprintf("unknown type %q; allowed: %s", t, strings.Join(allowed, ", ")))
+	}
+	if d.ErrorCode != "" && !reported("data.error_code") {
+		identifier("data.error_code", d.ErrorCode)
+	}
+	if required("data.message", d.Message) && len(d.Message) > MaxMessage {
+		v.bad("data.message", fmt.Sprintf("is %d bytes; at most %d", len(d.Message), MaxMessage))
+	}
+	if required("data.query_id", d.QueryID) {
+		identifier("data.query_id", d.QueryID)
+	}
+	return v.errs
+}
+
+// invalidReport is the INVALID_REQUEST fault listing fields in the order
+// the format lists the members.
+func invalidReport(fields []fault.FieldError) *fault.Error {
+	slices.SortStableFunc(fields, func(a, b fault.FieldError) int { return rank(a.Field) - rank(b.Field) })
+	return fault.Invalid("The error report is invalid.", fields...)
+}
+
+// validator collects every problem of a report.
+type validator struct{ errs []fault.FieldError }
+
+func (v *validator) bad(field, msg string) {
+	v.errs = append(v.errs, fault.FieldError{Field: field, Message: msg})
+}
+
+func (v *validator) add(err error) { v.errs = append(v.errs, fieldErrorsOf(err)...) }
+
+func fieldErrorsOf(err error) []fault.FieldError {
+	var ve *jsonmember.ValidationError
+	if errors.As(err, &ve) {
+		return ve.FieldErrors()
+	}
+	return []fault.FieldError{{Field: "(root)", Message: err.Error()}}
+}
+
+// str decodes a string member, if present.
+func (v *validator) str(raw json.RawMessage, field string) string {
+	if jsonmember.IsNull(raw) {
+		return ""
+	}
+	s, err := dec.String(raw, field)
+	if err != nil {
+		v.add(err)
+		return ""
+	}
+	return s
+}
+
+func (v *validator) data(d map[string]json.RawMessage) Data {
+	var out Data
+	out.ErrorType = ErrorType(v.str(d["error_type"], "data.error_type"))
+	out.ErrorCode = v.str(d["error_code"], "data.error_code")
+	out.Message = v.str(d["message"], "data.message")
+	out.QueryID = v.str(d["query_id"], "data.query_id")
+	if raw := d["context"]; !jsonmember.IsNull(raw) {
+		if k := jsonmember.Kind(raw); k != "object" {
+			v.bad("data.context", "must be an object, got "+k)
+		} else if err := json.Unmarshal(raw, &out.Context); err != nil {
+			v.bad("data.context", "invalid object")
+		}
+	}
+	if raw := d["fault"]; !jsonmember.IsNull(raw) {
+		if k := jsonmember.Kind(raw); k != "object" {
+			v.bad("data.fault", "must be a Triage fault (an object), got "+k)
+		} else {
+			var f fault.Error
+			if err := json.Unmarshal(raw, &f); err != nil {
+				v.bad("data.fault", strings.TrimPrefix(err.Error(), "fault: decode: "))
+			} else {
+				out.Fault = &f
+			}
+		}
+	}
+	return out
+}

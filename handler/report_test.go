@@ -1,0 +1,185 @@
+package handler
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/triage-go/triage/fault"
+)
+
+const validReport = `{
+  "agent_id": "query_engine",
+  "timestamp": "2025-08-08T12:20:05Z",
+  "status": "error",
+  "data": {
+    "error_type": "query_error",
+    "error_code": "DB_TIMEOUT",
+    "message": "Query timed out after 30s",
+    "context": {"date_range": {"start": "2020-01-01", "end": "2025-08-01"}, "row_count": 48000000},
+    "query_id": "q_456"
+  }
+}`
+
+func TestDecodeReportValid(t *testing.T) {
+	r, err := DecodeReport([]byte(validReport))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := time.Date(2025, 8, 8, 12, 20, 5, 0, time.UTC)
+	if r.AgentID != "query_engine" || !r.Timestamp.Equal(want) || r.Status != "error" ||
+		r.Data.ErrorType != QueryError || r.Data.ErrorCode != "DB_TIMEOUT" || r.Data.QueryID != "q_456" ||
+		r.Data.Message != "Query timed out after 30s" || r.Data.Context["row_count"] != 48000000.0 {
+		t.Fatalf("decoded %+v", r)
+	}
+	if err := r.Validate(); err != nil {
+		t.Fatalf("a decoded report does not validate: %v", err)
+	}
+}
+
+func TestDecodeReportFault(t *testing.T) {
+	f := fault.New(fault.RateLimited, "Slow down.", fault.WithRetryAfter(20*time.Second))
+	fj, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := `{"agent_id":"a","timestamp":"2025-08-08T12:20:05Z","status":"error","data":{"message":"m","query_id":"q","fault":` + string(fj) + `}}`
+	r, err := DecodeReport([]byte(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Data.Fault == nil || r.Data.Fault.Code != fault.RateLimited || r.Data.Fault.RetryAfter != 20*time.Second {
+		t.Fatalf("fault = %+v", r.Data.Fault)
+	}
+}
+
+// fieldsOf returns the field errors of an INVALID_REQUEST fault as
+// "field: message" lines.
+func fieldsOf(t *testing.T, err error) []string {
+	t.Helper()
+	var f *fault.Error
+	if !errors.As(err, &f) || f.Code != fault.InvalidRequest {
+		t.Fatalf("error %v is not an INVALID_REQUEST fault", err)
+	}
+	var out []string
+	for _, fe := range f.FieldErrors {
+		out = append(out, fe.Field+": "+fe.Message)
+	}
+	return out
+}
+
+func TestDecodeReportRules(t *testing.T) {
+	// Each case changes the valid report and lists every field error the
+	// change must produce, exactly.
+	cases := []struct {
+		name string
+		edit func(m map[string]any)
+		raw  string // instead of edit
+		want []string
+	}{
+		{name: "not an object", raw: `[1,2]`, want: []string{"(root): must be an object, got array"}},
+		{name: "not JSON", raw: `{"agent_id":`, want: []string{"(root): invalid JSON"}},
+		{name: "empty object", raw: `{}`, want: []string{
+			"agent_id: is required", "timestamp: is required", "status: is required", "data: is required"}},
+		{name: "agent_id missing", edit: func(m map[string]any) { delete(m, "agent_id") }, want: []string{"agent_id: is required"}},
+		{name: "agent_id not a string", edit: func(m map[string]any) { m["agent_id"] = 7 }, want: []string{"agent_id: must be a string, got number"}},
+		{name: "agent_id malformed", edit: func(m map[string]any) { m["agent_id"] = "query engine" }, want: []string{
+			"agent_id: must be 1 to 128 letters, digits, '_', '-', '.' or ':', starting with a letter or digit"}},
+		{name: "timestamp not RFC 3339", edit: func(m map[string]any) { m["timestamp"] = "08/08/2025 12:20" }, want: []string{
+			"timestamp: must be an RFC 3339 date and time, such as 2025-08-08T12:01:00Z"}},
+		{name: "timestamp without zone", edit: func(m map[string]any) { m["timestamp"] = "2025-08-08T12:20:05" }, want: []string{
+			"timestamp: must be an RFC 3339 date and time, such as 2025-08-08T12:01:00Z"}},
+		{name: "status not error", edit: func(m map[string]any) { m["status"] = "ok" }, want: []string{`status: must be "error", got "ok"`}},
+		{name: "data not an object", edit: func(m map[string]any) { m["data"] = "x" }, want: []string{"data: must be an object, got string"}},
+		{name: "error_type unknown", edit: func(m map[string]any) { data(m)["error_type"] = "db_error" }, want: []string{
+			`data.error_type: unknown type "db_error"; allowed: input_error, schema_error, query_error, chart_error, system_error, validation_error, unknown`}},
+		{name: "error_type not a string", edit: func(m map[string]any) { data(m)["error_type"] = true }, want: []string{
+			"data.error_type: must be a string, got boolean"}},
+		{name: "error_code malformed", edit: func(m map[string]any) { data(m)["error_code"] = "DB TIMEOUT" }, want: []string{
+			"data.error_code: must be 1 to 128 letters, digits, '_', '-', '.' or ':', starting with a letter or digit"}},
+		{name: "message missing", edit: func(m map[string]any) { delete(data(m), "message") }, want: []string{"data.message: is required"}},
+		{name: "message blank", edit: func(m map[string]any) { data(m)["message"] = "  " }, want: []string{"data.message: is required"}},
+		{name: "message too long", edit: func(m map[string]any) { data(m)["message"] = strings.Repeat("x", MaxMessage+1) }, want: []string{
+			"data.message: is 8193 bytes; at most 8192"}},
+		{name: "query_id missing", edit: func(m map[string]any) { delete(data(m), "query_id") }, want: []string{"data.query_id: is required"}},
+		{name: "query_id malformed", edit: func(m map[string]any) { data(m)["query_id"] = "q/456" }, want: []string{
+			"data.query_id: must be 1 to 128 letters, digits, '_', '-', '.' or ':', starting with a letter or digit"}},
+		{name: "query_id too long", edit: func(m map[string]any) { data(m)["query_id"] = strings.Repeat("q", 129) }, want: []string{
+			"data.query_id: must be 1 to 128 letters, digits, '_', '-', '.' or ':', starting with a letter or digit"}},
+		{name: "context not an object", edit: func(m map[string]any) { data(m)["context"] = []int{1} }, want: []string{
+			"data.context: must be an object, got array"}},
+		{name: "fault not an object", edit: func(m map[string]any) { data(m)["fault"] = "RATE_LIMITED" }, want: []string{
+			"data.fault: must be a Triage fault (an object), got string"}},
+		{name: "every problem at once", edit: func(m map[string]any) {
+			m["timestamp"] = "yesterday"
+			m["status"] = "failed"
+			data(m)["error_type"] = "oops"
+			delete(data(m), "query_id")
+		}, want: []string{
+			"timestamp: must be an RFC 3339 date and time, such as 2025-08-08T12:01:00Z",
+			`status: must be "error", got "failed"`,
+			`data.error_type: unknown type "oops"; allowed: input_error, schema_error, query_error, chart_error, system_error, validation_error, unknown`,
+			"data.query_id: is required"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			raw := []byte(c.raw)
+			if c.edit != nil {
+				var m map[string]any
+				if err := json.Unmarshal([]byte(validReport), &m); err != nil {
+					t.Fatal(err)
+				}
+				c.edit(m)
+				var err error
+				if raw, err = json.Marshal(m); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r, err := DecodeReport(raw)
+			if r != nil {
+				t.Errorf("an invalid report decoded to %+v", r)
+			}
+			got := fieldsOf(t, err)
+			for i := range got {
+				// A JSON syntax error's text says where; the rule is
+				// that it is reported as invalid JSON.
+				if strings.HasPrefix(got[i], "(root): invalid JSON") {
+					got[i] = "(root): invalid JSON"
+				}
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("field errors:\n got %q\nwant %q", got, c.want)
+			}
+		})
+	}
+}
+
+func data(m map[string]any) map[string]any { return m["data"].(map[string]any) }
+
+func TestErrorTypeUnknownAndAbsentAccepted(t *testing.T) {
+	for _, et := range []string{`"unknown"`, `null`, `""`} {
+		raw := strings.Replace(validReport, `"query_error"`, et, 1)
+		if _, err := DecodeReport([]byte(raw)); err != nil {
+			t.Errorf("error_type %s: %v", et, err)
+		}
+	}
+}
+
+func TestValidateInCode(t *testing.T) {
+	r := &Report{AgentID: "a b", Status: "error", Data: Data{Message: "m", QueryID: "q1", ErrorType: "nope"}}
+	got := fieldsOf(t, r.Validate())
+	want := []string{
+		"agent_id: must be 1 to 128 letters, digits, '_', '-', '.' or ':', starting with a letter or digit",
+		"timestamp: is required",
+		`data.error_type: unknown type "nope"; allowed: input_error, schema_error, query_error, chart_error, system_error, validation_error, unknown`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("field errors:\n got %q\nwant %q", got, want)
+	}
+	if got := fieldsOf(t, (*Report)(nil).Validate()); !slices.Equal(got, []string{"(root): is required"}) {
+		t.Errorf("nil report: %q", got)
+	}
+}

@@ -1,0 +1,210 @@
+package handler
+
+import (
+	"time"
+
+	"github.com/triage-go/triage/fault"
+)
+
+// ErrorType is a report's canonical type (seed 004).
+type ErrorType string
+
+// The canonical error types, and Unknown, which asks the handler to decide.
+const (
+	InputError      ErrorType = "input_error"      // the user's request is ambiguous or unusable
+	SchemaError     ErrorType = "schema_error"     // a field, metric or table the query needs is missing
+	QueryError      ErrorType = "query_error"      // the query failed or timed out
+	ChartError      ErrorType = "chart_error"      // the chart asked for does not fit the data
+	SystemError     ErrorType = "system_error"     // a service or provider is down or failing
+	ValidationError ErrorType = "validation_error" // a value failed a check (a date range, a limit)
+	Unknown         ErrorType = "unknown"          // not known to the reporting agent: classify it
+)
+
+// ErrorTypes lists the six canonical types.
+func ErrorTypes() []ErrorType {
+	return []ErrorType{InputError, SchemaError, QueryError, ChartError, SystemError, ValidationError}
+}
+
+// Valid reports whether t is one of the six canonical types.
+func (t ErrorType) Valid() bool {
+	switch t {
+	case InputError, SchemaError, QueryError, ChartError, SystemError, ValidationError:
+		return true
+	}
+	return false
+}
+
+// Severity grades a failure for the people who watch the pipeline.
+type Severity string
+
+// The severities.
+const (
+	SeverityLow      Severity = "low"
+	SeverityMedium   Severity = "medium"
+	SeverityHigh     Severity = "high"
+	SeverityCritical Severity = "critical"
+)
+
+// Valid reports whether s is a known severity.
+func (s Severity) Valid() bool {
+	switch s {
+	case SeverityLow, SeverityMedium, SeverityHigh, SeverityCritical:
+		return true
+	}
+	return false
+}
+
+// NextAction tells the pipeline how to proceed (seed 004).
+type NextAction string
+
+// The next actions.
+const (
+	Resume    NextAction = "resume"     // continue the pipeline (from its checkpoint)
+	AwaitUser NextAction = "await_user" // ask the user and wait
+	Escalate  NextAction = "escalate"   // hand over to the operators
+)
+
+// Valid reports whether a is a known next action.
+func (a NextAction) Valid() bool {
+	switch a {
+	case Resume, AwaitUser, Escalate:
+		return true
+	}
+	return false
+}
+
+// Report is seed 004's standard error input, which any pipeline agent
+// posts, optionally carrying a Triage fault in data.fault.
+type Report struct {
+	AgentID   string    `json:"agent_id"`
+	Timestamp time.Time `json:"timestamp"`
+	Status    string    `json:"status"`
+	Data      Data      `json:"data"`
+}
+
+// Data is a report's payload.
+type Data struct {
+	ErrorType ErrorType      `json:"error_type,omitempty"`
+	ErrorCode string         `json:"error_code,omitempty"`
+	Message   string         `json:"message"`
+	Context   map[string]any `json:"context,omitempty"`
+	QueryID   string         `json:"query_id"`
+	Fault     *fault.Error   `json:"fault,omitempty"`
+}
+
+// Classification is the canonical type the handler settled on, how, and
+// how sure it is.
+type Classification struct {
+	Type       ErrorType `json:"type"`
+	Confidence float64   `json:"confidence"`
+	// Method is how the type was found: "reported" (the agent said so),
+	// "error_code", "fault", "message" (a message rule) or "model" (the
+	// statistical classifier).
+	Method string `json:"method"`
+	// Rule names the rule or the code that decided, when there is one.
+	Rule string `json:"rule,omitempty"`
+}
+
+// RootCause is what the analysis found: a cause, how sure it is, and the
+// evidence it used.
+type RootCause struct {
+	// Cause is one of the causes the analyser knows: "scope" (the query
+	// asks for too much), "schema_drift" (a field was renamed: a synonym
+	// exists), "missing_field", "persistent" (the same agent and code keep
+	// failing), "transient", "outage" (a service or provider is down),
+	// "chart_data_mismatch", "ambiguous_input", "invalid_value" or
+	// "unknown".
+	Cause      string   `json:"cause"`
+	Confidence float64  `json:"confidence"`
+	Evidence   []string `json:"evidence"`
+}
+
+// The causes RootCause.Cause takes.
+const (
+	CauseScope             = "scope"
+	CauseSchemaDrift       = "schema_drift"
+	CauseMissingField      = "missing_field"
+	CausePersistent        = "persistent"
+	CauseTransient         = "transient"
+	CauseOutage            = "outage"
+	CauseChartDataMismatch = "chart_data_mismatch"
+	CauseAmbiguousInput    = "ambiguous_input"
+	CauseInvalidValue      = "invalid_value"
+	CauseUnknown           = "unknown"
+)
+
+// Decision is what the recovery policy chose for a report: the rule that
+// matched, the actions to run, how to go on, how severe it is, and the
+// message and suggestions (already rendered from the rule's templates).
+type Decision struct {
+	Rule        string     `json:"rule"`
+	Actions     []string   `json:"actions"`
+	NextAction  NextAction `json:"next_action"`
+	Severity    Severity   `json:"severity"`
+	Message     string     `json:"message"`
+	Suggestions []string   `json:"suggestions"`
+}
+
+// Outcome is what one action did.
+type Outcome struct {
+	// Action is the action's name ("retry", "use_cache", …).
+	Action string `json:"action"`
+	// Status is "done", "skipped" (nothing to do, or a duplicate report)
+	// or "failed".
+	Status string `json:"status"`
+	// Detail is the machine-readable summary that goes into the feedback's
+	// automated_actions ("retry:2", "use_cache:true").
+	Detail string `json:"detail"`
+	// Note is a sentence for the user, appended to the message ("I can
+	// show cached results from 2 hours ago."), when the action has one.
+	Note string `json:"note,omitempty"`
+	// Suggestions are recovery suggestions the action found.
+	Suggestions []string `json:"suggestions,omitempty"`
+	// Error is why the action failed; it never reaches the user message.
+	Error string `json:"error,omitempty"`
+	// Data holds what the action found, for the record.
+	Data map[string]any `json:"data,omitempty"`
+}
+
+// The outcome statuses.
+const (
+	OutcomeDone    = "done"
+	OutcomeSkipped = "skipped"
+	OutcomeFailed  = "failed"
+)
+
+// Feedback is the handler's answer: seed 004's output object exactly, plus
+// the root cause, the attempt number and the fault's facets.
+type Feedback struct {
+	ErrorID             string     `json:"error_id"`
+	ErrorType           ErrorType  `json:"error_type"`
+	ErrorSource         string     `json:"error_source"`
+	Severity            Severity   `json:"severity"`
+	Confidence          float64    `json:"confidence"`
+	UserMessage         string     `json:"user_message"`
+	RecoverySuggestions []string   `json:"recovery_suggestions"`
+	AutomatedActions    []string   `json:"automated_actions"`
+	ContextPreserved    bool       `json:"context_preserved"`
+	QueryID             string     `json:"query_id"`
+	Timestamp           time.Time  `json:"timestamp"`
+	NextAction          NextAction `json:"next_action"`
+
+	RootCause RootCause `json:"root_cause"`
+	Attempt   int       `json:"attempt"`
+	Fault     FaultInfo `json:"fault"`
+	// Context is the report's context, preserved so the pipeline can
+	// resume; ContextRef names a checkpoint when the pipeline has one.
+	Context    map[string]any `json:"context,omitempty"`
+	ContextRef string         `json:"context_ref,omitempty"`
+	// Duplicate is true when this report was seen before: the feedback is
+	// the one given then, and no action ran again.
+	Duplicate bool `json:"duplicate,omitempty"`
+}
+
+// FaultInfo is the fault's facets in the feedback.
+type FaultInfo struct {
+	Code       fault.Code `json:"code"`
+	HTTPStatus int        `json:"http_status"`
+	Retryable  bool       `json:"retryable"`
+	RetryAfter int64      `json:"retry_after,omitempty"` // whole seconds
+}
