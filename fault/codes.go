@@ -70,6 +70,13 @@ const (
 	// Retry: no; discover what is available and choose again.
 	CapabilityNotFound Code = "CAPABILITY_NOT_FOUND"
 
+	// NotFound means the resource the request names (an error record, a
+	// job) does not exist, or is not the caller's: a tenant asking for
+	// another tenant's record is told it does not exist.
+	//
+	// Retry: no.
+	NotFound Code = "NOT_FOUND"
+
 	// UpstreamError means an external service the agent depends on (an API,
 	// a tool, a provider) failed. Retryable is true when the upstream
 	// answered 5xx and false for its 4xx answers; details.upstream_status
@@ -315,6 +322,10 @@ var table = [...]Spec{
 		"/errors/capability-not-found", "Capability Not Found",
 		"Requested capability not available.",
 		"The agent, tool, model or capability named is not available."},
+	{NotFound, 404, CategoryProtocol, DomainClient, false, true, JSONRPCInvalidParam,
+		"/errors/not-found", "Not Found",
+		"The requested resource was not found.",
+		"The resource named (an error record, a job) does not exist here."},
 	{UpstreamError, 502, CategoryUpstream, DomainTool, false, true, JSONRPCUpstream,
 		"/errors/upstream", "Upstream Error",
 		"External service error.",

@@ -305,3 +305,8 @@ func ErrorID(fingerprint string) string {
 func deliveryKey(fingerprint string, at time.Time) string {
 	return fingerprint + "@" + at.UTC().Format(time.RFC3339Nano)
 }
+
+// DeliveryKey identifies one delivery of a report (its fingerprint at its
+// timestamp): the key under which Deliveries keeps the feedback, and under
+// which a service stores the occurrence.
+func DeliveryKey(r *Report) string { return deliveryKey(Fingerprint(r), r.Timestamp) }

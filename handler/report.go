@@ -239,3 +239,8 @@ func (v *validator) data(d map[string]json.RawMessage) Data {
 	}
 	return out
 }
+
+// IsIdentifier reports whether s follows the identifier rule of agent ids,
+// query ids and error codes (above); the service applies it to tenants,
+// sources and path parameters too.
+func IsIdentifier(s string) bool { return isIdentifier(s) }
