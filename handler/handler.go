@@ -294,13 +294,14 @@ func (h *Handler) traced(name string, fn graph.Node[state]) graph.Node[state] {
 }
 
 // attemptKey counts attempts per query and error code: the agent's code,
-// else the fault's.
+// else the fault's. Both are identifiers, which never hold '/', so the key
+// is unambiguous; it is plain text, as every database stores it.
 func attemptKey(r *Report, f *fault.Error) string {
 	code := strings.ToUpper(r.Data.ErrorCode)
 	if code == "" {
 		code = string(f.Code)
 	}
-	return r.Data.QueryID + "\x00" + code
+	return r.Data.QueryID + "/" + code
 }
 
 func (h *Handler) ingress(_ context.Context, s state) (state, error) {

@@ -38,6 +38,8 @@ Usage:
   triage codes [--format table|json]       print the error code table
   triage classify [--debug] [--lines] TEXT  classify an error message (or stdin)
   triage handle [--policy FILE] [--debug]  handle error reports from stdin: print the feedback
+  triage serve [--addr HOST:PORT] [--db PATH|URL] [--policy FILE] [--debug]
+                                           run the Error Handler service (HTTP API)
   triage version                           print the version
   triage help                              print this help
 
@@ -60,6 +62,8 @@ func Run(ctx context.Context, args []string, env Env) int {
 		err = runClassify(rest, env)
 	case "handle":
 		err = runHandle(ctx, rest, env)
+	case "serve":
+		err = runServe(ctx, rest, env)
 	case "version", "--version":
 		err = runVersion(rest, env)
 	case "help", "-h", "-help", "--help":

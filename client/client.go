@@ -1,0 +1,452 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/handler"
+	"github.com/triage-go/triage/resilience"
+	"github.com/triage-go/triage/wire/problem"
+)
+
+// DefaultUserAgent is the User-Agent header the client sends unless
+// WithUserAgent sets another.
+const DefaultUserAgent = "triage-go-client/1"
+
+// DefaultTimeout bounds each attempt when no http.Client is given (see
+// WithHTTPClient): the service may run a model to analyse a report, but a
+// stuck connection must not hold an agent for ever.
+const DefaultTimeout = 60 * time.Second
+
+// maxBody bounds every response body the client reads: 1 MiB.
+const maxBody = 1 << 20
+
+// reportsPath is the path of the reports endpoint, under the base URL.
+const reportsPath = "v1/errors"
+
+// Client reports errors to the Error Handler service. Build one with New and
+// share it: it is safe for concurrent use, and its circuit breaker only
+// works when every call to the service goes through it (or through clients
+// sharing one Policy).
+type Client struct {
+	reports   string // the URL of POST /v1/errors
+	source    string // the service's host, naming its faults and breaker
+	apiKey    string
+	userAgent string
+	http      *http.Client
+	policy    *resilience.Policy
+}
+
+// Option configures a Client.
+type Option func(*options)
+
+type options struct {
+	apiKey    string
+	hasKey    bool
+	http      *http.Client
+	cfg       *resilience.Config
+	policy    *resilience.Policy
+	userAgent *string
+}
+
+// WithAPIKey sets the API key, sent as "Authorization: Bearer KEY". It
+// must be printable ASCII without spaces. The key is registered with
+// fault.RegisterSecret so that no error text carries it.
+func WithAPIKey(key string) Option {
+	return func(o *options) { o.apiKey, o.hasKey = key, true }
+}
+
+// WithHTTPClient sets the http.Client that sends each attempt. Defaults to
+// one with a Timeout of DefaultTimeout over http.DefaultTransport. Its
+// transport must not retry on its own (see the package documentation).
+func WithHTTPClient(c *http.Client) Option {
+	return func(o *options) { o.http = c }
+}
+
+// WithResilience builds the client's own resilience.Policy from cfg: set
+// MaxAttempts (1 disables retries), the backoff, MaxDuration, OnRetry or a
+// Logger there. Defaults to resilience.Config{}. WithPolicy overrides it.
+func WithResilience(cfg resilience.Config) Option {
+	return func(o *options) { o.cfg = &cfg }
+}
+
+// WithPolicy makes the client use p, which may be shared with other
+// clients and calls (so that they share its circuit breakers). It takes
+// precedence over WithResilience.
+func WithPolicy(p *resilience.Policy) Option {
+	return func(o *options) { o.policy = p }
+}
+
+// WithUserAgent sets the User-Agent header. Defaults to DefaultUserAgent;
+// an empty ua sends none.
+func WithUserAgent(ua string) Option {
+	return func(o *options) { o.userAgent = &ua }
+}
+
+// New returns a client of the Error Handler service at baseURL, an http or
+// https URL such as "https://triage.internal" or
+// "http://localhost:8080/triage" (the API's paths are resolved under its
+// path). The URL must not carry credentials: pass the API key with
+// WithAPIKey. New fails with a CONFIG_ERROR *fault.Error for a bad URL or
+// option.
+func New(baseURL string, opts ...Option) (*Client, error) {
+	var o options
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		// url.Parse's error repeats the URL, which may hold credentials.
+		return nil, configError("The base URL is not a valid URL.")
+	}
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, configError("The base URL must be an http or https URL.")
+	case u.Host == "":
+		return nil, configError("The base URL has no host.")
+	case u.User != nil:
+		return nil, configError("The base URL must not carry credentials; use WithAPIKey.")
+	case u.RawQuery != "" || u.Fragment != "" || u.ForceQuery:
+		return nil, configError("The base URL must not have a query or a fragment.")
+	}
+	reports := u.JoinPath(reportsPath)
+
+	c := &Client{
+		reports:   reports.String(),
+		source:    u.Host,
+		userAgent: DefaultUserAgent,
+		http:      o.http,
+		policy:    o.policy,
+	}
+	if o.hasKey {
+		if !validToken(o.apiKey) {
+			return nil, configError("The API key must be printable ASCII without spaces.")
+		}
+		c.apiKey = o.apiKey
+		fault.RegisterSecret(o.apiKey)
+	}
+	if o.userAgent != nil {
+		if strings.ContainsAny(*o.userAgent, "\r\n") {
+			return nil, configError("The user agent must be one line.")
+		}
+		c.userAgent = *o.userAgent
+	}
+	if c.http == nil {
+		c.http = &http.Client{Timeout: DefaultTimeout}
+	}
+	if c.policy == nil {
+		cfg := resilience.Config{}
+		if o.cfg != nil {
+			cfg = *o.cfg
+		}
+		c.policy = resilience.New(cfg)
+	}
+	return c, nil
+}
+
+// String describes the client without its API key.
+func (c *Client) String() string { return "client.Client(" + c.reports + ")" }
+
+// GoString is String, so that %#v does not print the API key either.
+func (c *Client) GoString() string { return c.String() }
+
+func configError(msg string) *fault.Error {
+	return fault.New(fault.ConfigError, msg, fault.WithSource("client"))
+}
+
+// validToken reports whether s is 1 or more printable ASCII characters
+// without spaces: a valid header value that cannot split a header.
+func validToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+// Report sends report to the service (POST /v1/errors) and returns its
+// feedback: for a new error (201), or the feedback given before for a
+// duplicate (200, Duplicate true).
+//
+// Report sends an Idempotency-Key (the context's, see WithIdempotencyKey,
+// or a new random one) and the same key on every retry; the retries follow
+// the client's resilience.Policy (see the package documentation). It fills
+// in an empty Timestamp (now, UTC) and Status ("error") on a copy of
+// report; it does not validate the report, which the service does (call
+// report.Validate first to check it locally).
+//
+// The error, when there is one, is always a *fault.Error.
+func (c *Client) Report(ctx context.Context, report *handler.Report) (*handler.Feedback, error) {
+	if report == nil {
+		return nil, fault.Invalid("The report is required.", fault.FieldError{Field: "(root)", Message: "is required"})
+	}
+	key, ok := IdempotencyKey(ctx)
+	if !ok {
+		key = NewIdempotencyKey()
+	} else if !validIdempotencyKey(key) {
+		return nil, fault.Invalid("The idempotency key is invalid.", fault.FieldError{
+			Field:   "Idempotency-Key",
+			Message: fmt.Sprintf("must be 1 to %d printable ASCII characters without spaces, quotes or backslashes", maxIdempotencyKey),
+		})
+	}
+	r := *report
+	if r.Timestamp.IsZero() {
+		r.Timestamp = time.Now().UTC()
+	}
+	if r.Status == "" {
+		r.Status = "error"
+	}
+	body, err := json.Marshal(&r)
+	if err != nil {
+		return nil, fault.Wrap(err, fault.InvalidRequest, "The report cannot be encoded as JSON.")
+	}
+
+	op := resilience.Operation{
+		Source: c.source,
+		Name:   "POST /v1/errors",
+		// Every attempt carries the same Idempotency-Key: the service
+		// answers a repeat with the first request's outcome.
+		Idempotent: true,
+	}
+	fb, err := resilience.Do(ctx, c.policy, op, func(ctx context.Context) (*handler.Feedback, error) {
+		return c.post(ctx, body, key)
+	})
+	if err != nil {
+		return nil, c.final(err)
+	}
+	return fb, nil
+}
+
+// send makes one attempt of a call: method to target, with body (nil for
+// none) and key (the Idempotency-Key, "" for none). It returns the body of
+// a response whose status is in ok, read up to maxBody bytes, or the fault
+// of any other outcome.
+func (c *Client) send(ctx context.Context, method, target string, body []byte, key string, ok ...int) ([]byte, int, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, target, rd)
+	if err != nil {
+		return nil, 0, err
+	}
+	h := req.Header
+	if body != nil {
+		h.Set("Content-Type", "application/json")
+	}
+	h.Set("Accept", "application/json, "+problem.ContentType)
+	if key != "" {
+		h.Set("Idempotency-Key", key)
+	}
+	if c.apiKey != "" {
+		h.Set("Authorization", "Bearer "+c.apiKey)
+	}
+	if c.userAgent != "" {
+		h.Set("User-Agent", c.userAgent)
+	} else {
+		h["User-Agent"] = nil // net/http's own is not sent either
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, 0, err // fault.From classifies it; the policy decides
+	}
+	defer drain(resp)
+	status := resp.StatusCode
+	switch {
+	case slices.Contains(ok, status):
+	case status >= 400 && status <= 599:
+		return nil, status, c.responseFault(resp)
+	default:
+		return nil, status, c.protocolError(fmt.Errorf("unexpected status %d", status), status)
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	if err != nil {
+		// The answer was cut off. The call is idempotent (a report's
+		// Idempotency-Key makes it so): a retry gets the answer again.
+		f := fault.Wrap(err, fault.TransportError, "The connection to the Error Handler service broke while reading its answer.",
+			fault.WithSource(c.source))
+		f.Classification = fault.Classification{Method: fault.MethodNetwork, Rule: "read_body", Confidence: 0.9}
+		return nil, status, f
+	}
+	if len(data) > maxBody {
+		return nil, status, c.protocolError(fmt.Errorf("response body is longer than %d bytes", maxBody), status)
+	}
+	return data, status, nil
+}
+
+// post makes one attempt of Report.
+func (c *Client) post(ctx context.Context, body []byte, key string) (*handler.Feedback, error) {
+	data, status, err := c.send(ctx, http.MethodPost, c.reports, body, key, http.StatusCreated, http.StatusOK)
+	if err != nil {
+		return nil, err
+	}
+	var fb handler.Feedback
+	if err := json.Unmarshal(data, &fb); err != nil {
+		return nil, c.protocolError(fmt.Errorf("feedback is not valid JSON: %w", err), status)
+	}
+	if fb.ErrorID == "" {
+		return nil, c.protocolError(errors.New("feedback has no error_id"), status)
+	}
+	return &fb, nil
+}
+
+// Get returns the service's record of the error errorID (GET
+// /v1/errors/{error_id}) as the JSON object the service sends: the error,
+// its occurrences and their feedback. An error the service does not know,
+// or that belongs to another tenant, is a NOT_FOUND fault. A GET is
+// idempotent, so it is retried as the client's resilience.Policy allows.
+//
+// The error, when there is one, is always a *fault.Error.
+func (c *Client) Get(ctx context.Context, errorID string) (json.RawMessage, error) {
+	if !handler.IsIdentifier(errorID) {
+		return nil, fault.Invalid("The error id is invalid.", fault.FieldError{
+			Field:   "error_id",
+			Message: "must be 1 to 128 letters, digits, '_', '-', '.' or ':', starting with a letter or digit",
+		})
+	}
+	target := c.reports + "/" + url.PathEscape(errorID)
+	op := resilience.Operation{Source: c.source, Name: "GET /v1/errors/{error_id}", Idempotent: true}
+	rec, err := resilience.Do(ctx, c.policy, op, func(ctx context.Context) (json.RawMessage, error) {
+		data, status, err := c.send(ctx, http.MethodGet, target, nil, "", http.StatusOK)
+		if err != nil {
+			return nil, err
+		}
+		data = bytes.TrimSpace(data)
+		if len(data) == 0 || data[0] != '{' || !json.Valid(data) {
+			return nil, c.protocolError(errors.New("error record is not a JSON object"), status)
+		}
+		return json.RawMessage(data), nil
+	})
+	if err != nil {
+		return nil, c.final(err)
+	}
+	return rec, nil
+}
+
+// protocolError is the fault of an answer that breaks the API's contract.
+// It is not retried: the service would answer the same way.
+func (c *Client) protocolError(cause error, status int) *fault.Error {
+	f := fault.Wrap(cause, fault.ProtocolError, "The Error Handler service returned an invalid response.",
+		fault.WithSource(c.source), fault.WithDetail("upstream_status", status))
+	f.Classification = fault.Classification{Method: fault.MethodDecode, Rule: "invalid_response", Confidence: 1}
+	return f
+}
+
+// responseFault turns an error response into its fault: the problem
+// document when there is one, else the status.
+func (c *Client) responseFault(resp *http.Response) *fault.Error {
+	var f *fault.Error
+	if p, err := problem.ReadResponse(resp); err == nil {
+		f = p.Fault()
+	} else {
+		f = statusFault(resp)
+	}
+	if f.Code == fault.SessionBusy {
+		// The contract: a request with the same key is in flight; once it
+		// ends, a retry gets its outcome.
+		f.Retryable = true
+	}
+	if f.Source == "" {
+		f.Source = c.source
+	}
+	c.scrub(f)
+	return f
+}
+
+// statusFault classifies an error response that is not a problem document
+// (a proxy's, a load balancer's) by its status and delay headers, as this
+// API uses its statuses.
+func statusFault(resp *http.Response) *fault.Error {
+	var code fault.Code
+	switch resp.StatusCode {
+	case http.StatusUnauthorized:
+		code = fault.TenantRequired
+	case http.StatusForbidden:
+		code = fault.TenantUnauthorized
+	case http.StatusConflict:
+		code = fault.SessionBusy
+	case http.StatusBadRequest, http.StatusUnprocessableEntity:
+		code = fault.InvalidRequest
+	case http.StatusNotFound:
+		code = fault.NotFound
+	default:
+		return fault.FromResponse(resp)
+	}
+	f := fault.New(code, "", fault.WithStatus(resp.StatusCode), fault.WithDetail("upstream_status", resp.StatusCode))
+	f.Classification = fault.Classification{Method: fault.MethodHTTPStatus, Rule: fmt.Sprintf("http_%d", resp.StatusCode), Confidence: 0.9}
+	if d, ok := fault.RetryDelay(resp.Header, time.Now()); ok && d > 0 {
+		f.RetryAfter = d
+	}
+	return f
+}
+
+// final turns what the policy returned into Report's error: always a
+// *fault.Error, without the API key.
+func (c *Client) final(err error) *fault.Error {
+	f := fault.From(err)
+	if c.apiKey != "" && strings.Contains(f.Error(), c.apiKey) {
+		f = f.Clone()
+		if f.Cause != nil {
+			f.Cause = redactedError{err: f.Cause, secret: c.apiKey}
+		}
+		c.scrub(f)
+	}
+	return f
+}
+
+// scrub removes the API key from the text of a fault the client built,
+// whatever its length (fault.Redact only knows secrets of 8 bytes or more).
+func (c *Client) scrub(f *fault.Error) {
+	if c.apiKey == "" {
+		return
+	}
+	clean := func(s string) string { return strings.ReplaceAll(s, c.apiKey, "[REDACTED]") }
+	f.Message = clean(f.Message)
+	f.Source = clean(f.Source)
+	f.Debug.Cause = clean(f.Debug.Cause)
+	for i := range f.FieldErrors {
+		f.FieldErrors[i].Field = clean(f.FieldErrors[i].Field)
+		f.FieldErrors[i].Message = clean(f.FieldErrors[i].Message)
+	}
+	for k, v := range f.Details {
+		if s, ok := v.(string); ok {
+			f.Details[k] = clean(s)
+		}
+	}
+}
+
+// redactedError is an error whose text has a secret removed; errors.Is and
+// errors.As still reach the error it wraps.
+type redactedError struct {
+	err    error
+	secret string
+}
+
+func (e redactedError) Error() string {
+	return strings.ReplaceAll(e.err.Error(), e.secret, "[REDACTED]")
+}
+
+func (e redactedError) Unwrap() error { return e.err }
+
+// drain reads a little of what is left of a body, so that the connection
+// can be reused, and closes it.
+func drain(resp *http.Response) {
+	io.CopyN(io.Discard, resp.Body, 64<<10)
+	resp.Body.Close()
+}

@@ -1,0 +1,93 @@
+package client_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"time"
+
+	"github.com/triage-go/triage/client"
+	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/handler"
+	"github.com/triage-go/triage/resilience"
+	"github.com/triage-go/triage/wire/problem"
+)
+
+// A pipeline agent reports a failed query and follows the feedback. The
+// stand-in service is busy once (429, Retry-After: 1): the client waits and
+// retries with the same Idempotency-Key.
+func ExampleClient_Report() {
+	calls := 0
+	svc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls++
+		if calls == 1 {
+			problem.Write(w, r, fault.New(fault.RateLimited, "", fault.WithRetryAfter(time.Second)), nil)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		json.NewEncoder(w).Encode(handler.Feedback{
+			ErrorID:     "err_7f3a",
+			ErrorType:   handler.QueryError,
+			UserMessage: "The query took too long; I narrowed it to the last 30 days.",
+			NextAction:  handler.Resume,
+			QueryID:     "q_456",
+		})
+	}))
+	defer svc.Close()
+
+	c, err := client.New(svc.URL, client.WithAPIKey("tk_example_key"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fb, err := c.Report(context.Background(), &handler.Report{
+		AgentID: "sql_agent",
+		Data: handler.Data{
+			ErrorCode: "DB_TIMEOUT",
+			Message:   "query timed out after 30s",
+			QueryID:   "q_456",
+		},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(fb.ErrorID, fb.ErrorType, fb.NextAction)
+	fmt.Println(fb.UserMessage)
+	fmt.Println("requests:", calls)
+	// Output:
+	// err_7f3a query_error resume
+	// The query took too long; I narrowed it to the last 30 days.
+	// requests: 2
+}
+
+// An invalid report is not retried: the error is a *fault.Error listing the
+// fields the service rejected.
+func ExampleClient_Report_invalid() {
+	svc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		problem.Write(w, r, fault.New(fault.InvalidRequest, "The error report is invalid.",
+			fault.WithStatus(http.StatusUnprocessableEntity),
+			fault.WithFieldErrors(fault.FieldError{Field: "data.query_id", Message: "is required"})), nil)
+	}))
+	defer svc.Close()
+
+	c, _ := client.New(svc.URL, client.WithResilience(resilience.Config{MaxAttempts: 5}))
+	_, err := c.Report(context.Background(), &handler.Report{
+		AgentID: "sql_agent",
+		Data:    handler.Data{Message: "query timed out"},
+	})
+	var f *fault.Error
+	if errors.As(err, &f) {
+		fmt.Println(f.Code, f.HTTPStatus(), f.Retryable)
+		for _, fe := range f.FieldErrors {
+			fmt.Println(fe.Field, fe.Message)
+		}
+	}
+	// Output:
+	// INVALID_REQUEST 422 false
+	// data.query_id is required
+}

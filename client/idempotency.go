@@ -1,0 +1,59 @@
+package client
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"strings"
+)
+
+// maxIdempotencyKey bounds the length of an Idempotency-Key.
+const maxIdempotencyKey = 255
+
+type idempotencyKeyCtx struct{}
+
+// WithIdempotencyKey returns a context that makes Report send key as its
+// Idempotency-Key instead of a new random one. Use it when the caller
+// retries a report itself (after a restart, from a queue): every try with
+// the same key is the same request to the service, recorded once. The key
+// must be 1 to 255 printable ASCII characters without spaces, quotes or
+// backslashes; Report fails
+// with INVALID_REQUEST otherwise. NewIdempotencyKey makes a good one.
+func WithIdempotencyKey(ctx context.Context, key string) context.Context {
+	return context.WithValue(ctx, idempotencyKeyCtx{}, key)
+}
+
+// IdempotencyKey returns the key WithIdempotencyKey put in ctx, if any.
+func IdempotencyKey(ctx context.Context) (string, bool) {
+	key, ok := ctx.Value(idempotencyKeyCtx{}).(string)
+	return key, ok
+}
+
+// NewIdempotencyKey returns a new random key: a version 4 UUID
+// ("0b5f8c1e-7a43-4d2b-9f6e-3c1a2b4d5e6f"), 122 random bits from
+// crypto/rand.
+func NewIdempotencyKey() string {
+	var b [16]byte
+	// rand.Read never fails: crypto/rand crashes the program instead.
+	rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40 // version 4
+	b[8] = b[8]&0x3f | 0x80 // RFC 9562 variant
+	var s [36]byte
+	hex.Encode(s[0:8], b[0:4])
+	s[8] = '-'
+	hex.Encode(s[9:13], b[4:6])
+	s[13] = '-'
+	hex.Encode(s[14:18], b[6:8])
+	s[18] = '-'
+	hex.Encode(s[19:23], b[8:10])
+	s[23] = '-'
+	hex.Encode(s[24:], b[10:])
+	return string(s[:])
+}
+
+// validIdempotencyKey reports whether key can be sent as it is: the service
+// reads the header as a structured-field string or a bare token, so quotes
+// and backslashes are out.
+func validIdempotencyKey(key string) bool {
+	return len(key) <= maxIdempotencyKey && validToken(key) && !strings.ContainsAny(key, `"\`)
+}

@@ -1,0 +1,165 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/handler"
+	"github.com/triage-go/triage/server"
+	"github.com/triage-go/triage/store"
+	"github.com/triage-go/triage/store/postgres"
+	"github.com/triage-go/triage/store/sqlite"
+)
+
+// serveEnv names the environment variable of each serve flag.
+var serveEnv = map[string]string{
+	"addr":           "TRIAGE_ADDR",
+	"db":             "TRIAGE_DB",
+	"policy":         "TRIAGE_POLICY",
+	"debug":          "TRIAGE_DEBUG",
+	"webhook":        "TRIAGE_WEBHOOK",
+	"rate-limit":     "TRIAGE_RATE_LIMIT",
+	"rate-burst":     "TRIAGE_RATE_BURST",
+	"max-concurrent": "TRIAGE_MAX_CONCURRENT",
+	"max-body":       "TRIAGE_MAX_BODY",
+}
+
+// runServe is `triage serve`: the Error Handler service.
+func runServe(ctx context.Context, args []string, env Env) error {
+	fs := flag.NewFlagSet("triage serve", flag.ContinueOnError)
+	addr := fs.String("addr", "127.0.0.1:8080", "listen on `HOST:PORT` (port 0 picks a free one)")
+	db := fs.String("db", "triage.db", "storage: a SQLite file `path`, or a postgres:// URL")
+	policyFile := fs.String("policy", "", "recovery policy `file` (YAML) replacing the default policy")
+	debug := fs.Bool("debug", false, "debug logs, and debug details in problems (also TRIAGE_ENV=development)")
+	webhook := fs.String("webhook", "", "post escalations as JSON to this `URL` (default: log them)")
+	rateLimit := fs.Float64("rate-limit", server.DefaultRateLimit, "each tenant's sustained `requests` per second (negative: no limit)")
+	rateBurst := fs.Int("rate-burst", server.DefaultRateBurst, "each tenant's burst of `requests`")
+	maxConcurrent := fs.Int("max-concurrent", server.DefaultMaxConcurrent, "API `requests` in progress before 503")
+	maxBody := fs.Int64("max-body", server.DefaultMaxBody, "largest request body, in `bytes`")
+	fs.Usage = func() {
+		fmt.Fprintf(env.Stderr, "Usage: triage serve [flags]\n\nRuns the Error Handler service. Each flag may also come from its environment\nvariable (the flag wins); API keys come from TRIAGE_API_KEYS=\"tenant=key,…\".\n\n")
+		fs.VisitAll(func(f *flag.Flag) {
+			name, usage := flag.UnquoteUsage(f)
+			fmt.Fprintf(env.Stderr, "  --%s %s\n    \t%s (%s; default %q)\n", f.Name, name, usage, serveEnv[f.Name], f.DefValue)
+		})
+	}
+	if err := fromEnv(fs); err != nil {
+		return usagef("%v", err)
+	}
+	if err := parse(fs, args, env); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if os.Getenv("TRIAGE_ENV") == "development" {
+		*debug = true
+	}
+	level := slog.LevelInfo
+	if *debug {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: level}))
+
+	keys, err := server.ParseAPIKeys(os.Getenv("TRIAGE_API_KEYS"))
+	if err != nil {
+		return usagef("TRIAGE_API_KEYS: %v", err)
+	}
+	cfg := server.Config{APIKeys: keys, RateLimit: *rateLimit, RateBurst: *rateBurst, MaxConcurrent: *maxConcurrent,
+		MaxBody: *maxBody, Webhook: *webhook, Debug: *debug, Logger: log}
+	if *policyFile != "" {
+		if cfg.Policy, err = handler.LoadPolicy(*policyFile); err != nil {
+			return err
+		}
+	}
+	if *webhook != "" {
+		if u, err := url.Parse(*webhook); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return usagef("--webhook must be an absolute http or https URL")
+		}
+	}
+	st, what, err := openStore(ctx, *db)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	cfg.Store = st
+	srv, err := server.New(cfg)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fault.Wrap(err, fault.ConfigError, "Cannot listen on "+*addr+".")
+	}
+	base := "http://" + ln.Addr().String()
+	fmt.Fprintf(env.Stdout, "Triage Error Handler listening on %s (storage: %s)\n", base, what)
+	fmt.Fprintf(env.Stdout, "Try it:\n  curl -s %s/v1/errors -H 'Content-Type: application/json' -d @internal/cli/testdata/handle/db_timeout.json\n", base)
+	if !keysSet(keys) {
+		fmt.Fprintf(env.Stdout, "  (no API keys: every request is the %q tenant's)\n", server.DefaultTenant)
+	}
+	err = srv.Serve(ctx, ln)
+	log.Info("stopped", slog.Any("error", err))
+	return err
+}
+
+func keysSet(keys map[string]string) bool { return len(keys) > 0 }
+
+// openStore opens the storage --db names: a postgres:// (or postgresql://)
+// URL, else a SQLite file.
+func openStore(ctx context.Context, db string) (store.Store, string, error) {
+	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://") {
+		st, err := postgres.Open(octx, db, store.Options{})
+		if err != nil {
+			return nil, "", fault.Wrap(err, fault.ConfigError, "Cannot open the PostgreSQL database.")
+		}
+		return st, "PostgreSQL " + fault.Redact(redactURL(db)), nil
+	}
+	st, err := sqlite.Open(octx, db, store.Options{})
+	if err != nil {
+		return nil, "", fault.Wrap(err, fault.ConfigError, "Cannot open the SQLite database "+db+".")
+	}
+	return st, "SQLite " + db, nil
+}
+
+// redactURL drops a URL's password.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
+}
+
+// fromEnv sets each flag whose environment variable is set; the command
+// line, parsed after, wins.
+func fromEnv(fs *flag.FlagSet) error {
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		name := serveEnv[f.Name]
+		v, ok := os.LookupEnv(name)
+		if !ok || err != nil {
+			return
+		}
+		if f.Name == "debug" {
+			if _, perr := strconv.ParseBool(v); perr != nil {
+				err = fmt.Errorf("%s=%q is not a boolean", name, v)
+				return
+			}
+		}
+		if serr := f.Value.Set(v); serr != nil {
+			err = fmt.Errorf("%s: %v", name, serr)
+		}
+	})
+	return err
+}

@@ -1,0 +1,191 @@
+// Command loadbench measures POST /v1/errors on loopback, side by side
+// with a bare net/http handler that decodes and encodes the same JSON, in
+// one run on one machine: requests per second, p50 and p99 latency, and
+// the service's throughput as a share of the bare handler's.
+//
+//	go run ./internal/loadbench [-requests 4000] [-concurrency 16] [-duration 20s] [-postgres URL]
+//
+// Each request is a new report (its own query_id), so every one is fully
+// handled and committed (201). The count and the time are bounded.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/triage-go/triage/handler"
+	"github.com/triage-go/triage/server"
+	"github.com/triage-go/triage/store"
+	"github.com/triage-go/triage/store/postgres"
+	"github.com/triage-go/triage/store/sqlite"
+)
+
+func main() {
+	requests := flag.Int("requests", 4000, "requests per target (bounded)")
+	concurrency := flag.Int("concurrency", 16, "concurrent clients")
+	duration := flag.Duration("duration", 20*time.Second, "time bound per target")
+	pg := flag.String("postgres", os.Getenv("TRIAGE_TEST_POSTGRES"), "a postgres:// URL to measure PostgreSQL too (a scratch database: tables are created)")
+	flag.Parse()
+	if err := run(*requests, *concurrency, *duration, *pg); err != nil {
+		fmt.Fprintln(os.Stderr, "loadbench:", err)
+		os.Exit(1)
+	}
+}
+
+type result struct {
+	name     string
+	n        int
+	failed   int
+	elapsed  time.Duration
+	p50, p99 time.Duration
+}
+
+func (r result) rps() float64 { return float64(r.n) / r.elapsed.Seconds() }
+
+func run(requests, concurrency int, bound time.Duration, pg string) error {
+	ctx := context.Background()
+	var results []result
+
+	bare, err := serve(http.HandlerFunc(bareHandler))
+	if err != nil {
+		return err
+	}
+	results = append(results, load("bare net/http (decode + encode)", bare, requests, concurrency, bound, http.StatusOK))
+
+	dir, err := os.MkdirTemp("", "loadbench")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	st, err := sqlite.Open(ctx, filepath.Join(dir, "triage.db"), store.Options{})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	base, err := service(st)
+	if err != nil {
+		return err
+	}
+	results = append(results, load("triage serve, SQLite", base, requests, concurrency, bound, http.StatusCreated))
+
+	if pg != "" {
+		pst, err := postgres.Open(ctx, pg, store.Options{})
+		if err != nil {
+			return err
+		}
+		defer pst.Close()
+		base, err := service(pst)
+		if err != nil {
+			return err
+		}
+		results = append(results, load("triage serve, PostgreSQL", base, requests, concurrency, bound, http.StatusCreated))
+	}
+
+	fmt.Printf("| target | requests | failed | req/s | p50 | p99 | share of bare |\n|---|---|---|---|---|---|---|\n")
+	for _, r := range results {
+		fmt.Printf("| %s | %d | %d | %.0f | %v | %v | %.0f %% |\n", r.name, r.n, r.failed, r.rps(),
+			r.p50.Round(10*time.Microsecond), r.p99.Round(10*time.Microsecond), 100*r.rps()/results[0].rps())
+	}
+	return nil
+}
+
+// bareHandler decodes the report and encodes a feedback of the same shape
+// and size: the floor any JSON-over-HTTP service pays.
+func bareHandler(w http.ResponseWriter, r *http.Request) {
+	var rep handler.Report
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err == nil {
+		err = json.Unmarshal(body, &rep)
+	}
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	fb := handler.Feedback{ErrorID: "err_0123456789abcdef", ErrorType: handler.QueryError, ErrorSource: rep.AgentID,
+		Severity: handler.SeverityMedium, Confidence: 0.99, UserMessage: "I couldn't retrieve the full sales data right now (database timeout).",
+		RecoverySuggestions: []string{"Retry now", "Narrow the date range"}, AutomatedActions: []string{"retry:2", "use_cache:none"},
+		ContextPreserved: true, QueryID: rep.Data.QueryID, Timestamp: rep.Timestamp, NextAction: handler.Resume,
+		Context: rep.Data.Context}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(fb)
+}
+
+func serve(h http.Handler) (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	go func() { _ = http.Serve(ln, h) }()
+	return "http://" + ln.Addr().String(), nil
+}
+
+func service(st store.Store) (string, error) {
+	srv, err := server.New(server.Config{Store: st, RateLimit: -1, MaxConcurrent: 4096, JobPoll: -1,
+		Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return "", err
+	}
+	return serve(srv)
+}
+
+var run0 = time.Now().UnixNano()
+
+// load sends up to n new reports from c clients, for at most bound.
+func load(name, base string, n, c int, bound time.Duration, want int) result {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: c, MaxConnsPerHost: c}, Timeout: 10 * time.Second}
+	var next, failed atomic.Int64
+	var firstFailure sync.Once
+	lat := make([][]time.Duration, c)
+	deadline := time.Now().Add(bound)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for w := range c {
+		wg.Go(func() {
+			for {
+				i := next.Add(1)
+				if i > int64(n) || time.Now().After(deadline) {
+					return
+				}
+				body := fmt.Sprintf(`{"agent_id":"query_engine","timestamp":"2025-08-08T12:20:05Z","status":"error","data":{"error_type":"query_error","error_code":"DB_TIMEOUT","message":"Query timed out after 30s","context":{"metric":"sales","group_by":"month","date_range":{"start":"2015-01-01","end":"2025-08-01"},"row_count":48000000},"query_id":"q_%d_%d"}}`, run0, i)
+				t0 := time.Now()
+				resp, err := client.Post(base+"/v1/errors", "application/json", strings.NewReader(body))
+				if err != nil {
+					failed.Add(1)
+					firstFailure.Do(func() { fmt.Fprintf(os.Stderr, "%s: first failure: %v\n", name, err) })
+					continue
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != want {
+					failed.Add(1)
+					firstFailure.Do(func() { fmt.Fprintf(os.Stderr, "%s: first failure: %d %s\n", name, resp.StatusCode, b) })
+					continue
+				}
+				lat[w] = append(lat[w], time.Since(t0))
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	all := slices.Concat(lat...)
+	slices.Sort(all)
+	r := result{name: name, n: len(all), failed: int(failed.Load()), elapsed: elapsed}
+	if len(all) > 0 {
+		r.p50 = all[len(all)/2]
+		r.p99 = all[len(all)*99/100]
+	}
+	return r
+}

@@ -1,0 +1,264 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/handler"
+	"github.com/triage-go/triage/store"
+)
+
+// Bounds of the documents the PUT routes take.
+const (
+	maxSchemaFields = 10_000
+	maxFieldName    = 256
+)
+
+// decodeStrict decodes one JSON object into v: unknown members, a wrong
+// type and trailing data are field errors (400 for a body that is not
+// JSON at all, 422 for one that is JSON but not this document).
+func decodeStrict(body []byte, v any) error {
+	if !json.Valid(body) {
+		return malformed(body)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		field, msg := "(root)", err.Error()
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &te):
+			field = te.Field
+			if field == "" {
+				field = "(root)"
+			}
+			msg = "must be " + jsonKind(te.Type.Kind().String()) + ", got " + te.Value
+		case strings.HasPrefix(msg, "json: unknown field "):
+			field = strings.Trim(strings.TrimPrefix(msg, "json: unknown field "), `"`)
+			msg = "is not a member of this document"
+		default:
+			msg = strings.TrimPrefix(msg, "json: ")
+		}
+		return fault.New(fault.InvalidRequest, "The document is invalid.", fault.WithStatus(http.StatusUnprocessableEntity),
+			fault.WithFieldErrors(fault.FieldError{Field: field, Message: msg}))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fault.New(fault.InvalidRequest, "The document is invalid.", fault.WithStatus(http.StatusUnprocessableEntity),
+			fault.WithFieldErrors(fault.FieldError{Field: "(root)", Message: "has data after the document"}))
+	}
+	return nil
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "slice", "array":
+		return "an array"
+	case "map", "struct", "ptr":
+		return "an object"
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	}
+	return "a number"
+}
+
+func invalidDoc(errs []fault.FieldError) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	return fault.New(fault.InvalidRequest, "The document is invalid.", fault.WithStatus(http.StatusUnprocessableEntity),
+		fault.WithFieldErrors(errs...))
+}
+
+// DecodeSchema decodes the body of PUT /v1/schemas/{source}:
+// {"fields": [...], "synonyms": {"missing name": "field"}}. Every synonym
+// maps to one of the fields.
+func DecodeSchema(body []byte) (handler.SchemaInfo, error) {
+	var doc struct {
+		Fields   []string          `json:"fields"`
+		Synonyms map[string]string `json:"synonyms"`
+	}
+	if err := decodeStrict(body, &doc); err != nil {
+		return handler.SchemaInfo{}, err
+	}
+	var errs []fault.FieldError
+	bad := func(field, msg string) { errs = append(errs, fault.FieldError{Field: field, Message: msg}) }
+	if doc.Fields == nil {
+		bad("fields", "is required")
+	}
+	if len(doc.Fields) > maxSchemaFields {
+		bad("fields", "has more than 10000 fields")
+	}
+	have := make(map[string]bool, len(doc.Fields))
+	for _, f := range doc.Fields {
+		if f == "" || len(f) > maxFieldName {
+			bad("fields", "every field is 1 to 256 characters")
+			break
+		}
+		have[f] = true
+	}
+	if len(doc.Synonyms) > maxSchemaFields {
+		bad("synonyms", "has more than 10000 synonyms")
+	}
+	for from, to := range doc.Synonyms {
+		if from == "" || len(from) > maxFieldName {
+			bad("synonyms", "every name is 1 to 256 characters")
+			break
+		}
+		if !have[to] {
+			bad("synonyms."+from, "maps to "+quote(to)+", which is not in fields")
+		}
+	}
+	if err := invalidDoc(errs); err != nil {
+		return handler.SchemaInfo{}, err
+	}
+	return handler.SchemaInfo{Fields: doc.Fields, Synonyms: doc.Synonyms}, nil
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// DecodeCached decodes the body of PUT /v1/cache/{query_id}:
+// {"summary": "...", "stored_at": RFC 3339, "data": {...}}; stored_at
+// defaults to now.
+func DecodeCached(body []byte, now time.Time) (handler.CachedResult, error) {
+	var doc struct {
+		StoredAt *time.Time     `json:"stored_at"`
+		Summary  string         `json:"summary"`
+		Data     map[string]any `json:"data"`
+	}
+	if err := decodeStrict(body, &doc); err != nil {
+		return handler.CachedResult{}, err
+	}
+	var errs []fault.FieldError
+	if len(doc.Summary) > 1024 {
+		errs = append(errs, fault.FieldError{Field: "summary", Message: "is longer than 1024 bytes"})
+	}
+	if doc.StoredAt != nil && doc.StoredAt.After(now.Add(time.Minute)) {
+		errs = append(errs, fault.FieldError{Field: "stored_at", Message: "is in the future"})
+	}
+	if err := invalidDoc(errs); err != nil {
+		return handler.CachedResult{}, err
+	}
+	r := handler.CachedResult{StoredAt: now.UTC(), Summary: doc.Summary, Data: doc.Data}
+	if doc.StoredAt != nil {
+		r.StoredAt = doc.StoredAt.UTC()
+	}
+	return r, nil
+}
+
+// DecodeAgent decodes the body of PUT /v1/agents/{agent_id}:
+// {"callback_url": "https://…"}, an absolute http or https URL without
+// credentials.
+func DecodeAgent(body []byte) (string, error) {
+	var doc struct {
+		CallbackURL string `json:"callback_url"`
+	}
+	if err := decodeStrict(body, &doc); err != nil {
+		return "", err
+	}
+	u, err := url.Parse(doc.CallbackURL)
+	switch {
+	case doc.CallbackURL == "":
+		return "", invalidDoc([]fault.FieldError{{Field: "callback_url", Message: "is required"}})
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		return "", invalidDoc([]fault.FieldError{{Field: "callback_url", Message: "must be an absolute http or https URL"}})
+	case u.User != nil:
+		return "", invalidDoc([]fault.FieldError{{Field: "callback_url", Message: "must not carry credentials"}})
+	case len(doc.CallbackURL) > 2048:
+		return "", invalidDoc([]fault.FieldError{{Field: "callback_url", Message: "is longer than 2048 bytes"}})
+	}
+	return doc.CallbackURL, nil
+}
+
+// pathID reads an identifier path parameter.
+func pathID(r *http.Request, name string) (string, error) {
+	v := r.PathValue(name)
+	if !handler.IsIdentifier(v) {
+		return "", fault.Invalid("The path is invalid.", fault.FieldError{Field: name,
+			Message: "must be 1 to 128 letters, digits, '_', '-', '.' or ':', starting with a letter or digit"})
+	}
+	return v, nil
+}
+
+// putBody checks and reads a PUT's JSON body.
+func (s *Server) putBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	if err := requireJSON(r); err != nil {
+		return nil, err
+	}
+	return readBody(w, r, s.cfg.MaxBody)
+}
+
+// putSchema is PUT /v1/schemas/{source}.
+func (s *Server) putSchema(w http.ResponseWriter, r *http.Request) error {
+	source, err := pathID(r, "source")
+	if err != nil {
+		return err
+	}
+	body, err := s.putBody(w, r)
+	if err != nil {
+		return err
+	}
+	info, err := DecodeSchema(body)
+	if err != nil {
+		return err
+	}
+	if err := s.cfg.Store.Tenant(tenantOf(r.Context())).PutSchema(r.Context(), source, info); err != nil {
+		return err
+	}
+	return encodeJSON(w, http.StatusOK, map[string]any{"source": source, "fields": info.Fields, "synonyms": info.Synonyms})
+}
+
+// putCache is PUT /v1/cache/{query_id}.
+func (s *Server) putCache(w http.ResponseWriter, r *http.Request) error {
+	queryID, err := pathID(r, "query_id")
+	if err != nil {
+		return err
+	}
+	body, err := s.putBody(w, r)
+	if err != nil {
+		return err
+	}
+	res, err := DecodeCached(body, s.cfg.Now())
+	if err != nil {
+		return err
+	}
+	if err := s.cfg.Store.Tenant(tenantOf(r.Context())).PutCache(r.Context(), queryID, res); err != nil {
+		return err
+	}
+	return encodeJSON(w, http.StatusOK, struct {
+		QueryID string `json:"query_id"`
+		handler.CachedResult
+	}{queryID, res})
+}
+
+// putAgent is PUT /v1/agents/{agent_id}.
+func (s *Server) putAgent(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "agent_id")
+	if err != nil {
+		return err
+	}
+	body, err := s.putBody(w, r)
+	if err != nil {
+		return err
+	}
+	callback, err := DecodeAgent(body)
+	if err != nil {
+		return err
+	}
+	a := store.Agent{ID: id, CallbackURL: callback, UpdatedAt: s.cfg.Now().UTC()}
+	if err := s.cfg.Store.Tenant(tenantOf(r.Context())).PutAgent(r.Context(), a); err != nil {
+		return err
+	}
+	return encodeJSON(w, http.StatusOK, a)
+}

@@ -1,0 +1,41 @@
+// Package server is the Error Handler service behind `triage serve`: the
+// handler package's agent behind an HTTP API, with durable storage
+// (package store), tenancy, limits and durable jobs.
+//
+// # The API
+//
+// OpenAPI 3.1 at /openapi.json; docs/service.md walks through it.
+//
+//	POST /v1/errors               a report → 201 feedback (new) / 200 (duplicate)
+//	GET  /v1/errors               records: query_id, agent_id, error_type, severity, since, cursor
+//	GET  /v1/errors/{error_id}    a record: report, feedback, occurrences, jobs
+//	GET  /v1/events               Server-Sent Events of each new feedback
+//	PUT  /v1/schemas/{source}     the schema inventory, for map_synonym
+//	PUT  /v1/cache/{query_id}     a query's last good result, for use_cache
+//	PUT  /v1/agents/{agent_id}    an agent's retry callback URL
+//	GET  /healthz, /readyz, /metrics, /openapi.json
+//
+// Every error response is application/problem+json (RFC 9457, written by
+// wire/problem) with a Triage code: invalid reports 422 with every field
+// error, malformed JSON 400, a body over the limit 413, a body that is not
+// JSON 415, an unknown route 404 NOT_FOUND, a wrong method 405.
+//
+// # Tenancy and limits
+//
+// API keys map to tenants (Config.APIKeys; TRIAGE_API_KEYS): a request
+// presents one as Authorization: Bearer KEY or X-API-Key, compared in
+// constant time; none is 401 TENANT_REQUIRED, a wrong one 403
+// TENANT_UNAUTHORIZED. Every read and write is the tenant's: another
+// tenant's record is a 404. Each tenant has a token bucket (429
+// RATE_LIMITED with Retry-After and the RateLimit header fields), and the
+// requests in progress are bounded (503 SERVICE_UNAVAILABLE with
+// Retry-After).
+//
+// # Durability
+//
+// A 201 or a 200 is sent after the occurrence is committed. Idempotency-Key
+// follows the IETF draft: a repeat returns the stored response, another
+// payload under the same key is a 422, a repeat in flight a 409. The retry
+// and escalate actions enqueue durable jobs that a worker runs at least
+// once, with backoff and a bounded number of attempts, each recorded.
+package server

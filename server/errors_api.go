@@ -1,0 +1,353 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/handler"
+	"github.com/triage-go/triage/store"
+	"github.com/triage-go/triage/wire/problem"
+)
+
+// requireJSON refuses a body whose Content-Type is not JSON (415). A
+// request without a Content-Type is read as JSON.
+func requireJSON(r *http.Request) error {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return nil
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json")) {
+		return nil
+	}
+	return fault.New(fault.InvalidRequest, "The request body must be JSON (Content-Type: application/json).",
+		fault.WithStatus(http.StatusUnsupportedMediaType), fault.WithDetail("content_type", fault.Redact(ct)))
+}
+
+// readBody reads the request body, at most limit bytes (413 beyond).
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return nil, fault.New(fault.PayloadTooLarge, "The request body is too large.",
+				fault.WithDetail("limit_bytes", limit))
+		}
+		return nil, fault.Wrap(err, fault.InvalidRequest, "The request body could not be read.")
+	}
+	return body, nil
+}
+
+// malformed is the 400 of a body that is not JSON, or not the JSON
+// expected at all.
+func malformed(body []byte) *fault.Error {
+	var syntax *json.SyntaxError
+	msg := "is not valid JSON"
+	err := json.Unmarshal(body, new(json.RawMessage))
+	if errors.As(err, &syntax) {
+		msg = "is not valid JSON: " + syntax.Error() + " at byte " + strconv.FormatInt(syntax.Offset, 10)
+	} else if len(bytes.TrimSpace(body)) == 0 {
+		msg = "is empty"
+	}
+	field := fault.WithFieldErrors(fault.FieldError{Field: "(root)", Message: msg})
+	if err != nil {
+		return fault.Wrap(err, fault.InvalidRequest, "The request body is not valid JSON.", field)
+	}
+	return fault.New(fault.InvalidRequest, "The request body is not valid JSON.", field)
+}
+
+// unprocessable turns an INVALID_REQUEST of a well-formed body into a 422.
+func unprocessable(err error) error {
+	f, ok := fault.As(err)
+	if !ok || f.Code != fault.InvalidRequest {
+		return err
+	}
+	f = f.Clone()
+	f.Status = http.StatusUnprocessableEntity
+	return f
+}
+
+// postError is POST /v1/errors: a report in, the feedback out (201 new,
+// 200 duplicate).
+func (s *Server) postError(w http.ResponseWriter, r *http.Request) error {
+	if err := requireJSON(r); err != nil {
+		return err
+	}
+	body, err := readBody(w, r, s.cfg.MaxBody)
+	if err != nil {
+		return err
+	}
+	key, err := idempotencyKey(r.Header)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	t := s.cfg.Store.Tenant(tenantOf(ctx))
+	if key == "" {
+		status, out, err := s.report(ctx, body)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, status, out)
+		return nil
+	}
+	sum := sha256.Sum256(body)
+	state, prior, err := t.BeginRequest(ctx, key, hex.EncodeToString(sum[:]))
+	if err != nil {
+		return err
+	}
+	switch state {
+	case store.IdemInFlight:
+		return fault.New(fault.SessionBusy, "A request with this Idempotency-Key is still being handled. Retry shortly.",
+			fault.WithRetryAfter(time.Second))
+	case store.IdemMismatch:
+		return fault.New(fault.InvalidRequest, "This Idempotency-Key was used with a different request body.",
+			fault.WithStatus(http.StatusUnprocessableEntity),
+			fault.WithFieldErrors(fault.FieldError{Field: "Idempotency-Key", Message: "reused with a different payload"}))
+	case store.IdemDone:
+		w.Header().Set("Content-Type", prior.ContentType)
+		w.Header().Set("Idempotent-Replayed", "true")
+		w.WriteHeader(prior.Status)
+		_, err := w.Write(prior.Body)
+		return err
+	}
+	status, out, err := s.report(ctx, body)
+	resp := store.StoredResponse{Status: status, ContentType: "application/json", Body: out}
+	if err != nil {
+		f := fault.From(err)
+		if f.Code != fault.InvalidRequest { // not a final answer: the client may retry with the key
+			if aerr := t.AbandonRequest(context.WithoutCancel(ctx), key); aerr != nil {
+				s.log.Error("abandoning an idempotency key failed", "error", fault.From(aerr))
+			}
+			return err
+		}
+		p := problem.From(f, s.problems)
+		resp.Status, resp.ContentType = f.HTTPStatus(), problem.ContentType
+		if resp.Body, err = json.Marshal(p); err != nil {
+			return err
+		}
+	}
+	if err := t.FinishRequest(ctx, key, resp); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", resp.ContentType)
+	w.WriteHeader(resp.Status)
+	_, err = w.Write(resp.Body)
+	return err
+}
+
+// report handles one report and records it: the status (201 or 200) and
+// the feedback's JSON.
+func (s *Server) report(ctx context.Context, body []byte) (int, []byte, error) {
+	rep, err := handler.DecodeReport(body)
+	if err != nil {
+		if !json.Valid(body) {
+			return 0, nil, malformed(body)
+		}
+		// The handler refuses it again, so that its metrics and logs see
+		// the invalid report.
+		if _, herr := s.handler.Handle(ctx, body); herr != nil {
+			err = herr
+		}
+		return 0, nil, unprocessable(err)
+	}
+	fb, err := s.handler.HandleReport(ctx, rep)
+	if err != nil {
+		return 0, nil, unprocessable(err)
+	}
+	out, err := json.Marshal(fb)
+	if err != nil {
+		return 0, nil, err
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, body); err != nil {
+		return 0, nil, err
+	}
+	occ := store.Occurrence{
+		DeliveryKey: handler.DeliveryKey(rep),
+		ErrorID:     fb.ErrorID,
+		QueryID:     fb.QueryID,
+		AgentID:     rep.AgentID,
+		ErrorType:   string(fb.ErrorType),
+		Severity:    string(fb.Severity),
+		NextAction:  string(fb.NextAction),
+		Attempt:     fb.Attempt,
+		ReportedAt:  rep.Timestamp,
+		ReceivedAt:  s.cfg.Now(),
+		Report:      compact.Bytes(),
+		Feedback:    out,
+	}
+	// Saved for duplicates too (a no-op when it is there): a 200 or a 201
+	// always means the record is committed, even when the instance that
+	// first handled the report died before saving it.
+	if err := s.cfg.Store.Tenant(tenantOf(ctx)).SaveOccurrence(ctx, occ); err != nil {
+		return 0, nil, err
+	}
+	if fb.Duplicate {
+		return http.StatusOK, out, nil
+	}
+	s.events.publish(tenantOf(ctx), fb.ErrorID, out)
+	return http.StatusCreated, out, nil
+}
+
+// idempotencyKey reads the Idempotency-Key header (the IETF draft
+// draft-ietf-httpapi-idempotency-key-header: a structured-field string;
+// a bare token is taken too).
+func idempotencyKey(h http.Header) (string, error) {
+	vals := h.Values("Idempotency-Key")
+	if len(vals) == 0 {
+		return "", nil
+	}
+	bad := func(msg string) error {
+		return fault.New(fault.InvalidRequest, "The Idempotency-Key header is invalid.",
+			fault.WithFieldErrors(fault.FieldError{Field: "Idempotency-Key", Message: msg}))
+	}
+	if len(vals) > 1 {
+		return "", bad("must be sent once")
+	}
+	v := strings.TrimSpace(vals[0])
+	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+		v = v[1 : len(v)-1]
+	}
+	if v == "" || len(v) > 255 {
+		return "", bad("must be 1 to 255 characters")
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] < 0x21 || v[i] > 0x7e || v[i] == '"' || v[i] == '\\' {
+			return "", bad("must be printable ASCII without spaces, quotes or backslashes")
+		}
+	}
+	return v, nil
+}
+
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+func encodeJSON(w http.ResponseWriter, status int, v any) error {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, status, append(body, '\n'))
+	return nil
+}
+
+// getError is GET /v1/errors/{error_id}.
+func (s *Server) getError(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("error_id")
+	if !handler.IsIdentifier(id) {
+		return fault.New(fault.NotFound, "No such error.")
+	}
+	rec, ok, err := s.cfg.Store.Tenant(tenantOf(r.Context())).ErrorRecord(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fault.New(fault.NotFound, "No such error.", fault.WithDetail("error_id", id))
+	}
+	return encodeJSON(w, http.StatusOK, rec)
+}
+
+// ParseFilter reads the query of GET /v1/errors: query_id, agent_id,
+// error_type, severity, since (RFC 3339), limit, cursor. Every problem is
+// reported at once.
+func ParseFilter(q url.Values) (store.Filter, error) {
+	var f store.Filter
+	var errs []fault.FieldError
+	bad := func(field, msg string) { errs = append(errs, fault.FieldError{Field: field, Message: msg}) }
+	one := func(name string) string {
+		v := q[name]
+		if len(v) > 1 {
+			bad(name, "must be given once")
+		}
+		if len(v) == 0 {
+			return ""
+		}
+		return v[0]
+	}
+	known := map[string]bool{"query_id": true, "agent_id": true, "error_type": true, "severity": true,
+		"since": true, "limit": true, "cursor": true}
+	for name := range q {
+		if !known[name] {
+			bad(name, "is not a filter; use query_id, agent_id, error_type, severity, since, limit or cursor")
+		}
+	}
+	for _, p := range []struct {
+		name string
+		dst  *string
+	}{{"query_id", &f.QueryID}, {"agent_id", &f.AgentID}} {
+		if v := one(p.name); v != "" {
+			if !handler.IsIdentifier(v) {
+				bad(p.name, "must be 1 to 128 letters, digits, '_', '-', '.' or ':', starting with a letter or digit")
+			}
+			*p.dst = v
+		}
+	}
+	if v := one("error_type"); v != "" {
+		if t := handler.ErrorType(v); !t.Valid() {
+			bad("error_type", "unknown type "+strconv.Quote(v))
+		}
+		f.ErrorType = v
+	}
+	if v := one("severity"); v != "" {
+		switch v {
+		case "low", "medium", "high", "critical":
+		default:
+			bad("severity", "must be low, medium, high or critical")
+		}
+		f.Severity = v
+	}
+	if v := one("since"); v != "" {
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			bad("since", "must be an RFC 3339 date and time, such as 2025-08-08T12:00:00Z")
+		}
+		f.Since = t
+	}
+	if v := one("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > store.MaxLimit {
+			bad("limit", "must be a whole number from 1 to "+strconv.Itoa(store.MaxLimit))
+		}
+		f.Limit = n
+	}
+	f.Cursor = one("cursor")
+	if len(errs) > 0 {
+		return store.Filter{}, fault.Invalid("The query is invalid.", errs...)
+	}
+	return f, nil
+}
+
+// listErrors is GET /v1/errors.
+func (s *Server) listErrors(w http.ResponseWriter, r *http.Request) error {
+	f, err := ParseFilter(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	page, err := s.cfg.Store.Tenant(tenantOf(r.Context())).ErrorRecords(r.Context(), f)
+	if errors.Is(err, store.ErrBadCursor) {
+		return fault.Invalid("The query is invalid.", fault.FieldError{Field: "cursor", Message: "is not a cursor this service made"})
+	}
+	if err != nil {
+		return err
+	}
+	if page.Records == nil {
+		page.Records = []store.Record{}
+	}
+	return encodeJSON(w, http.StatusOK, page)
+}

@@ -1,0 +1,106 @@
+package server
+
+import (
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/wire/problem"
+)
+
+// httpMetrics are the service's own Prometheus metrics; the handler adds
+// its triage_handler_* metrics to the same registry.
+type httpMetrics struct {
+	requests *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+	jobs     *prometheus.CounterVec
+}
+
+func newHTTPMetrics() *httpMetrics {
+	return &httpMetrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "triage_http_requests_total",
+			Help: "HTTP requests, by route and status.",
+		}, []string{"route", "status"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "triage_http_request_duration_seconds",
+			Help:    "HTTP request latency, by route (event streams excluded).",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
+		}, []string{"route"}),
+		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "triage_jobs_total",
+			Help: "Job attempts, by kind and outcome (succeeded, retrying, failed).",
+		}, []string{"kind", "outcome"}),
+	}
+}
+
+func (m *httpMetrics) collectors() []prometheus.Collector {
+	return []prometheus.Collector{m.requests, m.duration, m.jobs}
+}
+
+// statusWriter remembers the status a handler wrote.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection (flushes,
+// write deadlines).
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// observe counts and times a route, and turns a panic into a 500 problem
+// (logged without its stack unless in debug mode).
+func (s *Server) observe(route string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.log.Error("panic serving a request", slog.String("route", route), slog.String("panic", fault.Redact(panicText(v))))
+				if sw.status == 0 {
+					problem.Write(sw, r, fault.New(fault.InternalError, ""), s.problems)
+				}
+			}
+			status := sw.status
+			if status == 0 {
+				status = http.StatusOK
+			}
+			s.metrics.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
+			if route != "GET /v1/events" {
+				s.metrics.duration.WithLabelValues(route).Observe(time.Since(start).Seconds())
+			}
+		}()
+		h.ServeHTTP(sw, r)
+	})
+}
+
+func panicText(v any) string {
+	if err, ok := v.(error); ok {
+		return err.Error()
+	}
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return "a non-error value"
+}

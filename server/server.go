@@ -1,0 +1,333 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/handler"
+	"github.com/triage-go/triage/store"
+	"github.com/triage-go/triage/wire/problem"
+)
+
+// Config configures a Server. Every zero field means the documented
+// default.
+type Config struct {
+	// Store keeps everything durably. Required.
+	Store store.Store
+	// Policy decides recoveries. Defaults to handler.DefaultPolicy().
+	Policy *handler.Policy
+
+	// APIKeys maps each API key to its tenant. With none, every request
+	// is the "default" tenant's and New logs a warning.
+	APIKeys map[string]string
+
+	// RateLimit is each tenant's sustained request rate, per second, and
+	// RateBurst its bucket. Default 50 and 100. A negative RateLimit turns
+	// rate limiting off.
+	RateLimit float64
+	RateBurst int
+	// MaxConcurrent bounds the API requests in progress; beyond it the
+	// service answers 503 with Retry-After. Default 256.
+	MaxConcurrent int
+	// MaxBody bounds a request body, in bytes. Default 1 MiB.
+	MaxBody int64
+
+	// Webhook receives escalations (a POST of the escalation's JSON, as a
+	// durable job). Defaults to "": escalations are logged.
+	Webhook string
+	// HTTPClient makes the jobs' calls (callbacks, webhook). Defaults to a
+	// client with a 10-second timeout.
+	HTTPClient *http.Client
+	// JobPoll is how often the job worker looks for due jobs. Default
+	// 500ms. A negative JobPoll runs no worker.
+	JobPoll time.Duration
+
+	// Heartbeat is the interval of /v1/events' keep-alive comments.
+	// Default 15s.
+	Heartbeat time.Duration
+
+	// Debug adds debug details to problems (never stack traces, keys or
+	// headers).
+	Debug bool
+	// Logger receives the service's logs. Defaults to slog.Default().
+	Logger *slog.Logger
+	// Now tells the time. Defaults to time.Now.
+	Now func() time.Time
+}
+
+// The defaults.
+const (
+	DefaultRateLimit     = 50
+	DefaultRateBurst     = 100
+	DefaultMaxConcurrent = 256
+	DefaultMaxBody       = 1 << 20
+	DefaultJobPoll       = 500 * time.Millisecond
+	DefaultHeartbeat     = 15 * time.Second
+	// DefaultTenant is the tenant of every request when no API keys are
+	// configured.
+	DefaultTenant = "default"
+)
+
+// Server is the Error Handler service: an http.Handler with the API, and
+// the worker that runs durable jobs.
+type Server struct {
+	cfg      Config
+	handler  *handler.Handler
+	keys     *keyring
+	limits   *tenantLimits
+	slots    chan struct{}
+	events   *broker
+	registry *prometheus.Registry
+	metrics  *httpMetrics
+	mux      *http.ServeMux
+	problems *problem.Options
+	log      *slog.Logger
+
+	stopOnce sync.Once
+	stopped  chan struct{} // closed when the server shuts down
+}
+
+// New returns a Server.
+func New(cfg Config) (*Server, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("server: Config.Store is required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.RateLimit == 0 {
+		cfg.RateLimit = DefaultRateLimit
+	}
+	if cfg.RateBurst <= 0 {
+		cfg.RateBurst = DefaultRateBurst
+	}
+	if cfg.MaxConcurrent <= 0 {
+		cfg.MaxConcurrent = DefaultMaxConcurrent
+	}
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = DefaultMaxBody
+	}
+	if cfg.JobPoll == 0 {
+		cfg.JobPoll = DefaultJobPoll
+	}
+	if cfg.Heartbeat <= 0 {
+		cfg.Heartbeat = DefaultHeartbeat
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Second}
+	}
+	keys, err := newKeyring(cfg.APIKeys)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		cfg:      cfg,
+		keys:     keys,
+		limits:   newTenantLimits(cfg.RateLimit, cfg.RateBurst),
+		slots:    make(chan struct{}, cfg.MaxConcurrent),
+		events:   newBroker(),
+		registry: prometheus.NewRegistry(),
+		metrics:  newHTTPMetrics(),
+		problems: &problem.Options{Debug: cfg.Debug},
+		log:      cfg.Logger,
+		stopped:  make(chan struct{}),
+	}
+	ts := tenantStores{s: cfg.Store}
+	s.handler, err = handler.New(handler.Config{
+		Policy:     cfg.Policy,
+		Attempts:   ts,
+		History:    ts,
+		Deliveries: ts,
+		Synonyms:   ts,
+		Cache:      ts,
+		Scheduler:  jobScheduler{s: cfg.Store},
+		Notifier:   jobNotifier{s: cfg.Store},
+		Logger:     cfg.Logger,
+		Registerer: s.registry,
+		Now:        cfg.Now,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	s.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	s.registry.MustRegister(s.metrics.collectors()...)
+	if keys.empty() {
+		cfg.Logger.Warn("no API keys configured: every request is the default tenant's; set TRIAGE_API_KEYS=\"tenant=key,…\" to require keys")
+	}
+	s.routes()
+	return s, nil
+}
+
+// ServeHTTP serves the API.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// Close ends the event streams (a graceful shutdown calls it first, so
+// that the streams do not hold the shutdown open).
+func (s *Server) Close() { s.stopOnce.Do(func() { close(s.stopped) }) }
+
+// Timeouts of the HTTP server Serve runs.
+const (
+	ReadHeaderTimeout = 5 * time.Second
+	ReadTimeout       = 30 * time.Second
+	WriteTimeout      = 30 * time.Second // not for /v1/events, which lifts it
+	IdleTimeout       = 120 * time.Second
+	// ShutdownTimeout bounds how long a shutdown waits for the requests
+	// in progress.
+	ShutdownTimeout = 25 * time.Second
+)
+
+// Serve serves on ln until ctx is cancelled, then shuts down gracefully:
+// it stops taking connections, ends the event streams, waits for the
+// requests in progress (at most ShutdownTimeout) and stops the job worker.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: ReadHeaderTimeout,
+		ReadTimeout:       ReadTimeout,
+		WriteTimeout:      WriteTimeout,
+		IdleTimeout:       IdleTimeout,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	workerCtx, stopWorker := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	if s.cfg.JobPoll > 0 {
+		wg.Go(func() { s.work(workerCtx) })
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	var err error
+	select {
+	case err = <-errc:
+	case <-ctx.Done():
+		s.Close()
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ShutdownTimeout)
+		err = srv.Shutdown(sctx)
+		cancel()
+		if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
+			err = serr
+		}
+	}
+	stopWorker()
+	wg.Wait()
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+// routes registers every route; openapi.json lists the same (a test
+// holds them together).
+func (s *Server) routes() {
+	s.mux = http.NewServeMux()
+	for _, rt := range s.routeTable() {
+		h := rt.h
+		if rt.api {
+			h = s.api(rt.h, rt.path != "/v1/events")
+		}
+		s.mux.Handle(rt.method+" "+rt.path, s.observe(rt.method+" "+rt.path, s.handle(h)))
+	}
+	s.mux.Handle("/", s.observe("unmatched", s.handle(s.unmatched)))
+}
+
+// route is one route of the API.
+type route struct {
+	method, path string
+	api          bool // authenticated, tenant-scoped, rate limited
+	h            handlerFunc
+}
+
+func (s *Server) routeTable() []route {
+	return []route{
+		{"POST", "/v1/errors", true, s.postError},
+		{"GET", "/v1/errors", true, s.listErrors},
+		{"GET", "/v1/errors/{error_id}", true, s.getError},
+		{"GET", "/v1/events", true, s.streamEvents},
+		{"PUT", "/v1/schemas/{source}", true, s.putSchema},
+		{"PUT", "/v1/cache/{query_id}", true, s.putCache},
+		{"PUT", "/v1/agents/{agent_id}", true, s.putAgent},
+		{"GET", "/healthz", false, s.healthz},
+		{"GET", "/readyz", false, s.readyz},
+		{"GET", "/metrics", false, s.metricsHandler},
+		{"GET", "/openapi.json", false, s.openAPI},
+	}
+}
+
+// handlerFunc is a route's handler: an error it returns is written as a
+// problem (RFC 9457).
+type handlerFunc func(http.ResponseWriter, *http.Request) error
+
+func (s *Server) handle(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			s.fail(w, r, err)
+		}
+	})
+}
+
+// fail writes err as a problem and logs what the client is not told.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	f := fault.From(err)
+	if f.HTTPStatus() >= 500 && f.Code != fault.ServiceUnavailable {
+		s.log.LogAttrs(r.Context(), slog.LevelError, "request failed",
+			slog.String("method", r.Method), slog.String("route", r.Pattern), slog.Any("fault", f))
+	}
+	problem.Write(w, r, f, s.problems)
+}
+
+// unmatched answers a path no route has (404) or a method the path does
+// not take (405, with Allow).
+func (s *Server) unmatched(w http.ResponseWriter, r *http.Request) error {
+	var allow []string
+	for _, m := range []string{"GET", "POST", "PUT", "DELETE", "PATCH"} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := s.mux.Handler(probe); pattern != "" && pattern != "/" {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) == 0 {
+		return fault.New(fault.NotFound, "No such endpoint.", fault.WithDetail("path", r.URL.Path))
+	}
+	w.Header().Set("Allow", strings.Join(allow, ", "))
+	return fault.New(fault.InvalidRequest, "Method not allowed on this endpoint.",
+		fault.WithStatus(http.StatusMethodNotAllowed), fault.WithDetail("allow", allow))
+}
+
+func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) error {
+	w.Header().Set("Content-Type", "application/json")
+	_, err := w.Write([]byte(`{"status":"ok"}` + "\n"))
+	return err
+}
+
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.cfg.Store.Ping(ctx); err != nil {
+		s.log.Warn("storage not reachable", slog.Any("error", fault.From(err)))
+		return fault.New(fault.ServiceUnavailable, "Storage is not reachable.", fault.WithRetryAfter(5*time.Second))
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, err := w.Write([]byte(`{"status":"ready"}` + "\n"))
+	return err
+}
+
+func (s *Server) metricsHandler(w http.ResponseWriter, r *http.Request) error {
+	promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{}).ServeHTTP(w, r)
+	return nil
+}

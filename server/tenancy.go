@@ -1,0 +1,250 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/handler"
+	"github.com/triage-go/triage/store"
+)
+
+// ParseAPIKeys reads TRIAGE_API_KEYS: "tenantA=keyA,tenantB=keyB". It
+// returns the map from key to tenant. Errors never quote a key.
+func ParseAPIKeys(spec string) (map[string]string, error) {
+	keys := map[string]string{}
+	for i, part := range strings.Split(spec, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		tenant, key, ok := strings.Cut(part, "=")
+		tenant, key = strings.TrimSpace(tenant), strings.TrimSpace(key)
+		switch {
+		case !ok || tenant == "" || key == "":
+			return nil, fmt.Errorf("API keys: entry %d is not tenant=key", i+1)
+		case !handler.IsIdentifier(tenant):
+			return nil, fmt.Errorf("API keys: entry %d: tenant %q is not an identifier", i+1, tenant)
+		case len(key) < 16:
+			return nil, fmt.Errorf("API keys: entry %d (tenant %s): a key has at least 16 characters", i+1, tenant)
+		}
+		if _, dup := keys[key]; dup {
+			return nil, fmt.Errorf("API keys: entry %d (tenant %s) repeats another entry's key", i+1, tenant)
+		}
+		keys[key] = tenant
+	}
+	return keys, nil
+}
+
+// keyring finds the tenant of an API key in constant time: every key is
+// compared (as its SHA-256, so lengths do not leak), whatever matches.
+type keyring struct {
+	hashes  [][32]byte
+	tenants []string
+}
+
+func newKeyring(keys map[string]string) (*keyring, error) {
+	k := &keyring{}
+	for key, tenant := range keys {
+		if key == "" || !handler.IsIdentifier(tenant) {
+			return nil, fmt.Errorf("server: API keys: tenant %q or its key is invalid", tenant)
+		}
+		fault.RegisterSecret(key) // never in a log or a problem
+		k.hashes = append(k.hashes, sha256.Sum256([]byte(key)))
+		k.tenants = append(k.tenants, tenant)
+	}
+	return k, nil
+}
+
+func (k *keyring) empty() bool { return len(k.hashes) == 0 }
+
+func (k *keyring) tenant(key string) (string, bool) {
+	sum := sha256.Sum256([]byte(key))
+	found := -1
+	for i := range k.hashes {
+		if subtle.ConstantTimeCompare(sum[:], k.hashes[i][:]) == 1 {
+			found = i
+		}
+	}
+	if found < 0 {
+		return "", false
+	}
+	return k.tenants[found], true
+}
+
+// requestKey is the API key a request presents: Authorization: Bearer, or
+// X-API-Key.
+func requestKey(r *http.Request) string {
+	if auth := r.Header.Get("Authorization"); auth != "" {
+		if scheme, token, ok := strings.Cut(auth, " "); ok && strings.EqualFold(scheme, "Bearer") {
+			return strings.TrimSpace(token)
+		}
+		return "\x00invalid" // an Authorization the service does not take
+	}
+	return r.Header.Get("X-API-Key")
+}
+
+type tenantKey struct{}
+
+// tenantOf returns the request's tenant.
+func tenantOf(ctx context.Context) string {
+	if t, ok := ctx.Value(tenantKey{}).(string); ok {
+		return t
+	}
+	return DefaultTenant
+}
+
+// api wraps a tenant-scoped route: the concurrency bound (503; not for
+// event streams, which would hold their slot for hours), the API key
+// (401, 403), the tenant's rate limit (429).
+func (s *Server) api(h handlerFunc, bounded bool) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if bounded {
+			select {
+			case s.slots <- struct{}{}:
+				defer func() { <-s.slots }()
+			default:
+				return fault.New(fault.ServiceUnavailable, "The service is busy. Please retry shortly.",
+					fault.WithRetryAfter(time.Second))
+			}
+		}
+		tenant := DefaultTenant
+		if !s.keys.empty() {
+			key := requestKey(r)
+			if key == "" {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="triage"`)
+				return fault.New(fault.TenantRequired, "An API key is required: send Authorization: Bearer KEY or X-API-Key.")
+			}
+			t, ok := s.keys.tenant(key)
+			if !ok {
+				return fault.New(fault.TenantUnauthorized, "The API key is not valid.")
+			}
+			tenant = t
+		}
+		if wait, limited := s.limits.take(tenant, s.cfg.Now()); limited {
+			setRateLimitHeaders(w.Header(), s.cfg.RateLimit, s.cfg.RateBurst, wait)
+			return fault.New(fault.RateLimited, "Too many requests. Please retry later.", fault.WithRetryAfter(wait))
+		}
+		return h(w, r.WithContext(context.WithValue(r.Context(), tenantKey{}, tenant)))
+	}
+}
+
+// tenantLimits is a token bucket per tenant.
+type tenantLimits struct {
+	mu      sync.Mutex
+	limit   rate.Limit
+	burst   int
+	buckets map[string]*rate.Limiter
+}
+
+func newTenantLimits(perSecond float64, burst int) *tenantLimits {
+	if perSecond < 0 {
+		return nil
+	}
+	return &tenantLimits{limit: rate.Limit(perSecond), burst: burst, buckets: map[string]*rate.Limiter{}}
+}
+
+// take takes a token of tenant's bucket, or tells how long until one.
+func (l *tenantLimits) take(tenant string, now time.Time) (time.Duration, bool) {
+	if l == nil {
+		return 0, false
+	}
+	l.mu.Lock()
+	b := l.buckets[tenant]
+	if b == nil {
+		b = rate.NewLimiter(l.limit, l.burst)
+		l.buckets[tenant] = b
+	}
+	l.mu.Unlock()
+	res := b.ReserveN(now, 1)
+	if d := res.DelayFrom(now); d > 0 {
+		res.CancelAt(now)
+		return d, true
+	}
+	return 0, false
+}
+
+// setRateLimitHeaders writes the RateLimit header fields of the IETF
+// draft (draft-ietf-httpapi-ratelimit-headers): the policy (quota per
+// window) and the current state (none remaining, the seconds until a
+// token is back).
+func setRateLimitHeaders(h http.Header, perSecond float64, burst int, wait time.Duration) {
+	window := int(math.Ceil(float64(burst) / perSecond))
+	h.Set("RateLimit-Policy", `"tenant";q=`+strconv.Itoa(burst)+`;w=`+strconv.Itoa(window))
+	h.Set("RateLimit", `"tenant";r=0;t=`+strconv.FormatInt(fault.Seconds(wait), 10))
+}
+
+// tenantStores is the handler's store, dispatching each call to the
+// request's tenant (one Handler, one set of metrics, for every tenant).
+type tenantStores struct{ s store.Store }
+
+func (t tenantStores) of(ctx context.Context) store.Tenant { return t.s.Tenant(tenantOf(ctx)) }
+
+func (t tenantStores) Next(ctx context.Context, key string) (int, error) {
+	return t.of(ctx).Next(ctx, key)
+}
+
+func (t tenantStores) Record(ctx context.Context, agent, code string, at time.Time, window time.Duration) (int, error) {
+	return t.of(ctx).Record(ctx, agent, code, at, window)
+}
+
+func (t tenantStores) Claim(ctx context.Context, key string) (*handler.Feedback, bool, error) {
+	return t.of(ctx).Claim(ctx, key)
+}
+
+func (t tenantStores) Complete(ctx context.Context, key string, fb *handler.Feedback) error {
+	return t.of(ctx).Complete(ctx, key, fb)
+}
+
+func (t tenantStores) Release(ctx context.Context, key string) error {
+	return t.of(ctx).Release(ctx, key)
+}
+
+func (t tenantStores) Lookup(ctx context.Context, source, field string) (string, bool, error) {
+	return t.of(ctx).Lookup(ctx, source, field)
+}
+
+func (t tenantStores) Fields(ctx context.Context, source string) ([]string, error) {
+	return t.of(ctx).Fields(ctx, source)
+}
+
+func (t tenantStores) Get(ctx context.Context, queryID string) (handler.CachedResult, bool, error) {
+	return t.of(ctx).Get(ctx, queryID)
+}
+
+// jobScheduler makes the retry action's retries durable jobs.
+type jobScheduler struct{ s store.Store }
+
+func (j jobScheduler) Schedule(ctx context.Context, job handler.RetryJob) error {
+	payload, err := json.Marshal(job)
+	if err != nil {
+		return err
+	}
+	_, err = j.s.Tenant(tenantOf(ctx)).Enqueue(ctx, store.NewJob{
+		Kind: store.JobRetry, ErrorID: job.ErrorID, Payload: payload, RunAt: job.At})
+	return err
+}
+
+// jobNotifier makes escalations durable jobs, posted to the webhook.
+type jobNotifier struct{ s store.Store }
+
+func (j jobNotifier) Notify(ctx context.Context, e handler.Escalation) error {
+	payload, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	_, err = j.s.Tenant(tenantOf(ctx)).Enqueue(ctx, store.NewJob{
+		Kind: store.JobEscalation, ErrorID: e.ErrorID, Payload: payload}) // RunAt zero: now
+	return err
+}

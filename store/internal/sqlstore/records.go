@@ -1,0 +1,192 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/triage-go/triage/store"
+)
+
+// upsertRecordSQL counts an occurrence into its error's record: the record
+// takes the fields of the occurrence received last. %[1]s and %[2]s are
+// the dialect's least and greatest.
+const upsertRecordSQL = `
+	INSERT INTO records (tenant, error_id, query_id, agent_id, error_type, severity,
+		first_seen, last_seen, occurrence_count, report, feedback)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $7, 1, $8, $9)
+	ON CONFLICT (tenant, error_id) DO UPDATE SET
+		occurrence_count = records.occurrence_count + 1,
+		first_seen = %[1]s(records.first_seen, excluded.first_seen),
+		last_seen = %[2]s(records.last_seen, excluded.last_seen),
+		query_id = CASE WHEN excluded.last_seen >= records.last_seen THEN excluded.query_id ELSE records.query_id END,
+		agent_id = CASE WHEN excluded.last_seen >= records.last_seen THEN excluded.agent_id ELSE records.agent_id END,
+		error_type = CASE WHEN excluded.last_seen >= records.last_seen THEN excluded.error_type ELSE records.error_type END,
+		severity = CASE WHEN excluded.last_seen >= records.last_seen THEN excluded.severity ELSE records.severity END,
+		report = CASE WHEN excluded.last_seen >= records.last_seen THEN excluded.report ELSE records.report END,
+		feedback = CASE WHEN excluded.last_seen >= records.last_seen THEN excluded.feedback ELSE records.feedback END`
+
+// SaveOccurrence records one delivery and counts it into its error's
+// record, unless the delivery was saved already. A zero ReceivedAt is now.
+// An occurrence without a DeliveryKey is never taken for a duplicate.
+func (t *tenant) SaveOccurrence(ctx context.Context, o store.Occurrence) error {
+	if o.ErrorID == "" {
+		return t.s.errorf("save occurrence", errors.New("occurrence without error_id"))
+	}
+	if o.ReceivedAt.IsZero() {
+		o.ReceivedAt = t.s.now()
+	}
+	var key any
+	if o.DeliveryKey != "" {
+		key = o.DeliveryKey
+	}
+	err := t.s.db.Write(ctx, func(q Querier) error {
+		var id int64
+		err := q.QueryRow(ctx, `
+			INSERT INTO occurrences (tenant, delivery_key, error_id, query_id, agent_id, error_type, severity,
+				next_action, attempt, reported_at, received_at, report, feedback)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+			ON CONFLICT (tenant, delivery_key) DO NOTHING
+			RETURNING id`,
+			t.id, key, o.ErrorID, o.QueryID, o.AgentID, o.ErrorType, o.Severity,
+			o.NextAction, o.Attempt, nanos(o.ReportedAt), nanos(o.ReceivedAt), text(o.Report), text(o.Feedback)).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil // saved already
+		}
+		if err != nil {
+			return err
+		}
+		_, err = q.Exec(ctx, t.s.upsertRecord,
+			t.id, o.ErrorID, o.QueryID, o.AgentID, o.ErrorType, o.Severity,
+			nanos(o.ReceivedAt), text(o.Report), text(o.Feedback))
+		return err
+	})
+	if err != nil {
+		return t.s.errorf("save occurrence", err)
+	}
+	return nil
+}
+
+// recordColumns are the columns scanRecord reads: the sequence number,
+// then the record's fields.
+const recordColumns = `seq, error_id, query_id, agent_id, error_type, severity,
+	first_seen, last_seen, occurrence_count, report, feedback`
+
+// scanRecord reads recordColumns.
+func scanRecord(row Row) (store.Record, int64, error) {
+	var (
+		r                store.Record
+		seq, first, last int64
+		report, feedback *string
+	)
+	err := row.Scan(&seq, &r.ErrorID, &r.QueryID, &r.AgentID, &r.ErrorType, &r.Severity,
+		&first, &last, &r.Count, &report, &feedback)
+	r.FirstSeen, r.LastSeen = fromNanos(first), fromNanos(last)
+	r.Report, r.Feedback = raw(report), raw(feedback)
+	return r, seq, err
+}
+
+// ErrorRecord returns an error's record with its occurrences and jobs.
+func (t *tenant) ErrorRecord(ctx context.Context, errorID string) (store.Record, bool, error) {
+	var r store.Record
+	err := t.s.db.Read(ctx, func(q Querier) error {
+		var err error
+		r, _, err = scanRecord(q.QueryRow(ctx, `SELECT `+recordColumns+` FROM records WHERE tenant = $1 AND error_id = $2`,
+			t.id, errorID))
+		if err != nil {
+			return err
+		}
+		rows, err := q.Query(ctx, `
+			SELECT delivery_key, error_id, query_id, agent_id, error_type, severity, next_action, attempt,
+				reported_at, received_at, report, feedback
+			FROM occurrences WHERE tenant = $1 AND error_id = $2 ORDER BY received_at, id`,
+			t.id, errorID)
+		err = scanAll(rows, err, func(row Row) error {
+			var (
+				o                  store.Occurrence
+				key                *string
+				reported, received int64
+				report, feedback   *string
+			)
+			if err := row.Scan(&key, &o.ErrorID, &o.QueryID, &o.AgentID, &o.ErrorType, &o.Severity, &o.NextAction,
+				&o.Attempt, &reported, &received, &report, &feedback); err != nil {
+				return err
+			}
+			if key != nil {
+				o.DeliveryKey = *key
+			}
+			o.ReportedAt, o.ReceivedAt = fromNanos(reported), fromNanos(received)
+			o.Report, o.Feedback = raw(report), raw(feedback)
+			r.Occurrences = append(r.Occurrences, o)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		r.Jobs, err = t.errorJobs(ctx, q, errorID)
+		return err
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.Record{}, false, nil
+	}
+	if err != nil {
+		return store.Record{}, false, t.s.errorf("get record", err)
+	}
+	return r, true, nil
+}
+
+// ErrorRecords lists records, the most recently first seen first.
+func (t *tenant) ErrorRecords(ctx context.Context, f store.Filter) (store.Page, error) {
+	var (
+		where strings.Builder
+		args  = []any{t.id}
+	)
+	where.WriteString("tenant = $1")
+	cond := func(column string, v any) {
+		args = append(args, v)
+		where.WriteString(" AND " + column + " $" + strconv.Itoa(len(args)))
+	}
+	for _, c := range []struct{ column, v string }{
+		{"query_id =", f.QueryID}, {"agent_id =", f.AgentID}, {"error_type =", f.ErrorType}, {"severity =", f.Severity},
+	} {
+		if c.v != "" {
+			cond(c.column, c.v)
+		}
+	}
+	if !f.Since.IsZero() {
+		cond("last_seen >=", nanos(f.Since))
+	}
+	if f.Cursor != "" {
+		after, err := decodeCursor(f.Cursor)
+		if err != nil {
+			return store.Page{}, t.s.errorf("list records", err)
+		}
+		cond("seq <", after)
+	}
+	n := pageSize(f.Limit)
+	args = append(args, n+1) // one more tells whether there is a next page
+	query := `SELECT ` + recordColumns + ` FROM records WHERE ` + where.String() +
+		` ORDER BY seq DESC LIMIT $` + strconv.Itoa(len(args))
+
+	page := store.Page{Records: []store.Record{}}
+	var last int64
+	rows, err := t.s.db.Reader().Query(ctx, query, args...)
+	err = scanAll(rows, err, func(row Row) error {
+		r, seq, err := scanRecord(row)
+		if err != nil {
+			return err
+		}
+		if len(page.Records) == n {
+			page.Next = encodeCursor(last)
+			return nil
+		}
+		page.Records, last = append(page.Records, r), seq
+		return nil
+	})
+	if err != nil {
+		return store.Page{}, t.s.errorf("list records", err)
+	}
+	return page, nil
+}

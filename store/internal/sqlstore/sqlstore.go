@@ -1,0 +1,237 @@
+// Package sqlstore is the SQL implementation of store.Store that
+// store/sqlite and store/postgres share: one set of queries, written in the
+// SQL both dialects speak ($1 parameters, INSERT … ON CONFLICT … RETURNING),
+// over a small database interface each package adapts its driver to. What
+// differs between the dialects (row locks, LEAST/GREATEST, the lock that
+// serialises migrations) is in a Dialect.
+//
+// Concurrency rests on the databases, not on this package: every
+// read-modify-write runs either as one atomic statement (an upsert with
+// RETURNING) or in a transaction DB.Write starts. On SQLite that transaction
+// is BEGIN IMMEDIATE on the single writer connection, so writes are
+// serialised; on PostgreSQL the statements lock the rows they read (FOR
+// UPDATE, FOR UPDATE SKIP LOCKED for the job queue) and the upserts settle
+// races on unique keys.
+package sqlstore
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/triage-go/triage/store"
+)
+
+// Row is one row of a result, as database/sql's and pgx's rows are.
+type Row interface {
+	Scan(dest ...any) error
+}
+
+// Rows is a result set. Close must be called once the rows are read; it
+// returns the error that ended the iteration, if any.
+type Rows interface {
+	Row
+	Next() bool
+	Err() error
+	Close() error
+}
+
+// Querier runs statements, with $1, $2, … parameters. QueryRow's Scan
+// returns an error that errors.Is sql.ErrNoRows when there is no row.
+type Querier interface {
+	Exec(ctx context.Context, query string, args ...any) (rowsAffected int64, err error)
+	Query(ctx context.Context, query string, args ...any) (Rows, error)
+	QueryRow(ctx context.Context, query string, args ...any) Row
+}
+
+// DB is a database as the store uses it.
+type DB interface {
+	// Writer runs single statements that write, each atomic on its own.
+	Writer() Querier
+	// Reader runs single statements that only read.
+	Reader() Querier
+	// Write runs fn in a read-write transaction, committed when fn
+	// returns nil and rolled back otherwise.
+	Write(ctx context.Context, fn func(Querier) error) error
+	// Read runs fn in a read-only transaction that sees one snapshot.
+	Read(ctx context.Context, fn func(Querier) error) error
+}
+
+// Dialect is what differs between the SQL databases.
+type Dialect struct {
+	// Name prefixes the errors: "sqlite", "postgres".
+	Name string
+	// Least and Greatest are the functions returning the least and the
+	// greatest of two values: min and max on SQLite, LEAST and GREATEST
+	// on PostgreSQL.
+	Least, Greatest string
+	// ForUpdate locks the rows a SELECT reads, until the transaction
+	// ends: " FOR UPDATE" on PostgreSQL, "" on SQLite, whose write
+	// transactions are serialised anyway.
+	ForUpdate string
+	// SkipLocked is ForUpdate skipping the rows another transaction has
+	// locked (the job queue's claims).
+	SkipLocked string
+	// MigrationLock, when not empty, is a statement run first in the
+	// migrations' transaction, that holds until it ends and serialises
+	// the instances migrating one database at once.
+	MigrationLock string
+}
+
+// Store implements store.Store but for Ping and Close, which the packages
+// built on it implement.
+type Store struct {
+	db  DB
+	d   Dialect
+	now func() time.Time
+
+	upsertRecord, lockIdem, dueJobs, lockJob string
+}
+
+// New returns a store on db, whose schema is up to date (see Migrate).
+func New(db DB, d Dialect, opts store.Options) *Store {
+	return &Store{
+		db:           db,
+		d:            d,
+		now:          opts.Clock(),
+		upsertRecord: fmt.Sprintf(upsertRecordSQL, d.Least, d.Greatest),
+		lockIdem:     selectIdemSQL + d.ForUpdate,
+		dueJobs:      dueJobsSQL + d.SkipLocked,
+		lockJob:      selectJobStateSQL + d.ForUpdate,
+	}
+}
+
+// Tenant returns the view of one tenant's data.
+func (s *Store) Tenant(id string) store.Tenant { return &tenant{s: s, id: id} }
+
+// Jobs returns the job queue.
+func (s *Store) Jobs() store.Jobs { return jobs{s} }
+
+// errorf wraps err with the dialect's name and the operation.
+func (s *Store) errorf(op string, err error) error {
+	return fmt.Errorf("%s: %s: %w", s.d.Name, op, err)
+}
+
+// The times nanos can tell apart: from 1677-09-21 to 2262-04-11.
+var (
+	minTime = time.Unix(0, math.MinInt64)
+	maxTime = time.Unix(0, math.MaxInt64)
+)
+
+// nanos is how a time is stored: integer nanoseconds since the Unix epoch
+// (UTC), and 0 for the zero time. A time beyond the int64 range (a
+// report's timestamp may be anything) is clamped to it.
+func nanos(t time.Time) int64 {
+	switch {
+	case t.IsZero():
+		return 0
+	case t.Before(minTime):
+		return math.MinInt64
+	case t.After(maxTime):
+		return math.MaxInt64
+	}
+	return t.UnixNano()
+}
+
+// fromNanos is the time nanos stored, in UTC.
+func fromNanos(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
+
+// text is a JSON document as a parameter: NULL when empty.
+func text(doc []byte) any {
+	if len(doc) == 0 {
+		return nil
+	}
+	return string(doc)
+}
+
+// raw is a stored JSON document: nil for NULL.
+func raw(s *string) json.RawMessage {
+	if s == nil {
+		return nil
+	}
+	return json.RawMessage(*s)
+}
+
+// cursorPrefix makes a cursor recognisable, so that a guessed one is
+// refused rather than read as some position.
+const cursorPrefix = "rec:"
+
+// encodeCursor is the cursor continuing a listing after the record with
+// sequence number seq.
+func encodeCursor(seq int64) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + strconv.FormatInt(seq, 10)))
+}
+
+// decodeCursor reads a cursor encodeCursor made; any other string is
+// store.ErrBadCursor.
+func decodeCursor(c string) (int64, error) {
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return 0, store.ErrBadCursor
+	}
+	digits, ok := strings.CutPrefix(string(b), cursorPrefix)
+	if !ok {
+		return 0, store.ErrBadCursor
+	}
+	seq, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil || seq <= 0 {
+		return 0, store.ErrBadCursor
+	}
+	return seq, nil
+}
+
+// pageSize is the page size a filter asks for, within 1 and store.MaxLimit:
+// store.DefaultLimit when it asks for none (0 or less).
+func pageSize(n int) int {
+	switch {
+	case n <= 0:
+		return store.DefaultLimit
+	case n > store.MaxLimit:
+		return store.MaxLimit
+	}
+	return n
+}
+
+// errRetry asks a loop to run its transaction again: a row it conflicted
+// with was gone when it looked (deleted in between).
+var errRetry = errors.New("row changed concurrently; retry")
+
+// retries bounds the loops on errRetry.
+const retries = 5
+
+// retry runs fn until it returns anything but errRetry, at most retries
+// times.
+func retry(fn func() error) error {
+	var err error
+	for range retries {
+		if err = fn(); !errors.Is(err, errRetry) {
+			return err
+		}
+	}
+	return err
+}
+
+// scanAll calls scan for each row of rows, and closes them. err is the
+// error of the query that returned rows.
+func scanAll(rows Rows, err error, scan func(Row) error) error {
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		if err := scan(rows); err != nil {
+			return errors.Join(err, rows.Close())
+		}
+	}
+	return errors.Join(rows.Err(), rows.Close())
+}

@@ -1,0 +1,255 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/triage-go/triage/handler"
+	"github.com/triage-go/triage/store"
+)
+
+// tenant is one tenant's view: every statement filters on its id.
+type tenant struct {
+	s  *Store
+	id string
+}
+
+var _ store.Tenant = (*tenant)(nil)
+
+// Next records one more attempt under key.
+func (t *tenant) Next(ctx context.Context, key string) (int, error) {
+	var n int
+	err := t.s.db.Writer().QueryRow(ctx, `
+		INSERT INTO attempts (tenant, attempt_key, n, updated_at) VALUES ($1, $2, 1, $3)
+		ON CONFLICT (tenant, attempt_key) DO UPDATE
+			SET n = attempts.n + 1, updated_at = excluded.updated_at
+		RETURNING n`,
+		t.id, key, nanos(t.s.now())).Scan(&n)
+	if err != nil {
+		return 0, t.s.errorf("next attempt", err)
+	}
+	return n, nil
+}
+
+// Record notes a failure and counts those of the agent and code within
+// [at-window, at]. It forgets those older than at-window.
+func (t *tenant) Record(ctx context.Context, agent, code string, at time.Time, window time.Duration) (int, error) {
+	to := nanos(at)
+	from := to - int64(max(window, 0))
+	var n int
+	err := t.s.db.Write(ctx, func(q Querier) error {
+		if _, err := q.Exec(ctx, `INSERT INTO history (tenant, agent, code, at) VALUES ($1, $2, $3, $4)`,
+			t.id, agent, code, to); err != nil {
+			return err
+		}
+		if _, err := q.Exec(ctx, `DELETE FROM history WHERE tenant = $1 AND agent = $2 AND code = $3 AND at < $4`,
+			t.id, agent, code, from); err != nil {
+			return err
+		}
+		return q.QueryRow(ctx, `
+			SELECT count(*) FROM history
+			WHERE tenant = $1 AND agent = $2 AND code = $3 AND at >= $4 AND at <= $5`,
+			t.id, agent, code, from, to).Scan(&n)
+	})
+	if err != nil {
+		return 0, t.s.errorf("record history", err)
+	}
+	return n, nil
+}
+
+// Claim records that key is being handled, taking over a claim without
+// feedback older than store.ClaimLease.
+func (t *tenant) Claim(ctx context.Context, key string) (*handler.Feedback, bool, error) {
+	now := t.s.now()
+	var (
+		prior *handler.Feedback
+		first bool
+	)
+	err := retry(func() error {
+		return t.s.db.Write(ctx, func(q Querier) error {
+			var claimed int64
+			err := q.QueryRow(ctx, `
+				INSERT INTO deliveries (tenant, delivery_key, claimed_at) VALUES ($1, $2, $3)
+				ON CONFLICT (tenant, delivery_key) DO UPDATE SET claimed_at = excluded.claimed_at
+					WHERE deliveries.feedback IS NULL AND deliveries.claimed_at < $4
+				RETURNING claimed_at`,
+				t.id, key, nanos(now), nanos(now.Add(-store.ClaimLease))).Scan(&claimed)
+			if err == nil {
+				first = true
+				return nil
+			}
+			if !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+			// Claimed already: the feedback given, if any.
+			var doc *string
+			err = q.QueryRow(ctx, `SELECT feedback FROM deliveries WHERE tenant = $1 AND delivery_key = $2`,
+				t.id, key).Scan(&doc)
+			if errors.Is(err, sql.ErrNoRows) {
+				return errRetry // released in between
+			}
+			if err != nil || doc == nil {
+				return err
+			}
+			return json.Unmarshal([]byte(*doc), &prior)
+		})
+	})
+	if err != nil {
+		return nil, false, t.s.errorf("claim delivery", err)
+	}
+	return prior, first, nil
+}
+
+// Complete stores the feedback for key.
+func (t *tenant) Complete(ctx context.Context, key string, fb *handler.Feedback) error {
+	doc, err := json.Marshal(fb)
+	if err != nil {
+		return t.s.errorf("complete delivery", err)
+	}
+	_, err = t.s.db.Writer().Exec(ctx, `
+		INSERT INTO deliveries (tenant, delivery_key, claimed_at, feedback) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (tenant, delivery_key) DO UPDATE SET feedback = excluded.feedback`,
+		t.id, key, nanos(t.s.now()), string(doc))
+	if err != nil {
+		return t.s.errorf("complete delivery", err)
+	}
+	return nil
+}
+
+// Release forgets a claim.
+func (t *tenant) Release(ctx context.Context, key string) error {
+	_, err := t.s.db.Writer().Exec(ctx, `DELETE FROM deliveries WHERE tenant = $1 AND delivery_key = $2`, t.id, key)
+	if err != nil {
+		return t.s.errorf("release delivery", err)
+	}
+	return nil
+}
+
+// schema returns the inventory of source; the zero one when there is none.
+func (t *tenant) schema(ctx context.Context, source string) (handler.SchemaInfo, error) {
+	var (
+		doc  string
+		info handler.SchemaInfo
+	)
+	err := t.s.db.Reader().QueryRow(ctx, `SELECT info FROM schemas WHERE tenant = $1 AND source = $2`,
+		t.id, source).Scan(&doc)
+	if errors.Is(err, sql.ErrNoRows) {
+		return info, nil
+	}
+	if err != nil {
+		return info, err
+	}
+	return info, json.Unmarshal([]byte(doc), &info)
+}
+
+// Lookup returns the field field is a synonym of in source.
+func (t *tenant) Lookup(ctx context.Context, source, field string) (string, bool, error) {
+	info, err := t.schema(ctx, source)
+	if err != nil {
+		return "", false, t.s.errorf("lookup synonym", err)
+	}
+	to, ok := info.Synonyms[field]
+	return to, ok, nil
+}
+
+// Fields lists the fields of source.
+func (t *tenant) Fields(ctx context.Context, source string) ([]string, error) {
+	info, err := t.schema(ctx, source)
+	if err != nil {
+		return nil, t.s.errorf("list fields", err)
+	}
+	return info.Fields, nil
+}
+
+// PutSchema replaces the inventory of source.
+func (t *tenant) PutSchema(ctx context.Context, source string, info handler.SchemaInfo) error {
+	doc, err := json.Marshal(info)
+	if err != nil {
+		return t.s.errorf("put schema", err)
+	}
+	_, err = t.s.db.Writer().Exec(ctx, `
+		INSERT INTO schemas (tenant, source, info, updated_at) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (tenant, source) DO UPDATE SET info = excluded.info, updated_at = excluded.updated_at`,
+		t.id, source, string(doc), nanos(t.s.now()))
+	if err != nil {
+		return t.s.errorf("put schema", err)
+	}
+	return nil
+}
+
+// Get returns a query's cached result.
+func (t *tenant) Get(ctx context.Context, queryID string) (handler.CachedResult, bool, error) {
+	var (
+		r        handler.CachedResult
+		storedAt int64
+		data     *string
+	)
+	err := t.s.db.Reader().QueryRow(ctx, `SELECT stored_at, summary, data FROM cache WHERE tenant = $1 AND query_id = $2`,
+		t.id, queryID).Scan(&storedAt, &r.Summary, &data)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, false, nil
+	}
+	if err == nil && data != nil {
+		err = json.Unmarshal([]byte(*data), &r.Data)
+	}
+	if err != nil {
+		return handler.CachedResult{}, false, t.s.errorf("get cache", err)
+	}
+	r.StoredAt = fromNanos(storedAt)
+	return r, true, nil
+}
+
+// PutCache stores a query's last good result.
+func (t *tenant) PutCache(ctx context.Context, queryID string, r handler.CachedResult) error {
+	var data []byte
+	if r.Data != nil {
+		var err error
+		if data, err = json.Marshal(r.Data); err != nil {
+			return t.s.errorf("put cache", err)
+		}
+	}
+	_, err := t.s.db.Writer().Exec(ctx, `
+		INSERT INTO cache (tenant, query_id, stored_at, summary, data) VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (tenant, query_id) DO UPDATE
+			SET stored_at = excluded.stored_at, summary = excluded.summary, data = excluded.data`,
+		t.id, queryID, nanos(r.StoredAt), r.Summary, text(data))
+	if err != nil {
+		return t.s.errorf("put cache", err)
+	}
+	return nil
+}
+
+// PutAgent registers an agent; a zero UpdatedAt is now.
+func (t *tenant) PutAgent(ctx context.Context, a store.Agent) error {
+	if a.UpdatedAt.IsZero() {
+		a.UpdatedAt = t.s.now()
+	}
+	_, err := t.s.db.Writer().Exec(ctx, `
+		INSERT INTO agents (tenant, agent_id, callback_url, updated_at) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (tenant, agent_id) DO UPDATE
+			SET callback_url = excluded.callback_url, updated_at = excluded.updated_at`,
+		t.id, a.ID, a.CallbackURL, nanos(a.UpdatedAt))
+	if err != nil {
+		return t.s.errorf("put agent", err)
+	}
+	return nil
+}
+
+// Agent returns a registered agent.
+func (t *tenant) Agent(ctx context.Context, id string) (store.Agent, bool, error) {
+	a := store.Agent{ID: id}
+	var updated int64
+	err := t.s.db.Reader().QueryRow(ctx, `SELECT callback_url, updated_at FROM agents WHERE tenant = $1 AND agent_id = $2`,
+		t.id, id).Scan(&a.CallbackURL, &updated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.Agent{}, false, nil
+	}
+	if err != nil {
+		return store.Agent{}, false, t.s.errorf("get agent", err)
+	}
+	a.UpdatedAt = fromNanos(updated)
+	return a, true, nil
+}

@@ -1,0 +1,23 @@
+// Package postgres is store.Store in a PostgreSQL database, on pgx
+// (pgxpool): for many instances of the service sharing one database.
+//
+// The schema is store/sqlite's in PostgreSQL's dialect: times as BIGINT
+// nanoseconds since the Unix epoch (UTC), JSON documents as TEXT (kept
+// byte for byte), a tenant column in every table, which every statement of
+// a Tenant view filters on. Open applies the embedded migrations
+// (migrations/NNNN_name.sql) the database lacks, in one transaction
+// holding an advisory lock, so that instances starting together do not
+// race: the later ones wait, then find the schema migrated. The tables go to the first schema of the search
+// path, which the connection URL may set (search_path=…).
+//
+// Concurrency is PostgreSQL's: the job queue claims with FOR UPDATE SKIP
+// LOCKED, so that the instances' workers never lease one job twice; the
+// handler's state is kept with atomic upserts (attempt counts, delivery
+// claims) and row locks (idempotency keys); ErrorRecord reads one
+// REPEATABLE READ snapshot. A commit is durable when it returns, as
+// PostgreSQL's synchronous_commit (on by default) makes it.
+//
+// Where package store leaves a detail open, the store behaves as
+// store/storetest settles it, as store/sqlite does: both are one
+// implementation over two dialects.
+package postgres

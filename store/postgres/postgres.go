@@ -1,0 +1,144 @@
+package postgres
+
+import (
+	"context"
+	"embed"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/triage-go/triage/store"
+	"github.com/triage-go/triage/store/internal/sqlstore"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// migrationLock is the key of the transaction-level advisory lock under
+// which an instance migrates: instances starting together take turns, and
+// the later ones find the schema migrated. The lock is released when the
+// migrations' transaction ends, however it ends.
+const migrationLock = 0x7472696167650001 // "triage", 1
+
+var dialect = sqlstore.Dialect{
+	Name:          "postgres",
+	Least:         "LEAST",
+	Greatest:      "GREATEST",
+	ForUpdate:     " FOR UPDATE",
+	SkipLocked:    " FOR UPDATE SKIP LOCKED",
+	MigrationLock: fmt.Sprintf("SELECT pg_advisory_xact_lock(%d)", migrationLock),
+}
+
+// Store is a store.Store in a PostgreSQL database, which many instances of
+// the service may share. It is safe for concurrent use.
+type Store struct {
+	core *sqlstore.Store
+	pool *pgxpool.Pool
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Open connects to the database at url (a postgres:// URL or a keyword/value
+// connection string, as pgx reads them) and applies the migrations it
+// lacks. The tables go to the first schema of the search path, which the
+// URL may set (search_path=…).
+func Open(ctx context.Context, url string, opts store.Options) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		// pgx's parse errors leave the password out.
+		return nil, fmt.Errorf("postgres: open: %w", err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: open: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("postgres: open: %w", err)
+	}
+	db := database{pool}
+	if _, err := sqlstore.Migrate(ctx, db, dialect, migrationFiles, "migrations"); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return &Store{core: sqlstore.New(db, dialect, opts), pool: pool}, nil
+}
+
+// Tenant returns the view of one tenant's data.
+func (s *Store) Tenant(id string) store.Tenant { return s.core.Tenant(id) }
+
+// Jobs returns the durable job queue, shared by every tenant.
+func (s *Store) Jobs() store.Jobs { return s.core.Jobs() }
+
+// Ping reports whether the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.pool.Ping(ctx); err != nil {
+		return fmt.Errorf("postgres: ping: %w", err)
+	}
+	return nil
+}
+
+// Close closes the connections, once the ones in use are released.
+func (s *Store) Close() error {
+	s.pool.Close()
+	return nil
+}
+
+// database adapts the pool to sqlstore.DB.
+type database struct{ pool *pgxpool.Pool }
+
+func (d database) Writer() sqlstore.Querier { return querier{d.pool} }
+func (d database) Reader() sqlstore.Querier { return querier{d.pool} }
+
+func (d database) Write(ctx context.Context, fn func(sqlstore.Querier) error) error {
+	return d.inTx(ctx, pgx.TxOptions{}, fn)
+}
+
+// Read runs fn in a read-only REPEATABLE READ transaction: its statements
+// see one snapshot.
+func (d database) Read(ctx context.Context, fn func(sqlstore.Querier) error) error {
+	return d.inTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, fn)
+}
+
+func (d database) inTx(ctx context.Context, opts pgx.TxOptions, fn func(sqlstore.Querier) error) error {
+	return pgx.BeginTxFunc(ctx, d.pool, opts, func(tx pgx.Tx) error { return fn(querier{tx}) })
+}
+
+// conn is what *pgxpool.Pool and pgx.Tx share.
+type conn interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// querier adapts a conn to sqlstore.Querier. pgx.ErrNoRows is
+// sql.ErrNoRows to errors.Is.
+type querier struct{ c conn }
+
+func (q querier) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
+	tag, err := q.c.Exec(ctx, sql, args...)
+	return tag.RowsAffected(), err
+}
+
+func (q querier) Query(ctx context.Context, sql string, args ...any) (sqlstore.Rows, error) {
+	r, err := q.c.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	return rows{r}, nil
+}
+
+func (q querier) QueryRow(ctx context.Context, sql string, args ...any) sqlstore.Row {
+	return q.c.QueryRow(ctx, sql, args...)
+}
+
+// rows adapts pgx.Rows, whose Close reports nothing: Err tells what ended
+// the rows.
+type rows struct{ pgx.Rows }
+
+func (r rows) Close() error {
+	r.Rows.Close()
+	return r.Rows.Err()
+}

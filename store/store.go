@@ -1,0 +1,244 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/triage-go/triage/handler"
+)
+
+// Store is the service's durable storage. Implementations are safe for
+// concurrent use, and apply their embedded migrations when opened.
+type Store interface {
+	// Tenant is the view of one tenant's data.
+	Tenant(id string) Tenant
+	// Jobs is the durable job queue, shared by every tenant.
+	Jobs() Jobs
+	// Ping reports whether the storage is reachable (readiness).
+	Ping(ctx context.Context) error
+	// Close releases the storage.
+	Close() error
+}
+
+// ClaimLease is how long a delivery claim or an idempotency key in flight
+// holds: past it, the handling is taken for lost (the instance that had it
+// crashed) and the next delivery handles the report anew.
+const ClaimLease = time.Minute
+
+// Tenant is one tenant's data. Every method reads and writes that tenant's
+// rows only.
+type Tenant interface {
+	// The handler's state. Deliveries.Claim honours ClaimLease: a claim
+	// without feedback older than that is taken over (first = true).
+	handler.Attempts
+	handler.History
+	handler.Deliveries
+	handler.Synonyms
+	handler.Cache
+
+	// PutSchema replaces the schema inventory of source (fields, and the
+	// synonyms of missing fields), for map_synonym.
+	PutSchema(ctx context.Context, source string, info handler.SchemaInfo) error
+	// PutCache stores a query's last good result, for use_cache.
+	PutCache(ctx context.Context, queryID string, r handler.CachedResult) error
+
+	// PutAgent registers an agent (its retry callback URL).
+	PutAgent(ctx context.Context, a Agent) error
+	// Agent returns a registered agent.
+	Agent(ctx context.Context, id string) (Agent, bool, error)
+
+	// SaveOccurrence records one handled delivery of a report and updates
+	// its error's record, in one transaction. It is idempotent on
+	// DeliveryKey: saving the same delivery again changes nothing.
+	SaveOccurrence(ctx context.Context, o Occurrence) error
+	// ErrorRecord returns an error's record with its occurrences and jobs.
+	ErrorRecord(ctx context.Context, errorID string) (Record, bool, error)
+	// ErrorRecords lists records, the most recently first seen first.
+	ErrorRecords(ctx context.Context, f Filter) (Page, error)
+
+	// BeginRequest starts the request of an Idempotency-Key. It returns
+	// IdemNew when the key is new (or its earlier request was lost past
+	// ClaimLease), IdemInFlight when a request with the key is being
+	// handled, IdemDone with the stored response when one completed with
+	// the same payload hash, and IdemMismatch when the key was used with
+	// another payload.
+	BeginRequest(ctx context.Context, key, payloadHash string) (IdemState, StoredResponse, error)
+	// FinishRequest stores the response of a begun key.
+	FinishRequest(ctx context.Context, key string, resp StoredResponse) error
+	// AbandonRequest forgets a begun key whose request failed, so that
+	// the client may retry it.
+	AbandonRequest(ctx context.Context, key string) error
+
+	// Enqueue adds a durable job for this tenant; it runs at or after
+	// RunAt. It returns the job's ID.
+	Enqueue(ctx context.Context, j NewJob) (int64, error)
+}
+
+// Agent is a pipeline agent known to the service.
+type Agent struct {
+	ID string `json:"agent_id"`
+	// CallbackURL receives the retries the handler schedules for the
+	// agent's queries (a POST of the retry job's JSON).
+	CallbackURL string    `json:"callback_url"`
+	UpdatedAt   time.Time `json:"updated_at"`
+}
+
+// Occurrence is one handled delivery of a report.
+type Occurrence struct {
+	DeliveryKey string    `json:"-"`
+	ErrorID     string    `json:"error_id"`
+	QueryID     string    `json:"query_id"`
+	AgentID     string    `json:"agent_id"`
+	ErrorType   string    `json:"error_type"`
+	Severity    string    `json:"severity"`
+	NextAction  string    `json:"next_action"`
+	Attempt     int       `json:"attempt"`
+	ReportedAt  time.Time `json:"reported_at"` // the report's timestamp
+	ReceivedAt  time.Time `json:"received_at"` // when the service took it
+	// Report and Feedback are the JSON documents.
+	Report   json.RawMessage `json:"report"`
+	Feedback json.RawMessage `json:"feedback"`
+}
+
+// Record is an error (all occurrences of one fingerprint): the latest
+// report and feedback, every occurrence and the jobs it started.
+type Record struct {
+	ErrorID     string          `json:"error_id"`
+	QueryID     string          `json:"query_id"`
+	AgentID     string          `json:"agent_id"`
+	ErrorType   string          `json:"error_type"`
+	Severity    string          `json:"severity"`
+	FirstSeen   time.Time       `json:"first_seen"`
+	LastSeen    time.Time       `json:"last_seen"`
+	Count       int             `json:"occurrence_count"`
+	Report      json.RawMessage `json:"report"`
+	Feedback    json.RawMessage `json:"feedback"`
+	Occurrences []Occurrence    `json:"occurrences,omitempty"` // ErrorRecord only, oldest first
+	Jobs        []Job           `json:"jobs,omitempty"`        // ErrorRecord only, by ID
+}
+
+// Filter selects records. Zero fields select everything.
+type Filter struct {
+	QueryID, AgentID, ErrorType, Severity string
+	// Since keeps records last seen at or after it.
+	Since time.Time
+	// Limit bounds the page: 1 to MaxLimit, default DefaultLimit.
+	Limit int
+	// Cursor continues from a Page's Next.
+	Cursor string
+}
+
+// Page sizes.
+const (
+	DefaultLimit = 50
+	MaxLimit     = 500
+)
+
+// Page is one page of records (without occurrences and jobs); Next, when
+// not empty, is the cursor of the next page.
+type Page struct {
+	Records []Record `json:"records"`
+	Next    string   `json:"next_cursor,omitempty"`
+}
+
+// ErrBadCursor is returned by ErrorRecords for a cursor it did not make.
+var ErrBadCursor = errors.New("store: invalid cursor")
+
+// IdemState is where an Idempotency-Key stands.
+type IdemState int
+
+const (
+	IdemNew IdemState = iota
+	IdemInFlight
+	IdemDone
+	IdemMismatch
+)
+
+// StoredResponse is a response kept for an Idempotency-Key.
+type StoredResponse struct {
+	Status      int    `json:"status"`
+	ContentType string `json:"content_type"`
+	Body        []byte `json:"body"`
+}
+
+// Job kinds.
+const (
+	// JobRetry posts a retry to the agent's callback URL.
+	JobRetry = "retry"
+	// JobEscalation posts an escalation to the ops webhook.
+	JobEscalation = "escalation"
+)
+
+// NewJob is a job to enqueue.
+type NewJob struct {
+	Kind    string          `json:"kind"`
+	ErrorID string          `json:"error_id"`
+	Payload json.RawMessage `json:"payload"`
+	RunAt   time.Time       `json:"run_at"`
+	// MaxAttempts bounds the attempts; 0 means DefaultMaxAttempts.
+	MaxAttempts int `json:"max_attempts"`
+}
+
+// DefaultMaxAttempts bounds a job's attempts when NewJob does not.
+const DefaultMaxAttempts = 5
+
+// Job states.
+const (
+	JobAvailable = "available" // waiting for RunAt
+	JobRunning   = "running"   // leased by a worker
+	JobSucceeded = "succeeded"
+	JobFailed    = "failed" // attempts exhausted
+)
+
+// Job is a durable job with its attempts.
+type Job struct {
+	ID          int64           `json:"id"`
+	Tenant      string          `json:"tenant"`
+	Kind        string          `json:"kind"`
+	ErrorID     string          `json:"error_id"`
+	Payload     json.RawMessage `json:"payload"`
+	State       string          `json:"state"`
+	RunAt       time.Time       `json:"run_at"`
+	Attempt     int             `json:"attempt"` // attempts made so far
+	MaxAttempts int             `json:"max_attempts"`
+	Attempts    []JobAttempt    `json:"attempts,omitempty"`
+}
+
+// JobAttempt is one attempt at a job.
+type JobAttempt struct {
+	Attempt  int           `json:"attempt"`
+	At       time.Time     `json:"at"`
+	Duration time.Duration `json:"duration_ns"`
+	// Error is empty for a successful attempt.
+	Error string `json:"error,omitempty"`
+}
+
+// Jobs is the durable job queue. Delivery is at least once: a job whose
+// lease runs out before Complete or Fail is claimed again.
+type Jobs interface {
+	// Claim leases up to n due jobs (RunAt at or before now, or running
+	// with an expired lease) for lease, incrementing their Attempt.
+	Claim(ctx context.Context, n int, lease time.Duration) ([]Job, error)
+	// Complete records a successful attempt; the job is succeeded.
+	Complete(ctx context.Context, id int64, a JobAttempt) error
+	// Fail records a failed attempt. The job runs again at retryAt, or,
+	// when retryAt is zero or its attempts are exhausted, is failed.
+	Fail(ctx context.Context, id int64, a JobAttempt, retryAt time.Time) error
+}
+
+// Options configure a store implementation.
+type Options struct {
+	// Now tells the time (claims, leases, jobs, received_at). Defaults to
+	// time.Now.
+	Now func() time.Time
+}
+
+// Clock returns o.Now, or time.Now.
+func (o Options) Clock() func() time.Time {
+	if o.Now != nil {
+		return o.Now
+	}
+	return time.Now
+}

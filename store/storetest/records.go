@@ -1,0 +1,462 @@
+package storetest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/triage-go/triage/handler"
+	"github.com/triage-go/triage/store"
+)
+
+// newOccurrence is a delivery of error errorID, received at.
+func newOccurrence(key, errorID string, at time.Time) store.Occurrence {
+	return store.Occurrence{
+		DeliveryKey: key,
+		ErrorID:     errorID,
+		QueryID:     "q-" + errorID,
+		AgentID:     "sql_agent",
+		ErrorType:   "schema_error",
+		Severity:    "high",
+		NextAction:  "resume",
+		Attempt:     1,
+		ReportedAt:  at.Add(-time.Second),
+		ReceivedAt:  at,
+		Report:      json.RawMessage(fmt.Sprintf(`{"agent_id": "sql_agent", "data": {"message": "boom %s", "query_id": "q-%s"}}`, key, errorID)),
+		Feedback:    json.RawMessage(fmt.Sprintf(`{"error_id": %q, "delivery": %q, "next_action": "resume"}`, errorID, key)),
+	}
+}
+
+func save(t *testing.T, tn store.Tenant, o store.Occurrence) {
+	t.Helper()
+	must(t, tn.SaveOccurrence(t.Context(), o))
+}
+
+// record returns an error's record, failing the test when there is none.
+func record(t *testing.T, tn store.Tenant, errorID string) store.Record {
+	t.Helper()
+	r, ok, err := tn.ErrorRecord(t.Context(), errorID)
+	must(t, err)
+	if !ok {
+		t.Fatalf("ErrorRecord(%q): not found", errorID)
+	}
+	return r
+}
+
+func checkOccurrence(t *testing.T, got, want store.Occurrence) {
+	t.Helper()
+	if got.ErrorID != want.ErrorID || got.QueryID != want.QueryID || got.AgentID != want.AgentID ||
+		got.ErrorType != want.ErrorType || got.Severity != want.Severity || got.NextAction != want.NextAction ||
+		got.Attempt != want.Attempt || !got.ReportedAt.Equal(want.ReportedAt) || !got.ReceivedAt.Equal(want.ReceivedAt) ||
+		!sameJSON(got.Report, want.Report) || !sameJSON(got.Feedback, want.Feedback) {
+		t.Errorf("occurrence =\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+// checkRecord checks r's fields against the occurrences saved of it, the
+// one received last giving the latest.
+func checkRecord(t *testing.T, r store.Record, count int, first, last time.Time, latest store.Occurrence) {
+	t.Helper()
+	if r.ErrorID != latest.ErrorID || r.Count != count || !r.FirstSeen.Equal(first) || !r.LastSeen.Equal(last) {
+		t.Errorf("record %s: count %d, first seen %v, last seen %v; want %s, %d, %v, %v",
+			r.ErrorID, r.Count, r.FirstSeen, r.LastSeen, latest.ErrorID, count, first, last)
+	}
+	if r.QueryID != latest.QueryID || r.AgentID != latest.AgentID || r.ErrorType != latest.ErrorType ||
+		r.Severity != latest.Severity || !sameJSON(r.Report, latest.Report) || !sameJSON(r.Feedback, latest.Feedback) {
+		t.Errorf("record %s =\n%+v\nwant the latest occurrence's fields\n%+v", r.ErrorID, r, latest)
+	}
+}
+
+var occurrenceTests = []test{
+	{"SaveAndGet", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		o := newOccurrence("d1", "e1", Epoch)
+		o.ReceivedAt = time.Time{} // received now
+		save(t, tn, o)
+		o.ReceivedAt = Epoch
+		r := record(t, tn, "e1")
+		checkRecord(t, r, 1, Epoch, Epoch, o)
+		if len(r.Occurrences) != 1 {
+			t.Fatalf("occurrences = %d, want 1", len(r.Occurrences))
+		}
+		checkOccurrence(t, r.Occurrences[0], o)
+		if len(r.Jobs) != 0 {
+			t.Errorf("jobs = %+v, want none", r.Jobs)
+		}
+	}},
+	{"UnknownError", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		save(t, tn, newOccurrence("d1", "e1", Epoch))
+		if r, ok, err := tn.ErrorRecord(t.Context(), "e2"); err != nil || ok {
+			t.Errorf("ErrorRecord(e2) = %+v, %v, %v; want not found", r, ok, err)
+		}
+	}},
+	{"IdempotentOnDeliveryKey", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		o := newOccurrence("d1", "e1", Epoch)
+		save(t, tn, o)
+		again := newOccurrence("d1", "e1", Epoch.Add(time.Minute))
+		again.Severity, again.Report = "critical", json.RawMessage(`{"other": true}`)
+		save(t, tn, again)
+		save(t, tn, o)
+		r := record(t, tn, "e1")
+		checkRecord(t, r, 1, Epoch, Epoch, o)
+		if len(r.Occurrences) != 1 {
+			t.Errorf("occurrences = %d, want 1", len(r.Occurrences))
+		}
+	}},
+	{"NoDeliveryKeyIsNeverADuplicate", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		o := newOccurrence("", "e1", Epoch)
+		save(t, tn, o)
+		save(t, tn, o)
+		if r := record(t, tn, "e1"); r.Count != 2 || len(r.Occurrences) != 2 {
+			t.Errorf("count %d, %d occurrences; want 2, 2", r.Count, len(r.Occurrences))
+		}
+	}},
+	{"LatestOccurrenceWins", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		o1 := newOccurrence("d1", "e1", Epoch)
+		o2 := newOccurrence("d2", "e1", Epoch.Add(time.Hour))
+		o2.Severity, o2.NextAction, o2.Attempt, o2.AgentID = "critical", "escalate", 2, "sql_agent_v2"
+		save(t, tn, o1)
+		save(t, tn, o2)
+		r := record(t, tn, "e1")
+		checkRecord(t, r, 2, Epoch, Epoch.Add(time.Hour), o2)
+		if len(r.Occurrences) != 2 {
+			t.Fatalf("occurrences = %d, want 2", len(r.Occurrences))
+		}
+		checkOccurrence(t, r.Occurrences[0], o1)
+		checkOccurrence(t, r.Occurrences[1], o2)
+	}},
+	{"OccurrencesOldestFirst", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		late := newOccurrence("d1", "e1", Epoch.Add(2*time.Hour))
+		early := newOccurrence("d2", "e1", Epoch.Add(time.Hour))
+		early.Severity = "low"
+		save(t, tn, late)
+		save(t, tn, early) // saved last, received first
+		r := record(t, tn, "e1")
+		checkRecord(t, r, 2, Epoch.Add(time.Hour), Epoch.Add(2*time.Hour), late)
+		if len(r.Occurrences) != 2 {
+			t.Fatalf("occurrences = %d, want 2", len(r.Occurrences))
+		}
+		checkOccurrence(t, r.Occurrences[0], early)
+		checkOccurrence(t, r.Occurrences[1], late)
+	}},
+	{"RecordHasItsJobs", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		save(t, tn, newOccurrence("d1", "e1", Epoch))
+		save(t, tn, newOccurrence("d2", "e2", Epoch))
+		j1 := enqueue(t, tn, store.NewJob{Kind: store.JobRetry, ErrorID: "e1", Payload: json.RawMessage(`{"n": 1}`), RunAt: Epoch.Add(time.Minute), MaxAttempts: 3})
+		enqueue(t, tn, store.NewJob{Kind: store.JobRetry, ErrorID: "e2"})
+		j3 := enqueue(t, tn, store.NewJob{Kind: store.JobEscalation, ErrorID: "e1"})
+		r := record(t, tn, "e1")
+		if len(r.Jobs) != 2 || r.Jobs[0].ID != j1 || r.Jobs[1].ID != j3 {
+			t.Fatalf("jobs = %+v, want %d and %d", r.Jobs, j1, j3)
+		}
+		want := store.Job{ID: j1, Tenant: "a", Kind: store.JobRetry, ErrorID: "e1", Payload: json.RawMessage(`{"n": 1}`),
+			State: store.JobAvailable, RunAt: Epoch.Add(time.Minute), MaxAttempts: 3}
+		checkJob(t, r.Jobs[0], want)
+		want = store.Job{ID: j3, Tenant: "a", Kind: store.JobEscalation, ErrorID: "e1",
+			State: store.JobAvailable, RunAt: Epoch, MaxAttempts: store.DefaultMaxAttempts}
+		checkJob(t, r.Jobs[1], want)
+	}},
+}
+
+// listed returns the error IDs of a page.
+func listed(p store.Page) []string {
+	var ids []string
+	for _, r := range p.Records {
+		ids = append(ids, r.ErrorID)
+	}
+	return ids
+}
+
+func list(t *testing.T, tn store.Tenant, f store.Filter) store.Page {
+	t.Helper()
+	p, err := tn.ErrorRecords(t.Context(), f)
+	must(t, err)
+	return p
+}
+
+// saveErrors saves one occurrence of each error, a minute apart.
+func saveErrors(t *testing.T, e *env, tn store.Tenant, ids ...string) {
+	t.Helper()
+	for _, id := range ids {
+		save(t, tn, newOccurrence("d-"+id, id, e.clock.Advance(time.Minute)))
+	}
+}
+
+var listTests = []test{
+	{"NewestFirstSeenFirst", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		saveErrors(t, e, tn, "e1", "e2", "e3")
+		// Seen again, e1 keeps its place.
+		o := newOccurrence("d-e1-again", "e1", e.clock.Advance(time.Minute))
+		save(t, tn, o)
+		p := list(t, tn, store.Filter{})
+		if got := listed(p); !slices.Equal(got, []string{"e3", "e2", "e1"}) {
+			t.Fatalf("records = %q, want e3, e2, e1", got)
+		}
+		if p.Next != "" {
+			t.Errorf("Next = %q on the only page", p.Next)
+		}
+		r := p.Records[2]
+		checkRecord(t, r, 2, Epoch.Add(time.Minute), o.ReceivedAt, o)
+		if r.Occurrences != nil || r.Jobs != nil {
+			t.Errorf("a listed record has occurrences or jobs: %+v", r)
+		}
+	}},
+	{"Empty", func(t *testing.T, e *env) {
+		p := list(t, e.s.Tenant("a"), store.Filter{})
+		if len(p.Records) != 0 || p.Next != "" {
+			t.Errorf("ErrorRecords of none = %+v", p)
+		}
+	}},
+	{"Filters", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		for i, f := range []struct{ id, query, agent, typ, sev string }{
+			{"e1", "q1", "sql_agent", "schema_error", "high"},
+			{"e2", "q1", "chart_agent", "chart_error", "low"},
+			{"e3", "q2", "sql_agent", "query_error", "high"},
+			{"e4", "q3", "sql_agent", "schema_error", "critical"},
+		} {
+			o := newOccurrence("d-"+f.id, f.id, Epoch.Add(time.Duration(i)*time.Minute))
+			o.QueryID, o.AgentID, o.ErrorType, o.Severity = f.query, f.agent, f.typ, f.sev
+			save(t, tn, o)
+		}
+		// e1 again, later: last seen at +10m.
+		o := newOccurrence("d-e1-again", "e1", Epoch.Add(10*time.Minute))
+		o.QueryID = "q1"
+		save(t, tn, o)
+		for _, c := range []struct {
+			f    store.Filter
+			want []string
+		}{
+			{store.Filter{QueryID: "q1"}, []string{"e2", "e1"}},
+			{store.Filter{AgentID: "sql_agent"}, []string{"e4", "e3", "e1"}},
+			{store.Filter{ErrorType: "schema_error"}, []string{"e4", "e1"}},
+			{store.Filter{Severity: "high"}, []string{"e3", "e1"}},
+			{store.Filter{Since: Epoch.Add(2 * time.Minute)}, []string{"e4", "e3", "e1"}},
+			{store.Filter{Since: Epoch.Add(10*time.Minute + 1)}, nil},
+			{store.Filter{AgentID: "sql_agent", ErrorType: "schema_error", Severity: "critical"}, []string{"e4"}},
+			{store.Filter{QueryID: "q1", Since: Epoch.Add(time.Minute + 1)}, []string{"e1"}},
+			{store.Filter{QueryID: "nope"}, nil},
+		} {
+			if got := listed(list(t, tn, c.f)); !slices.Equal(got, c.want) {
+				t.Errorf("ErrorRecords(%+v) = %q, want %q", c.f, got, c.want)
+			}
+		}
+	}},
+	{"Pages", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		var all []string
+		for i := range 11 {
+			all = append(all, fmt.Sprintf("e%02d", i))
+		}
+		saveErrors(t, e, tn, all...)
+		slices.Reverse(all)
+		for _, size := range []int{1, 3, 4, 11} {
+			var got []string
+			f := store.Filter{Limit: size}
+			for pages := 1; ; pages++ {
+				p := list(t, tn, f)
+				if len(p.Records) > size {
+					t.Fatalf("limit %d: page of %d", size, len(p.Records))
+				}
+				got = append(got, listed(p)...)
+				if p.Next == "" {
+					if want := (len(all) + size - 1) / size; pages != want {
+						t.Errorf("limit %d: %d pages, want %d", size, pages, want)
+					}
+					break
+				}
+				if pages > len(all) {
+					t.Fatalf("limit %d: more pages than records", size)
+				}
+				f.Cursor = p.Next
+			}
+			if !slices.Equal(got, all) {
+				t.Errorf("limit %d: paged through %q, want %q", size, got, all)
+			}
+		}
+	}},
+	{"PagesWithFilter", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		var want []string
+		for i := range 9 {
+			o := newOccurrence(fmt.Sprint("d", i), fmt.Sprint("e", i), e.clock.Advance(time.Minute))
+			if i%3 == 0 {
+				o.AgentID = "chart_agent"
+				want = append([]string{o.ErrorID}, want...)
+			}
+			save(t, tn, o)
+		}
+		var got []string
+		f := store.Filter{AgentID: "chart_agent", Limit: 2}
+		for range 10 {
+			p := list(t, tn, f)
+			got = append(got, listed(p)...)
+			if f.Cursor = p.Next; f.Cursor == "" {
+				break
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("paged through %q, want %q", got, want)
+		}
+	}},
+	{"NewRecordsDoNotShiftPages", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		saveErrors(t, e, tn, "e1", "e2", "e3", "e4")
+		p := list(t, tn, store.Filter{Limit: 2})
+		saveErrors(t, e, tn, "e5")
+		p = list(t, tn, store.Filter{Limit: 2, Cursor: p.Next})
+		if got := listed(p); !slices.Equal(got, []string{"e2", "e1"}) || p.Next != "" {
+			t.Errorf("second page = %q, next %q; want e2, e1 and no next", got, p.Next)
+		}
+	}},
+	{"BadCursor", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		saveErrors(t, e, tn, "e1", "e2")
+		for _, c := range []string{"garbage!", "%%%", "bm90IGEgY3Vyc29y" /* base64 of "not a cursor" */} {
+			_, err := tn.ErrorRecords(t.Context(), store.Filter{Cursor: c})
+			if !errors.Is(err, store.ErrBadCursor) {
+				t.Errorf("ErrorRecords(cursor %q) error = %v, want ErrBadCursor", c, err)
+			}
+		}
+	}},
+	{"LimitBounds", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		for i := range store.MaxLimit + 1 {
+			save(t, tn, newOccurrence(fmt.Sprint("d", i), fmt.Sprint("e", i), e.clock.Advance(time.Second)))
+		}
+		for _, c := range []struct{ limit, want int }{
+			{0, store.DefaultLimit},
+			{-5, store.DefaultLimit},
+			{1, 1},
+			{store.MaxLimit, store.MaxLimit},
+			{store.MaxLimit + 1, store.MaxLimit},
+			{100 * store.MaxLimit, store.MaxLimit},
+		} {
+			p := list(t, tn, store.Filter{Limit: c.limit})
+			if len(p.Records) != c.want || p.Next == "" {
+				t.Errorf("limit %d: %d records, next %q; want %d and a next page", c.limit, len(p.Records), p.Next, c.want)
+			}
+		}
+	}},
+}
+
+var isolationTests = []test{
+	{"Attempts", func(t *testing.T, e *env) {
+		a, b := e.s.Tenant("a"), e.s.Tenant("b")
+		for range 3 {
+			if _, err := a.Next(t.Context(), "q1|E"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n, err := b.Next(t.Context(), "q1|E"); err != nil || n != 1 {
+			t.Errorf("tenant b: Next = %d, %v; want 1", n, err)
+		}
+	}},
+	{"History", func(t *testing.T, e *env) {
+		a, b := e.s.Tenant("a"), e.s.Tenant("b")
+		for range 3 {
+			if _, err := a.Record(t.Context(), "sql", "E", Epoch, time.Hour); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n, err := b.Record(t.Context(), "sql", "E", Epoch, time.Hour); err != nil || n != 1 {
+			t.Errorf("tenant b: Record = %d, %v; want 1", n, err)
+		}
+	}},
+	{"Deliveries", func(t *testing.T, e *env) {
+		a, b := e.s.Tenant("a"), e.s.Tenant("b")
+		claim(t, a, "k", nil, true)
+		must(t, a.Complete(t.Context(), "k", sampleFeedback("e1", Epoch)))
+		claim(t, b, "k", nil, true)
+		must(t, b.Release(t.Context(), "k"))
+		claim(t, a, "k", sampleFeedback("e1", Epoch), false)
+	}},
+	{"Schemas", func(t *testing.T, e *env) {
+		a, b := e.s.Tenant("a"), e.s.Tenant("b")
+		must(t, a.PutSchema(t.Context(), "orders", handler.SchemaInfo{
+			Fields: []string{"sku_id"}, Synonyms: map[string]string{"product_id": "sku_id"},
+		}))
+		lookup(t, b, "orders", "product_id", "", false)
+		fields(t, b, "orders", nil)
+		lookup(t, a, "orders", "product_id", "sku_id", true)
+	}},
+	{"Cache", func(t *testing.T, e *env) {
+		a, b := e.s.Tenant("a"), e.s.Tenant("b")
+		must(t, a.PutCache(t.Context(), "q1", handler.CachedResult{StoredAt: Epoch, Summary: "4 rows"}))
+		if _, ok, err := b.Get(t.Context(), "q1"); err != nil || ok {
+			t.Errorf("tenant b: Get = %v, %v; want not found", ok, err)
+		}
+	}},
+	{"Agents", func(t *testing.T, e *env) {
+		a, b := e.s.Tenant("a"), e.s.Tenant("b")
+		must(t, a.PutAgent(t.Context(), store.Agent{ID: "sql_agent", CallbackURL: "https://a.example"}))
+		if _, ok, err := b.Agent(t.Context(), "sql_agent"); err != nil || ok {
+			t.Errorf("tenant b: Agent = %v, %v; want not found", ok, err)
+		}
+		must(t, b.PutAgent(t.Context(), store.Agent{ID: "sql_agent", CallbackURL: "https://b.example"}))
+		checkAgent(t, a, store.Agent{ID: "sql_agent", CallbackURL: "https://a.example", UpdatedAt: Epoch})
+	}},
+	{"Records", func(t *testing.T, e *env) {
+		a, b := e.s.Tenant("a"), e.s.Tenant("b")
+		o := newOccurrence("d1", "e1", Epoch)
+		save(t, a, o)
+		enqueue(t, a, store.NewJob{Kind: store.JobRetry, ErrorID: "e1"})
+		if _, ok, err := b.ErrorRecord(t.Context(), "e1"); err != nil || ok {
+			t.Errorf("tenant b: ErrorRecord = %v, %v; want not found", ok, err)
+		}
+		if p := list(t, b, store.Filter{}); len(p.Records) != 0 {
+			t.Errorf("tenant b: ErrorRecords = %q, want none", listed(p))
+		}
+		// The same delivery of the same error is tenant b's own.
+		save(t, b, o)
+		r := record(t, b, "e1")
+		checkRecord(t, r, 1, Epoch, Epoch, o)
+		if len(r.Jobs) != 0 {
+			t.Errorf("tenant b's record has tenant a's jobs: %+v", r.Jobs)
+		}
+		if ra := record(t, a, "e1"); ra.Count != 1 || len(ra.Jobs) != 1 {
+			t.Errorf("tenant a's record: count %d, %d jobs; want 1, 1", ra.Count, len(ra.Jobs))
+		}
+	}},
+	{"IdempotencyKeys", func(t *testing.T, e *env) {
+		a, b := e.s.Tenant("a"), e.s.Tenant("b")
+		begin(t, a, "key", "h1", store.IdemNew, store.StoredResponse{})
+		begin(t, b, "key", "h2", store.IdemNew, store.StoredResponse{})
+		resp := store.StoredResponse{Status: 201, ContentType: "application/json", Body: []byte(`{"a": 1}`)}
+		must(t, a.FinishRequest(t.Context(), "key", resp))
+		begin(t, b, "key", "h2", store.IdemInFlight, store.StoredResponse{})
+		must(t, b.AbandonRequest(t.Context(), "key"))
+		begin(t, a, "key", "h1", store.IdemDone, resp)
+	}},
+	{"Jobs", func(t *testing.T, e *env) {
+		a, b := e.s.Tenant("a"), e.s.Tenant("b")
+		ja := enqueue(t, a, store.NewJob{Kind: store.JobRetry, ErrorID: "e1"})
+		jb := enqueue(t, b, store.NewJob{Kind: store.JobRetry, ErrorID: "e1"})
+		claimed := claimJobs(t, e.s, 10, time.Minute)
+		tenants := map[int64]string{}
+		for _, j := range claimed {
+			tenants[j.ID] = j.Tenant
+		}
+		if len(claimed) != 2 || tenants[ja] != "a" || tenants[jb] != "b" {
+			t.Errorf("claimed %+v; want job %d of a and job %d of b", claimed, ja, jb)
+		}
+		save(t, a, newOccurrence("d1", "e1", Epoch))
+		save(t, b, newOccurrence("d1", "e1", Epoch))
+		for tenant, id := range map[string]int64{"a": ja, "b": jb} {
+			r := record(t, e.s.Tenant(tenant), "e1")
+			if len(r.Jobs) != 1 || r.Jobs[0].ID != id {
+				t.Errorf("tenant %s: jobs %+v, want only %d", tenant, r.Jobs, id)
+			}
+		}
+	}},
+}

@@ -1,0 +1,271 @@
+package storetest
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/triage-go/triage/handler"
+	"github.com/triage-go/triage/store"
+)
+
+var storeTests = []test{
+	{"Ping", func(t *testing.T, e *env) {
+		if err := e.s.Ping(t.Context()); err != nil {
+			t.Fatalf("Ping: %v", err)
+		}
+	}},
+	{"Close", func(t *testing.T, e *env) {
+		s := e.open(t, store.Options{Now: e.clock.Now})
+		must(t, s.Tenant("a").PutAgent(t.Context(), store.Agent{ID: "agent", CallbackURL: "http://x"}))
+		if err := s.Close(); err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+	}},
+}
+
+var attemptsTests = []test{
+	{"CountsPerKey", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		steps := []struct {
+			key  string
+			want int
+		}{{"q1|E", 1}, {"q1|E", 2}, {"q2|E", 1}, {"q1|E", 3}, {"q1|F", 1}, {"q2|E", 2}}
+		for _, st := range steps {
+			n, err := tn.Next(t.Context(), st.key)
+			must(t, err)
+			if n != st.want {
+				t.Errorf("Next(%q) = %d, want %d", st.key, n, st.want)
+			}
+		}
+	}},
+}
+
+var historyTests = []test{
+	{"CountsWithinWindow", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		const window = 10 * time.Minute
+		steps := []struct {
+			agent, code string
+			at          time.Duration // after Epoch
+			want        int
+		}{
+			{"sql", "TIMEOUT", 0, 1},
+			{"sql", "TIMEOUT", 5 * time.Minute, 2},
+			{"sql", "TIMEOUT", 12 * time.Minute, 2},   // the first is out of the window
+			{"sql", "TIMEOUT", 15 * time.Minute, 3},   // 5m is exactly at the window's start: in
+			{"sql", "TIMEOUT", 40 * time.Minute, 1},   // everything else is out
+			{"sql", "OTHER", 40 * time.Minute, 1},     // another code
+			{"chart", "TIMEOUT", 40 * time.Minute, 1}, // another agent
+			{"sql", "TIMEOUT", 41 * time.Minute, 2},
+		}
+		for _, st := range steps {
+			n, err := tn.Record(t.Context(), st.agent, st.code, Epoch.Add(st.at), window)
+			must(t, err)
+			if n != st.want {
+				t.Errorf("Record(%s, %s, +%v) = %d, want %d", st.agent, st.code, st.at, n, st.want)
+			}
+		}
+	}},
+	{"IgnoresLaterFailures", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		for _, at := range []time.Duration{time.Minute, 20 * time.Minute} {
+			_, err := tn.Record(t.Context(), "sql", "E", Epoch.Add(at), time.Hour)
+			must(t, err)
+		}
+		// A failure reported late counts those in its own window, up to
+		// its time.
+		n, err := tn.Record(t.Context(), "sql", "E", Epoch.Add(10*time.Minute), time.Hour)
+		must(t, err)
+		if n != 2 {
+			t.Errorf("Record(+10m) after +1m and +20m = %d, want 2", n)
+		}
+	}},
+}
+
+var deliveriesTests = []test{
+	{"FirstClaimIsFirst", func(t *testing.T, e *env) {
+		claim(t, e.s.Tenant("a"), "k", nil, true)
+	}},
+	{"SecondClaimWhileInFlight", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		claim(t, tn, "k", nil, true)
+		claim(t, tn, "k", nil, false)
+		e.clock.Advance(store.ClaimLease / 2)
+		claim(t, tn, "k", nil, false)
+	}},
+	{"ClaimAfterCompleteReturnsFeedback", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		fb := sampleFeedback("e1", Epoch)
+		claim(t, tn, "k", nil, true)
+		must(t, tn.Complete(t.Context(), "k", fb))
+		claim(t, tn, "k", fb, false)
+		// Feedback stored is never taken over.
+		e.clock.Advance(3 * store.ClaimLease)
+		claim(t, tn, "k", fb, false)
+	}},
+	{"ReleaseMakesItFirstAgain", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		claim(t, tn, "k", nil, true)
+		must(t, tn.Release(t.Context(), "k"))
+		claim(t, tn, "k", nil, true)
+		claim(t, tn, "k", nil, false)
+	}},
+	{"StaleClaimIsTakenOver", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		claim(t, tn, "k", nil, true)
+		e.clock.Advance(store.ClaimLease - time.Second)
+		claim(t, tn, "k", nil, false)
+		e.clock.Advance(2 * time.Second)
+		claim(t, tn, "k", nil, true) // older than the lease: lost
+		claim(t, tn, "k", nil, false)
+		e.clock.Advance(store.ClaimLease - time.Second)
+		claim(t, tn, "k", nil, false) // the take-over's lease runs from it
+	}},
+	{"KeysAreIndependent", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		claim(t, tn, "k1", nil, true)
+		must(t, tn.Complete(t.Context(), "k1", sampleFeedback("e1", Epoch)))
+		claim(t, tn, "k2", nil, true)
+	}},
+}
+
+// claim claims key and checks the answer.
+func claim(t *testing.T, d handler.Deliveries, key string, wantPrior *handler.Feedback, wantFirst bool) {
+	t.Helper()
+	prior, first, err := d.Claim(t.Context(), key)
+	must(t, err)
+	if first != wantFirst {
+		t.Errorf("Claim(%q): first = %v, want %v", key, first, wantFirst)
+	}
+	if !reflect.DeepEqual(prior, wantPrior) {
+		t.Errorf("Claim(%q): prior =\n%+v\nwant\n%+v", key, prior, wantPrior)
+	}
+}
+
+var synonymsTests = []test{
+	{"LookupAndFields", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		must(t, tn.PutSchema(t.Context(), "orders", handler.SchemaInfo{
+			Fields:   []string{"order_id", "sku_id", "sales"},
+			Synonyms: map[string]string{"product_id": "sku_id", "revenue": "sales"},
+		}))
+		lookup(t, tn, "orders", "product_id", "sku_id", true)
+		lookup(t, tn, "orders", "revenue", "sales", true)
+		lookup(t, tn, "orders", "price", "", false)
+		lookup(t, tn, "customers", "product_id", "", false)
+		fields(t, tn, "orders", []string{"order_id", "sku_id", "sales"})
+		fields(t, tn, "customers", nil)
+	}},
+	{"PutSchemaReplaces", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		must(t, tn.PutSchema(t.Context(), "orders", handler.SchemaInfo{
+			Fields:   []string{"order_id", "sku_id"},
+			Synonyms: map[string]string{"product_id": "sku_id"},
+		}))
+		must(t, tn.PutSchema(t.Context(), "orders", handler.SchemaInfo{
+			Fields:   []string{"order_id", "item_id"},
+			Synonyms: map[string]string{"sku_id": "item_id"},
+		}))
+		lookup(t, tn, "orders", "product_id", "", false)
+		lookup(t, tn, "orders", "sku_id", "item_id", true)
+		fields(t, tn, "orders", []string{"order_id", "item_id"})
+	}},
+	{"SourcesAreIndependent", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		must(t, tn.PutSchema(t.Context(), "orders", handler.SchemaInfo{Fields: []string{"a"}}))
+		must(t, tn.PutSchema(t.Context(), "customers", handler.SchemaInfo{Fields: []string{"b"}}))
+		fields(t, tn, "orders", []string{"a"})
+		fields(t, tn, "customers", []string{"b"})
+	}},
+}
+
+func lookup(t *testing.T, s handler.Synonyms, source, field, want string, wantOK bool) {
+	t.Helper()
+	got, ok, err := s.Lookup(t.Context(), source, field)
+	must(t, err)
+	if got != want || ok != wantOK {
+		t.Errorf("Lookup(%q, %q) = %q, %v; want %q, %v", source, field, got, ok, want, wantOK)
+	}
+}
+
+func fields(t *testing.T, s handler.Synonyms, source string, want []string) {
+	t.Helper()
+	got, err := s.Fields(t.Context(), source)
+	must(t, err)
+	if !slices.Equal(got, want) {
+		t.Errorf("Fields(%q) = %q, want %q", source, got, want)
+	}
+}
+
+var cacheTests = []test{
+	{"RoundTrip", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		if _, ok, err := tn.Get(t.Context(), "q1"); err != nil || ok {
+			t.Fatalf("Get of an empty cache = %v, %v; want not found", ok, err)
+		}
+		r := handler.CachedResult{
+			StoredAt: Epoch.Add(-2 * time.Hour),
+			Summary:  "sales by region, 4 rows",
+			Data:     map[string]any{"rows": []any{"north", "south"}, "total": 12.5, "final": true},
+		}
+		must(t, tn.PutCache(t.Context(), "q1", r))
+		checkCache(t, tn, "q1", r)
+		if _, ok, err := tn.Get(t.Context(), "q2"); err != nil || ok {
+			t.Errorf("Get(q2) = %v, %v; want not found", ok, err)
+		}
+	}},
+	{"PutCacheReplaces", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		must(t, tn.PutCache(t.Context(), "q1", handler.CachedResult{StoredAt: Epoch, Summary: "old", Data: map[string]any{"v": 1.0}}))
+		r := handler.CachedResult{StoredAt: Epoch.Add(time.Minute), Summary: "new"}
+		must(t, tn.PutCache(t.Context(), "q1", r))
+		checkCache(t, tn, "q1", r)
+	}},
+}
+
+func checkCache(t *testing.T, c handler.Cache, queryID string, want handler.CachedResult) {
+	t.Helper()
+	got, ok, err := c.Get(t.Context(), queryID)
+	must(t, err)
+	if !ok {
+		t.Fatalf("Get(%q): not found", queryID)
+	}
+	if !got.StoredAt.Equal(want.StoredAt) || got.Summary != want.Summary || !reflect.DeepEqual(got.Data, want.Data) {
+		t.Errorf("Get(%q) =\n%+v\nwant\n%+v", queryID, got, want)
+	}
+}
+
+var agentsTests = []test{
+	{"PutAndGet", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		if _, ok, err := tn.Agent(t.Context(), "sql_agent"); err != nil || ok {
+			t.Fatalf("Agent of none = %v, %v; want not found", ok, err)
+		}
+		must(t, tn.PutAgent(t.Context(), store.Agent{ID: "sql_agent", CallbackURL: "https://agents.example/retry"}))
+		checkAgent(t, tn, store.Agent{ID: "sql_agent", CallbackURL: "https://agents.example/retry", UpdatedAt: Epoch})
+	}},
+	{"PutAgentReplaces", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		must(t, tn.PutAgent(t.Context(), store.Agent{ID: "sql_agent", CallbackURL: "https://old.example"}))
+		later := e.clock.Advance(time.Hour)
+		must(t, tn.PutAgent(t.Context(), store.Agent{ID: "sql_agent", CallbackURL: "https://new.example"}))
+		checkAgent(t, tn, store.Agent{ID: "sql_agent", CallbackURL: "https://new.example", UpdatedAt: later})
+	}},
+	{"KeepsGivenUpdatedAt", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		a := store.Agent{ID: "chart_agent", CallbackURL: "https://c.example", UpdatedAt: Epoch.Add(-time.Hour)}
+		must(t, tn.PutAgent(t.Context(), a))
+		checkAgent(t, tn, a)
+	}},
+}
+
+func checkAgent(t *testing.T, tn store.Tenant, want store.Agent) {
+	t.Helper()
+	got, ok, err := tn.Agent(t.Context(), want.ID)
+	must(t, err)
+	if !ok || got.ID != want.ID || got.CallbackURL != want.CallbackURL || !got.UpdatedAt.Equal(want.UpdatedAt) {
+		t.Errorf("Agent(%q) = %+v, %v; want %+v", want.ID, got, ok, want)
+	}
+}

@@ -1,0 +1,178 @@
+// Package storetest is the conformance suite of store.Store: every
+// implementation runs it, so that each behaves as package store documents.
+//
+//	func TestConformance(t *testing.T) {
+//		storetest.Run(t, func(t *testing.T, opts store.Options) store.Store {
+//			s, err := mystore.Open(t.Context(), …, opts)
+//			if err != nil {
+//				t.Fatal(err)
+//			}
+//			return s
+//		})
+//	}
+//
+// Each subtest opens a fresh, empty store and drives its clock through
+// Options.Now. Run closes the stores it opens; open may register the
+// removal of what it made (a file, a schema) with t.Cleanup, which runs
+// after the store is closed.
+//
+// Where package store leaves a detail open, the suite settles it:
+//   - Times keep their nanoseconds. An Agent's zero UpdatedAt, an
+//     Occurrence's zero ReceivedAt and a NewJob's zero RunAt are the
+//     store's clock's now.
+//   - A record's FirstSeen and LastSeen are the earliest and the latest
+//     ReceivedAt of its occurrences; its QueryID, AgentID, ErrorType,
+//     Severity, Report and Feedback are those of the occurrence received
+//     last. An occurrence without a DeliveryKey is never a duplicate.
+//   - History.Record counts the failures in [at-window, at], as
+//     handler.MemoryHistory does.
+//   - Deliveries.Claim's and BeginRequest's take-over starts a new lease; a
+//     stored feedback or response never expires.
+//   - Claim records an attempt, with an error, for a job whose lease ran
+//     out, and fails the job instead of leasing it again when that was its
+//     last attempt.
+package storetest
+
+import (
+	"bytes"
+	"encoding/json"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/triage-go/triage/handler"
+	"github.com/triage-go/triage/store"
+)
+
+// Opener opens a fresh, empty store using opts.
+type Opener = func(t *testing.T, opts store.Options) store.Store
+
+// Run runs the conformance suite on the stores open opens.
+func Run(t *testing.T, open Opener) {
+	groups := []struct {
+		name  string
+		tests []test
+	}{
+		{"Store", storeTests},
+		{"Isolation", isolationTests},
+		{"Attempts", attemptsTests},
+		{"History", historyTests},
+		{"Deliveries", deliveriesTests},
+		{"Synonyms", synonymsTests},
+		{"Cache", cacheTests},
+		{"Agents", agentsTests},
+		{"Occurrences", occurrenceTests},
+		{"ErrorRecords", listTests},
+		{"Idempotency", idemTests},
+		{"Jobs", jobsTests},
+		{"Concurrency", concurrencyTests},
+	}
+	for _, g := range groups {
+		t.Run(g.name, func(t *testing.T) {
+			for _, tc := range g.tests {
+				t.Run(tc.name, func(t *testing.T) {
+					tc.run(t, newEnv(t, open))
+				})
+			}
+		})
+	}
+}
+
+// test is one subtest.
+type test struct {
+	name string
+	run  func(t *testing.T, e *env)
+}
+
+// env is a subtest's store and clock.
+type env struct {
+	s     store.Store
+	clock *clock
+	open  Opener
+}
+
+// Epoch is when the fake clock starts: it has nanoseconds, which a store
+// must keep.
+var Epoch = time.Date(2026, 3, 14, 15, 9, 26, 535897932, time.UTC)
+
+func newEnv(t *testing.T, open Opener) *env {
+	t.Helper()
+	e := &env{clock: &clock{now: Epoch}, open: open}
+	e.s = open(t, store.Options{Now: e.clock.Now})
+	t.Cleanup(func() {
+		if err := e.s.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return e
+}
+
+// clock is a fake clock, safe for concurrent use.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) Advance(d time.Duration) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+	return c.now
+}
+
+// must fails the test now on an error.
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// sameJSON reports whether two JSON documents are equal as values (a
+// store may reformat them).
+func sameJSON(a, b json.RawMessage) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return len(a) == len(b)
+	}
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return bytes.Equal(a, b)
+	}
+	ja, _ := json.Marshal(x)
+	jb, _ := json.Marshal(y)
+	return bytes.Equal(ja, jb)
+}
+
+// sampleFeedback is a feedback with every kind of field set.
+func sampleFeedback(errorID string, at time.Time) *handler.Feedback {
+	return &handler.Feedback{
+		ErrorID:             errorID,
+		ErrorType:           handler.SchemaError,
+		ErrorSource:         "sql_agent",
+		Severity:            handler.SeverityHigh,
+		Confidence:          0.875,
+		UserMessage:         "The field product_id is now sku_id; I used it instead.",
+		RecoverySuggestions: []string{"Use sku_id", "Check the schema"},
+		AutomatedActions:    []string{"map_synonym:product_id->sku_id", "retry:2"},
+		ContextPreserved:    true,
+		QueryID:             "q-" + errorID,
+		Timestamp:           at,
+		NextAction:          handler.Resume,
+		RootCause: handler.RootCause{
+			Cause: handler.CauseSchemaDrift, Confidence: 0.9,
+			Evidence: []string{"product_id missing", "synonym sku_id"},
+		},
+		Attempt: 2,
+		Fault: handler.FaultInfo{
+			Code: "AGENT_EXECUTION_ERROR", HTTPStatus: 502, Retryable: true, RetryAfter: 3,
+		},
+		Context:    map[string]any{"table": "orders", "rows": 1500.0, "nested": map[string]any{"ok": true}},
+		ContextRef: "checkpoint-7",
+	}
+}
