@@ -1,0 +1,70 @@
+package client_test
+
+import (
+	"context"
+	"log/slog"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/triage-go/triage/client"
+	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/handler"
+	triage "github.com/triage-go/triage/server"
+	"github.com/triage-go/triage/store"
+	"github.com/triage-go/triage/store/sqlite"
+)
+
+// TestAgainstTheService runs the client against the real service (package
+// server on SQLite), not a stand-in.
+func TestAgainstTheService(t *testing.T) {
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "triage.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	const key = "agent-key-0123456789abcdef"
+	srv, err := triage.New(triage.Config{Store: st, APIKeys: map[string]string{key: "acme"}, JobPoll: -1,
+		Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	c, err := client.New(hs.URL, client.WithAPIKey(key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2025, 8, 8, 12, 20, 5, 0, time.UTC)
+	report := &handler.Report{AgentID: "query_engine", Timestamp: at, Data: handler.Data{
+		ErrorType: handler.QueryError, ErrorCode: "DB_TIMEOUT", Message: "Query timed out after 30s", QueryID: "q_456",
+		Context: map[string]any{"metric": "sales", "row_count": 48_000_000}}}
+	fb, err := c.Report(t.Context(), report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fb.Duplicate || fb.NextAction != handler.Resume || fb.RootCause.Cause != "scope" {
+		t.Errorf("feedback: %+v", fb)
+	}
+	again, err := c.Report(t.Context(), report)
+	if err != nil || !again.Duplicate || again.ErrorID != fb.ErrorID {
+		t.Errorf("the same report again: %+v %v", again, err)
+	}
+	rec, err := c.Get(t.Context(), fb.ErrorID)
+	if err != nil || len(rec) == 0 {
+		t.Errorf("Get: %v", err)
+	}
+
+	// An invalid report: a 422 with the field errors, not retried.
+	_, err = c.Report(t.Context(), &handler.Report{AgentID: "query engine", Data: handler.Data{Message: "x"}})
+	f, ok := fault.As(err)
+	if !ok || f.Code != fault.InvalidRequest || f.HTTPStatus() != 422 || len(f.FieldErrors) == 0 {
+		t.Fatalf("invalid report: %v", err)
+	}
+	// A wrong key: 403, not retried.
+	bad, _ := client.New(hs.URL, client.WithAPIKey("not-the-key-0123456789"))
+	if _, err := bad.Report(t.Context(), report); fault.CodeOf(err) != fault.TenantUnauthorized {
+		t.Errorf("wrong key: %v", err)
+	}
+}
