@@ -112,6 +112,7 @@ func TestOnPostgres(t *testing.T) {
 		{"Scenarios", TestScenariosOverHTTP}, {"ListErrors", TestListErrors}, {"ErrorStatuses", TestErrorStatuses},
 		{"IdempotencyKey", TestIdempotencyKey}, {"Tenancy", TestTenancy}, {"Jobs", TestJobs},
 		{"ConcurrentIdentical", TestConcurrentIdentical}, {"StoresSurviveRestart", TestHandlerStoresSurviveRestart},
+		{"TwoInstances", TestTwoInstances},
 	} {
 		t.Run(c.name, c.test)
 	}
@@ -778,5 +779,68 @@ func TestConcurrentIdentical(t *testing.T) {
 	rec := f.record(id)
 	if rec.Count != 1 || len(rec.Jobs) != 1 {
 		t.Errorf("occurrences %d, jobs %d: want one of each", rec.Count, len(rec.Jobs))
+	}
+}
+
+// TestTwoInstances: two services on one database are one service: the same
+// report posted to both at once is handled once.
+func TestTwoInstances(t *testing.T) {
+	db := newDatabase(t)
+	clk := &clock{now: scenarioNow}
+	var urls []string
+	for range 2 {
+		st := openStore(t, db, clk)
+		t.Cleanup(func() { st.Close() })
+		srv, err := New(Config{Store: st, Now: clk.Now, JobPoll: -1, RateLimit: -1, Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs := httptest.NewServer(srv)
+		t.Cleanup(hs.Close)
+		urls = append(urls, hs.URL)
+	}
+	report := readFile(t, goldenDir+"/db_timeout.json")
+	statuses := make(chan int, 20)
+	ids := make(chan string, 20)
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Go(func() {
+			for {
+				resp, err := http.Post(urls[i%2]+"/v1/errors", "application/json", bytes.NewReader(report))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode == 409 {
+					time.Sleep(10 * time.Millisecond)
+					continue
+				}
+				statuses <- resp.StatusCode
+				var fb handler.Feedback
+				if json.Unmarshal(body, &fb) == nil {
+					ids <- fb.ErrorID
+				}
+				return
+			}
+		})
+	}
+	wg.Wait()
+	close(statuses)
+	close(ids)
+	count := map[int]int{}
+	for s := range statuses {
+		count[s]++
+	}
+	if count[201] != 1 || count[200] != 19 {
+		t.Errorf("statuses %v across two instances, want one 201 and 19 200s", count)
+	}
+	seen := map[string]bool{}
+	for id := range ids {
+		seen[id] = true
+	}
+	if len(seen) != 1 {
+		t.Errorf("error_ids %v", seen)
 	}
 }

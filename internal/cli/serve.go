@@ -46,7 +46,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	maxConcurrent := fs.Int("max-concurrent", server.DefaultMaxConcurrent, "API `requests` in progress before 503")
 	maxBody := fs.Int64("max-body", server.DefaultMaxBody, "largest request body, in `bytes`")
 	fs.Usage = func() {
-		fmt.Fprintf(env.Stderr, "Usage: triage serve [flags]\n\nRuns the Error Handler service. Each flag may also come from its environment\nvariable (the flag wins); API keys come from TRIAGE_API_KEYS=\"tenant=key,…\".\n\n")
+		fmt.Fprintf(env.Stderr, "Usage: triage serve [flags]\n\nRuns the Error Handler service. Each flag may also come from its environment\nvariable (the flag wins); API keys come from TRIAGE_API_KEYS=\"tenant=key,…\"\nand the file TRIAGE_API_KEYS_FILE names (a tenant=key per line).\n\n")
 		fs.VisitAll(func(f *flag.Flag) {
 			name, usage := flag.UnquoteUsage(f)
 			fmt.Fprintf(env.Stderr, "  --%s %s\n    \t%s (%s; default %q)\n", f.Name, name, usage, serveEnv[f.Name], f.DefValue)
@@ -70,9 +70,9 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	}
 	log := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: level}))
 
-	keys, err := server.ParseAPIKeys(os.Getenv("TRIAGE_API_KEYS"))
+	keys, err := apiKeys()
 	if err != nil {
-		return usagef("TRIAGE_API_KEYS: %v", err)
+		return usagef("%v", err)
 	}
 	cfg := server.Config{APIKeys: keys, RateLimit: *rateLimit, RateBurst: *rateBurst, MaxConcurrent: *maxConcurrent,
 		MaxBody: *maxBody, Webhook: *webhook, Debug: *debug, Logger: log}
@@ -109,6 +109,29 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	err = srv.Serve(ctx, ln)
 	log.Info("stopped", slog.Any("error", err))
 	return err
+}
+
+// apiKeys reads the API keys: TRIAGE_API_KEYS ("tenant=key,…"), and the
+// file TRIAGE_API_KEYS_FILE names (one tenant=key per line; blank lines
+// and lines starting with # are skipped), together.
+func apiKeys() (map[string]string, error) {
+	spec := os.Getenv("TRIAGE_API_KEYS")
+	if path := os.Getenv("TRIAGE_API_KEYS_FILE"); path != "" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("TRIAGE_API_KEYS_FILE: %v", err)
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+				spec += "," + line
+			}
+		}
+	}
+	keys, err := server.ParseAPIKeys(spec)
+	if err != nil {
+		return nil, fmt.Errorf("TRIAGE_API_KEYS: %v", err)
+	}
+	return keys, nil
 }
 
 func keysSet(keys map[string]string) bool { return len(keys) > 0 }

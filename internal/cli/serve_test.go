@@ -486,3 +486,28 @@ func TestServeKill9(t *testing.T) {
 		t.Errorf("%d of %d acknowledged reports lost", missing, len(acked))
 	}
 }
+
+func TestServeKeysFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "keys")
+	if err := os.WriteFile(file, []byte("# tenants\nacme=acme-key-0123456789ab\n\nglobex=globex-key-0123456789\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TRIAGE_API_KEYS", "")
+	t.Setenv("TRIAGE_API_KEYS_FILE", file)
+	svc := startServe(t, "--db", filepath.Join(t.TempDir(), "triage.db"))
+	if r := call(t, "GET", svc.base+"/v1/errors", nil, "X-API-Key", "globex-key-0123456789"); r.status != 200 {
+		t.Errorf("a key from the file: %d %s", r.status, r.body)
+	}
+	if r := call(t, "GET", svc.base+"/v1/errors", nil); r.status != 401 {
+		t.Errorf("no key: %d", r.status)
+	}
+	// A bad entry is a usage error, naming the entry but not the key.
+	if err := os.WriteFile(file, []byte("acme=short\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	code := cli.Run(context.Background(), []string{"serve", "--db", filepath.Join(t.TempDir(), "x.db")}, cli.Env{Stdout: io.Discard, Stderr: &stderr})
+	if code != cli.ExitUsage || !strings.Contains(stderr.String(), "at least 16 characters") || strings.Contains(stderr.String(), "short") {
+		t.Errorf("bad keys file: exit %d: %s", code, stderr.String())
+	}
+}
