@@ -92,11 +92,96 @@ func (d Decoder) Object(data []byte, field string) (map[string]json.RawMessage, 
 		}
 		return nil, d.Invalid(field, "must be an object, got %s", k)
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(data, &m); err != nil {
+	if !json.Valid(data) {
+		return nil, d.syntaxError(data, field)
+	}
+	m, err := members(data)
+	if err != nil {
 		return nil, d.Wrap(field, "invalid JSON", err)
 	}
 	return m, nil
+}
+
+// members splits a valid JSON object into its members: what
+// json.Unmarshal into a map[string]json.RawMessage does, without decoding
+// the values (one copy of the object backs every value). FuzzMembers holds
+// the two to the same answers.
+func members(data []byte) (map[string]json.RawMessage, error) {
+	data = bytes.Clone(data)
+	m := make(map[string]json.RawMessage, 8)
+	i := skipSpace(data, 0) + 1 // past '{'
+	for {
+		i = skipSpace(data, i)
+		if data[i] == '}' {
+			return m, nil
+		}
+		end := stringEnd(data, i)
+		key, ok := plainString(data[i:end])
+		if !ok {
+			if err := json.Unmarshal(data[i:end], &key); err != nil {
+				return nil, err
+			}
+		}
+		i = skipSpace(data, end) + 1 // past ':'
+		i = skipSpace(data, i)
+		vend := valueEnd(data, i)
+		m[key] = data[i:vend:vend]
+		i = skipSpace(data, vend)
+		if data[i] == ',' {
+			i++
+		}
+	}
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the index after the string that opens at i.
+func stringEnd(data []byte, i int) int {
+	for i++; i < len(data); i++ {
+		switch data[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return i
+}
+
+// valueEnd returns the index after the valid value that begins at i.
+func valueEnd(data []byte, i int) int {
+	switch data[i] {
+	case '"':
+		return stringEnd(data, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(data); i++ {
+			switch data[i] {
+			case '"':
+				i = stringEnd(data, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return i
+	}
+	for i < len(data) {
+		switch data[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+		i++
+	}
+	return i
 }
 
 // syntaxError reports data, which is not JSON, with encoding/json's error.

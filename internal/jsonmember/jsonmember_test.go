@@ -1,6 +1,7 @@
 package jsonmember
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -111,6 +112,40 @@ func FuzzString(f *testing.F) {
 		}
 		if err != nil || got != want {
 			t.Fatalf("%q: got %q, %v; encoding/json %q", raw, got, err, want)
+		}
+	})
+}
+
+// FuzzMembers checks Object's splitter against encoding/json: any JSON
+// object splits into the same members with the same raw values (as JSON:
+// encoding/json keeps the values' bytes too), and Object refuses what
+// encoding/json refuses.
+func FuzzMembers(f *testing.F) {
+	for _, s := range []string{`{}`, ` { "a" : 1 , "b":[1,{"c":"]}"}], "a":null } `, `{"k\u00e9y":"v\"q\\"}`,
+		"{\"bad\xff\":true}", `{"a":{"b":{"c":[[],{}]}},"n":-1.5e3}`, `{"a":1,}`, `[1]`, `{"a":"x"} x`} {
+		f.Add([]byte(s))
+	}
+	d := Decoder{Package: "test"}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var want map[string]json.RawMessage
+		wantErr := json.Unmarshal(raw, &want)
+		got, err := d.Object(raw, "")
+		if wantErr != nil || Kind(raw) != "object" {
+			if err == nil {
+				t.Fatalf("%q: split into %v, encoding/json says %v", raw, got, wantErr)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("%q: %v", raw, err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%q: %d members, encoding/json %d", raw, len(got), len(want))
+		}
+		for k, w := range want {
+			if g, ok := got[k]; !ok || !bytes.Equal(g, w) {
+				t.Fatalf("%q: member %q = %q, encoding/json %q", raw, k, g, w)
+			}
 		}
 	})
 }
