@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,6 +26,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/triage-go/triage/handler"
 	"github.com/triage-go/triage/server"
@@ -37,7 +40,7 @@ func main() {
 	requests := flag.Int("requests", 4000, "requests per target (bounded)")
 	concurrency := flag.Int("concurrency", 16, "concurrent clients")
 	duration := flag.Duration("duration", 20*time.Second, "time bound per target")
-	pg := flag.String("postgres", os.Getenv("TRIAGE_TEST_POSTGRES"), "a postgres:// URL to measure PostgreSQL too (a scratch database: tables are created)")
+	pg := flag.String("postgres", os.Getenv("TRIAGE_TEST_POSTGRES"), "a postgres:// URL to measure PostgreSQL too (in a scratch schema, dropped after)")
 	flag.Parse()
 	if err := run(*requests, *concurrency, *duration, *pg); err != nil {
 		fmt.Fprintln(os.Stderr, "loadbench:", err)
@@ -82,7 +85,12 @@ func run(requests, concurrency int, bound time.Duration, pg string) error {
 	results = append(results, load("triage serve, SQLite", base, requests, concurrency, bound, http.StatusCreated))
 
 	if pg != "" {
-		pst, err := postgres.Open(ctx, pg, store.Options{})
+		scratch, drop, err := scratchSchema(ctx, pg)
+		if err != nil {
+			return err
+		}
+		defer drop()
+		pst, err := postgres.Open(ctx, scratch, store.Options{})
 		if err != nil {
 			return err
 		}
@@ -188,4 +196,33 @@ func load(name, base string, n, c int, bound time.Duration, want int) result {
 		r.p99 = all[len(all)*99/100]
 	}
 	return r
+}
+
+// scratchSchema creates an empty schema for the run and returns the URL
+// with it first in the search path, and how to drop it.
+func scratchSchema(ctx context.Context, base string) (string, func(), error) {
+	conn, err := pgx.Connect(ctx, base)
+	if err != nil {
+		return "", nil, err
+	}
+	defer conn.Close(ctx)
+	schema := fmt.Sprintf("triage_loadbench_%d", time.Now().UnixNano())
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		return "", nil, err
+	}
+	drop := func() {
+		if c, err := pgx.Connect(ctx, base); err == nil {
+			_, _ = c.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE")
+			c.Close(ctx)
+		}
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		drop()
+		return "", nil, err
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String(), drop, nil
 }

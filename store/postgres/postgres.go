@@ -4,6 +4,7 @@ import (
 	"context"
 	"embed"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -40,6 +41,10 @@ type Store struct {
 
 var _ store.Store = (*Store)(nil)
 
+// DefaultMaxConns is the connection pool's size unless the URL sets
+// pool_max_conns.
+const DefaultMaxConns = 32
+
 // Open connects to the database at url (a postgres:// URL or a keyword/value
 // connection string, as pgx reads them) and applies the migrations it
 // lacks. The tables go to the first schema of the search path, which the
@@ -49,6 +54,12 @@ func Open(ctx context.Context, url string, opts store.Options) (*Store, error) {
 	if err != nil {
 		// pgx's parse errors leave the password out.
 		return nil, fmt.Errorf("postgres: open: %w", err)
+	}
+	if !strings.Contains(url, "pool_max_conns") {
+		// pgx's default, four connections on a two-core machine, queues
+		// a busy service's requests behind each other's commits; the
+		// database batches concurrent commits itself.
+		cfg.MaxConns = DefaultMaxConns
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -89,7 +100,7 @@ func (s *Store) Close() error {
 // database adapts the pool to sqlstore.DB.
 type database struct{ pool *pgxpool.Pool }
 
-func (d database) Writer() sqlstore.Querier { return querier{d.pool} }
+func (d database) Writer() sqlstore.Execer  { return querier{d.pool} }
 func (d database) Reader() sqlstore.Querier { return querier{d.pool} }
 
 func (d database) Write(ctx context.Context, fn func(sqlstore.Querier) error) error {

@@ -9,13 +9,25 @@
 // serialised in the process rather than failing with SQLITE_BUSY, and
 // readers never wait for them.
 //
+// Writes are group-committed: one goroutine takes the writes waiting (up
+// to MaxBatch), runs each in a savepoint of one transaction and commits
+// them at once, so that a batch costs one fsync. A write that fails is
+// rolled back to its savepoint, alone; a write returns only once its
+// batch is committed (or with the error of the COMMIT, which every write
+// of the batch gets), so that a write that succeeded is durable. A write
+// whose context ends before it starts does not run; once it started, it
+// waits for the commit. Close commits the writes queued; later ones fail
+// with ErrClosed. Statements are prepared once per connection.
+//
 // Open applies the embedded migrations (migrations/NNNN_name.sql) the
 // file lacks, in one transaction, recording them in schema_migrations.
 // Times are stored as integer nanoseconds since the Unix epoch (UTC) and
 // JSON documents as TEXT; every table has a tenant column, which every
 // statement of a Tenant view filters on (the job queue is shared: its
 // worker's statements do not). Failures older than the window a History.Record
-// asks for are deleted as it records.
+// asks for are deleted as it records; history_counts, kept by triggers,
+// counts the failures of each agent and code, so that Record does not
+// read them all.
 //
 // Where package store leaves a detail open, the store behaves as
 // store/storetest settles it, as store/postgres does: both are one

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"runtime"
 	"strings"
+	"sync"
 
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
 
@@ -20,9 +21,10 @@ import (
 var migrationFiles embed.FS
 
 var dialect = sqlstore.Dialect{
-	Name:     "sqlite",
-	Least:    "min",
-	Greatest: "max",
+	Name:          "sqlite",
+	Least:         "min",
+	Greatest:      "max",
+	HistoryCounts: true, // migrations/0002_history_counts.sql
 }
 
 // BusyTimeout is how long, in milliseconds, a statement waits for a lock
@@ -34,6 +36,10 @@ const BusyTimeout = 10_000
 type Store struct {
 	core        *sqlstore.Store
 	write, read *sql.DB
+	writer      *writer
+	readStmts   *stmtCache
+	closeOnce   sync.Once
+	closeErr    error
 }
 
 var _ store.Store = (*Store)(nil)
@@ -48,9 +54,10 @@ func Open(ctx context.Context, path string, opts store.Options) (*Store, error) 
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open: %w", err)
 	}
-	// One writer connection: the process's writes queue in database/sql
-	// rather than fail with SQLITE_BUSY, and each transaction begins
-	// IMMEDIATE (_txlock), taking the write lock before it reads.
+	// One writer connection, which one goroutine (the writer) uses: the
+	// process's writes queue for it rather than fail with SQLITE_BUSY, and
+	// each transaction begins IMMEDIATE (_txlock), taking the write lock
+	// before it reads.
 	write.SetMaxOpenConns(1)
 	write.SetConnMaxLifetime(0)
 	write.SetConnMaxIdleTime(0)
@@ -59,11 +66,14 @@ func Open(ctx context.Context, path string, opts store.Options) (*Store, error) 
 		write.Close()
 		return nil, fmt.Errorf("sqlite: open: %w", err)
 	}
-	read.SetMaxOpenConns(max(2, runtime.GOMAXPROCS(0)))
-	s := &Store{write: write, read: read}
-	db := database{write: write, read: read}
+	n := max(2, runtime.GOMAXPROCS(0))
+	read.SetMaxOpenConns(n)
+	read.SetMaxIdleConns(n) // kept, with their prepared statements
+	s := &Store{write: write, read: read, readStmts: newStmtCache(read)}
 	// The writer creates the file and turns WAL on before any reader
 	// opens it.
+	s.writer = newWriter(write)
+	db := database{w: s.writer, read: read, readStmts: s.readStmts}
 	if _, err := sqlstore.Migrate(ctx, db, dialect, migrationFiles, "migrations"); err != nil {
 		s.Close()
 		return nil, err
@@ -110,37 +120,48 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the database.
+// Close closes the database, once the writes queued are committed. The
+// writes that come later fail with ErrClosed.
 func (s *Store) Close() error {
-	err := errors.Join(s.read.Close(), s.write.Close())
-	if err != nil {
-		return fmt.Errorf("sqlite: close: %w", err)
-	}
-	return nil
+	s.closeOnce.Do(func() {
+		s.writer.stop()
+		s.readStmts.close()
+		if err := errors.Join(s.read.Close(), s.write.Close()); err != nil {
+			s.closeErr = fmt.Errorf("sqlite: close: %w", err)
+		}
+	})
+	return s.closeErr
 }
 
-// database adapts the writer and the readers to sqlstore.DB.
-type database struct{ write, read *sql.DB }
+// database adapts the writer and the readers to sqlstore.DB. Every write
+// goes through the writer (group commit); the reads use the readers'
+// prepared statements.
+type database struct {
+	w         *writer
+	read      *sql.DB
+	readStmts *stmtCache
+}
 
-func (d database) Writer() sqlstore.Querier { return querier{d.write} }
-func (d database) Reader() sqlstore.Querier { return querier{d.read} }
+func (d database) Writer() sqlstore.Execer  { return execer{d.w} }
+func (d database) Reader() sqlstore.Querier { return dbQuerier{d.read, d.readStmts} }
 
 func (d database) Write(ctx context.Context, fn func(sqlstore.Querier) error) error {
-	return inTx(ctx, d.write, nil, fn)
+	return d.w.write(ctx, fn)
 }
 
+// Read runs fn in a read-only transaction of a reader.
 func (d database) Read(ctx context.Context, fn func(sqlstore.Querier) error) error {
-	return inTx(ctx, d.read, &sql.TxOptions{ReadOnly: true}, fn)
-}
-
-// inTx runs fn in a transaction of db: committed when fn returns nil,
-// rolled back otherwise.
-func inTx(ctx context.Context, db *sql.DB, opts *sql.TxOptions, fn func(sqlstore.Querier) error) error {
-	tx, err := db.BeginTx(ctx, opts)
+	tx, err := d.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return err
 	}
-	if err := fn(querier{tx}); err != nil {
+	q := newTxQuerier(tx, d.readStmts, false)
+	defer q.prepareMissed(ctx)
+	err = fn(q)
+	if cerr := q.closeRows(); cerr != nil && err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return errors.Join(err, ignoreDone(tx.Rollback()))
 	}
 	return tx.Commit()
@@ -153,34 +174,4 @@ func ignoreDone(err error) error {
 		return nil
 	}
 	return err
-}
-
-// conn is what *sql.DB and *sql.Tx share.
-type conn interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-// querier adapts a conn to sqlstore.Querier.
-type querier struct{ c conn }
-
-func (q querier) Exec(ctx context.Context, query string, args ...any) (int64, error) {
-	r, err := q.c.ExecContext(ctx, query, args...)
-	if err != nil {
-		return 0, err
-	}
-	return r.RowsAffected()
-}
-
-func (q querier) Query(ctx context.Context, query string, args ...any) (sqlstore.Rows, error) {
-	r, err := q.c.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	return r, nil
-}
-
-func (q querier) QueryRow(ctx context.Context, query string, args ...any) sqlstore.Row {
-	return q.c.QueryRowContext(ctx, query, args...)
 }

@@ -7,8 +7,9 @@
 //
 // Concurrency rests on the databases, not on this package: every
 // read-modify-write runs either as one atomic statement (an upsert with
-// RETURNING) or in a transaction DB.Write starts. On SQLite that transaction
-// is BEGIN IMMEDIATE on the single writer connection, so writes are
+// RETURNING) or in a transaction DB.Write starts. On SQLite every write
+// runs on the one writer goroutine, in a savepoint of a transaction that
+// commits a batch of writes at once (group commit), so writes are
 // serialised; on PostgreSQL the statements lock the rows they read (FOR
 // UPDATE, FOR UPDATE SKIP LOCKED for the job queue) and the upserts settle
 // races on unique keys.
@@ -50,14 +51,24 @@ type Querier interface {
 	QueryRow(ctx context.Context, query string, args ...any) Row
 }
 
+// Execer runs single statements that write, each atomic on its own (and
+// committed, durably, once it returns). A QueryRow's statement may run only
+// when its Row is scanned: scan it at once.
+type Execer interface {
+	Exec(ctx context.Context, query string, args ...any) (rowsAffected int64, err error)
+	QueryRow(ctx context.Context, query string, args ...any) Row
+}
+
 // DB is a database as the store uses it.
 type DB interface {
 	// Writer runs single statements that write, each atomic on its own.
-	Writer() Querier
+	Writer() Execer
 	// Reader runs single statements that only read.
 	Reader() Querier
 	// Write runs fn in a read-write transaction, committed when fn
-	// returns nil and rolled back otherwise.
+	// returns nil and rolled back otherwise. It returns once the commit
+	// is durable (a database may share one commit among several writes,
+	// each rolled back on its own).
 	Write(ctx context.Context, fn func(Querier) error) error
 	// Read runs fn in a read-only transaction that sees one snapshot.
 	Read(ctx context.Context, fn func(Querier) error) error
@@ -82,6 +93,14 @@ type Dialect struct {
 	// migrations' transaction, that holds until it ends and serialises
 	// the instances migrating one database at once.
 	MigrationLock string
+	// HistoryCounts tells that the schema keeps, in history_counts (by
+	// triggers), how many history rows each tenant, agent and code has:
+	// History.Record reads the count there rather than count the rows of
+	// the window. Where writes are serialised anyway (SQLite) it turns a
+	// scan of every failure in the window into two index lookups; where
+	// they are not (PostgreSQL), the counts' rows would serialise the
+	// Records of one agent and code.
+	HistoryCounts bool
 }
 
 // Store implements store.Store but for Ping and Close, which the packages

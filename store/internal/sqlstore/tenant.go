@@ -34,8 +34,13 @@ func (t *tenant) Next(ctx context.Context, key string) (int, error) {
 	return n, nil
 }
 
+// historyCap bounds the count History.Record returns where it scans (the
+// persistent-failure rule needs 3).
+const historyCap = handler.MaxKept
+
 // Record notes a failure and counts those of the agent and code within
-// [at-window, at]. It forgets those older than at-window.
+// [at-window, at] (on PostgreSQL at most historyCap). It forgets those
+// older than at-window.
 func (t *tenant) Record(ctx context.Context, agent, code string, at time.Time, window time.Duration) (int, error) {
 	to := nanos(at)
 	from := to - int64(max(window, 0))
@@ -49,10 +54,20 @@ func (t *tenant) Record(ctx context.Context, agent, code string, at time.Time, w
 			t.id, agent, code, from); err != nil {
 			return err
 		}
+		if t.s.d.HistoryCounts {
+			// The key's rows are within [from, …) now: those of the
+			// window are all of them but the later ones.
+			return q.QueryRow(ctx, `
+				SELECT COALESCE((SELECT n FROM history_counts WHERE tenant = $1 AND agent = $2 AND code = $3), 0)
+					- (SELECT count(*) FROM history WHERE tenant = $1 AND agent = $2 AND code = $3 AND at > $4)`,
+				t.id, agent, code, to).Scan(&n)
+		}
+		// Counted up to historyCap, as handler.MemoryHistory keeps at most
+		// that many: a storm of one failure costs a bounded scan.
 		return q.QueryRow(ctx, `
-			SELECT count(*) FROM history
-			WHERE tenant = $1 AND agent = $2 AND code = $3 AND at >= $4 AND at <= $5`,
-			t.id, agent, code, from, to).Scan(&n)
+			SELECT count(*) FROM (SELECT 1 FROM history
+			WHERE tenant = $1 AND agent = $2 AND code = $3 AND at >= $4 AND at <= $5 LIMIT $6) AS w`,
+			t.id, agent, code, from, to, historyCap).Scan(&n)
 	})
 	if err != nil {
 		return 0, t.s.errorf("record history", err)

@@ -1,0 +1,73 @@
+package sqlite
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/triage-go/triage/handler"
+	"github.com/triage-go/triage/store"
+)
+
+// BenchmarkReport runs the store's part of handling one new report, as
+// triage serve does it (claim, attempt, history, job, feedback,
+// occurrence), from 16 goroutines (go test -cpu sets GOMAXPROCS; the
+// goroutines are 16 per GOMAXPROCS).
+func BenchmarkReport(b *testing.B) {
+	// One agent, as internal/loadbench sends: History.Record counts every
+	// failure so far (they are all within the window).
+	b.Run("one_agent", func(b *testing.B) { benchmarkReport(b, func(int64) string { return "query_engine" }) })
+	// An agent per report: History.Record counts one failure.
+	b.Run("agent_each", func(b *testing.B) { benchmarkReport(b, func(i int64) string { return fmt.Sprint("agent_", i) }) })
+}
+
+func benchmarkReport(b *testing.B, agentOf func(int64) string) {
+	s, err := Open(b.Context(), filepath.Join(b.TempDir(), "triage.db"), store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	batches, writes := s.writer.batches.Load(), s.writer.writes.Load()
+	report := json.RawMessage(`{"agent_id":"query_engine","timestamp":"2025-08-08T12:20:05Z","status":"error","data":{"error_type":"query_error","error_code":"DB_TIMEOUT","message":"Query timed out after 30s","context":{"metric":"sales"},"query_id":"q_1"}}`)
+	fb := &handler.Feedback{ErrorID: "err_0123456789abcdef", UserMessage: "I couldn't retrieve the full sales data right now (database timeout)."}
+	feedback, _ := json.Marshal(fb)
+	var seq atomic.Int64
+	b.SetParallelism(16)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		ctx := b.Context()
+		t := s.Tenant("default")
+		for pb.Next() {
+			i := seq.Add(1)
+			key := fmt.Sprintf("delivery-%d", i)
+			errorID := fmt.Sprintf("err_%d", i)
+			agent := agentOf(i)
+			if _, first, err := t.Claim(ctx, key); err != nil || !first {
+				b.Fatal(first, err)
+			}
+			if _, err := t.Next(ctx, "q|"+errorID); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := t.Record(ctx, agent, "DB_TIMEOUT", time.Now(), time.Hour); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := t.Enqueue(ctx, store.NewJob{Kind: store.JobRetry, ErrorID: errorID, Payload: json.RawMessage(`{"delay":"2s"}`)}); err != nil {
+				b.Fatal(err)
+			}
+			if err := t.Complete(ctx, key, fb); err != nil {
+				b.Fatal(err)
+			}
+			if err := t.SaveOccurrence(ctx, store.Occurrence{DeliveryKey: key, ErrorID: errorID, QueryID: "q_1",
+				AgentID: "query_engine", ErrorType: "query_error", Severity: "medium", NextAction: "retry",
+				Attempt: 1, ReportedAt: time.Now(), Report: report, Feedback: feedback}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.StopTimer()
+	batches, writes = s.writer.batches.Load()-batches, s.writer.writes.Load()-writes
+	b.ReportMetric(float64(writes)/float64(batches), "writes/commit")
+}

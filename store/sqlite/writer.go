@@ -1,0 +1,327 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/triage-go/triage/store/internal/sqlstore"
+)
+
+// MaxBatch bounds the writes one transaction of the writer commits.
+const MaxBatch = 128
+
+// ErrClosed is the error of a write to a closed store.
+var ErrClosed = errors.New("sqlite: store closed")
+
+// The savepoint each write of a batch runs in. The writes of a batch run
+// one after the other, so one name serves.
+const (
+	savepointSQL  = `SAVEPOINT batch_write`
+	releaseSQL    = `RELEASE batch_write`
+	rollbackToSQL = `ROLLBACK TO batch_write`
+)
+
+// A write's states: queued, then either started (its fn runs; the caller
+// waits for the commit) or cancelled (its caller went away first; its fn
+// never runs).
+const (
+	queued int32 = iota
+	started
+	cancelled
+)
+
+// request is one Write waiting for the writer.
+type request struct {
+	ctx   context.Context
+	fn    func(sqlstore.Querier) error
+	state atomic.Int32
+	done  chan result // buffered: the writer never blocks on it
+
+	// Set by the writer while it runs fn.
+	err      error
+	panicked bool
+	panicVal any
+}
+
+// result answers a request.
+type result struct {
+	err      error
+	panicked bool
+	panicVal any
+}
+
+// writer is group commit: every write of the store goes to one goroutine,
+// which takes the writes waiting (up to MaxBatch), runs them in one
+// transaction, each in its own savepoint, and commits once. A caller hears
+// of its write only once the transaction is committed (or failed to), so
+// a write that succeeded is durable, as with a transaction of its own,
+// while a batch of them costs one fsync. A write whose fn fails is rolled
+// back to its savepoint: the others of its batch do not see the failure.
+type writer struct {
+	db     *sql.DB
+	ctx    context.Context // the writer's, never cancelled: a caller's end must not interrupt a batch
+	reqs   chan *request
+	quit   chan struct{} // closed by stop
+	exited chan struct{} // closed when loop returns
+	stmts  *stmtCache
+
+	stopOnce sync.Once
+
+	// The transactions committed (or failed to), and the writes they ran.
+	batches, writes atomic.Int64
+}
+
+func newWriter(db *sql.DB) *writer {
+	w := &writer{
+		db:     db,
+		ctx:    context.Background(),
+		reqs:   make(chan *request, MaxBatch),
+		quit:   make(chan struct{}),
+		exited: make(chan struct{}),
+		stmts:  newStmtCache(db),
+	}
+	for _, q := range []string{savepointSQL, releaseSQL, rollbackToSQL} {
+		w.stmts.prepare(w.ctx, q) // else on first use
+	}
+	go w.loop()
+	return w
+}
+
+// write runs fn in the writer's next transaction, in a savepoint of its
+// own: the effects of fn are committed when it returns nil, and rolled
+// back otherwise. It returns once the transaction is committed, with the
+// error of fn, or of the commit. When ctx ends before fn starts, fn never
+// runs and write returns ctx.Err(); once fn started, write waits for the
+// commit. The ctx fn's statements are given does not interrupt them.
+// A panic of fn is raised again in the caller.
+func (w *writer) write(ctx context.Context, fn func(sqlstore.Querier) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	select {
+	case <-w.quit:
+		return ErrClosed
+	default:
+	}
+	r := &request{ctx: ctx, fn: fn, done: make(chan result, 1)}
+	select {
+	case w.reqs <- r:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-w.quit:
+		return ErrClosed
+	}
+	var res result
+	select {
+	case res = <-r.done:
+	case <-ctx.Done():
+		if r.state.CompareAndSwap(queued, cancelled) {
+			return ctx.Err()
+		}
+		// fn started: its outcome is the commit's. The writer answers
+		// every request it started before it exits.
+		res = <-r.done
+	case <-w.exited:
+		// The writer answers before it exits: a request it did not
+		// answer was never taken.
+		select {
+		case res = <-r.done:
+		default:
+			if !r.state.CompareAndSwap(queued, cancelled) {
+				res = <-r.done // cannot happen: the writer took it
+				break
+			}
+			return ErrClosed
+		}
+	}
+	if res.panicked {
+		panic(res.panicVal)
+	}
+	return res.err
+}
+
+// stop makes the writer run the writes queued and exit, and waits for it.
+// Writes after stop fail with ErrClosed.
+func (w *writer) stop() {
+	w.stopOnce.Do(func() { close(w.quit) })
+	<-w.exited
+}
+
+func (w *writer) loop() {
+	defer close(w.exited)
+	defer w.stmts.close()
+	batch := make([]*request, 0, MaxBatch)
+	for {
+		select {
+		case r := <-w.reqs:
+			batch = append(batch[:0], r)
+		case <-w.quit:
+			// Drain: run what is queued. A request sent after the last
+			// receive is answered ErrClosed by its caller.
+			for {
+				batch = w.take(batch[:0])
+				if len(batch) == 0 {
+					return
+				}
+				w.run(batch)
+			}
+		}
+		w.run(w.take(batch))
+	}
+}
+
+// take appends to batch the requests queued, up to MaxBatch in all.
+func (w *writer) take(batch []*request) []*request {
+	for len(batch) < MaxBatch {
+		select {
+		case r := <-w.reqs:
+			batch = append(batch, r)
+		default:
+			return batch
+		}
+	}
+	return batch
+}
+
+// run runs batch, in as many transactions as it takes: the requests of a
+// transaction that broke before they started run in the next.
+func (w *writer) run(batch []*request) {
+	for len(batch) > 0 {
+		batch = w.runTx(batch)
+	}
+}
+
+// runTx runs the requests of batch in one transaction and answers them,
+// but those it could not start because the transaction broke (an error
+// SQLite rolls a whole transaction back for, such as an I/O error): it
+// returns those, for another transaction.
+func (w *writer) runTx(batch []*request) (rest []*request) {
+	live := batch[:0:0]
+	for _, r := range batch {
+		if err := r.ctx.Err(); err != nil {
+			if r.state.CompareAndSwap(queued, cancelled) {
+				r.done <- result{err: err}
+			}
+			continue
+		}
+		if r.state.Load() == queued {
+			live = append(live, r)
+		}
+	}
+	if len(live) == 0 {
+		return nil
+	}
+	tx, err := w.db.BeginTx(w.ctx, nil) // BEGIN IMMEDIATE (_txlock)
+	if err != nil {
+		for _, r := range live {
+			if r.state.CompareAndSwap(queued, started) {
+				r.done <- result{err: err}
+			}
+		}
+		return nil
+	}
+	q := newTxQuerier(tx, w.stmts, true)
+	// The statements first run now are prepared once the transaction
+	// ends: the transaction holds the writer's only connection.
+	defer q.prepareMissed(w.ctx)
+	ran := live[:0:0]
+	for i, r := range live {
+		if !r.state.CompareAndSwap(queued, started) {
+			continue // its caller went away
+		}
+		ran = append(ran, r)
+		if err := w.runOne(q, r); err != nil {
+			// The transaction is broken: what ran is lost.
+			err = fmt.Errorf("sqlite: write batch rolled back: %w", err)
+			_ = tx.Rollback() // SQLite may have rolled it back already
+			for _, r := range ran {
+				r.done <- result{err: errors.Join(r.err, err), panicked: r.panicked, panicVal: r.panicVal}
+			}
+			return live[i+1:]
+		}
+	}
+	cerr := tx.Commit()
+	w.batches.Add(1)
+	w.writes.Add(int64(len(ran)))
+	for _, r := range ran {
+		res := result{err: r.err, panicked: r.panicked, panicVal: r.panicVal}
+		if res.err == nil && !res.panicked {
+			res.err = cerr
+		}
+		r.done <- res
+	}
+	return nil
+}
+
+// runOne runs r's fn in a savepoint of q's transaction, and sets r.err
+// (or r.panicked). It returns an error when the transaction is broken.
+func (w *writer) runOne(q *txQuerier, r *request) error {
+	if _, err := q.Exec(w.ctx, savepointSQL); err != nil {
+		r.err = err
+		return err
+	}
+	call(q, r)
+	if err := q.closeRows(); err != nil && r.err == nil && !r.panicked {
+		r.err = err
+	}
+	if r.err == nil && !r.panicked {
+		if _, err := q.Exec(w.ctx, releaseSQL); err != nil {
+			r.err = err
+			return err
+		}
+		return nil
+	}
+	if _, err := q.Exec(w.ctx, rollbackToSQL); err != nil {
+		return err
+	}
+	_, err := q.Exec(w.ctx, releaseSQL)
+	return err
+}
+
+// call runs r's fn on q, recovering its panic.
+func call(q *txQuerier, r *request) {
+	defer func() {
+		if v := recover(); v != nil {
+			r.panicked, r.panicVal = true, v
+		}
+	}()
+	r.err = r.fn(q)
+}
+
+// execer is the store's single-statement writes: each is a write of its
+// own, in the writer's batches.
+type execer struct{ w *writer }
+
+func (e execer) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	var n int64
+	err := e.w.write(ctx, func(q sqlstore.Querier) error {
+		var err error
+		n, err = q.Exec(ctx, query, args...)
+		return err
+	})
+	return n, err
+}
+
+// QueryRow runs the statement when its row is scanned.
+func (e execer) QueryRow(ctx context.Context, query string, args ...any) sqlstore.Row {
+	return pendingRow{w: e.w, ctx: ctx, query: query, args: args}
+}
+
+// pendingRow is a statement that writes and returns a row, run as a write
+// of its own when the row is scanned.
+type pendingRow struct {
+	w     *writer
+	ctx   context.Context
+	query string
+	args  []any
+}
+
+func (r pendingRow) Scan(dest ...any) error {
+	return r.w.write(r.ctx, func(q sqlstore.Querier) error {
+		return q.QueryRow(r.ctx, r.query, r.args...).Scan(dest...)
+	})
+}
