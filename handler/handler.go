@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -365,19 +366,36 @@ func (h *Handler) classify(_ context.Context, s state) (state, error) {
 }
 
 func (h *Handler) analyze(ctx context.Context, s state) (state, error) {
-	n, err := h.cfg.Attempts.Next(ctx, attemptKey(s.report, s.fault))
-	if err != nil {
-		return s, fmt.Errorf("attempts: %w", err)
-	}
-	s.attempt = n
 	code := strings.ToUpper(s.report.Data.ErrorCode)
 	if code == "" {
 		code = string(s.fault.Code)
 	}
-	recent, err := h.cfg.History.Record(ctx, s.report.AgentID, code, s.report.Timestamp, persistentWindow)
-	if err != nil {
-		return s, fmt.Errorf("history: %w", err)
+	var (
+		recent  int
+		histErr error
+	)
+	record := func() {
+		recent, histErr = h.cfg.History.Record(ctx, s.report.AgentID, code, s.report.Timestamp, persistentWindow)
 	}
+	// A database's two writes go together, so that they share a commit;
+	// the in-memory stores' are too quick to be worth a goroutine.
+	_, memAttempts := h.cfg.Attempts.(*MemoryAttempts)
+	_, memHistory := h.cfg.History.(*MemoryHistory)
+	var wg sync.WaitGroup
+	if memAttempts || memHistory {
+		record()
+	} else {
+		wg.Go(record)
+	}
+	n, err := h.cfg.Attempts.Next(ctx, attemptKey(s.report, s.fault))
+	wg.Wait()
+	if err != nil {
+		return s, fmt.Errorf("attempts: %w", err)
+	}
+	if histErr != nil {
+		return s, fmt.Errorf("history: %w", histErr)
+	}
+	s.attempt = n
 	s.cause, err = analyze(ctx, analysis{report: s.report, class: s.class, fault: s.fault, synonyms: h.cfg.Synonyms, recent: recent})
 	return s, err
 }

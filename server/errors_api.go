@@ -163,7 +163,8 @@ func (s *Server) report(ctx context.Context, body []byte) (int, []byte, error) {
 		}
 		return 0, nil, unprocessable(err)
 	}
-	fb, err := s.handler.HandleReport(ctx, rep)
+	jobs := &pending{}
+	fb, err := s.handler.HandleReport(context.WithValue(ctx, pendingKey{}, jobs), rep)
 	if err != nil {
 		return 0, nil, unprocessable(err)
 	}
@@ -188,11 +189,21 @@ func (s *Server) report(ctx context.Context, body []byte) (int, []byte, error) {
 		ReceivedAt:  s.cfg.Now(),
 		Report:      compact.Bytes(),
 		Feedback:    out,
+		Jobs:        jobs.jobs,
 	}
 	// Saved for duplicates too (a no-op when it is there): a 200 or a 201
 	// always means the record is committed, even when the instance that
-	// first handled the report died before saving it.
-	if err := s.cfg.Store.Tenant(tenantOf(ctx)).SaveOccurrence(ctx, occ); err != nil {
+	// first handled the report died before saving it. The save completes
+	// the delivery and enqueues the jobs, in the same transaction.
+	t := s.cfg.Store.Tenant(tenantOf(ctx))
+	if err := t.SaveOccurrence(ctx, occ); err != nil {
+		if !fb.Duplicate {
+			// Not saved: the delivery's claim goes, so that the client's
+			// retry is handled anew rather than told it is in flight.
+			if rerr := t.Release(context.WithoutCancel(ctx), occ.DeliveryKey); rerr != nil {
+				s.log.Error("releasing a delivery claim failed", "error", fault.From(rerr))
+			}
+		}
 		return 0, nil, err
 	}
 	if fb.Duplicate {

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -842,5 +843,49 @@ func TestTwoInstances(t *testing.T) {
 	}
 	if len(seen) != 1 {
 		t.Errorf("error_ids %v", seen)
+	}
+}
+
+// failingSave is a store whose first SaveOccurrence fails.
+type failingSave struct {
+	store.Store
+	failed *bool
+}
+
+func (f failingSave) Tenant(id string) store.Tenant {
+	return failingTenant{Tenant: f.Store.Tenant(id), failed: f.failed}
+}
+
+type failingTenant struct {
+	store.Tenant
+	failed *bool
+}
+
+func (f failingTenant) SaveOccurrence(ctx context.Context, o store.Occurrence) error {
+	if !*f.failed {
+		*f.failed = true
+		return errors.New("disk full")
+	}
+	return f.Tenant.SaveOccurrence(ctx, o)
+}
+
+// TestSaveFailure: a report whose record could not be saved is a 500, and
+// its retry is handled anew (not a 409 for a minute), with its jobs.
+func TestSaveFailure(t *testing.T) {
+	failed := false
+	f := newFixture(t, nil)
+	f.srv.cfg.Store = failingSave{Store: f.store, failed: &failed}
+	report := readFile(t, goldenDir+"/db_timeout.json")
+	if r := f.do("POST", "/v1/errors", report, nil); r.status != 500 || codeOf(t, r) != "AGENT_EXECUTION_ERROR" ||
+		strings.Contains(string(r.body), "disk full") {
+		t.Fatalf("save failed: %d %s", r.status, r.body)
+	}
+	r := f.do("POST", "/v1/errors", report, nil)
+	if r.status != 201 {
+		t.Fatalf("the retry: %d %s", r.status, r.body)
+	}
+	rec := f.record(r.json(t)["error_id"].(string))
+	if rec.Count != 1 || len(rec.Jobs) != 1 {
+		t.Errorf("after the retry: %d occurrences, %d jobs", rec.Count, len(rec.Jobs))
 	}
 }

@@ -203,8 +203,37 @@ func (t tenantStores) Claim(ctx context.Context, key string) (*handler.Feedback,
 	return t.of(ctx).Claim(ctx, key)
 }
 
+// Complete completes a delivery, except for a report the service saves:
+// its SaveOccurrence completes the delivery in the same transaction as the
+// record and the jobs, and one commit fewer per report is a third of the
+// load benchmark's throughput.
 func (t tenantStores) Complete(ctx context.Context, key string, fb *handler.Feedback) error {
+	if _, saving := ctx.Value(pendingKey{}).(*pending); saving {
+		return nil
+	}
 	return t.of(ctx).Complete(ctx, key, fb)
+}
+
+// pending collects the jobs a report's handling enqueues, so that they are
+// saved with its occurrence, in one transaction.
+type pending struct {
+	mu   sync.Mutex
+	jobs []store.NewJob
+}
+
+type pendingKey struct{}
+
+// enqueue adds the job to the request's pending jobs, or, outside a
+// request the service saves, enqueues it at once.
+func enqueue(ctx context.Context, s store.Store, j store.NewJob) error {
+	if p, ok := ctx.Value(pendingKey{}).(*pending); ok {
+		p.mu.Lock()
+		p.jobs = append(p.jobs, j)
+		p.mu.Unlock()
+		return nil
+	}
+	_, err := s.Tenant(tenantOf(ctx)).Enqueue(ctx, j)
+	return err
 }
 
 func (t tenantStores) Release(ctx context.Context, key string) error {
@@ -231,9 +260,7 @@ func (j jobScheduler) Schedule(ctx context.Context, job handler.RetryJob) error 
 	if err != nil {
 		return err
 	}
-	_, err = j.s.Tenant(tenantOf(ctx)).Enqueue(ctx, store.NewJob{
-		Kind: store.JobRetry, ErrorID: job.ErrorID, Payload: payload, RunAt: job.At})
-	return err
+	return enqueue(ctx, j.s, store.NewJob{Kind: store.JobRetry, ErrorID: job.ErrorID, Payload: payload, RunAt: job.At})
 }
 
 // jobNotifier makes escalations durable jobs, posted to the webhook.
@@ -244,7 +271,5 @@ func (j jobNotifier) Notify(ctx context.Context, e handler.Escalation) error {
 	if err != nil {
 		return err
 	}
-	_, err = j.s.Tenant(tenantOf(ctx)).Enqueue(ctx, store.NewJob{
-		Kind: store.JobEscalation, ErrorID: e.ErrorID, Payload: payload}) // RunAt zero: now
-	return err
+	return enqueue(ctx, j.s, store.NewJob{Kind: store.JobEscalation, ErrorID: e.ErrorID, Payload: payload}) // RunAt zero: now
 }

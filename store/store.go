@@ -50,8 +50,11 @@ type Tenant interface {
 	Agent(ctx context.Context, id string) (Agent, bool, error)
 
 	// SaveOccurrence records one handled delivery of a report and updates
-	// its error's record, in one transaction. It is idempotent on
-	// DeliveryKey: saving the same delivery again changes nothing.
+	// its error's record; completes the delivery (DeliveryKey's feedback
+	// is then Feedback, as Deliveries.Complete would leave it); and
+	// enqueues the occurrence's Jobs: all in one transaction. It is
+	// idempotent on DeliveryKey: saving the same delivery again changes
+	// nothing.
 	SaveOccurrence(ctx context.Context, o Occurrence) error
 	// ErrorRecord returns an error's record with its occurrences and jobs.
 	ErrorRecord(ctx context.Context, errorID string) (Record, bool, error)
@@ -100,6 +103,9 @@ type Occurrence struct {
 	// Report and Feedback are the JSON documents.
 	Report   json.RawMessage `json:"report"`
 	Feedback json.RawMessage `json:"feedback"`
+	// Jobs are enqueued with the occurrence (the retries and escalations
+	// its handling decided), so that they exist exactly when it does.
+	Jobs []NewJob `json:"-"`
 }
 
 // Record is an error (all occurrences of one fingerprint): the latest

@@ -71,6 +71,38 @@ func checkRecord(t *testing.T, r store.Record, count int, first, last time.Time,
 }
 
 var occurrenceTests = []test{
+	{"SaveCompletesTheDeliveryAndEnqueuesJobs", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		_, first, err := tn.Claim(t.Context(), "d1")
+		must(t, err)
+		if !first {
+			t.Fatal("a new key's claim is not first")
+		}
+		o := newOccurrence("d1", "e1", Epoch)
+		o.Feedback = json.RawMessage(`{"error_id":"e1","user_message":"saved","next_action":"resume"}`)
+		o.Jobs = []store.NewJob{
+			{Kind: store.JobRetry, ErrorID: "e1", Payload: json.RawMessage(`{"attempt":2}`), RunAt: Epoch.Add(2 * time.Second)},
+			{Kind: store.JobEscalation, ErrorID: "e1", Payload: json.RawMessage(`{}`)},
+		}
+		save(t, tn, o)
+		prior, first, err := tn.Claim(t.Context(), "d1")
+		must(t, err)
+		if first || prior == nil || prior.UserMessage != "saved" {
+			t.Fatalf("after SaveOccurrence, Claim = %+v, first %v: want the saved feedback", prior, first)
+		}
+		save(t, tn, o) // again: nothing changes
+		r := record(t, tn, "e1")
+		if r.Count != 1 || len(r.Jobs) != 2 || r.Jobs[0].Kind != store.JobRetry || r.Jobs[1].Kind != store.JobEscalation ||
+			!r.Jobs[0].RunAt.Equal(Epoch.Add(2*time.Second)) {
+			t.Errorf("record after saving twice: count %d, jobs %+v", r.Count, r.Jobs)
+		}
+		if _, _, err := e.s.Tenant("b").Claim(t.Context(), "d1"); err != nil {
+			t.Fatal(err)
+		}
+		if rb, ok, _ := e.s.Tenant("b").ErrorRecord(t.Context(), "e1"); ok {
+			t.Errorf("tenant b sees %+v", rb)
+		}
+	}},
 	{"SaveAndGet", func(t *testing.T, e *env) {
 		tn := e.s.Tenant("a")
 		o := newOccurrence("d1", "e1", Epoch)

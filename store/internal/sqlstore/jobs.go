@@ -21,8 +21,17 @@ var _ store.Jobs = jobs{}
 
 // Enqueue adds a durable job for the tenant. A zero RunAt is now.
 func (t *tenant) Enqueue(ctx context.Context, j store.NewJob) (int64, error) {
+	id, err := t.enqueue(ctx, t.s.db.Writer(), j)
+	if err != nil {
+		return 0, t.s.errorf("enqueue job", err)
+	}
+	return id, nil
+}
+
+// enqueue inserts a job through q.
+func (t *tenant) enqueue(ctx context.Context, q Execer, j store.NewJob) (int64, error) {
 	if j.Kind == "" {
-		return 0, t.s.errorf("enqueue job", errors.New("job without kind"))
+		return 0, errors.New("job without kind")
 	}
 	now := t.s.now()
 	if j.RunAt.IsZero() {
@@ -32,15 +41,12 @@ func (t *tenant) Enqueue(ctx context.Context, j store.NewJob) (int64, error) {
 		j.MaxAttempts = store.DefaultMaxAttempts
 	}
 	var id int64
-	err := t.s.db.Writer().QueryRow(ctx, `
+	err := q.QueryRow(ctx, `
 		INSERT INTO jobs (tenant, kind, error_id, payload, state, run_at, attempt, max_attempts, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, 0, $7, $8)
 		RETURNING id`,
 		t.id, j.Kind, j.ErrorID, text(j.Payload), store.JobAvailable, nanos(j.RunAt), j.MaxAttempts, nanos(now)).Scan(&id)
-	if err != nil {
-		return 0, t.s.errorf("enqueue job", err)
-	}
-	return id, nil
+	return id, err
 }
 
 // jobColumns are the columns scanJob reads.

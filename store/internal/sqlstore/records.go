@@ -58,10 +58,22 @@ func (t *tenant) SaveOccurrence(ctx context.Context, o store.Occurrence) error {
 		if err != nil {
 			return err
 		}
-		_, err = q.Exec(ctx, t.s.upsertRecord,
+		if _, err = q.Exec(ctx, t.s.upsertRecord,
 			t.id, o.ErrorID, o.QueryID, o.AgentID, o.ErrorType, o.Severity,
-			nanos(o.ReceivedAt), text(o.Report), text(o.Feedback))
-		return err
+			nanos(o.ReceivedAt), text(o.Report), text(o.Feedback)); err != nil {
+			return err
+		}
+		if o.DeliveryKey != "" {
+			if err := t.completeDelivery(ctx, q, o.DeliveryKey, string(o.Feedback)); err != nil {
+				return err
+			}
+		}
+		for _, j := range o.Jobs {
+			if _, err := t.enqueue(ctx, q, j); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return t.s.errorf("save occurrence", err)

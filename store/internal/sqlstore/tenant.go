@@ -124,14 +124,19 @@ func (t *tenant) Complete(ctx context.Context, key string, fb *handler.Feedback)
 	if err != nil {
 		return t.s.errorf("complete delivery", err)
 	}
-	_, err = t.s.db.Writer().Exec(ctx, `
-		INSERT INTO deliveries (tenant, delivery_key, claimed_at, feedback) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (tenant, delivery_key) DO UPDATE SET feedback = excluded.feedback`,
-		t.id, key, nanos(t.s.now()), string(doc))
-	if err != nil {
+	if err := t.completeDelivery(ctx, t.s.db.Writer(), key, string(doc)); err != nil {
 		return t.s.errorf("complete delivery", err)
 	}
 	return nil
+}
+
+// completeDelivery stores a delivery's feedback document.
+func (t *tenant) completeDelivery(ctx context.Context, q Execer, key, feedback string) error {
+	_, err := q.Exec(ctx, `
+		INSERT INTO deliveries (tenant, delivery_key, claimed_at, feedback) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (tenant, delivery_key) DO UPDATE SET feedback = excluded.feedback`,
+		t.id, key, nanos(t.s.now()), feedback)
+	return err
 }
 
 // Release forgets a claim.
