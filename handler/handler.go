@@ -370,25 +370,20 @@ func (h *Handler) analyze(ctx context.Context, s state) (state, error) {
 	if code == "" {
 		code = string(s.fault.Code)
 	}
-	var (
-		recent  int
-		histErr error
-	)
-	record := func() {
-		recent, histErr = h.cfg.History.Record(ctx, s.report.AgentID, code, s.report.Timestamp, persistentWindow)
-	}
 	// A database's two writes go together, so that they share a commit;
 	// the in-memory stores' are too quick to be worth a goroutine.
 	_, memAttempts := h.cfg.Attempts.(*MemoryAttempts)
 	_, memHistory := h.cfg.History.(*MemoryHistory)
-	var wg sync.WaitGroup
+	var (
+		n, recent    int
+		err, histErr error
+	)
 	if memAttempts || memHistory {
-		record()
+		recent, histErr = h.cfg.History.Record(ctx, s.report.AgentID, code, s.report.Timestamp, persistentWindow)
+		n, err = h.cfg.Attempts.Next(ctx, attemptKey(s.report, s.fault))
 	} else {
-		wg.Go(record)
+		n, recent, err, histErr = h.nextAndRecord(ctx, s.report, s.fault, code)
 	}
-	n, err := h.cfg.Attempts.Next(ctx, attemptKey(s.report, s.fault))
-	wg.Wait()
 	if err != nil {
 		return s, fmt.Errorf("attempts: %w", err)
 	}
@@ -398,6 +393,17 @@ func (h *Handler) analyze(ctx context.Context, s state) (state, error) {
 	s.attempt = n
 	s.cause, err = analyze(ctx, analysis{report: s.report, class: s.class, fault: s.fault, synonyms: h.cfg.Synonyms, recent: recent})
 	return s, err
+}
+
+// nextAndRecord counts the attempt and records the failure at once.
+func (h *Handler) nextAndRecord(ctx context.Context, r *Report, f *fault.Error, code string) (n, recent int, err, histErr error) {
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		recent, histErr = h.cfg.History.Record(ctx, r.AgentID, code, r.Timestamp, persistentWindow)
+	})
+	n, err = h.cfg.Attempts.Next(ctx, attemptKey(r, f))
+	wg.Wait()
+	return n, recent, err, histErr
 }
 
 func (h *Handler) decide(_ context.Context, s state) (state, error) {
