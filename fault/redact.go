@@ -132,7 +132,7 @@ var triggers = [][]byte{
 	[]byte("passw"), []byte("sig"), []byte("cookie"), []byte("sk-"), []byte("aiza"),
 	[]byte("ghp_"), []byte("gho_"), []byte("ghu_"), []byte("ghs_"), []byte("ghr_"),
 	[]byte("xox"), []byte("akia"), []byte("://"), []byte("goroutine"), []byte("traceback"),
-	[]byte("at "), []byte(".go:"), []byte("pwd"), []byte("basic"), []byte("eyj"), []byte("file \""),
+	[]byte(".go:"), []byte("pwd"), []byte("basic"), []byte("eyj"), []byte("file \""),
 }
 
 // mayHoldSecret reports whether s could match a pattern of Redact: it is
@@ -155,7 +155,29 @@ func mayHoldSecret(s string) bool {
 			return true
 		}
 	}
-	return false
+	return stackFrameAt(b)
+}
+
+// stackFrameAt reports whether b has a line that begins with spaces or
+// tabs and then "at " (a JavaScript or Java stack frame, which stackStart
+// matches): "at " alone is in half the sentences of English ("that ",
+// "format "), and would send them all through the patterns.
+func stackFrameAt(b []byte) bool {
+	for i := 0; ; {
+		j := bytes.Index(b[i:], []byte("at "))
+		if j < 0 {
+			return false
+		}
+		j += i
+		k := j
+		for k > 0 && (b[k-1] == ' ' || b[k-1] == '\t') {
+			k--
+		}
+		if k < j && (k == 0 || b[k-1] == '\n' || b[k-1] == '\r') {
+			return true
+		}
+		i = j + 1
+	}
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

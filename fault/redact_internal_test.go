@@ -23,3 +23,19 @@ func FuzzTriggers(f *testing.F) {
 		}
 	})
 }
+
+// TestEnglishIsNotATrigger: everyday sentences take Redact's fast path.
+func TestEnglishIsNotATrigger(t *testing.T) {
+	for _, s := range []string{"I couldn't retrieve the full sales data right now (database timeout).",
+		"Pie charts work best for categorical data. Should I convert it to a line chart?",
+		"Look at that: the format is great at first."} {
+		if mayHoldSecret(s) {
+			t.Errorf("%q takes the slow path", s)
+		}
+	}
+	for _, s := range []string{"x\n\tat com.example.Main(Main.java:3)", "  at f (a.js:1:2)"} {
+		if !mayHoldSecret(s) {
+			t.Errorf("%q, a stack frame, skips the patterns", s)
+		}
+	}
+}
