@@ -348,6 +348,20 @@ func writerGoroutines(w *writer) int {
 	return strings.Count(string(buf), fmt.Sprintf("(*writer).loop(%p", w))
 }
 
+// checkWriterGone fails the test unless w's goroutine ends: Close returns
+// once the loop has signalled that it is done (its deferred close of
+// exited), and the goroutine itself ends a moment later.
+func checkWriterGone(t *testing.T, w *writer) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for writerGoroutines(w) != 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if n := writerGoroutines(w); n != 0 {
+		t.Errorf("%d writer goroutines 5s after Close, want 0", n)
+	}
+}
+
 func TestCloseWithPendingWrites(t *testing.T) {
 	s, path := openTest(t)
 	w := s.writer
@@ -393,9 +407,7 @@ func TestCloseWithPendingWrites(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
-	if n := writerGoroutines(w); n != 0 {
-		t.Errorf("%d writer goroutines after Close, want 0", n)
-	}
+	checkWriterGone(t, w)
 	s, err := Open(t.Context(), path, store.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -446,9 +458,7 @@ func TestCloseRacingWrites(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("writes left waiting after Close")
 	}
-	if n := writerGoroutines(s.writer); n != 0 {
-		t.Errorf("%d writer goroutines after Close, want 0", n)
-	}
+	checkWriterGone(t, s.writer)
 	s, err := Open(t.Context(), path, store.Options{})
 	if err != nil {
 		t.Fatal(err)
