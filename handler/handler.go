@@ -354,7 +354,7 @@ func (h *Handler) replay(_ context.Context, s state) (state, error) {
 			fault.WithRetryAfter(time.Second), fault.WithDetail("error_id", s.errorID))
 	}
 	fb := *s.prior
-	fb.Duplicate = true
+	fb.Duplicate, fb.Outcomes = true, nil
 	s.feedback = &fb
 	return s, nil
 }
@@ -568,6 +568,7 @@ func (h *Handler) format(ctx context.Context, s state, branches []state) (state,
 	}
 	fb.UserMessage = boundText(strings.Join(msg, " "), maxUserMessage)
 	fb.RecoverySuggestions = refine(suggestions, len(s.suggestions))
+	fb.Outcomes = s.outcomes
 	if err := h.cfg.Deliveries.Complete(ctx, s.key, fb); err != nil {
 		return s, fmt.Errorf("deliveries: %w", err)
 	}

@@ -199,6 +199,10 @@ type Feedback struct {
 	// Duplicate is true when this report was seen before: the feedback is
 	// the one given then, and no action ran again.
 	Duplicate bool `json:"duplicate,omitempty"`
+	// Outcomes are the actions' outcomes in full (automated_actions has
+	// their details), for a service to record; not part of the feedback's
+	// JSON, and empty for a duplicate.
+	Outcomes []Outcome `json:"-"`
 }
 
 // FaultInfo is the fault's facets in the feedback.

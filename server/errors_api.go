@@ -172,6 +172,12 @@ func (s *Server) report(ctx context.Context, body []byte) (int, []byte, error) {
 	if err != nil {
 		return 0, nil, err
 	}
+	var actions json.RawMessage
+	if len(fb.Outcomes) > 0 {
+		if actions, err = json.Marshal(fb.Outcomes); err != nil {
+			return 0, nil, err
+		}
+	}
 	var compact bytes.Buffer
 	if err := json.Compact(&compact, body); err != nil {
 		return 0, nil, err
@@ -189,6 +195,7 @@ func (s *Server) report(ctx context.Context, body []byte) (int, []byte, error) {
 		ReceivedAt:  s.cfg.Now(),
 		Report:      compact.Bytes(),
 		Feedback:    out,
+		Actions:     actions,
 		Jobs:        jobs.jobs,
 	}
 	// Saved for duplicates too (a no-op when it is there): a 200 or a 201

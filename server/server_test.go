@@ -268,7 +268,21 @@ func TestScenariosOverHTTP(t *testing.T) {
 				t.Fatal(err)
 			}
 			if record.ErrorID != fb["error_id"] || record.Count != 1 || len(record.Occurrences) != 1 {
-				t.Errorf("record: %+v", record)
+				t.Fatalf("record: %+v", record)
+			}
+			// The actions' outcomes, one per automated action.
+			var outcomes []handler.Outcome
+			if acts := record.Occurrences[0].Actions; len(acts) > 0 && json.Unmarshal(acts, &outcomes) != nil {
+				t.Fatalf("actions %s", acts)
+			}
+			detail := fb["automated_actions"].([]any)
+			if len(outcomes) != len(detail) {
+				t.Fatalf("%d outcomes for %d automated actions", len(outcomes), len(detail))
+			}
+			for i, o := range outcomes {
+				if o.Detail != detail[i] || o.Action == "" || o.Status == "" {
+					t.Errorf("outcome %d: %+v, automated action %v", i, o, detail[i])
+				}
 			}
 			if !jsonEqual(t, record.Feedback, r.body) || !jsonEqual(t, record.Report, report) {
 				t.Errorf("record's report or feedback differ:\n%s", rec.body)

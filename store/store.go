@@ -103,6 +103,9 @@ type Occurrence struct {
 	// Report and Feedback are the JSON documents.
 	Report   json.RawMessage `json:"report"`
 	Feedback json.RawMessage `json:"feedback"`
+	// Actions are the recovery actions' outcomes (a JSON array of
+	// handler.Outcome), when known.
+	Actions json.RawMessage `json:"actions,omitempty"`
 	// Jobs are enqueued with the occurrence (the retries and escalations
 	// its handling decided), so that they exist exactly when it does.
 	Jobs []NewJob `json:"-"`

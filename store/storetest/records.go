@@ -27,6 +27,7 @@ func newOccurrence(key, errorID string, at time.Time) store.Occurrence {
 		ReceivedAt:  at,
 		Report:      json.RawMessage(fmt.Sprintf(`{"agent_id": "sql_agent", "data": {"message": "boom %s", "query_id": "q-%s"}}`, key, errorID)),
 		Feedback:    json.RawMessage(fmt.Sprintf(`{"error_id": %q, "delivery": %q, "next_action": "resume"}`, errorID, key)),
+		Actions:     json.RawMessage(`[{"action": "retry", "status": "done", "detail": "retry:2"}]`),
 	}
 }
 
@@ -51,7 +52,7 @@ func checkOccurrence(t *testing.T, got, want store.Occurrence) {
 	if got.ErrorID != want.ErrorID || got.QueryID != want.QueryID || got.AgentID != want.AgentID ||
 		got.ErrorType != want.ErrorType || got.Severity != want.Severity || got.NextAction != want.NextAction ||
 		got.Attempt != want.Attempt || !got.ReportedAt.Equal(want.ReportedAt) || !got.ReceivedAt.Equal(want.ReceivedAt) ||
-		!sameJSON(got.Report, want.Report) || !sameJSON(got.Feedback, want.Feedback) {
+		!sameJSON(got.Report, want.Report) || !sameJSON(got.Feedback, want.Feedback) || !sameJSON(got.Actions, want.Actions) {
 		t.Errorf("occurrence =\n%+v\nwant\n%+v", got, want)
 	}
 }

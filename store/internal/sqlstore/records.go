@@ -46,12 +46,13 @@ func (t *tenant) SaveOccurrence(ctx context.Context, o store.Occurrence) error {
 		var id int64
 		err := q.QueryRow(ctx, `
 			INSERT INTO occurrences (tenant, delivery_key, error_id, query_id, agent_id, error_type, severity,
-				next_action, attempt, reported_at, received_at, report, feedback)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+				next_action, attempt, reported_at, received_at, report, feedback, actions)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 			ON CONFLICT (tenant, delivery_key) DO NOTHING
 			RETURNING id`,
 			t.id, key, o.ErrorID, o.QueryID, o.AgentID, o.ErrorType, o.Severity,
-			o.NextAction, o.Attempt, nanos(o.ReportedAt), nanos(o.ReceivedAt), text(o.Report), text(o.Feedback)).Scan(&id)
+			o.NextAction, o.Attempt, nanos(o.ReportedAt), nanos(o.ReceivedAt), text(o.Report), text(o.Feedback),
+			text(o.Actions)).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil // saved already
 		}
@@ -112,7 +113,7 @@ func (t *tenant) ErrorRecord(ctx context.Context, errorID string) (store.Record,
 		}
 		rows, err := q.Query(ctx, `
 			SELECT delivery_key, error_id, query_id, agent_id, error_type, severity, next_action, attempt,
-				reported_at, received_at, report, feedback
+				reported_at, received_at, report, feedback, actions
 			FROM occurrences WHERE tenant = $1 AND error_id = $2 ORDER BY received_at, id`,
 			t.id, errorID)
 		err = scanAll(rows, err, func(row Row) error {
@@ -121,16 +122,17 @@ func (t *tenant) ErrorRecord(ctx context.Context, errorID string) (store.Record,
 				key                *string
 				reported, received int64
 				report, feedback   *string
+				actions            *string
 			)
 			if err := row.Scan(&key, &o.ErrorID, &o.QueryID, &o.AgentID, &o.ErrorType, &o.Severity, &o.NextAction,
-				&o.Attempt, &reported, &received, &report, &feedback); err != nil {
+				&o.Attempt, &reported, &received, &report, &feedback, &actions); err != nil {
 				return err
 			}
 			if key != nil {
 				o.DeliveryKey = *key
 			}
 			o.ReportedAt, o.ReceivedAt = fromNanos(reported), fromNanos(received)
-			o.Report, o.Feedback = raw(report), raw(feedback)
+			o.Report, o.Feedback, o.Actions = raw(report), raw(feedback), raw(actions)
 			r.Occurrences = append(r.Occurrences, o)
 			return nil
 		})
