@@ -54,6 +54,13 @@ type Config struct {
 	// 500ms. A negative JobPoll runs no worker.
 	JobPoll time.Duration
 
+	// Retention says how long delivery claims, idempotency keys and
+	// attempt counts are kept (store.Retention's defaults: 7 days, 24
+	// hours, 7 days); ExpireEvery how often Serve deletes what is older
+	// (default 1 hour; negative: never).
+	Retention   store.Retention
+	ExpireEvery time.Duration
+
 	// Heartbeat is the interval of /v1/events' keep-alive comments.
 	// Default 15s.
 	Heartbeat time.Duration
@@ -124,6 +131,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.JobPoll == 0 {
 		cfg.JobPoll = DefaultJobPoll
+	}
+	if cfg.ExpireEvery == 0 {
+		cfg.ExpireEvery = time.Hour
 	}
 	if cfg.Heartbeat <= 0 {
 		cfg.Heartbeat = DefaultHeartbeat
@@ -208,6 +218,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	var wg sync.WaitGroup
 	if s.cfg.JobPoll > 0 {
 		wg.Go(func() { s.work(workerCtx) })
+	}
+	if s.cfg.ExpireEvery > 0 {
+		wg.Go(func() { s.expire(workerCtx) })
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -330,4 +343,25 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) metricsHandler(w http.ResponseWriter, r *http.Request) error {
 	promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{}).ServeHTTP(w, r)
 	return nil
+}
+
+// expire deletes the bookkeeping older than the retention, now and every
+// ExpireEvery, until ctx ends.
+func (s *Server) expire(ctx context.Context) {
+	tick := time.NewTicker(s.cfg.ExpireEvery)
+	defer tick.Stop()
+	for {
+		n, err := s.cfg.Store.Expire(ctx, s.cfg.Retention)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			s.log.Warn("expiring old bookkeeping failed", slog.Any("error", fault.From(err)))
+		case n > 0:
+			s.log.Info("expired old bookkeeping", slog.Int64("rows", n))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -901,5 +902,56 @@ func TestSaveFailure(t *testing.T) {
 	rec := f.record(r.json(t)["error_id"].(string))
 	if rec.Count != 1 || len(rec.Jobs) != 1 {
 		t.Errorf("after the retry: %d occurrences, %d jobs", rec.Count, len(rec.Jobs))
+	}
+}
+
+// TestExpire: Serve deletes bookkeeping past its retention.
+func TestExpire(t *testing.T) {
+	clk := &clock{now: scenarioNow}
+	st := openStore(t, newDatabase(t), clk)
+	defer st.Close()
+	srv, err := New(Config{Store: st, Now: clk.Now, JobPoll: -1, ExpireEvery: 10 * time.Millisecond,
+		Retention: store.Retention{Idempotency: time.Minute}, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tn := st.Tenant(DefaultTenant)
+	if _, _, err := tn.BeginRequest(t.Context(), "k", "h"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tn.FinishRequest(t.Context(), "k", store.StoredResponse{Status: 201, ContentType: "application/json", Body: []byte("{}")}); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(2 * time.Minute)
+	if state, _, err := tn.BeginRequest(t.Context(), "k", "h"); err != nil || state != store.IdemDone {
+		t.Fatalf("before expiry: %v %v, want IdemDone", state, err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, ln) }()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		state, _, err := tn.BeginRequest(t.Context(), "k", "h")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if state == store.IdemNew {
+			break // expired: the key is new again
+		}
+		if state != store.IdemDone {
+			t.Fatalf("state %v", state)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the key was not expired: %v", state)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }

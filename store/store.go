@@ -18,6 +18,10 @@ type Store interface {
 	Jobs() Jobs
 	// Ping reports whether the storage is reachable (readiness).
 	Ping(ctx context.Context) error
+	// Expire deletes the bookkeeping older than r keeps, for every tenant,
+	// and returns how many rows it deleted. Error records, occurrences and
+	// jobs are kept.
+	Expire(ctx context.Context, r Retention) (int64, error)
 	// Close releases the storage.
 	Close() error
 }
@@ -250,4 +254,40 @@ func (o Options) Clock() func() time.Time {
 		return o.Now
 	}
 	return time.Now
+}
+
+// Retention says how long the service's bookkeeping is kept. Zero fields
+// mean the defaults.
+type Retention struct {
+	// Deliveries: a delivery's claim and feedback, by when it was
+	// claimed. A repeat of a report later than this is handled as a new
+	// report. Default 7 days.
+	Deliveries time.Duration
+	// Idempotency: an Idempotency-Key and its stored response, by when its
+	// request began. Default 24 hours.
+	Idempotency time.Duration
+	// Attempts: an attempt count not incremented for this long starts
+	// again from 1. Default 7 days.
+	Attempts time.Duration
+}
+
+// The default retention.
+const (
+	DefaultDeliveryRetention    = 7 * 24 * time.Hour
+	DefaultIdempotencyRetention = 24 * time.Hour
+	DefaultAttemptRetention     = 7 * 24 * time.Hour
+)
+
+// WithDefaults returns r with its zero fields set to the defaults.
+func (r Retention) WithDefaults() Retention {
+	if r.Deliveries <= 0 {
+		r.Deliveries = DefaultDeliveryRetention
+	}
+	if r.Idempotency <= 0 {
+		r.Idempotency = DefaultIdempotencyRetention
+	}
+	if r.Attempts <= 0 {
+		r.Attempts = DefaultAttemptRetention
+	}
+	return r
 }

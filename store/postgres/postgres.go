@@ -83,6 +83,12 @@ func (s *Store) Tenant(id string) store.Tenant { return s.core.Tenant(id) }
 // Jobs returns the durable job queue, shared by every tenant.
 func (s *Store) Jobs() store.Jobs { return s.core.Jobs() }
 
+// Expire deletes the bookkeeping older than r keeps: delivery claims,
+// idempotency keys, attempt counts.
+func (s *Store) Expire(ctx context.Context, r store.Retention) (int64, error) {
+	return s.core.Expire(ctx, r)
+}
+
 // Ping reports whether the database answers.
 func (s *Store) Ping(ctx context.Context) error {
 	if err := s.pool.Ping(ctx); err != nil {

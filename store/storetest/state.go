@@ -11,6 +11,45 @@ import (
 )
 
 var storeTests = []test{
+	{"Expire", func(t *testing.T, e *env) {
+		ctx := t.Context()
+		tn := e.s.Tenant("a")
+		_, _, err := tn.Claim(ctx, "old-delivery")
+		must(t, err)
+		_, _, err = tn.BeginRequest(ctx, "old-key", "h")
+		must(t, err)
+		_, err = tn.Next(ctx, "old-attempt")
+		must(t, err)
+		_, err = tn.Next(ctx, "old-attempt")
+		must(t, err)
+		e.clock.Advance(2 * 24 * time.Hour) // past the idempotency retention only
+		_, _, err = tn.Claim(ctx, "new-delivery")
+		must(t, err)
+		must(t, tn.Complete(ctx, "new-delivery", &handler.Feedback{ErrorID: "e1"}))
+		n, err := e.s.Expire(ctx, store.Retention{})
+		must(t, err)
+		if n != 1 {
+			t.Errorf("Expire after two days deleted %d rows, want 1 (the idempotency key)", n)
+		}
+		if st, _, err := tn.BeginRequest(ctx, "old-key", "other"); err != nil || st != store.IdemNew {
+			t.Errorf("an expired key: %v %v, want IdemNew", st, err)
+		}
+		e.clock.Advance(6 * 24 * time.Hour) // eight days: the old delivery and attempts too
+		n, err = e.s.Expire(ctx, store.Retention{})
+		must(t, err)
+		if n != 3 { // the old delivery, the old attempt count, and the key begun again six days ago
+			t.Errorf("Expire after eight days deleted %d rows, want 3", n)
+		}
+		if _, first, err := tn.Claim(ctx, "old-delivery"); err != nil || !first {
+			t.Errorf("an expired delivery: first %v %v", first, err)
+		}
+		if _, first, err := tn.Claim(ctx, "new-delivery"); err != nil || first {
+			t.Errorf("a delivery six days old was expired (first %v %v)", first, err)
+		}
+		if got, err := tn.Next(ctx, "old-attempt"); err != nil || got != 1 {
+			t.Errorf("an expired attempt count: %d %v, want 1", got, err)
+		}
+	}},
 	{"Ping", func(t *testing.T, e *env) {
 		if err := e.s.Ping(t.Context()); err != nil {
 			t.Fatalf("Ping: %v", err)

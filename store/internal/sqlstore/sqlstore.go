@@ -254,3 +254,25 @@ func scanAll(rows Rows, err error, scan func(Row) error) error {
 	}
 	return errors.Join(rows.Err(), rows.Close())
 }
+
+// Expire deletes the bookkeeping older than r keeps.
+func (s *Store) Expire(ctx context.Context, r store.Retention) (int64, error) {
+	r = r.WithDefaults()
+	now := s.now()
+	var total int64
+	for _, d := range []struct {
+		query string
+		keep  time.Duration
+	}{
+		{`DELETE FROM deliveries WHERE claimed_at < $1`, r.Deliveries},
+		{`DELETE FROM idempotency WHERE started_at < $1`, r.Idempotency},
+		{`DELETE FROM attempts WHERE updated_at < $1`, r.Attempts},
+	} {
+		n, err := s.db.Writer().Exec(ctx, d.query, nanos(now.Add(-d.keep)))
+		if err != nil {
+			return total, s.errorf("expire", err)
+		}
+		total += n
+	}
+	return total, nil
+}
