@@ -493,7 +493,29 @@ func (h *Handler) message(_ context.Context, s state) (state, error) {
 // oneLine is text fit for a user: redacted, on one line, its spaces
 // collapsed.
 func oneLine(text string) string {
-	return strings.Join(strings.Fields(fault.Redact(text)), " ")
+	text = fault.Redact(text)
+	if isOneLine(text) {
+		return text
+	}
+	return strings.Join(strings.Fields(text), " ")
+}
+
+// isOneLine reports whether text is already what strings.Fields and a
+// join would make of it: ASCII, single spaces between words, none at the
+// ends.
+func isOneLine(text string) bool {
+	if text == "" || text[0] == ' ' || text[len(text)-1] == ' ' {
+		return text == ""
+	}
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case c >= 0x80 || c < ' ':
+			return false // other spaces (Unicode, control) are for strings.Fields
+		case c == ' ' && text[i+1] == ' ':
+			return false
+		}
+	}
+	return true
 }
 
 // fallbackMessage is the message for a type when the policy's rule gave
