@@ -303,6 +303,18 @@ func (h *Handler) traced(name string, fn graph.Node[state]) graph.Node[state] {
 	}
 }
 
+// storeFailure is the fault of a store's failure: the handler's storage is
+// unavailable, SERVICE_UNAVAILABLE, worth a retry in a second (the report
+// is not recorded, so a retry is handled anew). A cancelled or expired
+// context, or a fault the store gave itself, stays what it is.
+func storeFailure(store string, err error) error {
+	if _, ok := fault.As(err); ok || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%s: %w", store, err)
+	}
+	return fault.Wrap(err, fault.ServiceUnavailable, "The error handler's storage is unavailable; please retry shortly.",
+		fault.WithRetryAfter(time.Second), fault.WithDetail("store", store))
+}
+
 // attemptKey counts attempts per query and error code: the agent's code,
 // else the fault's. Both are identifiers, which never hold '/', so the key
 // is unambiguous; it is plain text, as every database stores it.
@@ -342,7 +354,7 @@ func (h *Handler) validate(_ context.Context, s state) (state, error) {
 func (h *Handler) dedupe(ctx context.Context, s state) (state, error) {
 	prior, first, err := h.cfg.Deliveries.Claim(ctx, s.key)
 	if err != nil {
-		return s, fmt.Errorf("deliveries: %w", err)
+		return s, storeFailure("deliveries", err)
 	}
 	s.claimed, s.duplicate, s.prior = first, !first, prior
 	return s, nil
@@ -385,10 +397,10 @@ func (h *Handler) analyze(ctx context.Context, s state) (state, error) {
 		n, recent, err, histErr = h.nextAndRecord(ctx, s.report, s.fault, code)
 	}
 	if err != nil {
-		return s, fmt.Errorf("attempts: %w", err)
+		return s, storeFailure("attempts", err)
 	}
 	if histErr != nil {
-		return s, fmt.Errorf("history: %w", histErr)
+		return s, storeFailure("history", histErr)
 	}
 	s.attempt = n
 	s.cause, err = analyze(ctx, analysis{report: s.report, class: s.class, fault: s.fault, synonyms: h.cfg.Synonyms, recent: recent})
@@ -592,7 +604,7 @@ func (h *Handler) format(ctx context.Context, s state, branches []state) (state,
 	fb.RecoverySuggestions = refine(suggestions, len(s.suggestions))
 	fb.Outcomes = s.outcomes
 	if err := h.cfg.Deliveries.Complete(ctx, s.key, fb); err != nil {
-		return s, fmt.Errorf("deliveries: %w", err)
+		return s, storeFailure("deliveries", err)
 	}
 	s.feedback = fb
 	return s, nil

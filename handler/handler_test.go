@@ -380,3 +380,41 @@ rules:
 		t.Errorf("New with the action given: %v", err)
 	}
 }
+
+// brokenAttempts fails as a database that went away does.
+type brokenAttempts struct{ calls int }
+
+func (b *brokenAttempts) Next(context.Context, string) (int, error) {
+	b.calls++
+	if b.calls == 1 {
+		return 0, errors.New("dial tcp 10.0.0.5:5432: connect: connection refused (pg)")
+	}
+	return 1, nil
+}
+
+// TestStoreFailure: a store that fails makes the report SERVICE_UNAVAILABLE
+// (retry in a second), says nothing of the store's error to the caller,
+// and releases the delivery, so that the retry is handled, not refused as
+// in flight.
+func TestStoreFailure(t *testing.T) {
+	h := newHandler(t, Config{Attempts: &brokenAttempts{}})
+	_, err := h.Handle(context.Background(), []byte(validReport))
+	f, ok := fault.As(err)
+	if !ok {
+		t.Fatalf("%v is not a fault", err)
+	}
+	if f.Code != fault.ServiceUnavailable || !f.Retryable || f.RetryAfter != time.Second ||
+		strings.Contains(f.Message, "5432") {
+		t.Fatalf("store failure: %+v", f)
+	}
+	fb, err := h.Handle(context.Background(), []byte(validReport))
+	if err != nil || fb.Duplicate {
+		t.Fatalf("the retry: %+v %v", fb, err)
+	}
+	// A cancelled request stays cancelled.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := newHandler(t, Config{}).Handle(ctx, []byte(validReport)); fault.CodeOf(err) == fault.ServiceUnavailable {
+		t.Errorf("a cancelled request became %v", err)
+	}
+}

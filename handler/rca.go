@@ -57,7 +57,7 @@ func analyze(ctx context.Context, a analysis) (RootCause, error) {
 		if field != "" && a.synonyms != nil {
 			to, ok, err := a.synonyms.Lookup(ctx, source, field)
 			if err != nil {
-				return RootCause{}, fmt.Errorf("synonym lookup: %w", err)
+				return RootCause{}, storeFailure("synonyms", err)
 			}
 			if ok {
 				return RootCause{Cause: CauseSchemaDrift, Confidence: 0.85, Evidence: []string{

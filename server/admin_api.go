@@ -214,7 +214,7 @@ func (s *Server) putSchema(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if err := s.cfg.Store.Tenant(tenantOf(r.Context())).PutSchema(r.Context(), source, info); err != nil {
-		return err
+		return storeFailure(err)
 	}
 	return encodeJSON(w, http.StatusOK, map[string]any{"source": source, "fields": info.Fields, "synonyms": info.Synonyms})
 }
@@ -234,7 +234,7 @@ func (s *Server) putCache(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if err := s.cfg.Store.Tenant(tenantOf(r.Context())).PutCache(r.Context(), queryID, res); err != nil {
-		return err
+		return storeFailure(err)
 	}
 	return encodeJSON(w, http.StatusOK, struct {
 		QueryID string `json:"query_id"`
@@ -258,7 +258,7 @@ func (s *Server) putAgent(w http.ResponseWriter, r *http.Request) error {
 	}
 	a := store.Agent{ID: id, CallbackURL: callback, UpdatedAt: s.cfg.Now().UTC()}
 	if err := s.cfg.Store.Tenant(tenantOf(r.Context())).PutAgent(r.Context(), a); err != nil {
-		return err
+		return storeFailure(err)
 	}
 	return encodeJSON(w, http.StatusOK, a)
 }

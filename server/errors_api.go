@@ -106,7 +106,7 @@ func (s *Server) postError(w http.ResponseWriter, r *http.Request) error {
 	sum := sha256.Sum256(body)
 	state, prior, err := t.BeginRequest(ctx, key, hex.EncodeToString(sum[:]))
 	if err != nil {
-		return err
+		return storeFailure(err)
 	}
 	switch state {
 	case store.IdemInFlight:
@@ -140,7 +140,7 @@ func (s *Server) postError(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if err := t.FinishRequest(ctx, key, resp); err != nil {
-		return err
+		return storeFailure(err)
 	}
 	w.Header().Set("Content-Type", resp.ContentType)
 	w.WriteHeader(resp.Status)
@@ -211,7 +211,7 @@ func (s *Server) report(ctx context.Context, body []byte) (int, []byte, error) {
 				s.log.Error("releasing a delivery claim failed", "error", fault.From(rerr))
 			}
 		}
-		return 0, nil, err
+		return 0, nil, storeFailure(err)
 	}
 	if fb.Duplicate {
 		return http.StatusOK, out, nil
@@ -273,7 +273,7 @@ func (s *Server) getError(w http.ResponseWriter, r *http.Request) error {
 	}
 	rec, ok, err := s.cfg.Store.Tenant(tenantOf(r.Context())).ErrorRecord(r.Context(), id)
 	if err != nil {
-		return err
+		return storeFailure(err)
 	}
 	if !ok {
 		return fault.New(fault.NotFound, "No such error.", fault.WithDetail("error_id", id))
@@ -362,10 +362,21 @@ func (s *Server) listErrors(w http.ResponseWriter, r *http.Request) error {
 		return fault.Invalid("The query is invalid.", fault.FieldError{Field: "cursor", Message: "is not a cursor this service made"})
 	}
 	if err != nil {
-		return err
+		return storeFailure(err)
 	}
 	if page.Records == nil {
 		page.Records = []store.Record{}
 	}
 	return encodeJSON(w, http.StatusOK, page)
+}
+
+// storeFailure is the fault of the storage's failure: SERVICE_UNAVAILABLE,
+// worth a retry in a second. A cancelled or expired request, or a fault
+// the store gave itself, stays what it is.
+func storeFailure(err error) error {
+	if _, ok := fault.As(err); ok || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return fault.Wrap(err, fault.ServiceUnavailable, "Storage is unavailable; please retry shortly.",
+		fault.WithRetryAfter(time.Second))
 }

@@ -884,15 +884,16 @@ func (f failingTenant) SaveOccurrence(ctx context.Context, o store.Occurrence) e
 	return f.Tenant.SaveOccurrence(ctx, o)
 }
 
-// TestSaveFailure: a report whose record could not be saved is a 500, and
-// its retry is handled anew (not a 409 for a minute), with its jobs.
+// TestSaveFailure: a report whose record could not be saved is a 503, to
+// retry in a second; the retry is handled anew (not a 409 for a minute),
+// with its jobs.
 func TestSaveFailure(t *testing.T) {
 	failed := false
 	f := newFixture(t, nil)
 	f.srv.cfg.Store = failingSave{Store: f.store, failed: &failed}
 	report := readFile(t, goldenDir+"/db_timeout.json")
-	if r := f.do("POST", "/v1/errors", report, nil); r.status != 500 || codeOf(t, r) != "AGENT_EXECUTION_ERROR" ||
-		strings.Contains(string(r.body), "disk full") {
+	if r := f.do("POST", "/v1/errors", report, nil); r.status != 503 || codeOf(t, r) != "SERVICE_UNAVAILABLE" ||
+		r.header.Get("Retry-After") != "1" || strings.Contains(string(r.body), "disk full") {
 		t.Fatalf("save failed: %d %s", r.status, r.body)
 	}
 	r := f.do("POST", "/v1/errors", report, nil)
