@@ -21,6 +21,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -40,10 +41,23 @@ func main() {
 	requests := flag.Int("requests", 4000, "requests per target (bounded)")
 	concurrency := flag.Int("concurrency", 16, "concurrent clients")
 	duration := flag.Duration("duration", 20*time.Second, "time bound per target")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run (client and servers) to `file`")
 	pg := flag.String("postgres", os.Getenv("TRIAGE_TEST_POSTGRES"), "a postgres:// URL to measure PostgreSQL too (in a scratch schema, dropped after)")
 	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "loadbench:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if err := run(*requests, *concurrency, *duration, *pg); err != nil {
 		fmt.Fprintln(os.Stderr, "loadbench:", err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }

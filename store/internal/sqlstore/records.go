@@ -11,12 +11,13 @@ import (
 )
 
 // upsertRecordSQL counts an occurrence into its error's record: the record
-// takes the fields of the occurrence received last. %[1]s and %[2]s are
-// the dialect's least and greatest.
+// takes the fields of the occurrence received last, and points at it for
+// the report and the feedback ($8, the occurrence's id). %[1]s and %[2]s
+// are the dialect's least and greatest.
 const upsertRecordSQL = `
 	INSERT INTO records (tenant, error_id, query_id, agent_id, error_type, severity,
-		first_seen, last_seen, occurrence_count, report, feedback)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $7, 1, $8, $9)
+		first_seen, last_seen, occurrence_count, latest_id)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $7, 1, $8)
 	ON CONFLICT (tenant, error_id) DO UPDATE SET
 		occurrence_count = records.occurrence_count + 1,
 		first_seen = %[1]s(records.first_seen, excluded.first_seen),
@@ -25,8 +26,7 @@ const upsertRecordSQL = `
 		agent_id = CASE WHEN excluded.last_seen >= records.last_seen THEN excluded.agent_id ELSE records.agent_id END,
 		error_type = CASE WHEN excluded.last_seen >= records.last_seen THEN excluded.error_type ELSE records.error_type END,
 		severity = CASE WHEN excluded.last_seen >= records.last_seen THEN excluded.severity ELSE records.severity END,
-		report = CASE WHEN excluded.last_seen >= records.last_seen THEN excluded.report ELSE records.report END,
-		feedback = CASE WHEN excluded.last_seen >= records.last_seen THEN excluded.feedback ELSE records.feedback END`
+		latest_id = CASE WHEN excluded.last_seen >= records.last_seen THEN excluded.latest_id ELSE records.latest_id END`
 
 // SaveOccurrence records one delivery and counts it into its error's
 // record, unless the delivery was saved already. A zero ReceivedAt is now.
@@ -61,7 +61,7 @@ func (t *tenant) SaveOccurrence(ctx context.Context, o store.Occurrence) error {
 		}
 		if _, err = q.Exec(ctx, t.s.upsertRecord,
 			t.id, o.ErrorID, o.QueryID, o.AgentID, o.ErrorType, o.Severity,
-			nanos(o.ReceivedAt), text(o.Report), text(o.Feedback)); err != nil {
+			nanos(o.ReceivedAt), id); err != nil {
 			return err
 		}
 		if o.DeliveryKey != "" {
@@ -83,9 +83,14 @@ func (t *tenant) SaveOccurrence(ctx context.Context, o store.Occurrence) error {
 }
 
 // recordColumns are the columns scanRecord reads: the sequence number,
-// then the record's fields.
-const recordColumns = `seq, error_id, query_id, agent_id, error_type, severity,
-	first_seen, last_seen, occurrence_count, report, feedback`
+// then the record's fields, from recordFrom. The report and the feedback
+// are the latest occurrence's (or, for a record written before records
+// pointed at it, the record's own copy).
+const recordColumns = `r.seq, r.error_id, r.query_id, r.agent_id, r.error_type, r.severity,
+	r.first_seen, r.last_seen, r.occurrence_count, COALESCE(o.report, r.report), COALESCE(o.feedback, r.feedback)`
+
+// recordFrom joins a record to its latest occurrence.
+const recordFrom = `records r LEFT JOIN occurrences o ON o.id = r.latest_id`
 
 // scanRecord reads recordColumns.
 func scanRecord(row Row) (store.Record, int64, error) {
@@ -106,7 +111,7 @@ func (t *tenant) ErrorRecord(ctx context.Context, errorID string) (store.Record,
 	var r store.Record
 	err := t.s.db.Read(ctx, func(q Querier) error {
 		var err error
-		r, _, err = scanRecord(q.QueryRow(ctx, `SELECT `+recordColumns+` FROM records WHERE tenant = $1 AND error_id = $2`,
+		r, _, err = scanRecord(q.QueryRow(ctx, `SELECT `+recordColumns+` FROM `+recordFrom+` WHERE r.tenant = $1 AND r.error_id = $2`,
 			t.id, errorID))
 		if err != nil {
 			return err
@@ -157,32 +162,32 @@ func (t *tenant) ErrorRecords(ctx context.Context, f store.Filter) (store.Page, 
 		where strings.Builder
 		args  = []any{t.id}
 	)
-	where.WriteString("tenant = $1")
+	where.WriteString("r.tenant = $1")
 	cond := func(column string, v any) {
 		args = append(args, v)
 		where.WriteString(" AND " + column + " $" + strconv.Itoa(len(args)))
 	}
 	for _, c := range []struct{ column, v string }{
-		{"query_id =", f.QueryID}, {"agent_id =", f.AgentID}, {"error_type =", f.ErrorType}, {"severity =", f.Severity},
+		{"r.query_id =", f.QueryID}, {"r.agent_id =", f.AgentID}, {"r.error_type =", f.ErrorType}, {"r.severity =", f.Severity},
 	} {
 		if c.v != "" {
 			cond(c.column, c.v)
 		}
 	}
 	if !f.Since.IsZero() {
-		cond("last_seen >=", nanos(f.Since))
+		cond("r.last_seen >=", nanos(f.Since))
 	}
 	if f.Cursor != "" {
 		after, err := decodeCursor(f.Cursor)
 		if err != nil {
 			return store.Page{}, t.s.errorf("list records", err)
 		}
-		cond("seq <", after)
+		cond("r.seq <", after)
 	}
 	n := pageSize(f.Limit)
 	args = append(args, n+1) // one more tells whether there is a next page
-	query := `SELECT ` + recordColumns + ` FROM records WHERE ` + where.String() +
-		` ORDER BY seq DESC LIMIT $` + strconv.Itoa(len(args))
+	query := `SELECT ` + recordColumns + ` FROM ` + recordFrom + ` WHERE ` + where.String() +
+		` ORDER BY r.seq DESC LIMIT $` + strconv.Itoa(len(args))
 
 	page := store.Page{Records: []store.Record{}}
 	var last int64
