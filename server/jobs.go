@@ -22,8 +22,10 @@ const (
 	// jobLease is how long a claimed job is the worker's; a job not done
 	// by then (the instance died) is claimed again: at least once.
 	jobLease = 2 * time.Minute
-	// jobBatch is how many jobs one poll claims.
-	jobBatch = 16
+	// jobBatch is how many jobs one poll claims. They run one after the
+	// other, each bounded by the HTTP client's timeout (10 s by default),
+	// so that a batch ends well within its lease.
+	jobBatch = 8
 	// jobBackoffBase and jobBackoffMax shape the backoff between attempts.
 	jobBackoffBase = 5 * time.Second
 	jobBackoffMax  = 10 * time.Minute
