@@ -40,8 +40,8 @@ func NotProcessed(f *fault.Error) bool {
 	switch rule := f.Classification.Rule; {
 	case rule == fault.RuleConnectionRefused, rule == RuleCircuitOpen, rule == RuleBulkheadFull:
 		return true
-	case f.Code == fault.RateLimited:
-		return true
+	case f.Code == fault.RateLimited, f.Code == fault.SessionBusy:
+		return true // refused before the work: too many, or the session is busy with another
 	case f.Code == fault.ServiceUnavailable && f.RetryAfter > 0:
 		return true
 	}

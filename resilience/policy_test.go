@@ -215,6 +215,7 @@ func TestNonIdempotentRetriesOnlyUnprocessed(t *testing.T) {
 		{"connection refused", refused, true},
 		{"429", fault.FromStatus(429, nil, time.Now()), true},
 		{"503 with Retry-After", fault.New(fault.ServiceUnavailable, "", fault.WithRetryAfter(time.Millisecond)), true},
+		{"session busy (409)", fault.New(fault.SessionBusy, ""), true},
 		{"503 without", fault.New(fault.ServiceUnavailable, ""), false},
 		{"500", fault.FromStatus(500, nil, time.Now()), false},
 		{"timeout", context.DeadlineExceeded, false},
