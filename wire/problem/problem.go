@@ -269,18 +269,25 @@ func (p *Problem) Fault() *fault.Error {
 	if p.SessionValid != nil {
 		f.SessionValid = *p.SessionValid
 	}
+	// A peer's text is redacted wherever it lands, not only in Message:
+	// details, field errors and debug text reach logs and, re-encoded,
+	// other clients.
 	if len(p.Details) > 0 {
 		if f.Details == nil {
 			f.Details = make(map[string]any, len(p.Details))
 		}
-		maps.Copy(f.Details, p.Details)
+		maps.Copy(f.Details, fault.SanitizeDetails(p.Details))
 	}
 	f.FieldErrors = slices.Clone(p.Errors)
+	for i := range f.FieldErrors {
+		f.FieldErrors[i].Field = fault.Redact(f.FieldErrors[i].Field)
+		f.FieldErrors[i].Message = fault.Redact(f.FieldErrors[i].Message)
+	}
 	if p.Debug != nil {
 		f.Debug = fault.Debug{
 			ErrorType: p.Debug.ErrorType,
-			Cause:     p.Debug.Cause,
-			Extra:     maps.Clone(p.Debug.Extra),
+			Cause:     fault.Redact(p.Debug.Cause),
+			Extra:     fault.SanitizeDetails(p.Debug.Extra),
 		}
 	}
 	if !trusted {
