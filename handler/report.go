@@ -221,8 +221,10 @@ func (v *validator) data(d map[string]json.RawMessage) Data {
 	if raw := d["context"]; !jsonmember.IsNull(raw) {
 		if k := jsonmember.Kind(raw); k != "object" {
 			v.bad("data.context", "must be an object, got "+k)
-		} else if err := json.Unmarshal(raw, &out.Context); err != nil {
+		} else if c, err := jsonmember.Value(raw); err != nil {
 			v.bad("data.context", "invalid object")
+		} else {
+			out.Context = c.(map[string]any)
 		}
 	}
 	if raw := d["fault"]; !jsonmember.IsNull(raw) {

@@ -375,3 +375,92 @@ func PeerCause(text, cause string) string {
 	}
 	return fault.Redact(text + ": " + cause)
 }
+
+// Value decodes a JSON value into what json.Unmarshal into an any makes of
+// it (map[string]any, []any, string, float64, bool, nil), without
+// reflection. It validates first; FuzzValue holds it to encoding/json.
+func Value(data []byte) (any, error) {
+	if !json.Valid(data) {
+		var v any
+		return nil, json.Unmarshal(data, &v)
+	}
+	v, _, err := value(data, skipSpace(data, 0))
+	return v, err
+}
+
+// value decodes the valid value at i and returns the index after it.
+func value(data []byte, i int) (any, int, error) {
+	switch c := data[i]; {
+	case c == '{':
+		m := map[string]any{}
+		i = skipSpace(data, i+1)
+		if data[i] == '}' {
+			return m, i + 1, nil
+		}
+		for {
+			end := stringEnd(data, i)
+			key, err := stringValue(data[i:end])
+			if err != nil {
+				return nil, 0, err
+			}
+			i = skipSpace(data, skipSpace(data, end)+1)
+			v, next, err := value(data, i)
+			if err != nil {
+				return nil, 0, err
+			}
+			m[key] = v
+			i = skipSpace(data, next)
+			if data[i] == '}' {
+				return m, i + 1, nil
+			}
+			i = skipSpace(data, i+1) // past ','
+		}
+	case c == '[':
+		a := []any{}
+		i = skipSpace(data, i+1)
+		if data[i] == ']' {
+			return a, i + 1, nil
+		}
+		for {
+			v, next, err := value(data, i)
+			if err != nil {
+				return nil, 0, err
+			}
+			a = append(a, v)
+			i = skipSpace(data, next)
+			if data[i] == ']' {
+				return a, i + 1, nil
+			}
+			i = skipSpace(data, i+1)
+		}
+	case c == '"':
+		end := stringEnd(data, i)
+		s, err := stringValue(data[i:end])
+		return s, end, err
+	case c == 't':
+		return true, i + 4, nil
+	case c == 'f':
+		return false, i + 5, nil
+	case c == 'n':
+		return nil, i + 4, nil
+	}
+	end := valueEnd(data, i)
+	f, err := strconv.ParseFloat(string(data[i:end]), 64)
+	if err != nil {
+		// encoding/json fails the same way on a number beyond float64.
+		var v any
+		return nil, 0, json.Unmarshal(data[i:end], &v)
+	}
+	return f, end, nil
+}
+
+// stringValue decodes a JSON string: its bytes when plain, else through
+// encoding/json.
+func stringValue(raw []byte) (string, error) {
+	if s, ok := plainString(raw); ok {
+		return s, nil
+	}
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err
+}

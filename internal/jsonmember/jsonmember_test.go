@@ -149,3 +149,23 @@ func FuzzMembers(f *testing.F) {
 		}
 	})
 }
+
+// FuzzValue holds Value to encoding/json: any input decodes to the same
+// value, or fails in both.
+func FuzzValue(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2.5e3,-0,"x\"y",true,false,null,{}],"b":{"c":[]}}`, `"caf\u00e9"`, `1e400`,
+		` [ ] `, `{"a":1,"a":2}`, "\"bad\xff\"", `{"k":`, `-`, `0.1e-7`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var want any
+		wantErr := json.Unmarshal(raw, &want)
+		got, err := Value(raw)
+		if (err != nil) != (wantErr != nil) {
+			t.Fatalf("%q: error %v, encoding/json %v", raw, err, wantErr)
+		}
+		if err == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: %#v, encoding/json %#v", raw, got, want)
+		}
+	})
+}
