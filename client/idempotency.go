@@ -2,9 +2,9 @@ package client
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"strings"
+
+	"github.com/triage-go/triage/wire/present"
 )
 
 // maxIdempotencyKey bounds the length of an Idempotency-Key.
@@ -32,24 +32,7 @@ func IdempotencyKey(ctx context.Context) (string, bool) {
 // NewIdempotencyKey returns a new random key: a version 4 UUID
 // ("0b5f8c1e-7a43-4d2b-9f6e-3c1a2b4d5e6f"), 122 random bits from
 // crypto/rand.
-func NewIdempotencyKey() string {
-	var b [16]byte
-	// rand.Read never fails: crypto/rand crashes the program instead.
-	rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40 // version 4
-	b[8] = b[8]&0x3f | 0x80 // RFC 9562 variant
-	var s [36]byte
-	hex.Encode(s[0:8], b[0:4])
-	s[8] = '-'
-	hex.Encode(s[9:13], b[4:6])
-	s[13] = '-'
-	hex.Encode(s[14:18], b[6:8])
-	s[18] = '-'
-	hex.Encode(s[19:23], b[8:10])
-	s[23] = '-'
-	hex.Encode(s[24:], b[10:])
-	return string(s[:])
-}
+func NewIdempotencyKey() string { return present.NewUUID() }
 
 // validIdempotencyKey reports whether key can be sent as it is: the service
 // reads the header as a structured-field string or a bare token, so quotes
