@@ -89,6 +89,12 @@ func Open(ctx context.Context, path string, opts store.Options) (*Store, error) 
 // included: a 201 means the report is stored. In WAL mode NORMAL, the
 // usual choice, syncs only at checkpoints, so a power loss may lose the
 // last transactions committed.
+//
+// temp_store=MEMORY keeps the statement journal of each write's savepoint
+// in memory: on disk it cost an open, writes and a close per write, a
+// fifth of the writer's time. cache_size gives the writer 64 MiB of pages
+// (the default is 2 MiB), so that the indexes' pages a report updates are
+// rarely read back from the file.
 func dsn(path string, write bool) string {
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeout))
@@ -96,6 +102,8 @@ func dsn(path string, write bool) string {
 	if write {
 		q.Add("_pragma", "journal_mode(WAL)")
 		q.Add("_pragma", "synchronous(FULL)")
+		q.Add("_pragma", "temp_store(MEMORY)")
+		q.Add("_pragma", "cache_size(-65536)")
 		q.Set("_txlock", "immediate")
 	} else {
 		q.Add("_pragma", "query_only(1)")
