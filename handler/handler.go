@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -84,6 +85,7 @@ type Handler struct {
 	policy  *Policy
 	actions map[string]Action
 	run     *graph.Runnable[state]
+	starter Starter // the stores as one, when they are (see Starter)
 	metrics *metrics
 	tracer  trace.Tracer
 }
@@ -131,6 +133,9 @@ func New(cfg Config) (*Handler, error) {
 	}
 	if h.cfg.Scheduler == nil {
 		h.cfg.Scheduler = &MemoryScheduler{}
+	}
+	if st, ok := h.cfg.Deliveries.(Starter); ok && same(st, h.cfg.Attempts) && same(st, h.cfg.History) {
+		h.starter = st
 	}
 	if h.cfg.ActionTimeout <= 0 {
 		h.cfg.ActionTimeout = 10 * time.Second
@@ -352,12 +357,51 @@ func (h *Handler) validate(_ context.Context, s state) (state, error) {
 }
 
 func (h *Handler) dedupe(ctx context.Context, s state) (state, error) {
+	if h.starter != nil {
+		return h.start(ctx, s)
+	}
 	prior, first, err := h.cfg.Deliveries.Claim(ctx, s.key)
 	if err != nil {
 		return s, storeFailure("deliveries", err)
 	}
 	s.claimed, s.duplicate, s.prior = first, !first, prior
 	return s, nil
+}
+
+// start claims the delivery, and counts the attempt and records the
+// failure of a first one, in one write of the store (see Starter); analyze
+// then uses the counts.
+func (h *Handler) start(ctx context.Context, s state) (state, error) {
+	code := strings.ToUpper(s.report.Data.ErrorCode)
+	if code == "" {
+		s.fault = reportFault(s.report) // classify keeps it
+		code = string(s.fault.Code)
+	}
+	res, err := h.starter.Start(ctx, StartRequest{
+		Key:        s.key,
+		AttemptKey: attemptKey(s.report, s.fault),
+		Agent:      s.report.AgentID,
+		Code:       code,
+		At:         s.report.Timestamp,
+		Window:     persistentWindow,
+	})
+	if err != nil {
+		return s, storeFailure("deliveries", err)
+	}
+	s.claimed, s.duplicate, s.prior = res.First, !res.First, res.Prior
+	if res.First {
+		s.counted, s.attempt, s.recent = true, res.Attempt, res.Recent
+	}
+	return s, nil
+}
+
+// same reports whether a and b are the same store: equal and of one
+// comparable type (an interface comparison that cannot panic).
+func same(a, b any) bool {
+	if a == nil || b == nil || reflect.TypeOf(a) != reflect.TypeOf(b) || !reflect.ValueOf(a).Comparable() {
+		return false
+	}
+	return a == b
 }
 
 func (h *Handler) replay(_ context.Context, s state) (state, error) {
@@ -372,7 +416,9 @@ func (h *Handler) replay(_ context.Context, s state) (state, error) {
 }
 
 func (h *Handler) classify(_ context.Context, s state) (state, error) {
-	s.fault = reportFault(s.report)
+	if s.fault == nil {
+		s.fault = reportFault(s.report)
+	}
 	s.class = classify(s.report, s.fault, h.cfg.Model)
 	return s, nil
 }
@@ -390,7 +436,9 @@ func (h *Handler) analyze(ctx context.Context, s state) (state, error) {
 		n, recent    int
 		err, histErr error
 	)
-	if memAttempts || memHistory {
+	if s.counted {
+		n, recent = s.attempt, s.recent
+	} else if memAttempts || memHistory {
 		recent, histErr = h.cfg.History.Record(ctx, s.report.AgentID, code, s.report.Timestamp, persistentWindow)
 		n, err = h.cfg.Attempts.Next(ctx, attemptKey(s.report, s.fault))
 	} else {
@@ -719,10 +767,14 @@ type state struct {
 	claimed, duplicate        bool
 	prior                     *Feedback
 
-	fault    *fault.Error
-	class    Classification
-	cause    RootCause
-	attempt  int
+	fault   *fault.Error
+	class   Classification
+	cause   RootCause
+	attempt int
+	// recent and counted: the failures of the agent and code in the
+	// window, and whether start counted them and the attempt already.
+	recent   int
+	counted  bool
 	decision Decision
 
 	outcomes    []Outcome

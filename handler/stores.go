@@ -42,6 +42,43 @@ type Deliveries interface {
 	Release(ctx context.Context, key string) error
 }
 
+// Starter is a Deliveries that can also count a first delivery's attempt
+// and record its failure in the write that claims it: a database's, to
+// which each write is a round trip and, for SQLite, a commit. The handler
+// starts a report with Start, rather than Claim, Attempts.Next and
+// History.Record, when its Deliveries is a Starter and its Attempts and
+// History are that same store.
+type Starter interface {
+	Deliveries
+	Attempts
+	History
+	// Start claims the delivery req.Key as Claim does. When it is the
+	// first delivery, it also counts the attempt under req.AttemptKey as
+	// Attempts.Next does and records the failure as History.Record does,
+	// all in one write: either all of them happen or none does.
+	Start(ctx context.Context, req StartRequest) (StartResult, error)
+}
+
+// StartRequest is what Starter.Start claims, counts and records.
+type StartRequest struct {
+	Key        string // the delivery key, as for Claim
+	AttemptKey string // as for Attempts.Next
+	// Agent, Code, At and Window are History.Record's arguments.
+	Agent, Code string
+	At          time.Time
+	Window      time.Duration
+}
+
+// StartResult is what Starter.Start found and counted.
+type StartResult struct {
+	// Prior and First are Claim's results.
+	Prior *Feedback
+	First bool
+	// Attempt and Recent are the results of Attempts.Next and
+	// History.Record; zero when First is false (nothing was counted).
+	Attempt, Recent int
+}
+
 // Synonyms is the schema inventory: the fields of each data source and the
 // synonyms a missing field may have been renamed to.
 type Synonyms interface {

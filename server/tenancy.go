@@ -273,3 +273,9 @@ func (j jobNotifier) Notify(ctx context.Context, e handler.Escalation) error {
 	}
 	return enqueue(ctx, j.s, store.NewJob{Kind: store.JobEscalation, ErrorID: e.ErrorID, Payload: payload}) // RunAt zero: now
 }
+
+// Start claims a delivery and counts its attempt and failure in one write
+// of the tenant's store.
+func (t tenantStores) Start(ctx context.Context, req handler.StartRequest) (handler.StartResult, error) {
+	return t.of(ctx).Start(ctx, req)
+}

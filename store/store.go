@@ -34,11 +34,11 @@ const ClaimLease = time.Minute
 // Tenant is one tenant's data. Every method reads and writes that tenant's
 // rows only.
 type Tenant interface {
-	// The handler's state. Deliveries.Claim honours ClaimLease: a claim
-	// without feedback older than that is taken over (first = true).
-	handler.Attempts
-	handler.History
-	handler.Deliveries
+	// The handler's state: attempts, history and deliveries, with Start
+	// to claim, count and record at once. Claim and Start honour
+	// ClaimLease: a claim without feedback older than that is taken over
+	// (first = true).
+	handler.Starter
 	handler.Synonyms
 	handler.Cache
 

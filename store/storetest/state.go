@@ -170,6 +170,74 @@ var deliveriesTests = []test{
 	}},
 }
 
+var startTests = []test{
+	{"FirstCountsAndRecords", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		// Counts that Next and Record began are Start's too.
+		_, err := tn.Next(t.Context(), "q1/E")
+		must(t, err)
+		_, err = tn.Record(t.Context(), "sql", "E", Epoch, time.Hour)
+		must(t, err)
+		res := start(t, tn, "k1", "q1/E", time.Minute)
+		if !res.First || res.Prior != nil || res.Attempt != 2 || res.Recent != 2 {
+			t.Errorf("Start(k1) = %+v; want first, attempt 2, recent 2", res)
+		}
+		// And Start's are theirs.
+		if n, err := tn.Next(t.Context(), "q1/E"); err != nil || n != 3 {
+			t.Errorf("Next after Start = %d, %v; want 3", n, err)
+		}
+		if n, err := tn.Record(t.Context(), "sql", "E", Epoch.Add(2*time.Minute), time.Hour); err != nil || n != 3 {
+			t.Errorf("Record after Start = %d, %v; want 3", n, err)
+		}
+	}},
+	{"DuplicateCountsNothing", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		start(t, tn, "k1", "q1/E", 0)
+		// In flight: neither first nor counted.
+		if res := start(t, tn, "k1", "q1/E", 0); res != (handler.StartResult{}) {
+			t.Errorf("Start(k1) again while in flight = %+v; want the zero result", res)
+		}
+		fb := sampleFeedback("e1", Epoch)
+		must(t, tn.Complete(t.Context(), "k1", fb))
+		res := start(t, tn, "k1", "q1/E", 0)
+		if res.First || !reflect.DeepEqual(res.Prior, fb) || res.Attempt != 0 || res.Recent != 0 {
+			t.Errorf("Start(k1) after Complete = %+v; want the feedback and nothing counted", res)
+		}
+		// A new delivery of the same failure is the second attempt.
+		if res := start(t, tn, "k2", "q1/E", 0); res.Attempt != 2 || res.Recent != 2 {
+			t.Errorf("Start(k2) = %+v; want attempt 2, recent 2", res)
+		}
+	}},
+	{"ClaimsAsClaimDoes", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		start(t, tn, "k1", "q1/E", 0)
+		claim(t, tn, "k1", nil, false)
+		must(t, tn.Release(t.Context(), "k1"))
+		if res := start(t, tn, "k1", "q1/E", 0); !res.First || res.Attempt != 2 {
+			t.Errorf("Start(k1) after Release = %+v; want first, attempt 2", res)
+		}
+		e.clock.Advance(store.ClaimLease + time.Second)
+		if res := start(t, tn, "k1", "q1/E", 0); !res.First || res.Attempt != 3 {
+			t.Errorf("Start(k1) past its lease = %+v; want first (taken over), attempt 3", res)
+		}
+		// Another tenant's delivery, attempt and history are its own.
+		if res := start(t, e.s.Tenant("b"), "k1", "q1/E", 0); !res.First || res.Attempt != 1 || res.Recent != 1 {
+			t.Errorf("tenant b's Start(k1) = %+v; want first, attempt 1, recent 1", res)
+		}
+	}},
+}
+
+// start starts delivery key of a failure of agent "sql" with code "E",
+// reported at Epoch+at, and returns what Start answered.
+func start(t *testing.T, s handler.Starter, key, attemptKey string, at time.Duration) handler.StartResult {
+	t.Helper()
+	res, err := s.Start(t.Context(), handler.StartRequest{
+		Key: key, AttemptKey: attemptKey, Agent: "sql", Code: "E", At: Epoch.Add(at), Window: time.Hour,
+	})
+	must(t, err)
+	return res
+}
+
 // claim claims key and checks the answer.
 func claim(t *testing.T, d handler.Deliveries, key string, wantPrior *handler.Feedback, wantFirst bool) {
 	t.Helper()

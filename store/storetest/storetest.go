@@ -58,6 +58,7 @@ func Run(t *testing.T, open Opener) {
 		{"Attempts", attemptsTests},
 		{"History", historyTests},
 		{"Deliveries", deliveriesTests},
+		{"Start", startTests},
 		{"Synonyms", synonymsTests},
 		{"Cache", cacheTests},
 		{"Agents", agentsTests},

@@ -21,17 +21,23 @@ var _ store.Tenant = (*tenant)(nil)
 
 // Next records one more attempt under key.
 func (t *tenant) Next(ctx context.Context, key string) (int, error) {
+	n, err := t.next(ctx, t.s.db.Writer(), key)
+	if err != nil {
+		return 0, t.s.errorf("next attempt", err)
+	}
+	return n, nil
+}
+
+// next counts one more attempt under key in q.
+func (t *tenant) next(ctx context.Context, q Execer, key string) (int, error) {
 	var n int
-	err := t.s.db.Writer().QueryRow(ctx, `
+	err := q.QueryRow(ctx, `
 		INSERT INTO attempts (tenant, attempt_key, n, updated_at) VALUES ($1, $2, 1, $3)
 		ON CONFLICT (tenant, attempt_key) DO UPDATE
 			SET n = attempts.n + 1, updated_at = excluded.updated_at
 		RETURNING n`,
 		t.id, key, nanos(t.s.now())).Scan(&n)
-	if err != nil {
-		return 0, t.s.errorf("next attempt", err)
-	}
-	return n, nil
+	return n, err
 }
 
 // historyCap bounds the count History.Record returns where it scans (the
@@ -42,32 +48,11 @@ const historyCap = handler.MaxKept
 // [at-window, at] (on PostgreSQL at most historyCap). It forgets those
 // older than at-window.
 func (t *tenant) Record(ctx context.Context, agent, code string, at time.Time, window time.Duration) (int, error) {
-	to := nanos(at)
-	from := to - int64(max(window, 0))
 	var n int
 	err := t.s.db.Write(ctx, func(q Querier) error {
-		if _, err := q.Exec(ctx, `INSERT INTO history (tenant, agent, code, at) VALUES ($1, $2, $3, $4)`,
-			t.id, agent, code, to); err != nil {
-			return err
-		}
-		if _, err := q.Exec(ctx, `DELETE FROM history WHERE tenant = $1 AND agent = $2 AND code = $3 AND at < $4`,
-			t.id, agent, code, from); err != nil {
-			return err
-		}
-		if t.s.d.HistoryCounts {
-			// The key's rows are within [from, …) now: those of the
-			// window are all of them but the later ones.
-			return q.QueryRow(ctx, `
-				SELECT COALESCE((SELECT n FROM history_counts WHERE tenant = $1 AND agent = $2 AND code = $3), 0)
-					- (SELECT count(*) FROM history WHERE tenant = $1 AND agent = $2 AND code = $3 AND at > $4)`,
-				t.id, agent, code, to).Scan(&n)
-		}
-		// Counted up to historyCap, as handler.MemoryHistory keeps at most
-		// that many: a storm of one failure costs a bounded scan.
-		return q.QueryRow(ctx, `
-			SELECT count(*) FROM (SELECT 1 FROM history
-			WHERE tenant = $1 AND agent = $2 AND code = $3 AND at >= $4 AND at <= $5 LIMIT $6) AS w`,
-			t.id, agent, code, from, to, historyCap).Scan(&n)
+		var err error
+		n, err = t.record(ctx, q, agent, code, at, window)
+		return err
 	})
 	if err != nil {
 		return 0, t.s.errorf("record history", err)
@@ -75,26 +60,82 @@ func (t *tenant) Record(ctx context.Context, agent, code string, at time.Time, w
 	return n, nil
 }
 
+// record notes a failure in q, as Record does.
+func (t *tenant) record(ctx context.Context, q Querier, agent, code string, at time.Time, window time.Duration) (int, error) {
+	to := nanos(at)
+	from := to - int64(max(window, 0))
+	var n int
+	if _, err := q.Exec(ctx, `INSERT INTO history (tenant, agent, code, at) VALUES ($1, $2, $3, $4)`,
+		t.id, agent, code, to); err != nil {
+		return 0, err
+	}
+	if _, err := q.Exec(ctx, `DELETE FROM history WHERE tenant = $1 AND agent = $2 AND code = $3 AND at < $4`,
+		t.id, agent, code, from); err != nil {
+		return 0, err
+	}
+	if t.s.d.HistoryCounts {
+		// The key's rows are within [from, …) now: those of the
+		// window are all of them but the later ones.
+		err := q.QueryRow(ctx, `
+			SELECT COALESCE((SELECT n FROM history_counts WHERE tenant = $1 AND agent = $2 AND code = $3), 0)
+				- (SELECT count(*) FROM history WHERE tenant = $1 AND agent = $2 AND code = $3 AND at > $4)`,
+			t.id, agent, code, to).Scan(&n)
+		return n, err
+	}
+	// Counted up to historyCap, as handler.MemoryHistory keeps at most
+	// that many: a storm of one failure costs a bounded scan.
+	err := q.QueryRow(ctx, `
+		SELECT count(*) FROM (SELECT 1 FROM history
+		WHERE tenant = $1 AND agent = $2 AND code = $3 AND at >= $4 AND at <= $5 LIMIT $6) AS w`,
+		t.id, agent, code, from, to, historyCap).Scan(&n)
+	return n, err
+}
+
 // Claim records that key is being handled, taking over a claim without
 // feedback older than store.ClaimLease.
 func (t *tenant) Claim(ctx context.Context, key string) (*handler.Feedback, bool, error) {
+	res, err := t.start(ctx, handler.StartRequest{Key: key}, false)
+	if err != nil {
+		return nil, false, t.s.errorf("claim delivery", err)
+	}
+	return res.Prior, res.First, nil
+}
+
+// Start claims the delivery and, when it is the first, counts its attempt
+// and records its failure, in one transaction.
+func (t *tenant) Start(ctx context.Context, req handler.StartRequest) (handler.StartResult, error) {
+	res, err := t.start(ctx, req, true)
+	if err != nil {
+		return handler.StartResult{}, t.s.errorf("start delivery", err)
+	}
+	return res, nil
+}
+
+// start claims req.Key and, when count is set and the claim is the first,
+// counts and records req's attempt and failure, in one write.
+func (t *tenant) start(ctx context.Context, req handler.StartRequest, count bool) (handler.StartResult, error) {
 	now := t.s.now()
-	var (
-		prior *handler.Feedback
-		first bool
-	)
+	var res handler.StartResult
 	err := retry(func() error {
 		return t.s.db.Write(ctx, func(q Querier) error {
+			res = handler.StartResult{}
 			var claimed int64
 			err := q.QueryRow(ctx, `
 				INSERT INTO deliveries (tenant, delivery_key, claimed_at) VALUES ($1, $2, $3)
 				ON CONFLICT (tenant, delivery_key) DO UPDATE SET claimed_at = excluded.claimed_at
 					WHERE deliveries.feedback IS NULL AND deliveries.claimed_at < $4
 				RETURNING claimed_at`,
-				t.id, key, nanos(now), nanos(now.Add(-store.ClaimLease))).Scan(&claimed)
+				t.id, req.Key, nanos(now), nanos(now.Add(-store.ClaimLease))).Scan(&claimed)
 			if err == nil {
-				first = true
-				return nil
+				res.First = true
+				if !count {
+					return nil
+				}
+				if res.Attempt, err = t.next(ctx, q, req.AttemptKey); err != nil {
+					return err
+				}
+				res.Recent, err = t.record(ctx, q, req.Agent, req.Code, req.At, req.Window)
+				return err
 			}
 			if !errors.Is(err, sql.ErrNoRows) {
 				return err
@@ -102,20 +143,17 @@ func (t *tenant) Claim(ctx context.Context, key string) (*handler.Feedback, bool
 			// Claimed already: the feedback given, if any.
 			var doc *string
 			err = q.QueryRow(ctx, `SELECT feedback FROM deliveries WHERE tenant = $1 AND delivery_key = $2`,
-				t.id, key).Scan(&doc)
+				t.id, req.Key).Scan(&doc)
 			if errors.Is(err, sql.ErrNoRows) {
 				return errRetry // released in between
 			}
 			if err != nil || doc == nil {
 				return err
 			}
-			return json.Unmarshal([]byte(*doc), &prior)
+			return json.Unmarshal([]byte(*doc), &res.Prior)
 		})
 	})
-	if err != nil {
-		return nil, false, t.s.errorf("claim delivery", err)
-	}
-	return prior, first, nil
+	return res, err
 }
 
 // Complete stores the feedback for key.

@@ -1,0 +1,129 @@
+package handler
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+)
+
+// starterStore is a Starter on the in-memory stores that counts how it is
+// called.
+type starterStore struct {
+	mu                          sync.Mutex
+	d                           MemoryDeliveries
+	a                           MemoryAttempts
+	h                           MemoryHistory
+	starts, claims, nexts, recs int
+}
+
+func (s *starterStore) count(n *int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	*n++
+}
+
+func (s *starterStore) Claim(ctx context.Context, key string) (*Feedback, bool, error) {
+	s.count(&s.claims)
+	return s.d.Claim(ctx, key)
+}
+func (s *starterStore) Complete(ctx context.Context, key string, fb *Feedback) error {
+	return s.d.Complete(ctx, key, fb)
+}
+func (s *starterStore) Release(ctx context.Context, key string) error { return s.d.Release(ctx, key) }
+func (s *starterStore) Next(ctx context.Context, key string) (int, error) {
+	s.count(&s.nexts)
+	return s.a.Next(ctx, key)
+}
+func (s *starterStore) Record(ctx context.Context, agent, code string, at time.Time, w time.Duration) (int, error) {
+	s.count(&s.recs)
+	return s.h.Record(ctx, agent, code, at, w)
+}
+
+func (s *starterStore) Start(ctx context.Context, req StartRequest) (StartResult, error) {
+	s.count(&s.starts)
+	var res StartResult
+	var err error
+	if res.Prior, res.First, err = s.d.Claim(ctx, req.Key); err != nil || !res.First {
+		return res, err
+	}
+	if res.Attempt, err = s.a.Next(ctx, req.AttemptKey); err != nil {
+		return res, err
+	}
+	res.Recent, err = s.h.Record(ctx, req.Agent, req.Code, req.At, req.Window)
+	return res, err
+}
+
+func TestHandleStartsInOneWrite(t *testing.T) {
+	st := &starterStore{}
+	notes := &MemoryNotifier{}
+	h := newHandler(t, Config{Attempts: st, History: st, Deliveries: st, Notifier: notes})
+	var fb *Feedback
+	for i := range h.MaxAttempts() + 1 {
+		var err error
+		if fb, err = h.Handle(context.Background(), timeoutReport(i)); err != nil {
+			t.Fatal(err)
+		}
+		if fb.Attempt != i+1 {
+			t.Fatalf("report %d: attempt %d", i+1, fb.Attempt)
+		}
+	}
+	// As with the separate stores (TestHandleEscalatesAfterMaxAttempts).
+	if fb.NextAction != Escalate || len(notes.Escalations()) != 1 {
+		t.Errorf("fourth attempt: next_action %s, %d escalations", fb.NextAction, len(notes.Escalations()))
+	}
+	dup, err := h.Handle(context.Background(), timeoutReport(0))
+	if err != nil || !dup.Duplicate || dup.Attempt != 1 {
+		t.Fatalf("a duplicate of the first report: %+v, %v", dup, err)
+	}
+	n := h.MaxAttempts() + 2
+	if st.starts != n || st.claims != 0 || st.nexts != 0 || st.recs != 0 {
+		t.Errorf("%d reports: %d starts, %d claims, %d nexts, %d records; want each report started, nothing else",
+			n, st.starts, st.claims, st.nexts, st.recs)
+	}
+	// Start counted the attempts and the failures of the first deliveries
+	// only, in the stores the handler would have used.
+	r := mustDecode(t, string(timeoutReport(0)))
+	if got, _ := st.a.Next(context.Background(), attemptKey(r, nil)); got != n {
+		t.Errorf("attempts counted: %d, want %d", got-1, n-1)
+	}
+	code := r.Data.ErrorCode
+	if got, _ := st.h.Record(context.Background(), r.AgentID, code, r.Timestamp.Add(10*time.Minute), persistentWindow); got != n {
+		t.Errorf("failures recorded: %d, want %d", got-1, n-1)
+	}
+}
+
+func TestHandleStartsOnlyOneStore(t *testing.T) {
+	st := &starterStore{}
+	// Attempts elsewhere: Start would count them in the wrong store.
+	h := newHandler(t, Config{Attempts: &MemoryAttempts{}, History: st, Deliveries: st})
+	if _, err := h.Handle(context.Background(), []byte(validReport)); err != nil {
+		t.Fatal(err)
+	}
+	if st.starts != 0 || st.claims != 1 || st.recs != 1 {
+		t.Errorf("with Attempts elsewhere: %d starts, %d claims, %d records; want Claim and Record", st.starts, st.claims, st.recs)
+	}
+}
+
+func TestSame(t *testing.T) {
+	type nc struct{ f func() } // comparable type, but a func field
+	type stores struct{ s any }
+	a := &starterStore{}
+	for _, c := range []struct {
+		a, b any
+		want bool
+	}{
+		{a, a, true},
+		{a, &starterStore{}, false},
+		{stores{a}, stores{a}, true},
+		{stores{[]int{1}}, stores{[]int{1}}, false}, // would panic with ==
+		{[]int{1}, []int{1}, false},
+		{nc{}, nc{}, false},
+		{nil, nil, false},
+		{a, nil, false},
+	} {
+		if got := same(c.a, c.b); got != c.want {
+			t.Errorf("same(%#v, %#v) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}
