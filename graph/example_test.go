@@ -89,6 +89,40 @@ func ExampleGraph_fanOut() {
 	// db [plan] TIMEOUT true
 }
 
+// A sequential fan-out for two quick branches: each still works on its own
+// copy of the state and the fan-in merges them in order, but they run one
+// after the other on the caller's goroutine, which costs less than starting
+// one for a few microseconds of work.
+func ExampleGraph_AddSequentialFanOut() {
+	tag := func(name string) graph.Node[Doc] {
+		return func(_ context.Context, d Doc) (Doc, error) {
+			d.Rows = append(d.Rows, name+" saw "+fmt.Sprint(len(d.Rows))+" rows")
+			return d, nil
+		}
+	}
+	g := graph.New[Doc]().
+		AddNode("plan", func(_ context.Context, d Doc) (Doc, error) { return d, nil }).
+		AddNode("summary", tag("summary")).
+		AddNode("chart", tag("chart")).
+		AddFanIn("merge", func(_ context.Context, d Doc, branches []Doc) (Doc, error) {
+			for _, b := range branches {
+				d.Rows = append(d.Rows, b.Rows...)
+			}
+			return d, nil
+		}).
+		AddSequentialFanOut("plan", "merge", "summary", "chart").
+		AddEdge("summary", "merge").AddEdge("chart", "merge").AddEdge("merge", graph.End).
+		SetEntry("plan")
+	r, err := g.Compile(nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	out, err := r.Invoke(context.Background(), Doc{})
+	fmt.Println(strings.Join(out.Rows, "; "), err)
+	// Output: summary saw 0 rows; chart saw 0 rows <nil>
+}
+
 // An error route hands a node's failure to a handler node, which may
 // recover: here it answers from a fallback instead.
 func ExampleOnError() {

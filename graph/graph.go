@@ -42,8 +42,9 @@ type nodeSpec[S any] struct {
 	next     string
 	router   Router[S]
 	targets  []string // a router's possible targets
-	branches []string // a fan-out's branches
-	join     string   // a fan-out's fan-in node
+	branches   []string // a fan-out's branches
+	join       string   // a fan-out's fan-in node
+	sequential bool     // a fan-out whose branches run one after another
 	outs     int      // how many ways out were declared
 
 	onError string // the node that handles this node's failure
@@ -161,6 +162,26 @@ func (g *Graph[S]) AddFanOut(from string, join string, branches ...string) *Grap
 	}
 	if spec := g.out(from); spec != nil {
 		spec.branches, spec.join = slices.Clone(branches), join
+	}
+	return g
+}
+
+// AddSequentialFanOut is AddFanOut for branches so quick that starting and
+// waking a goroutine would cost more than running them: it runs them one
+// after another, in the order branches lists them, on the goroutine that
+// reached from. All else is as for AddFanOut: each branch runs on its own
+// copy of the state, which no other branch sees; join merges their results
+// in order; a failing branch stops the branches not yet started, and the
+// fan-out fails with it; checkpoints record each branch as it completes,
+// and a resumed run runs only the branches that had not.
+//
+// Branches of a fan-out are independent by construction, so the order is
+// an execution choice, not a dependency: a graph may switch between the
+// two declarations without changing what it computes.
+func (g *Graph[S]) AddSequentialFanOut(from string, join string, branches ...string) *Graph[S] {
+	g.AddFanOut(from, join, branches...)
+	if spec := g.nodes[from]; spec != nil && spec.join == join && slices.Equal(spec.branches, branches) {
+		spec.sequential = true
 	}
 	return g
 }

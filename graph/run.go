@@ -537,7 +537,8 @@ func (x *run[S]) failedWith(ctx context.Context, pos position, state S, path []s
 	}
 }
 
-// fanOut runs a fan-out's branches in parallel and returns their results in
+// fanOut runs a fan-out's branches (in parallel, or in order for a
+// sequential one) and returns their results in
 // declaration order, and by branch name when checkpoints need them. done
 // holds results of branches that completed in an earlier run.
 func (x *run[S]) fanOut(ctx context.Context, spec *nodeSpec[S], state S, path []string, top bool, done map[string]S) ([]S, map[string]S, error) {
@@ -562,11 +563,19 @@ func (x *run[S]) fanOut(ctx context.Context, spec *nodeSpec[S], state S, path []
 	f.bctx, f.cancel = context.WithCancel(ctx)
 	defer f.cancel()
 	// Every branch but the last runs on a goroutine of its own; the last
-	// runs on this one, which would otherwise only wait.
-	last := -1
+	// runs on this one, which would otherwise only wait. A sequential
+	// fan-out runs them all on this one, in order, until one fails.
+	last, stop := -1, false
 	for i, b := range spec.branches {
 		if s, ok := done[b]; ok {
 			f.results[i] = s // completed in an earlier run
+			continue
+		}
+		if spec.sequential {
+			if !stop {
+				f.branch(i)
+				stop = f.errs[i] != nil && !x.r.cfg.WaitForAllBranches
+			}
 			continue
 		}
 		if last >= 0 {

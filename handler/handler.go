@@ -200,10 +200,11 @@ func New(cfg Config) (*Handler, error) {
 		AddEdge(nodeReplay, nodeTelemetry).
 		AddEdge(nodeClassify, nodeAnalyze).
 		AddEdge(nodeAnalyze, nodePolicy).
-		// message first: the executor runs the last branch on its own
-		// goroutine, so the slow branch (act) runs there while the quick
-		// one finishes beside it, and the fan-in seldom waits.
-		AddFanOut(nodePolicy, nodeFormat, nodeMessage, nodeAct).
+		// One after the other on the report's goroutine: message is a few
+		// microseconds of templates, less than starting and waking a
+		// goroutine for it (a parallel fan-out made a report ~12 µs, a
+		// quarter, slower), so act's time is the fan-out's either way.
+		AddSequentialFanOut(nodePolicy, nodeFormat, nodeMessage, nodeAct).
 		AddEdge(nodeAct, nodeFormat).
 		AddEdge(nodeMessage, nodeFormat).
 		AddEdge(nodeFormat, nodeTelemetry).
