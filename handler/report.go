@@ -90,7 +90,7 @@ func decodeReport(raw []byte) (*Report, []fault.FieldError) {
 	r.Status = v.str(top["status"], "status")
 	if data, ok := top["data"]; !ok || jsonmember.IsNull(data) {
 		v.bad("data", "is required")
-	} else if d, err := dec.Object(data, "data"); err != nil {
+	} else if d, err := dec.ObjectOfMember(data, "data"); err != nil { // raw was validated whole
 		v.add(err)
 	} else {
 		r.Data = v.data(d)
@@ -221,7 +221,7 @@ func (v *validator) data(d map[string]json.RawMessage) Data {
 	if raw := d["context"]; !jsonmember.IsNull(raw) {
 		if k := jsonmember.Kind(raw); k != "object" {
 			v.bad("data.context", "must be an object, got "+k)
-		} else if c, err := jsonmember.Value(raw); err != nil {
+		} else if c, err := jsonmember.ValueOfMember(raw); err != nil { // a member of the validated report
 			v.bad("data.context", "invalid object")
 		} else {
 			out.Context = c.(map[string]any)

@@ -102,6 +102,23 @@ func (d Decoder) Object(data []byte, field string) (map[string]json.RawMessage, 
 	return m, nil
 }
 
+// ObjectOfMember is Object for a member's raw value that Object returned:
+// the document it came from was validated whole, so its values are not
+// validated again. data must be such a value.
+func (d Decoder) ObjectOfMember(data []byte, field string) (map[string]json.RawMessage, error) {
+	if k := Kind(data); k != "object" {
+		if k == "" {
+			k = "nothing"
+		}
+		return nil, d.Invalid(field, "must be an object, got %s", k)
+	}
+	m, err := members(data)
+	if err != nil {
+		return nil, d.Wrap(field, "invalid JSON", err)
+	}
+	return m, nil
+}
+
 // members splits a valid JSON object into its members: what
 // json.Unmarshal into a map[string]json.RawMessage does, without decoding
 // the values (one copy of the object backs every value). FuzzMembers holds
@@ -384,6 +401,13 @@ func Value(data []byte) (any, error) {
 		var v any
 		return nil, json.Unmarshal(data, &v)
 	}
+	v, _, err := value(data, skipSpace(data, 0))
+	return v, err
+}
+
+// ValueOfMember is Value for a member's raw value that Object returned,
+// which is valid JSON already: it does not validate it again.
+func ValueOfMember(data []byte) (any, error) {
 	v, _, err := value(data, skipSpace(data, 0))
 	return v, err
 }

@@ -143,8 +143,26 @@ func FuzzMembers(f *testing.F) {
 			t.Fatalf("%q: %d members, encoding/json %d", raw, len(got), len(want))
 		}
 		for k, w := range want {
-			if g, ok := got[k]; !ok || !bytes.Equal(g, w) {
+			g, ok := got[k]
+			if !ok || !bytes.Equal(g, w) {
 				t.Fatalf("%q: member %q = %q, encoding/json %q", raw, k, g, w)
+			}
+			// The member variants, which trust that a member of a valid
+			// document is valid, answer as their validating twins do.
+			sub, subErr := d.Object(g, k)
+			subM, subMErr := d.ObjectOfMember(g, k)
+			if (subErr != nil) != (subMErr != nil) || len(sub) != len(subM) {
+				t.Fatalf("%q: member %q: Object %v, %v; ObjectOfMember %v, %v", raw, k, sub, subErr, subM, subMErr)
+			}
+			for sk, sv := range sub {
+				if !bytes.Equal(subM[sk], sv) {
+					t.Fatalf("%q: member %q.%q: Object %q, ObjectOfMember %q", raw, k, sk, sv, subM[sk])
+				}
+			}
+			v, vErr := Value(g)
+			vM, vMErr := ValueOfMember(g)
+			if (vErr != nil) != (vMErr != nil) || !reflect.DeepEqual(v, vM) {
+				t.Fatalf("%q: member %q: Value %#v, %v; ValueOfMember %#v, %v", raw, k, v, vErr, vM, vMErr)
 			}
 		}
 	})
