@@ -39,13 +39,13 @@ type nodeSpec[S any] struct {
 	fanIn FanIn[S] // set for fan-in nodes instead of fn
 
 	// Exactly one way out: an edge, a router, or a fan-out.
-	next     string
-	router   Router[S]
-	targets  []string // a router's possible targets
+	next       string
+	router     Router[S]
+	targets    []string // a router's possible targets
 	branches   []string // a fan-out's branches
 	join       string   // a fan-out's fan-in node
 	sequential bool     // a fan-out whose branches run one after another
-	outs     int      // how many ways out were declared
+	outs       int      // how many ways out were declared
 
 	onError string // the node that handles this node's failure
 	retry   *retrySpec
