@@ -67,6 +67,12 @@ type Config struct {
 	// Registerer registers the handler's Prometheus metrics. Defaults to
 	// nil: the metrics are kept but not registered (see Collectors).
 	Registerer prometheus.Registerer
+	// MaxMetricSources bounds the reporting agents the reports metric
+	// names in its source label: the agents seen after that many are
+	// counted as "other" (OtherSource), so that the agent IDs clients
+	// send cannot make time series without end. Defaults to
+	// DefaultMaxMetricSources.
+	MaxMetricSources int
 	// TracerProvider makes the spans: one per report and one per pipeline
 	// node and action, carrying error_id and query_id. Defaults to otel's
 	// global provider. The node and action spans are made only when the
@@ -148,7 +154,7 @@ func New(cfg Config) (*Handler, error) {
 		tp = otel.GetTracerProvider()
 	}
 	h.tracer = tp.Tracer("github.com/triage-go/triage/handler")
-	h.metrics = newMetrics()
+	h.metrics = newMetrics(h.cfg.MaxMetricSources)
 	if h.cfg.Registerer != nil {
 		if err := h.metrics.register(h.cfg.Registerer); err != nil {
 			return nil, fmt.Errorf("handler: metrics: %w", err)
@@ -725,7 +731,7 @@ func (h *Handler) telemetry(ctx context.Context, s state) (state, error) {
 	if fb.Duplicate {
 		h.metrics.duplicates.Inc()
 	} else {
-		h.metrics.reports.WithLabelValues(string(fb.ErrorType), string(fb.Severity), fb.ErrorSource, string(fb.NextAction)).Inc()
+		h.metrics.reports.WithLabelValues(string(fb.ErrorType), string(fb.Severity), h.metrics.sources.label(fb.ErrorSource), string(fb.NextAction)).Inc()
 	}
 	if h.cfg.Logger == nil {
 		return s, nil

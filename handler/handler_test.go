@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -416,5 +417,25 @@ func TestStoreFailure(t *testing.T) {
 	cancel()
 	if _, err := newHandler(t, Config{}).Handle(ctx, []byte(validReport)); fault.CodeOf(err) == fault.ServiceUnavailable {
 		t.Errorf("a cancelled request became %v", err)
+	}
+}
+
+// The agents past MaxMetricSources are counted under one source label.
+func TestHandleBoundsMetricSources(t *testing.T) {
+	h := newHandler(t, Config{MaxMetricSources: 2})
+	for i, agent := range []string{"a1", "a2", "a3", "a4", "a1"} {
+		report := strings.Replace(string(timeoutReport(i)), `"query_engine"`, `"`+agent+`"`, 1)
+		report = strings.Replace(report, `"q_456"`, fmt.Sprintf(`"q_%d"`, i), 1) // each its first attempt
+		if _, err := h.Handle(context.Background(), []byte(report)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for source, want := range map[string]float64{"a1": 2, "a2": 1, OtherSource: 2} {
+		if v := testutil.ToFloat64(h.metrics.reports.WithLabelValues("query_error", "medium", source, "resume")); v != want {
+			t.Errorf("reports from %s: %v, want %v", source, v, want)
+		}
+	}
+	if n := testutil.CollectAndCount(h.metrics.reports); n != 3 {
+		t.Errorf("%d series, want 3 (a1, a2, other)", n)
 	}
 }

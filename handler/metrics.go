@@ -2,13 +2,57 @@ package handler
 
 import (
 	"errors"
+	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
 
+// DefaultMaxMetricSources is how many reporting agents the reports metric
+// names by default (Config.MaxMetricSources).
+const DefaultMaxMetricSources = 500
+
+// OtherSource is the source label of the reports of the agents beyond
+// Config.MaxMetricSources.
+const OtherSource = "other"
+
+// sources bounds the values of the reports metric's source label: the
+// agent IDs come from the reports, so without a bound a client could make
+// a time series per report and exhaust the memory of the process and of
+// Prometheus. The first max agents seen keep their names; the others are
+// counted as OtherSource.
+type sources struct {
+	mu   sync.RWMutex
+	max  int
+	seen map[string]struct{}
+}
+
+func (s *sources) label(agent string) string {
+	s.mu.RLock()
+	_, ok := s.seen[agent]
+	full := len(s.seen) >= s.max
+	s.mu.RUnlock()
+	if ok {
+		return agent
+	}
+	if full {
+		return OtherSource
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.seen[agent]; ok {
+		return agent
+	}
+	if len(s.seen) >= s.max {
+		return OtherSource
+	}
+	s.seen[agent] = struct{}{}
+	return agent
+}
+
 // metrics are the handler's Prometheus metrics.
 type metrics struct {
 	reports    *prometheus.CounterVec
+	sources    sources
 	duplicates prometheus.Counter
 	invalid    prometheus.Counter
 	failures   *prometheus.CounterVec
@@ -16,11 +60,15 @@ type metrics struct {
 	duration   prometheus.Histogram
 }
 
-func newMetrics() *metrics {
+func newMetrics(maxSources int) *metrics {
+	if maxSources <= 0 {
+		maxSources = DefaultMaxMetricSources
+	}
 	return &metrics{
+		sources: sources{max: maxSources, seen: map[string]struct{}{}},
 		reports: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "triage_handler_reports_total",
-			Help: "Error reports handled, by canonical type, severity, reporting agent and next action (duplicates excluded).",
+			Help: "Error reports handled, by canonical type, severity, reporting agent (\"other\" past the first agents seen) and next action (duplicates excluded).",
 		}, []string{"error_type", "severity", "source", "next_action"}),
 		duplicates: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "triage_handler_duplicates_total",
