@@ -56,8 +56,9 @@ type Config struct {
 
 	// Retention says how long delivery claims, idempotency keys and
 	// attempt counts are kept (store.Retention's defaults: 7 days, 24
-	// hours, 7 days); ExpireEvery how often Serve deletes what is older
-	// (default 1 hour; negative: never).
+	// hours, 7 days), and error records (default: for ever); ExpireEvery
+	// how often Serve deletes what is older (default 1 hour; negative:
+	// never).
 	Retention   store.Retention
 	ExpireEvery time.Duration
 

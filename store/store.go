@@ -19,8 +19,9 @@ type Store interface {
 	// Ping reports whether the storage is reachable (readiness).
 	Ping(ctx context.Context) error
 	// Expire deletes the bookkeeping older than r keeps, for every tenant,
-	// and returns how many rows it deleted. Error records, occurrences and
-	// jobs are kept.
+	// and, when r.Records is set, the error records older than that with
+	// their occurrences and jobs. It returns how many rows it deleted (a
+	// job's attempts go with it, uncounted).
 	Expire(ctx context.Context, r Retention) (int64, error)
 	// Close releases the storage.
 	Close() error
@@ -269,6 +270,11 @@ type Retention struct {
 	// Attempts: an attempt count not incremented for this long starts
 	// again from 1. Default 7 days.
 	Attempts time.Duration
+	// Records: an error record last seen longer ago than this is deleted
+	// with its occurrences, its jobs and their attempts, unless a job of
+	// it is still to run (it goes once the job ends). Default 0: records
+	// are kept for ever.
+	Records time.Duration
 }
 
 // The default retention.

@@ -31,6 +31,38 @@ var serveEnv = map[string]string{
 	"rate-burst":     "TRIAGE_RATE_BURST",
 	"max-concurrent": "TRIAGE_MAX_CONCURRENT",
 	"max-body":       "TRIAGE_MAX_BODY",
+	"retain-records": "TRIAGE_RETAIN_RECORDS",
+}
+
+// days is a duration flag that also takes whole days ("90d").
+type days struct{ d *time.Duration }
+
+func (f days) String() string {
+	if f.d == nil || *f.d == 0 {
+		return "0"
+	}
+	if *f.d%(24*time.Hour) == 0 {
+		return strconv.FormatInt(int64(*f.d/(24*time.Hour)), 10) + "d"
+	}
+	return f.d.String()
+}
+
+func (f days) Set(s string) error {
+	var d time.Duration
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		v, err := strconv.ParseUint(n, 10, 32)
+		if err != nil {
+			return fmt.Errorf("%q is not a number of days (90d) or a duration (36h)", s)
+		}
+		d = time.Duration(v) * 24 * time.Hour
+	} else {
+		var err error
+		if d, err = time.ParseDuration(s); err != nil || d < 0 {
+			return fmt.Errorf("%q is not a number of days (90d) or a duration (36h)", s)
+		}
+	}
+	*f.d = d
+	return nil
 }
 
 // runServe is `triage serve`: the Error Handler service.
@@ -45,6 +77,8 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	rateBurst := fs.Int("rate-burst", server.DefaultRateBurst, "each tenant's burst of `requests`")
 	maxConcurrent := fs.Int("max-concurrent", server.DefaultMaxConcurrent, "API `requests` in progress before 503")
 	maxBody := fs.Int64("max-body", server.DefaultMaxBody, "largest request body, in `bytes`")
+	var retainRecords time.Duration
+	fs.Var(days{&retainRecords}, "retain-records", "delete error records last seen longer ago than this `age` (90d, 36h), with their occurrences and jobs (0: keep them)")
 	fs.Usage = func() {
 		fmt.Fprintf(env.Stderr, "Usage: triage serve [flags]\n\nRuns the Error Handler service. Each flag may also come from its environment\nvariable (the flag wins); API keys come from TRIAGE_API_KEYS=\"tenant=key,…\"\nand the file TRIAGE_API_KEYS_FILE names (a tenant=key per line).\n\n")
 		fs.VisitAll(func(f *flag.Flag) {
@@ -75,7 +109,8 @@ func runServe(ctx context.Context, args []string, env Env) error {
 		return usagef("%v", err)
 	}
 	cfg := server.Config{APIKeys: keys, RateLimit: *rateLimit, RateBurst: *rateBurst, MaxConcurrent: *maxConcurrent,
-		MaxBody: *maxBody, Webhook: *webhook, Debug: *debug, Logger: log}
+		MaxBody: *maxBody, Webhook: *webhook, Debug: *debug, Logger: log,
+		Retention: store.Retention{Records: retainRecords}}
 	if *policyFile != "" {
 		if cfg.Policy, err = handler.LoadPolicy(*policyFile); err != nil {
 			return err

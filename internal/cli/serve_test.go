@@ -511,3 +511,47 @@ func TestServeKeysFile(t *testing.T) {
 		t.Errorf("bad keys file: exit %d: %s", code, stderr.String())
 	}
 }
+
+// --retain-records: a record older than the age is deleted, here by the
+// expiry serve runs as it starts.
+func TestServeRetainRecords(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "triage.db")
+	svc := startServe(t, "--db", db, "--retain-records", "1s")
+	// A report that schedules no job: a record with a job still to run
+	// is kept until the job ends.
+	r := call(t, "POST", svc.base+"/v1/errors", goldenFile(t, "chart_incompatible.json"))
+	if r.status != 201 {
+		t.Fatalf("POST: %d %s", r.status, r.body)
+	}
+	id, _ := r.field(t, "error_id").(string)
+	if code := svc.stop(); code != 0 {
+		t.Fatalf("stop: exit %d", code)
+	}
+	// Kept without the flag, whatever its age.
+	time.Sleep(1100 * time.Millisecond)
+	svc = startServe(t, "--db", db)
+	if r := call(t, "GET", svc.base+"/v1/errors/"+id, nil); r.status != 200 {
+		t.Fatalf("without --retain-records: GET %d %s", r.status, r.body)
+	}
+	svc.stop()
+	t.Setenv("TRIAGE_RETAIN_RECORDS", "1s")
+	svc = startServe(t, "--db", db)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r := call(t, "GET", svc.base+"/v1/errors/"+id, nil)
+		if r.status == 404 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a record older than --retain-records is still there: %d", r.status)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, bad := range []string{"5x", "-1h", "d", "1.5d"} {
+		var stderr bytes.Buffer
+		code := cli.Run(context.Background(), []string{"serve", "--db", db, "--retain-records", bad}, cli.Env{Stdout: io.Discard, Stderr: &stderr})
+		if code != cli.ExitUsage || !strings.Contains(stderr.String(), "number of days") {
+			t.Errorf("--retain-records %s: exit %d: %s", bad, code, stderr.String())
+		}
+	}
+}

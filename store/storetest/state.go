@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"testing"
@@ -48,6 +49,86 @@ var storeTests = []test{
 		}
 		if got, err := tn.Next(ctx, "old-attempt"); err != nil || got != 1 {
 			t.Errorf("an expired attempt count: %d %v, want 1", got, err)
+		}
+	}},
+	{"ExpireRecords", func(t *testing.T, e *env) {
+		ctx := t.Context()
+		a, b := e.s.Tenant("a"), e.s.Tenant("b")
+		const day = 24 * time.Hour
+		keep := store.Retention{Records: 7 * day}
+		t0 := e.clock.Now()
+		save(t, a, newOccurrence("d1", "old", t0))
+		save(t, b, newOccurrence("d1", "old", t0)) // another tenant's, as old
+		withJob := newOccurrence("d2", "pending", t0)
+		withJob.Jobs = []store.NewJob{{Kind: store.JobRetry, ErrorID: "pending", RunAt: t0.Add(9 * day)}}
+		save(t, a, withJob)
+		save(t, a, newOccurrence("d3", "recent", t0))
+		e.clock.Advance(5 * day)
+		save(t, a, newOccurrence("d4", "recent", e.clock.Now())) // seen again
+		e.clock.Advance(3 * day)                                 // eight days after t0
+
+		// Without Records, records are kept whatever their age.
+		if _, err := e.s.Expire(ctx, store.Retention{}); err != nil {
+			t.Fatal(err)
+		}
+		record(t, a, "old")
+		n, err := e.s.Expire(ctx, keep)
+		must(t, err)
+		if n != 4 { // two records and their two occurrences
+			t.Errorf("Expire deleted %d rows, want 4", n)
+		}
+		for _, tn := range []store.Tenant{a, b} {
+			if _, ok, err := tn.ErrorRecord(ctx, "old"); err != nil || ok {
+				t.Errorf("a record last seen 8 days ago is still there (%v)", err)
+			}
+		}
+		if r := record(t, a, "recent"); r.Count != 2 || len(r.Occurrences) != 2 {
+			t.Errorf("the record seen 3 days ago lost occurrences: %+v", r)
+		}
+		r := record(t, a, "pending")
+		if len(r.Jobs) != 1 {
+			t.Fatalf("the record with a job to run: %+v", r)
+		}
+		page, err := a.ErrorRecords(ctx, store.Filter{})
+		must(t, err)
+		if len(page.Records) != 2 {
+			t.Errorf("listing after Expire: %d records, want 2", len(page.Records))
+		}
+
+		// Once its job ended, the record goes, with the job and its attempts.
+		e.clock.Advance(2 * day) // the job is due
+		claimOne(t, e.s, r.Jobs[0].ID, 1, time.Minute)
+		must(t, e.s.Jobs().Complete(ctx, r.Jobs[0].ID, store.JobAttempt{Attempt: 1, At: e.clock.Now()}))
+		n, err = e.s.Expire(ctx, keep)
+		must(t, err)
+		if n != 3 { // the record, its occurrence, its job
+			t.Errorf("Expire after the job ended deleted %d rows, want 3", n)
+		}
+		if _, ok, err := a.ErrorRecord(ctx, "pending"); err != nil || ok {
+			t.Errorf("the record whose job ended is still there (%v)", err)
+		}
+		// A new report of an expired error starts a new record.
+		save(t, a, newOccurrence("d5", "old", e.clock.Now()))
+		if r := record(t, a, "old"); r.Count != 1 {
+			t.Errorf("the error reported again: count %d, want 1", r.Count)
+		}
+	}},
+	{"ExpireRecordsInChunks", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		const n = 450 // more than one chunk
+		for i := range n {
+			save(t, tn, newOccurrence(fmt.Sprint("d", i), fmt.Sprint("e", i), e.clock.Now()))
+		}
+		e.clock.Advance(2 * time.Hour)
+		deleted, err := e.s.Expire(t.Context(), store.Retention{Records: time.Hour})
+		must(t, err)
+		if deleted != 2*n {
+			t.Errorf("Expire deleted %d rows, want %d", deleted, 2*n)
+		}
+		page, err := tn.ErrorRecords(t.Context(), store.Filter{})
+		must(t, err)
+		if len(page.Records) != 0 {
+			t.Errorf("%d records left", len(page.Records))
 		}
 	}},
 	{"Ping", func(t *testing.T, e *env) {

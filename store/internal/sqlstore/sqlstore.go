@@ -274,5 +274,78 @@ func (s *Store) Expire(ctx context.Context, r store.Retention) (int64, error) {
 		}
 		total += n
 	}
+	if r.Records > 0 {
+		n, err := s.expireRecords(ctx, nanos(now.Add(-r.Records)))
+		total += n
+		if err != nil {
+			return total, s.errorf("expire records", err)
+		}
+	}
 	return total, nil
+}
+
+// expireChunk is how many records one write of expireRecords deletes: a
+// write holds SQLite's writer, so a large expiry goes in short writes.
+const expireChunk = 200
+
+// noPendingJob is the condition, on records r, that no job of the record
+// is still to run.
+const noPendingJob = `NOT EXISTS (SELECT 1 FROM jobs j WHERE j.tenant = r.tenant AND j.error_id = r.error_id
+	AND j.state IN ('available', 'running'))`
+
+// expireRecords deletes the records last seen before cutoff, without a
+// job still to run, with their occurrences and jobs: it finds them with a
+// read, then deletes each in a write that checks the conditions again (a
+// new occurrence may have come meanwhile).
+func (s *Store) expireRecords(ctx context.Context, cutoff int64) (int64, error) {
+	type key struct{ tenant, errorID string }
+	var total int64
+	for {
+		keys := make([]key, 0, expireChunk)
+		err := s.db.Read(ctx, func(q Querier) error {
+			rows, err := q.Query(ctx, `SELECT r.tenant, r.error_id FROM records r
+				WHERE r.last_seen < $1 AND `+noPendingJob+` ORDER BY r.last_seen LIMIT $2`, cutoff, expireChunk)
+			return scanAll(rows, err, func(row Row) error {
+				var k key
+				if err := row.Scan(&k.tenant, &k.errorID); err != nil {
+					return err
+				}
+				keys = append(keys, k)
+				return nil
+			})
+		})
+		if err != nil || len(keys) == 0 {
+			return total, err
+		}
+		var deleted int64
+		err = s.db.Write(ctx, func(q Querier) error {
+			deleted = 0
+			for _, k := range keys {
+				n, err := q.Exec(ctx, `DELETE FROM records AS r WHERE r.tenant = $1 AND r.error_id = $2 AND r.last_seen < $3 AND `+noPendingJob,
+					k.tenant, k.errorID, cutoff)
+				if err != nil {
+					return err
+				}
+				if n == 0 {
+					continue // seen again, or a job to run, since the read
+				}
+				deleted += n
+				for _, del := range []string{
+					`DELETE FROM occurrences WHERE tenant = $1 AND error_id = $2`,
+					`DELETE FROM jobs WHERE tenant = $1 AND error_id = $2`, // their attempts cascade
+				} {
+					n, err := q.Exec(ctx, del, k.tenant, k.errorID)
+					if err != nil {
+						return err
+					}
+					deleted += n
+				}
+			}
+			return nil
+		})
+		total += deleted
+		if err != nil || len(keys) < expireChunk || deleted == 0 {
+			return total, err
+		}
+	}
 }
