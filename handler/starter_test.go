@@ -118,7 +118,7 @@ func TestSame(t *testing.T) {
 		{stores{a}, stores{a}, true},
 		{stores{[]int{1}}, stores{[]int{1}}, false}, // would panic with ==
 		{[]int{1}, []int{1}, false},
-		{nc{}, nc{}, false},
+		{nc{f: t.Fail}, nc{f: t.Fail}, false},
 		{nil, nil, false},
 		{a, nil, false},
 	} {

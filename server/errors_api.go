@@ -203,7 +203,8 @@ func (s *Server) report(ctx context.Context, body []byte) (int, []byte, error) {
 	// first handled the report died before saving it. The save completes
 	// the delivery and enqueues the jobs, in the same transaction.
 	t := s.cfg.Store.Tenant(tenantOf(ctx))
-	if err := t.SaveOccurrence(ctx, occ); err != nil {
+	id, err := t.SaveOccurrence(ctx, occ)
+	if err != nil {
 		if !fb.Duplicate {
 			// Not saved: the delivery's claim goes, so that the client's
 			// retry is handled anew rather than told it is in flight.
@@ -216,7 +217,9 @@ func (s *Server) report(ctx context.Context, body []byte) (int, []byte, error) {
 	if fb.Duplicate {
 		return http.StatusOK, out, nil
 	}
-	s.events.publish(tenantOf(ctx), fb.ErrorID, out)
+	if id != 0 { // 0: an earlier delivery saved it, and published it
+		s.events.publish(tenantOf(ctx), id, out)
+	}
 	return http.StatusCreated, out, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -14,6 +15,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -24,6 +27,7 @@ import (
 	"github.com/triage-go/triage/store"
 	"github.com/triage-go/triage/store/postgres"
 	"github.com/triage-go/triage/store/sqlite"
+	"github.com/triage-go/triage/wire/sse"
 )
 
 // clock is a test clock that moves only when told.
@@ -114,7 +118,7 @@ func TestOnPostgres(t *testing.T) {
 		{"Scenarios", TestScenariosOverHTTP}, {"ListErrors", TestListErrors}, {"ErrorStatuses", TestErrorStatuses},
 		{"IdempotencyKey", TestIdempotencyKey}, {"Tenancy", TestTenancy}, {"Jobs", TestJobs},
 		{"ConcurrentIdentical", TestConcurrentIdentical}, {"StoresSurviveRestart", TestHandlerStoresSurviveRestart},
-		{"TwoInstances", TestTwoInstances},
+		{"TwoInstances", TestTwoInstances}, {"EventsReplay", TestEventsReplay},
 	} {
 		t.Run(c.name, c.test)
 	}
@@ -876,10 +880,10 @@ type failingTenant struct {
 	failed *bool
 }
 
-func (f failingTenant) SaveOccurrence(ctx context.Context, o store.Occurrence) error {
+func (f failingTenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (int64, error) {
 	if !*f.failed {
 		*f.failed = true
-		return errors.New("disk full")
+		return 0, errors.New("disk full")
 	}
 	return f.Tenant.SaveOccurrence(ctx, o)
 }
@@ -954,5 +958,129 @@ func TestExpire(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// stream opens GET /v1/events with the given headers.
+func (f *fixture) stream(header map[string]string) (*sse.Reader, func()) {
+	f.t.Helper()
+	req, err := http.NewRequest("GET", f.http.URL+"/v1/events", nil)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := f.http.Client().Do(req)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if resp.StatusCode != 200 {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		f.t.Fatalf("GET /v1/events: %d %s", resp.StatusCode, b)
+	}
+	return sse.NewReader(resp.Body), func() { resp.Body.Close() }
+}
+
+// nextFeedback reads the stream's next feedback event: its id and
+// error_id.
+func nextFeedback(t *testing.T, r *sse.Reader) (id, errorID string) {
+	t.Helper()
+	for {
+		frame, err := r.Next()
+		if err != nil {
+			t.Fatalf("the stream ended: %v", err)
+		}
+		if frame.Event != "feedback" {
+			continue
+		}
+		var fb map[string]any
+		if err := json.Unmarshal([]byte(frame.Data), &fb); err != nil {
+			t.Fatalf("event data: %v: %s", err, frame.Data)
+		}
+		return frame.ID, fb["error_id"].(string)
+	}
+}
+
+// TestEventsReplay: a stream reconnecting with Last-Event-ID gets the
+// feedback it missed, in order, then the new, each once; only its
+// tenant's.
+func TestEventsReplay(t *testing.T) {
+	const keyA, keyB = "key-a-0123456789abcdef", "key-b-0123456789abcdef"
+	f := newFixture(t, func(c *Config) { c.APIKeys = map[string]string{keyA: "acme", keyB: "globex"} })
+	a, b := map[string]string{"X-API-Key": keyA}, map[string]string{"X-API-Key": keyB}
+	template := string(readFile(t, goldenDir+"/db_timeout.json"))
+	post := func(i int, header map[string]string) string {
+		t.Helper()
+		r := f.do("POST", "/v1/errors", []byte(strings.Replace(template, `"q_456"`, fmt.Sprintf(`"q_%d"`, i), 1)), header)
+		if r.status != 201 {
+			t.Fatalf("report %d: %d %s", i, r.status, r.body)
+		}
+		return r.json(t)["error_id"].(string)
+	}
+
+	live, closeLive := f.stream(a)
+	var ids, errorIDs []string
+	for i := range 3 {
+		errorIDs = append(errorIDs, post(i, a))
+		id, errorID := nextFeedback(t, live)
+		if errorID != errorIDs[i] {
+			t.Fatalf("event %d: error_id %s, want %s", i, errorID, errorIDs[i])
+		}
+		ids = append(ids, id)
+	}
+	closeLive()
+	post(100, b) // another tenant's, never in A's stream
+	for i := 3; i < 5; i++ {
+		errorIDs = append(errorIDs, post(i, a))
+	}
+
+	// Reconnect after the second event: the third, fourth and fifth are
+	// replayed, then a new one comes live.
+	again, closeAgain := f.stream(map[string]string{"X-API-Key": keyA, "Last-Event-ID": ids[1]})
+	defer closeAgain()
+	var got []string
+	for range 3 {
+		id, errorID := nextFeedback(t, again)
+		got = append(got, errorID)
+		ids = append(ids, id)
+	}
+	if want := errorIDs[2:5]; !slices.Equal(got, want) {
+		t.Errorf("replayed %v, want %v", got, want)
+	}
+	errorIDs = append(errorIDs, post(5, a))
+	id, errorID := nextFeedback(t, again)
+	if errorID != errorIDs[5] {
+		t.Errorf("after the replay: error_id %s, want %s (each event once)", errorID, errorIDs[5])
+	}
+	ids = append(ids, id)
+	// A replayed event has the id it had live, and ids grow: a client
+	// may compare them.
+	if ids[3] != ids[2] {
+		t.Errorf("the third event: id %s live, %s replayed", ids[2], ids[3])
+	}
+	ids = slices.Delete(ids, 3, 4)
+	for i := 1; i < len(ids); i++ {
+		prev, _ := strconv.ParseInt(ids[i-1], 10, 64)
+		cur, err := strconv.ParseInt(ids[i], 10, 64)
+		if err != nil || cur <= prev {
+			t.Errorf("event ids %v do not grow", ids)
+			break
+		}
+	}
+
+	// B reconnecting from 0 sees only its own.
+	bs, closeB := f.stream(map[string]string{"X-API-Key": keyB, "Last-Event-ID": "0"})
+	defer closeB()
+	if _, errorID := nextFeedback(t, bs); slices.Contains(errorIDs, errorID) {
+		t.Errorf("tenant B was replayed tenant A's %s", errorID)
+	}
+
+	for _, bad := range []string{"abc", "-1", "1.5"} {
+		r := f.do("GET", "/v1/events", nil, map[string]string{"X-API-Key": keyA, "Last-Event-ID": bad})
+		if r.status != 400 || codeOf(t, r) != "INVALID_REQUEST" {
+			t.Errorf("Last-Event-ID %q: %d %s", bad, r.status, r.body)
+		}
 	}
 }

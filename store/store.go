@@ -57,10 +57,16 @@ type Tenant interface {
 	// SaveOccurrence records one handled delivery of a report and updates
 	// its error's record; completes the delivery (DeliveryKey's feedback
 	// is then Feedback, as Deliveries.Complete would leave it); and
-	// enqueues the occurrence's Jobs: all in one transaction. It is
-	// idempotent on DeliveryKey: saving the same delivery again changes
-	// nothing.
-	SaveOccurrence(ctx context.Context, o Occurrence) error
+	// enqueues the occurrence's Jobs: all in one transaction. It returns
+	// the occurrence's ID. It is idempotent on DeliveryKey: saving the
+	// same delivery again changes nothing and returns 0.
+	SaveOccurrence(ctx context.Context, o Occurrence) (id int64, err error)
+	// OccurrencesAfter returns the occurrences with an ID greater than
+	// after, by ID, at most limit of them: what a client that saw the
+	// occurrence after last missed. IDs grow as occurrences are saved (on
+	// PostgreSQL, by when they were inserted, which may differ from when
+	// they were committed by a few milliseconds).
+	OccurrencesAfter(ctx context.Context, after int64, limit int) ([]Occurrence, error)
 	// ErrorRecord returns an error's record with its occurrences and jobs.
 	ErrorRecord(ctx context.Context, errorID string) (Record, bool, error)
 	// ErrorRecords lists records, the most recently first seen first.
@@ -95,6 +101,9 @@ type Agent struct {
 
 // Occurrence is one handled delivery of a report.
 type Occurrence struct {
+	// ID numbers the tenant's occurrences in the order they were saved;
+	// set by the reads, ignored by SaveOccurrence.
+	ID          int64     `json:"-"`
 	DeliveryKey string    `json:"-"`
 	ErrorID     string    `json:"error_id"`
 	QueryID     string    `json:"query_id"`

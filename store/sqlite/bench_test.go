@@ -60,7 +60,7 @@ func benchmarkReport(b *testing.B, agentOf func(int64) string) {
 			if err := t.Complete(ctx, key, fb); err != nil {
 				b.Fatal(err)
 			}
-			if err := t.SaveOccurrence(ctx, store.Occurrence{DeliveryKey: key, ErrorID: errorID, QueryID: "q_1",
+			if _, err := t.SaveOccurrence(ctx, store.Occurrence{DeliveryKey: key, ErrorID: errorID, QueryID: "q_1",
 				AgentID: "query_engine", ErrorType: "query_error", Severity: "medium", NextAction: "retry",
 				Attempt: 1, ReportedAt: time.Now(), Report: report, Feedback: feedback}); err != nil {
 				b.Fatal(err)

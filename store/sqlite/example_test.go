@@ -28,7 +28,7 @@ func Example() {
 
 	acme := s.Tenant("acme")
 	for _, key := range []string{"delivery-1", "delivery-2", "delivery-2"} { // the last is a duplicate
-		err := acme.SaveOccurrence(ctx, store.Occurrence{
+		id, err := acme.SaveOccurrence(ctx, store.Occurrence{
 			DeliveryKey: key,
 			ErrorID:     "err_5f2c",
 			QueryID:     "q-42",
@@ -42,6 +42,7 @@ func Example() {
 		if err != nil {
 			log.Fatal(err)
 		}
+		fmt.Println(key, "saved as occurrence", id) // 0: saved already
 	}
 	r, _, err := acme.ErrorRecord(ctx, "err_5f2c")
 	if err != nil {
@@ -55,6 +56,9 @@ func Example() {
 	}
 	fmt.Println("another tenant sees it:", found)
 	// Output:
+	// delivery-1 saved as occurrence 1
+	// delivery-2 saved as occurrence 2
+	// delivery-2 saved as occurrence 0
 	// err_5f2c 2 2
 	// another tenant sees it: false
 }

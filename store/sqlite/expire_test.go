@@ -18,7 +18,7 @@ func TestExpireRecordsDeletesJobAttempts(t *testing.T) {
 	}
 	defer s.Close()
 	tn := s.Tenant("a")
-	err = tn.SaveOccurrence(t.Context(), store.Occurrence{ErrorID: "e1", QueryID: "q", AgentID: "a", ErrorType: "query_error",
+	_, err = tn.SaveOccurrence(t.Context(), store.Occurrence{ErrorID: "e1", QueryID: "q", AgentID: "a", ErrorType: "query_error",
 		Severity: "low", NextAction: "resume", Jobs: []store.NewJob{{Kind: store.JobRetry, ErrorID: "e1", RunAt: now}}})
 	if err != nil {
 		t.Fatal(err)

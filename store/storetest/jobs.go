@@ -331,7 +331,7 @@ var concurrencyTests = []test{
 				key = string(rune('a' + i))
 			}
 			wg.Go(func() {
-				if err := tn.SaveOccurrence(t.Context(), newOccurrence(key, "e1", Epoch.Add(time.Duration(i)))); err != nil {
+				if _, err := tn.SaveOccurrence(t.Context(), newOccurrence(key, "e1", Epoch.Add(time.Duration(i)))); err != nil {
 					t.Error(err)
 				}
 			})

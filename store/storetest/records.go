@@ -31,9 +31,12 @@ func newOccurrence(key, errorID string, at time.Time) store.Occurrence {
 	}
 }
 
-func save(t *testing.T, tn store.Tenant, o store.Occurrence) {
+// save saves o and returns its ID (0 when it was saved already).
+func save(t *testing.T, tn store.Tenant, o store.Occurrence) int64 {
 	t.Helper()
-	must(t, tn.SaveOccurrence(t.Context(), o))
+	id, err := tn.SaveOccurrence(t.Context(), o)
+	must(t, err)
+	return id
 }
 
 // record returns an error's record, failing the test when there is none.
@@ -72,6 +75,45 @@ func checkRecord(t *testing.T, r store.Record, count int, first, last time.Time,
 }
 
 var occurrenceTests = []test{
+	{"IDsAndOccurrencesAfter", func(t *testing.T, e *env) {
+		a, b := e.s.Tenant("a"), e.s.Tenant("b")
+		var ids []int64
+		for i, key := range []string{"d1", "d2", "d3"} {
+			id := save(t, a, newOccurrence(key, fmt.Sprint("e", i%2), e.clock.Advance(time.Second)))
+			if id <= 0 || (len(ids) > 0 && id <= ids[len(ids)-1]) {
+				t.Fatalf("occurrence %s saved with ID %d after %v: want a growing positive ID", key, id, ids)
+			}
+			ids = append(ids, id)
+		}
+		if id := save(t, a, newOccurrence("d2", "e1", e.clock.Now())); id != 0 {
+			t.Errorf("saving a delivery again returned ID %d, want 0", id)
+		}
+		save(t, b, newOccurrence("d9", "e9", e.clock.Advance(time.Second))) // another tenant's
+		all, err := a.OccurrencesAfter(t.Context(), 0, 10)
+		must(t, err)
+		if len(all) != 3 {
+			t.Fatalf("OccurrencesAfter(0) = %d occurrences, want 3 (tenant a's)", len(all))
+		}
+		for i, o := range all {
+			want := newOccurrence([]string{"d1", "d2", "d3"}[i], fmt.Sprint("e", i%2), Epoch.Add(time.Duration(i+1)*time.Second))
+			if o.ID != ids[i] {
+				t.Errorf("occurrence %d: ID %d, want %d", i, o.ID, ids[i])
+			}
+			checkOccurrence(t, o, want)
+		}
+		after, err := a.OccurrencesAfter(t.Context(), ids[0], 1)
+		must(t, err)
+		if len(after) != 1 || after[0].ID != ids[1] {
+			t.Errorf("OccurrencesAfter(%d, 1) = %+v, want the one with ID %d", ids[0], after, ids[1])
+		}
+		if none, err := a.OccurrencesAfter(t.Context(), ids[2], 10); err != nil || len(none) != 0 {
+			t.Errorf("OccurrencesAfter(the last) = %+v, %v; want none", none, err)
+		}
+		// ErrorRecord's occurrences carry their IDs too.
+		if r := record(t, a, "e0"); len(r.Occurrences) != 2 || r.Occurrences[0].ID != ids[0] || r.Occurrences[1].ID != ids[2] {
+			t.Errorf("record e0's occurrences: %+v", r.Occurrences)
+		}
+	}},
 	{"SaveCompletesTheDeliveryAndEnqueuesJobs", func(t *testing.T, e *env) {
 		tn := e.s.Tenant("a")
 		_, first, err := tn.Claim(t.Context(), "d1")

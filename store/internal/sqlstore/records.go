@@ -31,9 +31,9 @@ const upsertRecordSQL = `
 // SaveOccurrence records one delivery and counts it into its error's
 // record, unless the delivery was saved already. A zero ReceivedAt is now.
 // An occurrence without a DeliveryKey is never taken for a duplicate.
-func (t *tenant) SaveOccurrence(ctx context.Context, o store.Occurrence) error {
+func (t *tenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (int64, error) {
 	if o.ErrorID == "" {
-		return t.s.errorf("save occurrence", errors.New("occurrence without error_id"))
+		return 0, t.s.errorf("save occurrence", errors.New("occurrence without error_id"))
 	}
 	if o.ReceivedAt.IsZero() {
 		o.ReceivedAt = t.s.now()
@@ -42,8 +42,9 @@ func (t *tenant) SaveOccurrence(ctx context.Context, o store.Occurrence) error {
 	if o.DeliveryKey != "" {
 		key = o.DeliveryKey
 	}
+	var id int64
 	err := t.s.db.Write(ctx, func(q Querier) error {
-		var id int64
+		id = 0
 		err := q.QueryRow(ctx, `
 			INSERT INTO occurrences (tenant, delivery_key, error_id, query_id, agent_id, error_type, severity,
 				next_action, attempt, reported_at, received_at, report, feedback, actions)
@@ -54,6 +55,7 @@ func (t *tenant) SaveOccurrence(ctx context.Context, o store.Occurrence) error {
 			o.NextAction, o.Attempt, nanos(o.ReportedAt), nanos(o.ReceivedAt), text(o.Report), text(o.Feedback),
 			text(o.Actions)).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
+			id = 0
 			return nil // saved already
 		}
 		if err != nil {
@@ -77,9 +79,50 @@ func (t *tenant) SaveOccurrence(ctx context.Context, o store.Occurrence) error {
 		return nil
 	})
 	if err != nil {
-		return t.s.errorf("save occurrence", err)
+		return 0, t.s.errorf("save occurrence", err)
 	}
-	return nil
+	return id, nil
+}
+
+// occurrenceColumns are the columns scanOccurrence reads.
+const occurrenceColumns = `id, delivery_key, error_id, query_id, agent_id, error_type, severity, next_action, attempt,
+	reported_at, received_at, report, feedback, actions`
+
+// scanOccurrence reads occurrenceColumns.
+func scanOccurrence(row Row) (store.Occurrence, error) {
+	var (
+		o                  store.Occurrence
+		key                *string
+		reported, received int64
+		report, feedback   *string
+		actions            *string
+	)
+	if err := row.Scan(&o.ID, &key, &o.ErrorID, &o.QueryID, &o.AgentID, &o.ErrorType, &o.Severity, &o.NextAction,
+		&o.Attempt, &reported, &received, &report, &feedback, &actions); err != nil {
+		return o, err
+	}
+	if key != nil {
+		o.DeliveryKey = *key
+	}
+	o.ReportedAt, o.ReceivedAt = fromNanos(reported), fromNanos(received)
+	o.Report, o.Feedback, o.Actions = raw(report), raw(feedback), raw(actions)
+	return o, nil
+}
+
+// OccurrencesAfter returns the tenant's occurrences after the ID after.
+func (t *tenant) OccurrencesAfter(ctx context.Context, after int64, limit int) ([]store.Occurrence, error) {
+	var out []store.Occurrence
+	rows, err := t.s.db.Reader().Query(ctx, `SELECT `+occurrenceColumns+` FROM occurrences
+		WHERE tenant = $1 AND id > $2 ORDER BY id LIMIT $3`, t.id, after, max(limit, 0))
+	err = scanAll(rows, err, func(row Row) error {
+		o, err := scanOccurrence(row)
+		out = append(out, o)
+		return err
+	})
+	if err != nil {
+		return nil, t.s.errorf("occurrences after", err)
+	}
+	return out, nil
 }
 
 // recordColumns are the columns scanRecord reads: the sequence number,
@@ -116,30 +159,13 @@ func (t *tenant) ErrorRecord(ctx context.Context, errorID string) (store.Record,
 		if err != nil {
 			return err
 		}
-		rows, err := q.Query(ctx, `
-			SELECT delivery_key, error_id, query_id, agent_id, error_type, severity, next_action, attempt,
-				reported_at, received_at, report, feedback, actions
+		rows, err := q.Query(ctx, `SELECT `+occurrenceColumns+`
 			FROM occurrences WHERE tenant = $1 AND error_id = $2 ORDER BY received_at, id`,
 			t.id, errorID)
 		err = scanAll(rows, err, func(row Row) error {
-			var (
-				o                  store.Occurrence
-				key                *string
-				reported, received int64
-				report, feedback   *string
-				actions            *string
-			)
-			if err := row.Scan(&key, &o.ErrorID, &o.QueryID, &o.AgentID, &o.ErrorType, &o.Severity, &o.NextAction,
-				&o.Attempt, &reported, &received, &report, &feedback, &actions); err != nil {
-				return err
-			}
-			if key != nil {
-				o.DeliveryKey = *key
-			}
-			o.ReportedAt, o.ReceivedAt = fromNanos(reported), fromNanos(received)
-			o.Report, o.Feedback, o.Actions = raw(report), raw(feedback), raw(actions)
+			o, err := scanOccurrence(row)
 			r.Occurrences = append(r.Occurrences, o)
-			return nil
+			return err
 		})
 		if err != nil {
 			return err
