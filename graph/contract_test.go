@@ -215,9 +215,20 @@ func TestRouterNamesUnknownNode(t *testing.T) {
 
 // fanOut is a → {x, y, z} → join → End, with the given branch nodes.
 func fanOut(x, y, z graph.Node[state], join graph.FanIn[state]) *graph.Graph[state] {
-	return graph.New[state]().
-		AddNode("a", step("a")).AddNode("x", x).AddNode("y", y).AddNode("z", z).AddFanIn("join", join).
-		AddFanOut("a", "join", "x", "y", "z").
+	return buildFanOut((*graph.Graph[state]).AddFanOut, x, y, z, join)
+}
+
+// sequentialFanOut is fanOut with its branches run in order.
+func sequentialFanOut(x, y, z graph.Node[state], join graph.FanIn[state]) *graph.Graph[state] {
+	return buildFanOut((*graph.Graph[state]).AddSequentialFanOut, x, y, z, join)
+}
+
+// buildFanOut is a → {x, y, z} → join, the fan-out declared by add.
+func buildFanOut(add func(g *graph.Graph[state], from, join string, branches ...string) *graph.Graph[state],
+	x, y, z graph.Node[state], join graph.FanIn[state]) *graph.Graph[state] {
+	g := graph.New[state]().
+		AddNode("a", step("a")).AddNode("x", x).AddNode("y", y).AddNode("z", z).AddFanIn("join", join)
+	return add(g, "a", "join", "x", "y", "z").
 		AddEdge("x", "join").AddEdge("y", "join").AddEdge("z", "join").AddEdge("join", graph.End).SetEntry("a")
 }
 

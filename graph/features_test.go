@@ -357,6 +357,13 @@ func TestResumeAfterFailure(t *testing.T) {
 // node gets every result.
 func TestResumeFanOut(t *testing.T) {
 	t.Parallel()
+	t.Run("parallel", func(t *testing.T) { resumeFanOut(t, fanOut, &graph.Config[state]{WaitForAllBranches: true}) })
+	t.Run("sequential", func(t *testing.T) { resumeFanOut(t, sequentialFanOut, &graph.Config[state]{}) })
+}
+
+// resumeFanOut runs a fan-out whose second branch fails, then resumes it:
+// only the branches that had not completed run again.
+func resumeFanOut(t *testing.T, build func(x, y, z graph.Node[state], join graph.FanIn[state]) *graph.Graph[state], cfg *graph.Config[state]) {
 	var xCalls, yCalls atomic.Int32
 	down := atomic.Bool{}
 	down.Store(true)
@@ -373,8 +380,8 @@ func TestResumeFanOut(t *testing.T) {
 		s.Log = append(s.Log, "y")
 		return s, nil
 	}
-	cps := &graph.MemoryCheckpointer[state]{}
-	r := compile(t, fanOut(x, y, step("z"), merge), &graph.Config[state]{Checkpointer: cps, WaitForAllBranches: true})
+	cfg.Checkpointer = &graph.MemoryCheckpointer[state]{}
+	r := compile(t, build(x, y, step("z"), merge), cfg)
 	_, err := r.Invoke(context.Background(), state{}, graph.WithRunID("fan"))
 	if !errors.Is(err, errBoom) {
 		t.Fatalf("first run: %v", err)

@@ -12,14 +12,6 @@ import (
 	"github.com/triage-go/triage/graph"
 )
 
-// sequentialFanOut is fanOut with its branches run in order.
-func sequentialFanOut(x, y, z graph.Node[state], join graph.FanIn[state]) *graph.Graph[state] {
-	return graph.New[state]().
-		AddNode("a", step("a")).AddNode("x", x).AddNode("y", y).AddNode("z", z).AddFanIn("join", join).
-		AddSequentialFanOut("a", "join", "x", "y", "z").
-		AddEdge("x", "join").AddEdge("y", "join").AddEdge("z", "join").AddEdge("join", graph.End).SetEntry("a")
-}
-
 // A sequential fan-out runs its branches in order on the caller's
 // goroutine, each on its own copy, and merges as a parallel one does.
 func TestSequentialFanOut(t *testing.T) {
@@ -83,41 +75,6 @@ func TestSequentialFanOutFails(t *testing.T) {
 	_, err = compile(t, g, &graph.Config[state]{WaitForAllBranches: true}).Invoke(context.Background(), state{})
 	if !errors.As(err, &ne) || len(ne.Branches) != 2 || ne.Branches[0].Node != "x" || ne.Branches[1].Node != "z" {
 		t.Fatalf("waiting for all: got %v", err)
-	}
-}
-
-// A resumed sequential fan-out runs only the branches that had not
-// completed.
-func TestResumeSequentialFanOut(t *testing.T) {
-	t.Parallel()
-	var xCalls, yCalls atomic.Int32
-	var down atomic.Bool
-	down.Store(true)
-	x := func(_ context.Context, s state) (state, error) {
-		xCalls.Add(1)
-		s.Log = append(s.Log, "x")
-		return s, nil
-	}
-	y := func(_ context.Context, s state) (state, error) {
-		yCalls.Add(1)
-		if down.Load() {
-			return s, errBoom
-		}
-		s.Log = append(s.Log, "y")
-		return s, nil
-	}
-	cps := &graph.MemoryCheckpointer[state]{}
-	r := compile(t, sequentialFanOut(x, y, step("z"), merge), &graph.Config[state]{Checkpointer: cps})
-	if _, err := r.Invoke(context.Background(), state{}, graph.WithRunID("seq")); !errors.Is(err, errBoom) {
-		t.Fatalf("first run: %v", err)
-	}
-	down.Store(false)
-	out, err := r.Resume(context.Background(), "seq")
-	if err != nil || fmt.Sprint(out.Log) != "[a x y z join]" {
-		t.Fatalf("resume: %v %v", out.Log, err)
-	}
-	if xCalls.Load() != 1 || yCalls.Load() != 2 {
-		t.Errorf("x ran %d times, y %d; want 1 and 2", xCalls.Load(), yCalls.Load())
 	}
 }
 
