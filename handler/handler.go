@@ -69,7 +69,7 @@ type Config struct {
 	Registerer prometheus.Registerer
 	// MaxMetricSources bounds the reporting agents the reports metric
 	// names in its source label: the agents seen after that many are
-	// counted as "other" (OtherSource), so that the agent IDs clients
+	// counted as "(other)" (OtherSource), so that the agent IDs clients
 	// send cannot make time series without end. Defaults to
 	// DefaultMaxMetricSources.
 	MaxMetricSources int

@@ -12,8 +12,9 @@ import (
 const DefaultMaxMetricSources = 500
 
 // OtherSource is the source label of the reports of the agents beyond
-// Config.MaxMetricSources.
-const OtherSource = "other"
+// Config.MaxMetricSources: parenthesized, so that no agent ID (an
+// identifier) can be it.
+const OtherSource = "(other)"
 
 // sources bounds the values of the reports metric's source label: the
 // agent IDs come from the reports, so without a bound a client could make
@@ -68,7 +69,7 @@ func newMetrics(maxSources int) *metrics {
 		sources: sources{max: maxSources, seen: map[string]struct{}{}},
 		reports: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "triage_handler_reports_total",
-			Help: "Error reports handled, by canonical type, severity, reporting agent (\"other\" past the first agents seen) and next action (duplicates excluded).",
+			Help: "Error reports handled, by canonical type, severity, reporting agent (\"(other)\" past the first agents seen) and next action (duplicates excluded).",
 		}, []string{"error_type", "severity", "source", "next_action"}),
 		duplicates: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "triage_handler_duplicates_total",

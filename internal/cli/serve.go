@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/url"
 	"os"
@@ -50,15 +51,15 @@ func (f days) String() string {
 func (f days) Set(s string) error {
 	var d time.Duration
 	if n, ok := strings.CutSuffix(s, "d"); ok {
-		v, err := strconv.ParseUint(n, 10, 32)
-		if err != nil {
-			return fmt.Errorf("%q is not a number of days (90d) or a duration (36h)", s)
+		v, err := strconv.ParseUint(n, 10, 64)
+		if err != nil || v > uint64(math.MaxInt64/int64(24*time.Hour)) {
+			return fmt.Errorf("%q is not a number of days (90d) or a duration (36h), up to 106751 days", s)
 		}
 		d = time.Duration(v) * 24 * time.Hour
 	} else {
 		var err error
 		if d, err = time.ParseDuration(s); err != nil || d < 0 {
-			return fmt.Errorf("%q is not a number of days (90d) or a duration (36h)", s)
+			return fmt.Errorf("%q is not a number of days (90d) or a duration (36h), up to 106751 days", s)
 		}
 	}
 	*f.d = d

@@ -547,7 +547,7 @@ func TestServeRetainRecords(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	for _, bad := range []string{"5x", "-1h", "d", "1.5d"} {
+	for _, bad := range []string{"5x", "-1h", "d", "1.5d", "106752d", "213504d", "99999999999999999999d"} {
 		var stderr bytes.Buffer
 		code := cli.Run(context.Background(), []string{"serve", "--db", db, "--retain-records", bad}, cli.Env{Stdout: io.Discard, Stderr: &stderr})
 		if code != cli.ExitUsage || !strings.Contains(stderr.String(), "number of days") {

@@ -294,20 +294,26 @@ const noPendingJob = `NOT EXISTS (SELECT 1 FROM jobs j WHERE j.tenant = r.tenant
 	AND j.state IN ('available', 'running'))`
 
 // expireRecords deletes the records last seen before cutoff, without a
-// job still to run, with their occurrences and jobs: it finds them with a
-// read, then deletes each in a write that checks the conditions again (a
-// new occurrence may have come meanwhile).
+// job still to run, with their occurrences, the occurrences' delivery
+// claims (else a repeat of a delivery would replay the feedback of an
+// error that is gone, and bring back its record) and the jobs: it finds
+// them with reads that walk the records once, by seq, then deletes each
+// in a write that checks the conditions again (a new occurrence may have
+// come meanwhile).
 func (s *Store) expireRecords(ctx context.Context, cutoff int64) (int64, error) {
-	type key struct{ tenant, errorID string }
-	var total int64
+	type key struct {
+		seq             int64
+		tenant, errorID string
+	}
+	var total, after int64
 	for {
 		keys := make([]key, 0, expireChunk)
 		err := s.db.Read(ctx, func(q Querier) error {
-			rows, err := q.Query(ctx, `SELECT r.tenant, r.error_id FROM records r
-				WHERE r.last_seen < $1 AND `+noPendingJob+` ORDER BY r.last_seen LIMIT $2`, cutoff, expireChunk)
+			rows, err := q.Query(ctx, `SELECT r.seq, r.tenant, r.error_id FROM records r
+				WHERE r.seq > $1 AND r.last_seen < $2 AND `+noPendingJob+` ORDER BY r.seq LIMIT $3`, after, cutoff, expireChunk)
 			return scanAll(rows, err, func(row Row) error {
 				var k key
-				if err := row.Scan(&k.tenant, &k.errorID); err != nil {
+				if err := row.Scan(&k.seq, &k.tenant, &k.errorID); err != nil {
 					return err
 				}
 				keys = append(keys, k)
@@ -317,6 +323,7 @@ func (s *Store) expireRecords(ctx context.Context, cutoff int64) (int64, error) 
 		if err != nil || len(keys) == 0 {
 			return total, err
 		}
+		after = keys[len(keys)-1].seq
 		var deleted int64
 		err = s.db.Write(ctx, func(q Querier) error {
 			deleted = 0
@@ -331,6 +338,8 @@ func (s *Store) expireRecords(ctx context.Context, cutoff int64) (int64, error) 
 				}
 				deleted += n
 				for _, del := range []string{
+					`DELETE FROM deliveries WHERE tenant = $1 AND delivery_key IN
+						(SELECT delivery_key FROM occurrences WHERE tenant = $1 AND error_id = $2 AND delivery_key IS NOT NULL)`,
 					`DELETE FROM occurrences WHERE tenant = $1 AND error_id = $2`,
 					`DELETE FROM jobs WHERE tenant = $1 AND error_id = $2`, // their attempts cascade
 				} {
@@ -344,7 +353,7 @@ func (s *Store) expireRecords(ctx context.Context, cutoff int64) (int64, error) 
 			return nil
 		})
 		total += deleted
-		if err != nil || len(keys) < expireChunk || deleted == 0 {
+		if err != nil || len(keys) < expireChunk {
 			return total, err
 		}
 	}
