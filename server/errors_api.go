@@ -214,11 +214,11 @@ func (s *Server) report(ctx context.Context, body []byte) (int, []byte, error) {
 		}
 		return 0, nil, storeFailure(err)
 	}
+	if id != 0 { // 0: an earlier delivery saved it
+		s.events.wake(tenantOf(ctx))
+	}
 	if fb.Duplicate {
 		return http.StatusOK, out, nil
-	}
-	if id != 0 { // 0: an earlier delivery saved it, and published it
-		s.events.publish(tenantOf(ctx), id, out)
 	}
 	return http.StatusCreated, out, nil
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"sync"
@@ -11,26 +12,20 @@ import (
 	"github.com/triage-go/triage/wire/sse"
 )
 
-// subscriberBuffer is how many events a subscriber may fall behind before
-// its stream is ended (it reconnects; a slow dashboard never slows the
-// service).
-const subscriberBuffer = 256
+// eventPage is how many feedback events one read of a stream takes.
+const eventPage = 100
 
-// event is a feedback for the streams: id is its occurrence's, which
-// orders the tenant's events and makes Last-Event-ID a replay cursor.
-type event struct {
-	id   int64
-	data []byte
-}
-
+// subscriber is one event stream: wake tells it that its tenant has new
+// feedback to read from the store.
 type subscriber struct {
 	tenant string
-	ch     chan event
-	lagged chan struct{}
-	once   sync.Once
+	wake   chan struct{} // one slot: wake-ups coalesce
 }
 
-// broker fans each feedback out to the tenant's event streams.
+// broker wakes the tenant's event streams when feedback is saved. The
+// feedback itself is read from the store, in the order it was saved, so
+// a stream neither skips an event nor sends one twice, whichever request
+// finishes first, and sees other instances' feedback too (at EventPoll).
 type broker struct {
 	mu   sync.Mutex
 	subs map[*subscriber]struct{}
@@ -39,7 +34,7 @@ type broker struct {
 func newBroker() *broker { return &broker{subs: map[*subscriber]struct{}{}} }
 
 func (b *broker) subscribe(tenant string) *subscriber {
-	sub := &subscriber{tenant: tenant, ch: make(chan event, subscriberBuffer), lagged: make(chan struct{})}
+	sub := &subscriber{tenant: tenant, wake: make(chan struct{}, 1)}
 	b.mu.Lock()
 	b.subs[sub] = struct{}{}
 	b.mu.Unlock()
@@ -52,103 +47,152 @@ func (b *broker) unsubscribe(sub *subscriber) {
 	b.mu.Unlock()
 }
 
-func (b *broker) publish(tenant string, id int64, data []byte) {
+// wake tells the tenant's streams that it has new feedback.
+func (b *broker) wake(tenant string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	ev := event{id: id, data: data}
 	for sub := range b.subs {
 		if sub.tenant != tenant {
 			continue
 		}
 		select {
-		case sub.ch <- ev:
-		default:
-			sub.once.Do(func() { close(sub.lagged) })
+		case sub.wake <- struct{}{}:
+		default: // woken already
 		}
 	}
 }
 
-// MaxReplay bounds the feedback a reconnecting stream is sent from its
-// Last-Event-ID: a client further behind catches up with
-// GET /v1/errors?since=….
-const MaxReplay = 1000
-
-// replayPage is how many occurrences one read of a replay takes.
-const replayPage = 200
-
 // streamEvents is GET /v1/events: Server-Sent Events, one "feedback"
-// event per new feedback of the tenant, a keep-alive comment every
-// Heartbeat, ended when the client goes, the service shuts down, or the
-// client falls too far behind. Each event's ID is its occurrence's: a
-// client reconnecting with Last-Event-ID is first sent the feedback saved
-// since (up to MaxReplay), by any instance sharing the store.
+// event per feedback the tenant's reports get (by any instance on the
+// store), in the order it was saved, with the occurrence's ID as the
+// event's; a keep-alive comment every Heartbeat; ended when the client
+// goes or the service shuts down. A client that reconnects with
+// Last-Event-ID is first sent the feedback saved after that event, up to
+// MaxReplay events; past that, a "truncated" event, and the stream goes on
+// from the newest.
 func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) error {
-	var last int64 = -1 // no replay
+	ctx := r.Context()
+	t := s.cfg.Store.Tenant(tenantOf(ctx))
+	replay := false
+	var cursor int64
 	if v := r.Header.Get("Last-Event-ID"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
 			return fault.New(fault.InvalidRequest, "The Last-Event-ID header is invalid.",
 				fault.WithFieldErrors(fault.FieldError{Field: "Last-Event-ID", Message: "must be the id of an event this stream sent (a whole number)"}))
 		}
-		last = n
+		cursor, replay = n, true
 	}
+	// Subscribed before the first read, so that nothing saved meanwhile
+	// goes unnoticed.
+	sub := s.events.subscribe(tenantOf(ctx))
+	defer s.events.unsubscribe(sub)
+	if !replay {
+		latest, err := t.LatestOccurrence(ctx)
+		if err != nil {
+			return storeFailure(err)
+		}
+		cursor = latest // from now on
+	}
+
 	rc := http.NewResponseController(w)
 	_ = rc.SetWriteDeadline(time.Time{}) // a stream outlives the write timeout
-	// Subscribed before the replay reads, so that nothing saved meanwhile
-	// is missed: what both bring is sent once.
-	sub := s.events.subscribe(tenantOf(r.Context()))
-	defer s.events.unsubscribe(sub)
-
-	var replay []store.Occurrence
-	if last >= 0 {
-		t := s.cfg.Store.Tenant(tenantOf(r.Context()))
-		for len(replay) < MaxReplay {
-			page, err := t.OccurrencesAfter(r.Context(), last, min(replayPage, MaxReplay-len(replay)))
-			if err != nil {
-				return storeFailure(err)
-			}
-			replay = append(replay, page...)
-			if len(page) == 0 {
-				break
-			}
-			last = page[len(page)-1].ID
-		}
-	}
-
 	sse.SetHeaders(w.Header())
 	w.WriteHeader(http.StatusOK)
 	sw := sse.NewWriter(w)
 	if err := sw.WriteComment("triage events"); err != nil {
 		return nil
 	}
-	for _, o := range replay {
-		if sw.WriteFrame(sse.Frame{Event: "feedback", ID: strconv.FormatInt(o.ID, 10), Data: string(o.Feedback)}) != nil {
+	if replay {
+		var ok bool
+		if cursor, ok = s.replay(ctx, t, sw, cursor); !ok {
 			return nil
 		}
 	}
-	tick := time.NewTicker(s.cfg.Heartbeat)
-	defer tick.Stop()
+	heartbeat := time.NewTicker(s.cfg.Heartbeat)
+	defer heartbeat.Stop()
+	poll := time.NewTicker(s.cfg.EventPoll)
+	defer poll.Stop()
 	for {
 		select {
-		case ev := <-sub.ch:
-			if ev.id <= last {
-				continue // replayed
-			}
-			if sw.WriteFrame(sse.Frame{Event: "feedback", ID: strconv.FormatInt(ev.id, 10), Data: string(ev.data)}) != nil {
-				return nil
-			}
-		case <-tick.C:
+		case <-sub.wake:
+		case <-poll.C:
+		case <-heartbeat.C:
 			if sw.WriteComment("keep-alive") != nil {
 				return nil
 			}
-		case <-sub.lagged:
-			_ = sw.WriteFrame(sse.Frame{Event: "lagged", Data: `{"reason":"the stream fell behind; reconnect"}`})
-			return nil
+			continue
 		case <-s.stopped:
 			_ = sw.WriteFrame(sse.Frame{Event: "shutdown", Data: `{"reason":"the service is shutting down; reconnect"}`})
 			return nil
-		case <-r.Context().Done():
+		case <-ctx.Done():
+			return nil
+		}
+		var ok bool
+		if cursor, _, ok = s.sendAfter(ctx, t, sw, cursor, -1); !ok {
 			return nil
 		}
 	}
+}
+
+// replay sends the feedback saved after cursor, up to MaxReplay events,
+// then, when there was more, a "truncated" event, and returns the cursor
+// to go on from. ok is false when the stream ended.
+func (s *Server) replay(ctx context.Context, t store.Tenant, sw *sse.Writer, cursor int64) (int64, bool) {
+	cursor, sent, ok := s.sendAfter(ctx, t, sw, cursor, s.cfg.MaxReplay)
+	if !ok || sent < s.cfg.MaxReplay {
+		return cursor, ok
+	}
+	more, err := t.FeedbackAfter(ctx, cursor, 1)
+	if err != nil {
+		s.log.Error("event stream: reading feedback failed", "error", fault.From(err))
+		return cursor, false
+	}
+	if len(more) == 0 {
+		return cursor, true
+	}
+	latest, err := t.LatestOccurrence(ctx)
+	if err != nil {
+		s.log.Error("event stream: reading feedback failed", "error", fault.From(err))
+		return cursor, false
+	}
+	data := `{"reason":"more than ` + strconv.Itoa(s.cfg.MaxReplay) +
+		` events were missed; the stream goes on from the newest: catch up with GET /v1/errors?since=…","resumes_after":` +
+		strconv.FormatInt(latest, 10) + `}`
+	if sw.WriteFrame(sse.Frame{Event: "truncated", ID: strconv.FormatInt(latest, 10), Data: data}) != nil {
+		return cursor, false
+	}
+	return latest, true
+}
+
+// sendAfter sends the feedback saved after cursor, page by page, at most
+// limit events (no bound when limit < 0), and returns the new cursor and
+// how many it sent. ok is false when the stream ended (the client went,
+// or the store failed: the client reconnects with its Last-Event-ID).
+func (s *Server) sendAfter(ctx context.Context, t store.Tenant, sw *sse.Writer, cursor int64, limit int) (int64, int, bool) {
+	sent := 0
+	for limit < 0 || sent < limit {
+		n := eventPage
+		if limit >= 0 {
+			n = min(n, limit-sent)
+		}
+		page, err := t.FeedbackAfter(ctx, cursor, n)
+		if err != nil {
+			if ctx.Err() == nil {
+				s.log.Error("event stream: reading feedback failed", "error", fault.From(err))
+			}
+			return cursor, sent, false
+		}
+		for _, f := range page {
+			if sw.WriteFrame(sse.Frame{Event: "feedback", ID: strconv.FormatInt(f.ID, 10), Data: string(f.Feedback)}) != nil {
+				return cursor, sent, false
+			}
+			cursor = f.ID
+			sent++
+		}
+		if len(page) < n {
+			break
+		}
+	}
+	return cursor, sent, true
 }

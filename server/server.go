@@ -65,6 +65,14 @@ type Config struct {
 	// Heartbeat is the interval of /v1/events' keep-alive comments.
 	// Default 15s.
 	Heartbeat time.Duration
+	// EventPoll is how often an event stream reads the store for feedback
+	// that other instances saved (this instance's wakes it at once).
+	// Default 1s.
+	EventPoll time.Duration
+	// MaxReplay bounds the feedback a stream reconnecting with
+	// Last-Event-ID is sent from the store; past it, the stream skips to
+	// the newest. Default 1,000.
+	MaxReplay int
 
 	// Debug adds debug details to problems (never stack traces, keys or
 	// headers).
@@ -83,6 +91,8 @@ const (
 	DefaultMaxBody       = 1 << 20
 	DefaultJobPoll       = 500 * time.Millisecond
 	DefaultHeartbeat     = 15 * time.Second
+	DefaultEventPoll     = time.Second
+	DefaultMaxReplay     = 1000
 	// DefaultTenant is the tenant of every request when no API keys are
 	// configured.
 	DefaultTenant = "default"
@@ -138,6 +148,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Heartbeat <= 0 {
 		cfg.Heartbeat = DefaultHeartbeat
+	}
+	if cfg.EventPoll <= 0 {
+		cfg.EventPoll = DefaultEventPoll
+	}
+	if cfg.MaxReplay <= 0 {
+		cfg.MaxReplay = DefaultMaxReplay
 	}
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Second}

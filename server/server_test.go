@@ -983,50 +983,65 @@ func (f *fixture) stream(header map[string]string) (*sse.Reader, func()) {
 	return sse.NewReader(resp.Body), func() { resp.Body.Close() }
 }
 
-// nextFeedback reads the stream's next feedback event: its id and
-// error_id.
-func nextFeedback(t *testing.T, r *sse.Reader) (id, errorID string) {
+// nextEvent reads the stream's next event but comments: its name, its id
+// and, for feedback, its error_id.
+func nextEvent(t *testing.T, r *sse.Reader) (event, id, errorID string) {
 	t.Helper()
-	for {
-		frame, err := r.Next()
-		if err != nil {
-			t.Fatalf("the stream ended: %v", err)
-		}
-		if frame.Event != "feedback" {
-			continue
-		}
+	frame, err := r.Next()
+	if err != nil {
+		t.Fatalf("the stream ended: %v", err)
+	}
+	if frame.Event == "feedback" {
 		var fb map[string]any
 		if err := json.Unmarshal([]byte(frame.Data), &fb); err != nil {
 			t.Fatalf("event data: %v: %s", err, frame.Data)
 		}
-		return frame.ID, fb["error_id"].(string)
+		errorID, _ = fb["error_id"].(string)
 	}
+	return frame.Event, frame.ID, errorID
 }
 
-// TestEventsReplay: a stream reconnecting with Last-Event-ID gets the
-// feedback it missed, in order, then the new, each once; only its
-// tenant's.
+// nextFeedback reads the stream's next event, which must be feedback: its
+// id and error_id.
+func nextFeedback(t *testing.T, r *sse.Reader) (id, errorID string) {
+	t.Helper()
+	event, id, errorID := nextEvent(t, r)
+	if event != "feedback" {
+		t.Fatalf("event %q (id %s), want feedback", event, id)
+	}
+	return id, errorID
+}
+
+// TestEventsReplay: a stream gets each feedback once, in order; one that
+// reconnects with Last-Event-ID gets what it missed first, up to
+// MaxReplay, then a truncated event; only its tenant's; and feedback
+// another instance saved on the same store.
 func TestEventsReplay(t *testing.T) {
 	const keyA, keyB = "key-a-0123456789abcdef", "key-b-0123456789abcdef"
-	f := newFixture(t, func(c *Config) { c.APIKeys = map[string]string{keyA: "acme", keyB: "globex"} })
+	keys := map[string]string{keyA: "acme", keyB: "globex"}
+	f := newFixture(t, func(c *Config) { c.APIKeys, c.MaxReplay, c.EventPoll = keys, 3, 20*time.Millisecond })
 	a, b := map[string]string{"X-API-Key": keyA}, map[string]string{"X-API-Key": keyB}
 	template := string(readFile(t, goldenDir+"/db_timeout.json"))
+	report := func(i int) []byte {
+		return []byte(strings.Replace(template, `"q_456"`, fmt.Sprintf(`"q_%d"`, i), 1))
+	}
 	post := func(i int, header map[string]string) string {
 		t.Helper()
-		r := f.do("POST", "/v1/errors", []byte(strings.Replace(template, `"q_456"`, fmt.Sprintf(`"q_%d"`, i), 1)), header)
+		r := f.do("POST", "/v1/errors", report(i), header)
 		if r.status != 201 {
 			t.Fatalf("report %d: %d %s", i, r.status, r.body)
 		}
 		return r.json(t)["error_id"].(string)
 	}
 
+	old := post(99, a) // before the stream: not sent
 	live, closeLive := f.stream(a)
 	var ids, errorIDs []string
 	for i := range 3 {
 		errorIDs = append(errorIDs, post(i, a))
 		id, errorID := nextFeedback(t, live)
 		if errorID != errorIDs[i] {
-			t.Fatalf("event %d: error_id %s, want %s", i, errorID, errorIDs[i])
+			t.Fatalf("event %d: error_id %s, want %s (not the one from before the stream, %s)", i, errorID, errorIDs[i], old)
 		}
 		ids = append(ids, id)
 	}
@@ -1037,9 +1052,8 @@ func TestEventsReplay(t *testing.T) {
 	}
 
 	// Reconnect after the second event: the third, fourth and fifth are
-	// replayed, then a new one comes live.
+	// replayed (MaxReplay, and no more), then a new one comes live.
 	again, closeAgain := f.stream(map[string]string{"X-API-Key": keyA, "Last-Event-ID": ids[1]})
-	defer closeAgain()
 	var got []string
 	for range 3 {
 		id, errorID := nextFeedback(t, again)
@@ -1055,8 +1069,8 @@ func TestEventsReplay(t *testing.T) {
 		t.Errorf("after the replay: error_id %s, want %s (each event once)", errorID, errorIDs[5])
 	}
 	ids = append(ids, id)
-	// A replayed event has the id it had live, and ids grow: a client
-	// may compare them.
+	closeAgain()
+	// A replayed event has the id it had live, and ids grow.
 	if ids[3] != ids[2] {
 		t.Errorf("the third event: id %s live, %s replayed", ids[2], ids[3])
 	}
@@ -1068,6 +1082,47 @@ func TestEventsReplay(t *testing.T) {
 			t.Errorf("event ids %v do not grow", ids)
 			break
 		}
+	}
+
+	// Further behind than MaxReplay: three events, then truncated, whose
+	// id is the newest event's, then the new.
+	behind, closeBehind := f.stream(map[string]string{"X-API-Key": keyA, "Last-Event-ID": ids[0]})
+	defer closeBehind()
+	for i := 1; i <= 3; i++ {
+		if _, errorID := nextFeedback(t, behind); errorID != errorIDs[i] {
+			t.Errorf("replay %d: %s, want %s", i, errorID, errorIDs[i])
+		}
+	}
+	if event, id, _ := nextEvent(t, behind); event != "truncated" || id != ids[len(ids)-1] {
+		t.Errorf("after MaxReplay: event %q id %s, want truncated with id %s", event, id, ids[len(ids)-1])
+	}
+	errorIDs = append(errorIDs, post(6, a))
+	if _, errorID := nextFeedback(t, behind); errorID != errorIDs[6] {
+		t.Errorf("after truncated: %s, want the new %s", errorID, errorIDs[6])
+	}
+
+	// Another instance on the same store: its feedback reaches this
+	// instance's stream within EventPoll.
+	other, err := New(Config{Store: f.store, Now: f.clock.Now, JobPoll: -1, APIKeys: keys, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(other)
+	defer hs.Close()
+	req, _ := http.NewRequest("POST", hs.URL+"/v1/errors", bytes.NewReader(report(7)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-API-Key", keyA)
+	resp, err := hs.Client().Do(req)
+	if err != nil || resp.StatusCode != 201 {
+		t.Fatalf("POST to the other instance: %v %v", resp, err)
+	}
+	var fb map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&fb); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if _, errorID := nextFeedback(t, behind); errorID != fb["error_id"] {
+		t.Errorf("the other instance's feedback: %s, want %s", errorID, fb["error_id"])
 	}
 
 	// B reconnecting from 0 sees only its own.

@@ -61,12 +61,15 @@ type Tenant interface {
 	// the occurrence's ID. It is idempotent on DeliveryKey: saving the
 	// same delivery again changes nothing and returns 0.
 	SaveOccurrence(ctx context.Context, o Occurrence) (id int64, err error)
-	// OccurrencesAfter returns the occurrences with an ID greater than
-	// after, by ID, at most limit of them: what a client that saw the
-	// occurrence after last missed. IDs grow as occurrences are saved (on
-	// PostgreSQL, by when they were inserted, which may differ from when
-	// they were committed by a few milliseconds).
-	OccurrencesAfter(ctx context.Context, after int64, limit int) ([]Occurrence, error)
+	// FeedbackAfter returns the feedback of the occurrences with an ID
+	// greater than after, by ID, at most limit of them: what a client that
+	// saw the occurrence after missed. IDs grow as occurrences are saved
+	// (on PostgreSQL, as they are inserted, which may differ from the
+	// order they are committed in by a few milliseconds).
+	FeedbackAfter(ctx context.Context, after int64, limit int) ([]SavedFeedback, error)
+	// LatestOccurrence returns the ID of the tenant's latest occurrence, 0
+	// when there is none.
+	LatestOccurrence(ctx context.Context) (int64, error)
 	// ErrorRecord returns an error's record with its occurrences and jobs.
 	ErrorRecord(ctx context.Context, errorID string) (Record, bool, error)
 	// ErrorRecords lists records, the most recently first seen first.
@@ -123,6 +126,12 @@ type Occurrence struct {
 	// Jobs are enqueued with the occurrence (the retries and escalations
 	// its handling decided), so that they exist exactly when it does.
 	Jobs []NewJob `json:"-"`
+}
+
+// SavedFeedback is the feedback of an occurrence, by its ID.
+type SavedFeedback struct {
+	ID       int64
+	Feedback json.RawMessage
 }
 
 // Record is an error (all occurrences of one fingerprint): the latest

@@ -75,10 +75,14 @@ func checkRecord(t *testing.T, r store.Record, count int, first, last time.Time,
 }
 
 var occurrenceTests = []test{
-	{"IDsAndOccurrencesAfter", func(t *testing.T, e *env) {
+	{"IDsAndFeedbackAfter", func(t *testing.T, e *env) {
 		a, b := e.s.Tenant("a"), e.s.Tenant("b")
+		if id, err := a.LatestOccurrence(t.Context()); err != nil || id != 0 {
+			t.Errorf("LatestOccurrence of an empty store = %d, %v; want 0", id, err)
+		}
 		var ids []int64
-		for i, key := range []string{"d1", "d2", "d3"} {
+		keys := []string{"d1", "d2", "d3"}
+		for i, key := range keys {
 			id := save(t, a, newOccurrence(key, fmt.Sprint("e", i%2), e.clock.Advance(time.Second)))
 			if id <= 0 || (len(ids) > 0 && id <= ids[len(ids)-1]) {
 				t.Fatalf("occurrence %s saved with ID %d after %v: want a growing positive ID", key, id, ids)
@@ -88,28 +92,30 @@ var occurrenceTests = []test{
 		if id := save(t, a, newOccurrence("d2", "e1", e.clock.Now())); id != 0 {
 			t.Errorf("saving a delivery again returned ID %d, want 0", id)
 		}
-		save(t, b, newOccurrence("d9", "e9", e.clock.Advance(time.Second))) // another tenant's
-		all, err := a.OccurrencesAfter(t.Context(), 0, 10)
+		bID := save(t, b, newOccurrence("d9", "e9", e.clock.Advance(time.Second))) // another tenant's
+		if id, err := a.LatestOccurrence(t.Context()); err != nil || id != ids[2] {
+			t.Errorf("LatestOccurrence = %d, %v; want %d (tenant a's last, not b's %d)", id, err, ids[2], bID)
+		}
+		all, err := a.FeedbackAfter(t.Context(), 0, 10)
 		must(t, err)
 		if len(all) != 3 {
-			t.Fatalf("OccurrencesAfter(0) = %d occurrences, want 3 (tenant a's)", len(all))
+			t.Fatalf("FeedbackAfter(0) = %d, want 3 (tenant a's)", len(all))
 		}
-		for i, o := range all {
-			want := newOccurrence([]string{"d1", "d2", "d3"}[i], fmt.Sprint("e", i%2), Epoch.Add(time.Duration(i+1)*time.Second))
-			if o.ID != ids[i] {
-				t.Errorf("occurrence %d: ID %d, want %d", i, o.ID, ids[i])
+		for i, f := range all {
+			want := newOccurrence(keys[i], fmt.Sprint("e", i%2), Epoch)
+			if f.ID != ids[i] || !sameJSON(f.Feedback, want.Feedback) {
+				t.Errorf("feedback %d: %d %s, want %d %s", i, f.ID, f.Feedback, ids[i], want.Feedback)
 			}
-			checkOccurrence(t, o, want)
 		}
-		after, err := a.OccurrencesAfter(t.Context(), ids[0], 1)
+		after, err := a.FeedbackAfter(t.Context(), ids[0], 1)
 		must(t, err)
 		if len(after) != 1 || after[0].ID != ids[1] {
-			t.Errorf("OccurrencesAfter(%d, 1) = %+v, want the one with ID %d", ids[0], after, ids[1])
+			t.Errorf("FeedbackAfter(%d, 1) = %+v, want the one with ID %d", ids[0], after, ids[1])
 		}
-		if none, err := a.OccurrencesAfter(t.Context(), ids[2], 10); err != nil || len(none) != 0 {
-			t.Errorf("OccurrencesAfter(the last) = %+v, %v; want none", none, err)
+		if none, err := a.FeedbackAfter(t.Context(), ids[2], 10); err != nil || len(none) != 0 {
+			t.Errorf("FeedbackAfter(the last) = %+v, %v; want none", none, err)
 		}
-		// ErrorRecord's occurrences carry their IDs too.
+		// ErrorRecord's occurrences carry their IDs.
 		if r := record(t, a, "e0"); len(r.Occurrences) != 2 || r.Occurrences[0].ID != ids[0] || r.Occurrences[1].ID != ids[2] {
 			t.Errorf("record e0's occurrences: %+v", r.Occurrences)
 		}

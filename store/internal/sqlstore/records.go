@@ -109,20 +109,36 @@ func scanOccurrence(row Row) (store.Occurrence, error) {
 	return o, nil
 }
 
-// OccurrencesAfter returns the tenant's occurrences after the ID after.
-func (t *tenant) OccurrencesAfter(ctx context.Context, after int64, limit int) ([]store.Occurrence, error) {
-	var out []store.Occurrence
-	rows, err := t.s.db.Reader().Query(ctx, `SELECT `+occurrenceColumns+` FROM occurrences
+// FeedbackAfter returns the feedback of the tenant's occurrences after
+// the ID after.
+func (t *tenant) FeedbackAfter(ctx context.Context, after int64, limit int) ([]store.SavedFeedback, error) {
+	var out []store.SavedFeedback
+	rows, err := t.s.db.Reader().Query(ctx, `SELECT id, feedback FROM occurrences
 		WHERE tenant = $1 AND id > $2 ORDER BY id LIMIT $3`, t.id, after, max(limit, 0))
 	err = scanAll(rows, err, func(row Row) error {
-		o, err := scanOccurrence(row)
-		out = append(out, o)
+		var (
+			f   store.SavedFeedback
+			doc *string
+		)
+		err := row.Scan(&f.ID, &doc)
+		f.Feedback = raw(doc)
+		out = append(out, f)
 		return err
 	})
 	if err != nil {
-		return nil, t.s.errorf("occurrences after", err)
+		return nil, t.s.errorf("feedback after", err)
 	}
 	return out, nil
+}
+
+// LatestOccurrence returns the ID of the tenant's latest occurrence.
+func (t *tenant) LatestOccurrence(ctx context.Context) (int64, error) {
+	var id int64
+	err := t.s.db.Reader().QueryRow(ctx, `SELECT COALESCE(max(id), 0) FROM occurrences WHERE tenant = $1`, t.id).Scan(&id)
+	if err != nil {
+		return 0, t.s.errorf("latest occurrence", err)
+	}
+	return id, nil
 }
 
 // recordColumns are the columns scanRecord reads: the sequence number,
