@@ -67,8 +67,9 @@ type Tenant interface {
 	// (on PostgreSQL, as they are inserted, which may differ from the
 	// order they are committed in by a few milliseconds).
 	FeedbackAfter(ctx context.Context, after int64, limit int) ([]SavedFeedback, error)
-	// LatestOccurrence returns the ID of the tenant's latest occurrence, 0
-	// when there is none.
+	// LatestOccurrence returns an ID at or after the tenant's latest
+	// occurrence's and before any occurrence saved later (0 when there is
+	// none): where a reader of what is saved from now on starts.
 	LatestOccurrence(ctx context.Context) (int64, error)
 	// ErrorRecord returns an error's record with its occurrences and jobs.
 	ErrorRecord(ctx context.Context, errorID string) (Record, bool, error)
