@@ -182,6 +182,17 @@ func (s *Server) report(ctx context.Context, body []byte) (int, []byte, error) {
 	if err := json.Compact(&compact, body); err != nil {
 		return 0, nil, err
 	}
+	// The stored feedback is the delivery's, not this answer's: a
+	// duplicate's is saved only when the first delivery's save was lost,
+	// and then it is the first one stored (and streamed).
+	stored := out
+	if fb.Duplicate {
+		first := *fb
+		first.Duplicate = false
+		if stored, err = json.Marshal(&first); err != nil {
+			return 0, nil, err
+		}
+	}
 	occ := store.Occurrence{
 		DeliveryKey: handler.DeliveryKey(rep),
 		ErrorID:     fb.ErrorID,
@@ -194,7 +205,7 @@ func (s *Server) report(ctx context.Context, body []byte) (int, []byte, error) {
 		ReportedAt:  rep.Timestamp,
 		ReceivedAt:  s.cfg.Now(),
 		Report:      compact.Bytes(),
-		Feedback:    out,
+		Feedback:    stored,
 		Actions:     actions,
 		Jobs:        jobs.jobs,
 	}

@@ -1139,3 +1139,38 @@ func TestEventsReplay(t *testing.T) {
 		}
 	}
 }
+
+// A duplicate whose first delivery's occurrence was never saved (its
+// delivery was completed, here directly) saves it, with the delivery's
+// feedback rather than the duplicate's answer.
+func TestDuplicateSavesFirstFeedback(t *testing.T) {
+	f := newFixture(t, nil)
+	report := readFile(t, goldenDir+"/db_timeout.json")
+	rep, err := handler.DecodeReport(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prior := &handler.Feedback{ErrorID: "err_prior", ErrorType: handler.QueryError, QueryID: "q_456", NextAction: handler.Resume, UserMessage: "before"}
+	tn := f.store.Tenant(DefaultTenant)
+	if _, _, err := tn.Claim(t.Context(), handler.DeliveryKey(rep)); err != nil {
+		t.Fatal(err)
+	}
+	if err := tn.Complete(t.Context(), handler.DeliveryKey(rep), prior); err != nil {
+		t.Fatal(err)
+	}
+	r := f.do("POST", "/v1/errors", report, nil)
+	if r.status != 200 || r.json(t)["duplicate"] != true {
+		t.Fatalf("POST: %d %s", r.status, r.body)
+	}
+	rec := f.record("err_prior")
+	if len(rec.Occurrences) != 1 {
+		t.Fatalf("occurrences: %+v", rec.Occurrences)
+	}
+	var stored map[string]any
+	if err := json.Unmarshal(rec.Occurrences[0].Feedback, &stored); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := stored["duplicate"]; ok || stored["user_message"] != "before" {
+		t.Errorf("stored feedback %s: want the delivery's, without duplicate", rec.Occurrences[0].Feedback)
+	}
+}
