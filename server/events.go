@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strconv"
 	"sync"
@@ -15,6 +16,11 @@ import (
 // eventPage is how many feedback events one read of a stream takes.
 const eventPage = 100
 
+// eventWriteTimeout bounds each write of a stream: a client that stops
+// reading is dropped rather than holding the stream, and a shutdown,
+// open.
+var eventWriteTimeout = 10 * time.Second
+
 // subscriber is one event stream: wake tells it that its tenant has new
 // feedback to read from the store.
 type subscriber struct {
@@ -23,9 +29,11 @@ type subscriber struct {
 }
 
 // broker wakes the tenant's event streams when feedback is saved. The
-// feedback itself is read from the store, in the order it was saved, so
-// a stream neither skips an event nor sends one twice, whichever request
-// finishes first, and sees other instances' feedback too (at EventPoll).
+// feedback itself is read from the store, by occurrence ID, so a stream
+// sends each event once and in order whichever request finishes first,
+// and sees other instances' feedback too (at EventPoll). On SQLite it
+// skips none; on PostgreSQL, an occurrence committed after one with a
+// later ID was read is skipped (IDs are taken at insert).
 type broker struct {
 	mu   sync.Mutex
 	subs map[*subscriber]struct{}
@@ -87,19 +95,23 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) error {
 	// goes unnoticed.
 	sub := s.events.subscribe(tenantOf(ctx))
 	defer s.events.unsubscribe(sub)
-	if !replay {
-		latest, err := t.LatestOccurrence(ctx)
-		if err != nil {
-			return storeFailure(err)
-		}
-		cursor = latest // from now on
+	latest, err := t.LatestOccurrence(ctx)
+	if err != nil {
+		return storeFailure(err)
+	}
+	if !replay || cursor > latest {
+		// From now on; an id from the future (a store reset since) is
+		// now too, or the stream would wait for IDs to catch up.
+		cursor = latest
 	}
 
 	rc := http.NewResponseController(w)
-	_ = rc.SetWriteDeadline(time.Time{}) // a stream outlives the write timeout
+	// A stream outlives the server's write timeout; each write has its
+	// own deadline instead.
+	sw := sse.NewWriter(deadlineWriter{w: w, rc: rc})
 	sse.SetHeaders(w.Header())
+	_ = rc.SetWriteDeadline(time.Now().Add(eventWriteTimeout))
 	w.WriteHeader(http.StatusOK)
-	sw := sse.NewWriter(w)
 	if err := sw.WriteComment("triage events"); err != nil {
 		return nil
 	}
@@ -170,6 +182,15 @@ func (s *Server) replay(ctx context.Context, t store.Tenant, sw *sse.Writer, cur
 // how many it sent. ok is false when the stream ended (the client went,
 // or the store failed: the client reconnects with its Last-Event-ID).
 func (s *Server) sendAfter(ctx context.Context, t store.Tenant, sw *sse.Writer, cursor int64, limit int) (int64, int, bool) {
+	// Everything up to latest is saved: once the tenant's is sent, the
+	// cursor moves past the others', which the next reads then skip.
+	latest, err := t.LatestOccurrence(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Error("event stream: reading feedback failed", "error", fault.From(err))
+		}
+		return cursor, 0, false
+	}
 	sent := 0
 	for limit < 0 || sent < limit {
 		n := eventPage
@@ -191,8 +212,34 @@ func (s *Server) sendAfter(ctx context.Context, t store.Tenant, sw *sse.Writer, 
 			sent++
 		}
 		if len(page) < n {
+			cursor = max(cursor, latest) // the tenant's are all sent
 			break
+		}
+		select {
+		case <-s.stopped: // the next wake-up sends the shutdown event
+			return cursor, sent, true
+		default:
 		}
 	}
 	return cursor, sent, true
+}
+
+// deadlineWriter sets the connection's write deadline before each write
+// of a stream.
+type deadlineWriter struct {
+	w  http.ResponseWriter
+	rc *http.ResponseController
+}
+
+func (d deadlineWriter) Write(p []byte) (int, error) {
+	_ = d.rc.SetWriteDeadline(time.Now().Add(eventWriteTimeout))
+	return d.w.Write(p)
+}
+
+// Flush flushes the response, as sse.Writer does after each frame.
+func (d deadlineWriter) Flush() error {
+	if err := d.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return err
+	}
+	return nil
 }

@@ -249,6 +249,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ShutdownTimeout)
 		err = srv.Shutdown(sctx)
 		cancel()
+		if err != nil {
+			// Past the timeout: close what is left (a client that stopped
+			// reading its stream, say), so that nothing runs on after
+			// Serve returns and the store is closed.
+			_ = srv.Close()
+		}
 		if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
 			err = serr
 		}

@@ -1125,6 +1125,14 @@ func TestEventsReplay(t *testing.T) {
 		t.Errorf("the other instance's feedback: %s, want %s", errorID, fb["error_id"])
 	}
 
+	// An id from the future (a store reset since) is taken for now.
+	future, closeFuture := f.stream(map[string]string{"X-API-Key": keyA, "Last-Event-ID": "999999999"})
+	defer closeFuture()
+	errorIDs = append(errorIDs, post(8, a))
+	if _, errorID := nextFeedback(t, future); errorID != errorIDs[len(errorIDs)-1] {
+		t.Errorf("after a future Last-Event-ID: %s, want the new %s", errorID, errorIDs[len(errorIDs)-1])
+	}
+
 	// B reconnecting from 0 sees only its own.
 	bs, closeB := f.stream(map[string]string{"X-API-Key": keyB, "Last-Event-ID": "0"})
 	defer closeB()
@@ -1172,5 +1180,59 @@ func TestDuplicateSavesFirstFeedback(t *testing.T) {
 	}
 	if _, ok := stored["duplicate"]; ok || stored["user_message"] != "before" {
 		t.Errorf("stored feedback %s: want the delivery's, without duplicate", rec.Occurrences[0].Feedback)
+	}
+}
+
+// A stream whose client stops reading is dropped after a write times out:
+// a graceful shutdown does not wait on it for ShutdownTimeout.
+func TestStalledStreamDoesNotHoldShutdown(t *testing.T) {
+	defer func(d time.Duration) { eventWriteTimeout = d }(eventWriteTimeout)
+	eventWriteTimeout = 200 * time.Millisecond
+	clk := &clock{now: scenarioNow}
+	st := openStore(t, newDatabase(t), clk)
+	defer st.Close()
+	srv, err := New(Config{Store: st, Now: clk.Now, JobPoll: -1, Logger: slog.New(slog.DiscardHandler), MaxReplay: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Enough feedback to fill the connection's buffers: 60 reports whose
+	// context (kept in the feedback) is 256 KB.
+	big := strings.Repeat("x", 256<<10)
+	template := string(readFile(t, goldenDir+"/db_timeout.json"))
+	for i := range 60 {
+		report := strings.Replace(template, `"q_456"`, fmt.Sprintf(`"q_%d"`, i), 1)
+		report = strings.Replace(report, `"context": {`, `"context": {"blob": "`+big+`",`, 1)
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, httptest.NewRequest("POST", "/v1/errors", strings.NewReader(report)))
+		if rec.Code != 201 {
+			t.Fatalf("report %d: %d %s", i, rec.Code, rec.Body.String()[:min(200, rec.Body.Len())])
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, ln) }()
+	// A client that asks for everything and reads nothing.
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := fmt.Fprintf(conn, "GET /v1/events HTTP/1.1\r\nHost: x\r\nLast-Event-ID: 0\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // the stream is blocked on its writes
+	start := time.Now()
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve still waits on a stream whose client stopped reading")
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("shutdown took %v", d)
 	}
 }

@@ -59,17 +59,21 @@ type Tenant interface {
 	// is then Feedback, as Deliveries.Complete would leave it); and
 	// enqueues the occurrence's Jobs: all in one transaction. It returns
 	// the occurrence's ID. It is idempotent on DeliveryKey: saving the
-	// same delivery again changes nothing and returns 0.
+	// same delivery again adds no occurrence and returns 0, and changes
+	// nothing, but for a delivery handled anew once its claim expired (its
+	// claim has no feedback): it is completed with o.Feedback and o.Jobs
+	// are enqueued, since the client was promised them.
 	SaveOccurrence(ctx context.Context, o Occurrence) (id int64, err error)
 	// FeedbackAfter returns the feedback of the occurrences with an ID
 	// greater than after, by ID, at most limit of them: what a client that
-	// saw the occurrence after missed. IDs grow as occurrences are saved
-	// (on PostgreSQL, as they are inserted, which may differ from the
-	// order they are committed in by a few milliseconds).
+	// saw the occurrence after missed. IDs grow as occurrences are saved;
+	// on PostgreSQL they are taken at insert, and a transaction may commit
+	// after one that took a later ID, so a read may see the later first.
 	FeedbackAfter(ctx context.Context, after int64, limit int) ([]SavedFeedback, error)
-	// LatestOccurrence returns an ID at or after the tenant's latest
-	// occurrence's and before any occurrence saved later (0 when there is
-	// none): where a reader of what is saved from now on starts.
+	// LatestOccurrence returns the newest occurrence ID of any tenant (0
+	// when there is none): at or after the tenant's latest committed
+	// occurrence's, and, on SQLite, before any saved later (on PostgreSQL,
+	// a transaction still running may hold an earlier ID).
 	LatestOccurrence(ctx context.Context) (int64, error)
 	// ErrorRecord returns an error's record with its occurrences and jobs.
 	ErrorRecord(ctx context.Context, errorID string) (Record, bool, error)

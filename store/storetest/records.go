@@ -200,6 +200,42 @@ var occurrenceTests = []test{
 			t.Errorf("occurrences = %d, want 1", len(r.Occurrences))
 		}
 	}},
+	{"SavedAgainCompletesAndEnqueues", func(t *testing.T, e *env) {
+		// A delivery handled anew after its claim expired: its occurrence
+		// is there, but the feedback the client got is the new one, and
+		// the jobs it promised run.
+		tn := e.s.Tenant("a")
+		o := newOccurrence("d1", "e1", Epoch)
+		o.Jobs = []store.NewJob{{Kind: store.JobRetry, ErrorID: "e1", RunAt: Epoch}}
+		save(t, tn, o)
+		e.clock.Advance(8 * 24 * time.Hour)
+		_, err := e.s.Expire(t.Context(), store.Retention{}) // the claim, not the record
+		must(t, err)
+		claim(t, tn, "d1", nil, true)
+		again := newOccurrence("d1", "e1", e.clock.Now())
+		again.Feedback = json.RawMessage(`{"error_id": "e1", "attempt": 2}`)
+		again.Jobs = []store.NewJob{{Kind: store.JobEscalation, ErrorID: "e1", RunAt: Epoch}}
+		if id := save(t, tn, again); id != 0 {
+			t.Errorf("saved again: ID %d, want 0", id)
+		}
+		r := record(t, tn, "e1")
+		if r.Count != 1 || len(r.Occurrences) != 1 {
+			t.Errorf("count %d, %d occurrences; want 1, 1", r.Count, len(r.Occurrences))
+		}
+		if len(r.Jobs) != 2 || r.Jobs[0].Kind != store.JobRetry || r.Jobs[1].Kind != store.JobEscalation {
+			t.Errorf("jobs %+v; want the first save's retry and the second's escalation", r.Jobs)
+		}
+		// Saved once more, as a duplicate would be: nothing changes.
+		save(t, tn, again)
+		if r := record(t, tn, "e1"); len(r.Jobs) != 2 {
+			t.Errorf("a third save enqueued again: %d jobs", len(r.Jobs))
+		}
+		prior, first, err := tn.Claim(t.Context(), "d1")
+		must(t, err)
+		if first || prior == nil || prior.Attempt != 2 {
+			t.Errorf("the delivery after the second save: first %v, feedback %+v; want its feedback (attempt 2)", first, prior)
+		}
+	}},
 	{"NoDeliveryKeyIsNeverADuplicate", func(t *testing.T, e *env) {
 		tn := e.s.Tenant("a")
 		o := newOccurrence("", "e1", Epoch)

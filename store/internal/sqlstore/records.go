@@ -55,8 +55,17 @@ func (t *tenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (int64,
 			o.NextAction, o.Attempt, nanos(o.ReportedAt), nanos(o.ReceivedAt), text(o.Report), text(o.Feedback),
 			text(o.Actions)).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
+			// Saved already. A delivery handled anew, once its claim had
+			// expired, finds its claim without feedback: the feedback the
+			// client got is this one, and the jobs it promised run. Else
+			// (a duplicate, a save repeated) nothing changes.
 			id = 0
-			return nil // saved already
+			n, err := q.Exec(ctx, `UPDATE deliveries SET feedback = $3
+				WHERE tenant = $1 AND delivery_key = $2 AND feedback IS NULL`, t.id, o.DeliveryKey, text(o.Feedback))
+			if err != nil || n == 0 {
+				return err
+			}
+			return t.enqueueAll(ctx, q, o.Jobs)
 		}
 		if err != nil {
 			return err
@@ -71,17 +80,22 @@ func (t *tenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (int64,
 				return err
 			}
 		}
-		for _, j := range o.Jobs {
-			if _, err := t.enqueue(ctx, q, j); err != nil {
-				return err
-			}
-		}
-		return nil
+		return t.enqueueAll(ctx, q, o.Jobs)
 	})
 	if err != nil {
 		return 0, t.s.errorf("save occurrence", err)
 	}
 	return id, nil
+}
+
+// enqueueAll enqueues jobs in q.
+func (t *tenant) enqueueAll(ctx context.Context, q Querier, jobs []store.NewJob) error {
+	for _, j := range jobs {
+		if _, err := t.enqueue(ctx, q, j); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // occurrenceColumns are the columns scanOccurrence reads.
