@@ -30,6 +30,7 @@ var dialect = sqlstore.Dialect{
 	ForUpdate:     " FOR UPDATE",
 	SkipLocked:    " FOR UPDATE SKIP LOCKED",
 	MigrationLock: fmt.Sprintf("SELECT pg_advisory_xact_lock(%d)", migrationLock),
+	WritableCTE:   true,
 }
 
 // Store is a store.Store in a PostgreSQL database, which many instances of

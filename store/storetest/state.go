@@ -256,6 +256,43 @@ var deliveriesTests = []test{
 }
 
 var startTests = []test{
+	{"CountsHistoryAsRecordDoes", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		const window = 10 * time.Minute
+		steps := []struct {
+			agent, code string
+			at          time.Duration // after Epoch
+			want        int
+		}{
+			{"sql", "TIMEOUT", 0, 1},
+			{"sql", "TIMEOUT", 5 * time.Minute, 2},
+			{"sql", "TIMEOUT", 12 * time.Minute, 2},
+			{"sql", "TIMEOUT", 15 * time.Minute, 3},
+			{"sql", "TIMEOUT", 40 * time.Minute, 1},
+			{"sql", "OTHER", 40 * time.Minute, 1},
+			{"chart", "TIMEOUT", 40 * time.Minute, 1},
+			{"sql", "TIMEOUT", 41 * time.Minute, 2},
+			{"sql", "TIMEOUT", 30 * time.Minute, 1}, // late: counts up to its own time
+		}
+		for i, st := range steps {
+			res, err := tn.Start(t.Context(), handler.StartRequest{Key: fmt.Sprint("k", i), AttemptKey: "q/" + st.code,
+				Agent: st.agent, Code: st.code, At: Epoch.Add(st.at), Window: window})
+			must(t, err)
+			if !res.First || res.Recent != st.want {
+				t.Errorf("Start(%s, %s, +%v) = %+v, want first with recent %d", st.agent, st.code, st.at, res, st.want)
+			}
+		}
+		// A storm is counted exactly up to handler.MaxKept; past it, a
+		// store may stop counting there (as Record may).
+		for i := range handler.MaxKept + 5 {
+			res, err := tn.Start(t.Context(), handler.StartRequest{Key: fmt.Sprint("s", i), AttemptKey: "q/STORM",
+				Agent: "sql", Code: "STORM", At: Epoch.Add(time.Duration(i) * time.Millisecond), Window: window})
+			must(t, err)
+			if res.Recent != i+1 && (i+1 <= handler.MaxKept || res.Recent != handler.MaxKept) {
+				t.Fatalf("storm failure %d: recent %d, want %d (or %d past it)", i+1, res.Recent, i+1, handler.MaxKept)
+			}
+		}
+	}},
 	{"FirstCountsAndRecords", func(t *testing.T, e *env) {
 		tn := e.s.Tenant("a")
 		// Counts that Next and Record began are Start's too.

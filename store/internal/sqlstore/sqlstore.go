@@ -101,6 +101,10 @@ type Dialect struct {
 	// they are not (PostgreSQL), the counts' rows would serialise the
 	// Records of one agent and code.
 	HistoryCounts bool
+	// WritableCTE tells that a statement's WITH clause may hold INSERTs,
+	// UPDATEs and DELETEs (PostgreSQL): Start then claims, counts and
+	// records in one statement, one round trip instead of seven.
+	WritableCTE bool
 }
 
 // Store implements store.Store but for Ping and Close, which the packages

@@ -111,10 +111,45 @@ func (t *tenant) Start(ctx context.Context, req handler.StartRequest) (handler.S
 	return res, nil
 }
 
+// startCTE is Start in one statement, where the dialect has writable
+// CTEs: it claims the delivery, and when the claim is first (claimed has
+// its row), counts the attempt, records the failure and forgets the
+// agent's failures older than the window. The statement's snapshot does
+// not see the failure it records: the window's count is the others', up
+// to historyCap-1, plus this one.
+const startCTE = `
+WITH claimed AS (
+	INSERT INTO deliveries (tenant, delivery_key, claimed_at) VALUES ($1, $2, $3)
+	ON CONFLICT (tenant, delivery_key) DO UPDATE SET claimed_at = excluded.claimed_at
+		WHERE deliveries.feedback IS NULL AND deliveries.claimed_at < $4
+	RETURNING 1
+), attempt AS (
+	INSERT INTO attempts (tenant, attempt_key, n, updated_at)
+	SELECT $1, $5, 1, $3 WHERE EXISTS (SELECT 1 FROM claimed)
+	ON CONFLICT (tenant, attempt_key) DO UPDATE
+		SET n = attempts.n + 1, updated_at = excluded.updated_at
+	RETURNING n
+), recorded AS (
+	INSERT INTO history (tenant, agent, code, at)
+	SELECT $1, $6, $7, $8 WHERE EXISTS (SELECT 1 FROM claimed)
+	RETURNING 1
+), forgotten AS (
+	DELETE FROM history
+	WHERE tenant = $1 AND agent = $6 AND code = $7 AND at < $9 AND EXISTS (SELECT 1 FROM claimed)
+	RETURNING 1
+)
+SELECT EXISTS (SELECT 1 FROM claimed),
+	COALESCE((SELECT n FROM attempt), 0),
+	(SELECT count(*) FROM (SELECT 1 FROM history
+		WHERE tenant = $1 AND agent = $6 AND code = $7 AND at >= $9 AND at <= $8 LIMIT $10) AS w) + 1`
+
 // start claims req.Key and, when count is set and the claim is the first,
 // counts and records req's attempt and failure, in one write.
 func (t *tenant) start(ctx context.Context, req handler.StartRequest, count bool) (handler.StartResult, error) {
 	now := t.s.now()
+	if count && t.s.d.WritableCTE && !t.s.d.HistoryCounts {
+		return t.startOneStatement(ctx, req, now)
+	}
 	var res handler.StartResult
 	err := retry(func() error {
 		return t.s.db.Write(ctx, func(q Querier) error {
@@ -152,6 +187,41 @@ func (t *tenant) start(ctx context.Context, req handler.StartRequest, count bool
 			}
 			return json.Unmarshal([]byte(*doc), &res.Prior)
 		})
+	})
+	return res, err
+}
+
+// startOneStatement is start with startCTE: one round trip for a first
+// delivery, two for a duplicate (its feedback).
+func (t *tenant) startOneStatement(ctx context.Context, req handler.StartRequest, now time.Time) (handler.StartResult, error) {
+	to := nanos(req.At)
+	from := to - int64(max(req.Window, 0))
+	var res handler.StartResult
+	err := retry(func() error {
+		res = handler.StartResult{}
+		var first bool
+		var recent int
+		err := t.s.db.Writer().QueryRow(ctx, startCTE,
+			t.id, req.Key, nanos(now), nanos(now.Add(-store.ClaimLease)), req.AttemptKey,
+			req.Agent, req.Code, to, from, historyCap-1).Scan(&first, &res.Attempt, &recent)
+		if err != nil {
+			return err
+		}
+		if first {
+			res.First, res.Recent = true, recent
+			return nil
+		}
+		res.Attempt = 0
+		var doc *string
+		err = t.s.db.Reader().QueryRow(ctx, `SELECT feedback FROM deliveries WHERE tenant = $1 AND delivery_key = $2`,
+			t.id, req.Key).Scan(&doc)
+		if errors.Is(err, sql.ErrNoRows) {
+			return errRetry // released in between
+		}
+		if err != nil || doc == nil {
+			return err
+		}
+		return json.Unmarshal([]byte(*doc), &res.Prior)
 	})
 	return res, err
 }
