@@ -931,13 +931,7 @@ func TestExpire(t *testing.T) {
 	if state, _, err := tn.BeginRequest(t.Context(), "k", "h"); err != nil || state != store.IdemDone {
 		t.Fatalf("before expiry: %v %v, want IdemDone", state, err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln) }()
+	_, cancel, done := serve(t, srv)
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		state, _, err := tn.BeginRequest(t.Context(), "k", "h")
@@ -1208,15 +1202,9 @@ func TestStalledStreamDoesNotHoldShutdown(t *testing.T) {
 			t.Fatalf("report %d: %d %s", i, rec.Code, rec.Body.String()[:min(200, rec.Body.Len())])
 		}
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln) }()
+	addr, cancel, done := serve(t, srv)
 	// A client that asks for everything and reads nothing.
-	conn, err := net.Dial("tcp", ln.Addr().String())
+	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1235,4 +1223,18 @@ func TestStalledStreamDoesNotHoldShutdown(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("shutdown took %v", d)
 	}
+}
+
+// serve runs srv.Serve on a loopback port: its address, the cancel that
+// shuts it down, and Serve's result.
+func serve(t *testing.T, srv *Server) (string, context.CancelFunc, <-chan error) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, ln) }()
+	return ln.Addr().String(), cancel, done
 }

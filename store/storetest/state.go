@@ -166,24 +166,31 @@ var attemptsTests = []test{
 	}},
 }
 
+// historyStep is a failure recorded, and the count of the window (10
+// minutes) it should give.
+type historyStep struct {
+	agent, code string
+	at          time.Duration // after Epoch
+	want        int
+}
+
+// historySteps are History's and Start's steps.
+var historySteps = []historyStep{
+	{"sql", "TIMEOUT", 0, 1},
+	{"sql", "TIMEOUT", 5 * time.Minute, 2},
+	{"sql", "TIMEOUT", 12 * time.Minute, 2},   // the first is out of the window
+	{"sql", "TIMEOUT", 15 * time.Minute, 3},   // 5m is exactly at the window's start: in
+	{"sql", "TIMEOUT", 40 * time.Minute, 1},   // everything else is out
+	{"sql", "OTHER", 40 * time.Minute, 1},     // another code
+	{"chart", "TIMEOUT", 40 * time.Minute, 1}, // another agent
+	{"sql", "TIMEOUT", 41 * time.Minute, 2},
+}
+
 var historyTests = []test{
 	{"CountsWithinWindow", func(t *testing.T, e *env) {
 		tn := e.s.Tenant("a")
 		const window = 10 * time.Minute
-		steps := []struct {
-			agent, code string
-			at          time.Duration // after Epoch
-			want        int
-		}{
-			{"sql", "TIMEOUT", 0, 1},
-			{"sql", "TIMEOUT", 5 * time.Minute, 2},
-			{"sql", "TIMEOUT", 12 * time.Minute, 2},   // the first is out of the window
-			{"sql", "TIMEOUT", 15 * time.Minute, 3},   // 5m is exactly at the window's start: in
-			{"sql", "TIMEOUT", 40 * time.Minute, 1},   // everything else is out
-			{"sql", "OTHER", 40 * time.Minute, 1},     // another code
-			{"chart", "TIMEOUT", 40 * time.Minute, 1}, // another agent
-			{"sql", "TIMEOUT", 41 * time.Minute, 2},
-		}
+		steps := historySteps
 		for _, st := range steps {
 			n, err := tn.Record(t.Context(), st.agent, st.code, Epoch.Add(st.at), window)
 			must(t, err)
@@ -259,21 +266,7 @@ var startTests = []test{
 	{"CountsHistoryAsRecordDoes", func(t *testing.T, e *env) {
 		tn := e.s.Tenant("a")
 		const window = 10 * time.Minute
-		steps := []struct {
-			agent, code string
-			at          time.Duration // after Epoch
-			want        int
-		}{
-			{"sql", "TIMEOUT", 0, 1},
-			{"sql", "TIMEOUT", 5 * time.Minute, 2},
-			{"sql", "TIMEOUT", 12 * time.Minute, 2},
-			{"sql", "TIMEOUT", 15 * time.Minute, 3},
-			{"sql", "TIMEOUT", 40 * time.Minute, 1},
-			{"sql", "OTHER", 40 * time.Minute, 1},
-			{"chart", "TIMEOUT", 40 * time.Minute, 1},
-			{"sql", "TIMEOUT", 41 * time.Minute, 2},
-			{"sql", "TIMEOUT", 30 * time.Minute, 1}, // late: counts up to its own time
-		}
+		steps := append(slices.Clip(historySteps), historyStep{"sql", "TIMEOUT", 30 * time.Minute, 1}) // late: counts up to its own time
 		for i, st := range steps {
 			res, err := tn.Start(t.Context(), handler.StartRequest{Key: fmt.Sprint("k", i), AttemptKey: "q/" + st.code,
 				Agent: st.agent, Code: st.code, At: Epoch.Add(st.at), Window: window})

@@ -175,20 +175,28 @@ func (t *tenant) start(ctx context.Context, req handler.StartRequest, count bool
 			if !errors.Is(err, sql.ErrNoRows) {
 				return err
 			}
-			// Claimed already: the feedback given, if any.
-			var doc *string
-			err = q.QueryRow(ctx, `SELECT feedback FROM deliveries WHERE tenant = $1 AND delivery_key = $2`,
-				t.id, req.Key).Scan(&doc)
-			if errors.Is(err, sql.ErrNoRows) {
-				return errRetry // released in between
-			}
-			if err != nil || doc == nil {
-				return err
-			}
-			return json.Unmarshal([]byte(*doc), &res.Prior)
+			res.Prior, err = t.priorFeedback(ctx, q, req.Key)
+			return err
 		})
 	})
 	return res, err
+}
+
+// priorFeedback reads the feedback of a delivery claimed already (nil
+// while it is in flight); errRetry when the claim is gone (released in
+// between).
+func (t *tenant) priorFeedback(ctx context.Context, q Execer, key string) (*handler.Feedback, error) {
+	var doc *string
+	err := q.QueryRow(ctx, `SELECT feedback FROM deliveries WHERE tenant = $1 AND delivery_key = $2`,
+		t.id, key).Scan(&doc)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errRetry
+	}
+	if err != nil || doc == nil {
+		return nil, err
+	}
+	var fb *handler.Feedback
+	return fb, json.Unmarshal([]byte(*doc), &fb)
 }
 
 // startOneStatement is start with startCTE: one round trip for a first
@@ -212,16 +220,8 @@ func (t *tenant) startOneStatement(ctx context.Context, req handler.StartRequest
 			return nil
 		}
 		res.Attempt = 0
-		var doc *string
-		err = t.s.db.Reader().QueryRow(ctx, `SELECT feedback FROM deliveries WHERE tenant = $1 AND delivery_key = $2`,
-			t.id, req.Key).Scan(&doc)
-		if errors.Is(err, sql.ErrNoRows) {
-			return errRetry // released in between
-		}
-		if err != nil || doc == nil {
-			return err
-		}
-		return json.Unmarshal([]byte(*doc), &res.Prior)
+		res.Prior, err = t.priorFeedback(ctx, t.s.db.Reader(), req.Key)
+		return err
 	})
 	return res, err
 }
