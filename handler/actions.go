@@ -375,48 +375,49 @@ func failed(out Outcome, detail string, err error) Outcome {
 	return out
 }
 
+// recorder keeps what it is given, for the in-memory Scheduler and
+// Notifier; it is safe for concurrent use.
+type recorder[T any] struct {
+	mu    sync.Mutex
+	items []T
+}
+
+func (r *recorder[T]) add(v T) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.items = append(r.items, v)
+}
+
+func (r *recorder[T]) all() []T {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.items)
+}
+
 // MemoryScheduler records the retries scheduled; it is safe for concurrent
 // use.
-type MemoryScheduler struct {
-	mu   sync.Mutex
-	jobs []RetryJob
-}
+type MemoryScheduler struct{ jobs recorder[RetryJob] }
 
 // Schedule records job.
 func (m *MemoryScheduler) Schedule(_ context.Context, job RetryJob) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.jobs = append(m.jobs, job)
+	m.jobs.add(job)
 	return nil
 }
 
 // Jobs returns the jobs scheduled so far.
-func (m *MemoryScheduler) Jobs() []RetryJob {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return slices.Clone(m.jobs)
-}
+func (m *MemoryScheduler) Jobs() []RetryJob { return m.jobs.all() }
 
 // MemoryNotifier records the escalations; it is safe for concurrent use.
-type MemoryNotifier struct {
-	mu          sync.Mutex
-	escalations []Escalation
-}
+type MemoryNotifier struct{ escalations recorder[Escalation] }
 
 // Notify records e.
 func (m *MemoryNotifier) Notify(_ context.Context, e Escalation) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.escalations = append(m.escalations, e)
+	m.escalations.add(e)
 	return nil
 }
 
 // Escalations returns the escalations so far.
-func (m *MemoryNotifier) Escalations() []Escalation {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return slices.Clone(m.escalations)
-}
+func (m *MemoryNotifier) Escalations() []Escalation { return m.escalations.all() }
 
 // WebhookNotifier posts each escalation as JSON to URL.
 type WebhookNotifier struct {
