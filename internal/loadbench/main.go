@@ -3,6 +3,18 @@
 // one run on one machine: requests per second, p50 and p99 latency, and
 // the service's throughput as a share of the bare handler's.
 //
+// Two floors run between them: the bare handler with each request
+// committed to SQLite (one row, group commit, synchronous=FULL) before
+// the answer, and the Error Handler with its state in memory and the
+// report with its feedback committed as one such row. They bound what any
+// design that answers only once a report is durable can reach here.
+//
+// Two floors run between them: the bare handler with each request
+// committed to SQLite (one row, group commit, synchronous=FULL) before
+// the answer, and the Error Handler with its state in memory and the
+// report with its feedback committed as one such row. They bound what any
+// design that answers only once a report is durable can reach here.
+//
 //	go run ./internal/loadbench [-requests 4000] [-concurrency 16] [-duration 20s] [-postgres URL]
 //
 // Each request is a new report (its own query_id), so every one is fully
@@ -87,6 +99,28 @@ func run(requests, concurrency int, bound time.Duration, pg string) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
+
+	// The floors: what any design that answers only once the report is
+	// committed to SQLite pays, with the least storage there can be.
+	floor, err := openLog(filepath.Join(dir, "floor.db"))
+	if err != nil {
+		return err
+	}
+	defer floor.close()
+	bareLog, err := serve(floor.bare())
+	if err != nil {
+		return err
+	}
+	results = append(results, load("floor: bare + one durable SQLite insert", bareLog, requests, concurrency, bound, http.StatusOK))
+	pipeline, err := floor.pipeline()
+	if err != nil {
+		return err
+	}
+	pipeLog, err := serve(pipeline)
+	if err != nil {
+		return err
+	}
+	results = append(results, load("floor: + the handler, its state in memory", pipeLog, requests, concurrency, bound, http.StatusCreated))
 	st, err := sqlite.Open(ctx, filepath.Join(dir, "triage.db"), store.Options{})
 	if err != nil {
 		return err
