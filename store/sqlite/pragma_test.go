@@ -28,7 +28,7 @@ func TestPragmas(t *testing.T) {
 	check(s.write, "journal_mode", "wal")
 	check(s.write, "synchronous", "2") // FULL
 	check(s.write, "foreign_keys", "1")
-	check(s.write, "temp_store", "2") // MEMORY
+	check(s.write, "temp_store", "2")     // MEMORY
 	check(s.write, "cache_size", "-2000") // the default: see dsn
 	check(s.write, "busy_timeout", "10000")
 	check(s.read, "query_only", "1")

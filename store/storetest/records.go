@@ -150,6 +150,12 @@ var occurrenceTests = []test{
 		if first || prior == nil || prior.UserMessage != "saved" {
 			t.Fatalf("after SaveOccurrence, Claim = %+v, first %v: want the saved feedback", prior, first)
 		}
+		e.clock.Advance(3 * store.ClaimLease) // a saved delivery is no claim in flight: it does not expire
+		res, err := tn.Start(t.Context(), handler.StartRequest{Key: "d1", AttemptKey: "q|e1", Agent: "agent", Code: "X", At: Epoch})
+		must(t, err)
+		if res.First || res.Prior == nil || res.Prior.UserMessage != "saved" {
+			t.Fatalf("after SaveOccurrence and 3 leases, Start = %+v: want the saved feedback", res)
+		}
 		save(t, tn, o) // again: nothing changes
 		r := record(t, tn, "e1")
 		if r.Count != 1 || len(r.Jobs) != 2 || r.Jobs[0].Kind != store.JobRetry || r.Jobs[1].Kind != store.JobEscalation ||

@@ -61,7 +61,8 @@ func (t *tenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (int64,
 			// (a duplicate, a save repeated) nothing changes.
 			id = 0
 			n, err := q.Exec(ctx, `UPDATE deliveries SET feedback = $3
-				WHERE tenant = $1 AND delivery_key = $2 AND feedback IS NULL`, t.id, o.DeliveryKey, text(o.Feedback))
+				WHERE tenant = $1 AND delivery_key = $2 AND feedback IS NULL AND occurrence_id IS NULL`,
+				t.id, o.DeliveryKey, text(o.Feedback))
 			if err != nil || n == 0 {
 				return err
 			}
@@ -76,7 +77,7 @@ func (t *tenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (int64,
 			return err
 		}
 		if o.DeliveryKey != "" {
-			if err := t.completeDelivery(ctx, q, o.DeliveryKey, string(o.Feedback)); err != nil {
+			if err := t.saveDelivery(ctx, q, o.DeliveryKey, id); err != nil {
 				return err
 			}
 		}

@@ -121,7 +121,8 @@ const startCTE = `
 WITH claimed AS (
 	INSERT INTO deliveries (tenant, delivery_key, claimed_at) VALUES ($1, $2, $3)
 	ON CONFLICT (tenant, delivery_key) DO UPDATE SET claimed_at = excluded.claimed_at
-		WHERE deliveries.feedback IS NULL AND deliveries.claimed_at < $4
+		WHERE deliveries.feedback IS NULL AND deliveries.occurrence_id IS NULL
+			AND deliveries.claimed_at < $4
 	RETURNING 1
 ), attempt AS (
 	INSERT INTO attempts (tenant, attempt_key, n, updated_at)
@@ -158,7 +159,8 @@ func (t *tenant) start(ctx context.Context, req handler.StartRequest, count bool
 			err := q.QueryRow(ctx, `
 				INSERT INTO deliveries (tenant, delivery_key, claimed_at) VALUES ($1, $2, $3)
 				ON CONFLICT (tenant, delivery_key) DO UPDATE SET claimed_at = excluded.claimed_at
-					WHERE deliveries.feedback IS NULL AND deliveries.claimed_at < $4
+					WHERE deliveries.feedback IS NULL AND deliveries.occurrence_id IS NULL
+			AND deliveries.claimed_at < $4
 				RETURNING claimed_at`,
 				t.id, req.Key, nanos(now), nanos(now.Add(-store.ClaimLease))).Scan(&claimed)
 			if err == nil {
@@ -187,7 +189,9 @@ func (t *tenant) start(ctx context.Context, req handler.StartRequest, count bool
 // between).
 func (t *tenant) priorFeedback(ctx context.Context, q Execer, key string) (*handler.Feedback, error) {
 	var doc *string
-	err := q.QueryRow(ctx, `SELECT feedback FROM deliveries WHERE tenant = $1 AND delivery_key = $2`,
+	err := q.QueryRow(ctx, `SELECT COALESCE(d.feedback, o.feedback) FROM deliveries AS d
+		LEFT JOIN occurrences AS o ON o.id = d.occurrence_id
+		WHERE d.tenant = $1 AND d.delivery_key = $2`,
 		t.id, key).Scan(&doc)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errRetry
@@ -244,6 +248,16 @@ func (t *tenant) completeDelivery(ctx context.Context, q Execer, key, feedback s
 		INSERT INTO deliveries (tenant, delivery_key, claimed_at, feedback) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (tenant, delivery_key) DO UPDATE SET feedback = excluded.feedback`,
 		t.id, key, nanos(t.s.now()), feedback)
+	return err
+}
+
+// saveDelivery completes a delivery saved as occurrence id: its feedback
+// is the occurrence's, which priorFeedback reads.
+func (t *tenant) saveDelivery(ctx context.Context, q Execer, key string, id int64) error {
+	_, err := q.Exec(ctx, `
+		INSERT INTO deliveries (tenant, delivery_key, claimed_at, occurrence_id) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (tenant, delivery_key) DO UPDATE SET occurrence_id = excluded.occurrence_id, feedback = NULL`,
+		t.id, key, nanos(t.s.now()), id)
 	return err
 }
 
