@@ -142,7 +142,7 @@ var occurrenceTests = []test{
 		o.Feedback = json.RawMessage(`{"error_id":"e1","user_message":"saved","next_action":"resume"}`)
 		o.Jobs = []store.NewJob{
 			{Kind: store.JobRetry, ErrorID: "e1", Payload: json.RawMessage(`{"attempt":2}`), RunAt: Epoch.Add(2 * time.Second)},
-			{Kind: store.JobEscalation, ErrorID: "e1", Payload: json.RawMessage(`{}`)},
+			{Kind: store.JobEscalation, ErrorID: "e1", Payload: json.RawMessage(`{}`), MaxAttempts: 3},
 		}
 		save(t, tn, o)
 		prior, first, err := tn.Claim(t.Context(), "d1")
@@ -161,6 +161,10 @@ var occurrenceTests = []test{
 		if r.Count != 1 || len(r.Jobs) != 2 || r.Jobs[0].Kind != store.JobRetry || r.Jobs[1].Kind != store.JobEscalation ||
 			!r.Jobs[0].RunAt.Equal(Epoch.Add(2*time.Second)) {
 			t.Errorf("record after saving twice: count %d, jobs %+v", r.Count, r.Jobs)
+		}
+		if len(r.Jobs) == 2 && (string(r.Jobs[0].Payload) != `{"attempt":2}` || r.Jobs[0].MaxAttempts != store.DefaultMaxAttempts ||
+			r.Jobs[1].MaxAttempts != 3 || !r.Jobs[1].RunAt.Equal(Epoch) || r.Jobs[0].State != store.JobAvailable) {
+			t.Errorf("the saved jobs: %+v", r.Jobs)
 		}
 		if _, _, err := e.s.Tenant("b").Claim(t.Context(), "d1"); err != nil {
 			t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 
@@ -17,7 +18,11 @@ import (
 const upsertRecordSQL = `
 	INSERT INTO records (tenant, error_id, query_id, agent_id, error_type, severity,
 		first_seen, last_seen, occurrence_count, latest_id)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $7, 1, $8)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $7, 1, $8)` + recordConflictSQL
+
+// recordConflictSQL is how a record's upsert counts an occurrence into a
+// record that is there already (%[1]s and %[2]s: Least and Greatest).
+const recordConflictSQL = `
 	ON CONFLICT (tenant, error_id) DO UPDATE SET
 		occurrence_count = records.occurrence_count + 1,
 		first_seen = %[1]s(records.first_seen, excluded.first_seen),
@@ -42,6 +47,13 @@ func (t *tenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (int64,
 	if o.DeliveryKey != "" {
 		key = o.DeliveryKey
 	}
+	if t.s.d.WritableCTE {
+		id, err := t.saveOneStatement(ctx, o, key)
+		if err != nil {
+			return 0, t.s.errorf("save occurrence", err)
+		}
+		return id, nil
+	}
 	var id int64
 	err := t.s.db.Write(ctx, func(q Querier) error {
 		id = 0
@@ -60,13 +72,7 @@ func (t *tenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (int64,
 			// client got is this one, and the jobs it promised run. Else
 			// (a duplicate, a save repeated) nothing changes.
 			id = 0
-			n, err := q.Exec(ctx, `UPDATE deliveries SET feedback = $3
-				WHERE tenant = $1 AND delivery_key = $2 AND feedback IS NULL AND occurrence_id IS NULL`,
-				t.id, o.DeliveryKey, text(o.Feedback))
-			if err != nil || n == 0 {
-				return err
-			}
-			return t.enqueueAll(ctx, q, o.Jobs)
+			return t.completeAnew(ctx, q, o)
 		}
 		if err != nil {
 			return err
@@ -87,6 +93,87 @@ func (t *tenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (int64,
 		return 0, t.s.errorf("save occurrence", err)
 	}
 	return id, nil
+}
+
+// completeAnew completes, with o's feedback and jobs, the claim of a
+// delivery saved already that was handled anew once its claim expired
+// (the claim has no feedback): the feedback the client got is o's, and
+// the jobs it promised run. Else (a duplicate, a save repeated) nothing
+// changes.
+func (t *tenant) completeAnew(ctx context.Context, q Querier, o store.Occurrence) error {
+	n, err := q.Exec(ctx, `UPDATE deliveries SET feedback = $3
+		WHERE tenant = $1 AND delivery_key = $2 AND feedback IS NULL AND occurrence_id IS NULL`,
+		t.id, o.DeliveryKey, text(o.Feedback))
+	if err != nil || n == 0 {
+		return err
+	}
+	return t.enqueueAll(ctx, q, o.Jobs)
+}
+
+// saveCTE is SaveOccurrence in one statement, where the dialect has
+// writable CTEs: it inserts the occurrence and, when it is new (o has its
+// row), counts it into its record, completes its delivery and enqueues
+// its jobs (given as arrays, one element per job).
+const saveCTE = `
+WITH o AS (
+	INSERT INTO occurrences (tenant, delivery_key, error_id, query_id, agent_id, error_type, severity,
+		next_action, attempt, reported_at, received_at, report, feedback, actions)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+	ON CONFLICT (tenant, delivery_key) DO NOTHING
+	RETURNING id
+), r AS (
+	INSERT INTO records (tenant, error_id, query_id, agent_id, error_type, severity,
+		first_seen, last_seen, occurrence_count, latest_id)
+	SELECT $1, $3, $4, $5, $6, $7, $11, $11, 1, id FROM o` + recordConflictSQL + `
+	RETURNING 1
+), d AS (
+	INSERT INTO deliveries (tenant, delivery_key, claimed_at, occurrence_id)
+	SELECT $1, $2, $15, id FROM o WHERE $2::text IS NOT NULL
+	ON CONFLICT (tenant, delivery_key) DO UPDATE SET occurrence_id = excluded.occurrence_id, feedback = NULL
+	RETURNING 1
+), j AS (
+	INSERT INTO jobs (tenant, kind, error_id, payload, state, run_at, attempt, max_attempts, created_at)
+	SELECT $1, u.kind, u.error_id, u.payload, 'available', u.run_at, 0, u.max_attempts, $15
+	FROM o, unnest($16::text[], $17::text[], $18::text[], $19::bigint[], $20::int[])
+		AS u(kind, error_id, payload, run_at, max_attempts)
+	RETURNING 1
+)
+SELECT id FROM o`
+
+// saveOneStatement is SaveOccurrence with saveCTE: one round trip for a
+// new occurrence, where the transaction took one per statement; a
+// delivery saved already goes on in a transaction of its own.
+func (t *tenant) saveOneStatement(ctx context.Context, o store.Occurrence, key any) (int64, error) {
+	now := t.s.now()
+	n := len(o.Jobs)
+	kinds, errorIDs, payloads := make([]string, n), make([]string, n), make([]*string, n)
+	runAts, maxAttempts := make([]int64, n), make([]int32, n)
+	for i, j := range o.Jobs {
+		if j.Kind == "" {
+			return 0, errors.New("job without kind")
+		}
+		kinds[i], errorIDs[i] = j.Kind, j.ErrorID
+		if len(j.Payload) > 0 {
+			p := string(j.Payload)
+			payloads[i] = &p
+		}
+		runAts[i], maxAttempts[i] = nanos(now), store.DefaultMaxAttempts
+		if !j.RunAt.IsZero() {
+			runAts[i] = nanos(j.RunAt)
+		}
+		if j.MaxAttempts > 0 {
+			maxAttempts[i] = int32(min(j.MaxAttempts, math.MaxInt32))
+		}
+	}
+	var id int64
+	err := t.s.db.Writer().QueryRow(ctx, t.s.saveOccurrence,
+		t.id, key, o.ErrorID, o.QueryID, o.AgentID, o.ErrorType, o.Severity,
+		o.NextAction, o.Attempt, nanos(o.ReportedAt), nanos(o.ReceivedAt), text(o.Report), text(o.Feedback),
+		text(o.Actions), nanos(now), kinds, errorIDs, payloads, runAts, maxAttempts).Scan(&id)
+	if !errors.Is(err, sql.ErrNoRows) {
+		return id, err
+	}
+	return 0, t.s.db.Write(ctx, func(q Querier) error { return t.completeAnew(ctx, q, o) })
 }
 
 // enqueueAll enqueues jobs in q.

@@ -114,19 +114,20 @@ type Store struct {
 	d   Dialect
 	now func() time.Time
 
-	upsertRecord, lockIdem, dueJobs, lockJob string
+	upsertRecord, saveOccurrence, lockIdem, dueJobs, lockJob string
 }
 
 // New returns a store on db, whose schema is up to date (see Migrate).
 func New(db DB, d Dialect, opts store.Options) *Store {
 	return &Store{
-		db:           db,
-		d:            d,
-		now:          opts.Clock(),
-		upsertRecord: fmt.Sprintf(upsertRecordSQL, d.Least, d.Greatest),
-		lockIdem:     selectIdemSQL + d.ForUpdate,
-		dueJobs:      dueJobsSQL + d.SkipLocked,
-		lockJob:      selectJobStateSQL + d.ForUpdate,
+		db:             db,
+		d:              d,
+		now:            opts.Clock(),
+		upsertRecord:   fmt.Sprintf(upsertRecordSQL, d.Least, d.Greatest),
+		saveOccurrence: fmt.Sprintf(saveCTE, d.Least, d.Greatest),
+		lockIdem:       selectIdemSQL + d.ForUpdate,
+		dueJobs:        dueJobsSQL + d.SkipLocked,
+		lockJob:        selectJobStateSQL + d.ForUpdate,
 	}
 }
 
