@@ -29,11 +29,10 @@ type subscriber struct {
 }
 
 // broker wakes the tenant's event streams when feedback is saved. The
-// feedback itself is read from the store, by occurrence ID, so a stream
-// sends each event once and in order whichever request finishes first,
-// and sees other instances' feedback too (at EventPoll). On SQLite it
-// skips none; on PostgreSQL, an occurrence committed after one with a
-// later ID was read is skipped (IDs are taken at insert).
+// feedback itself is read from the store, by stream position (see
+// store.Tenant.FeedbackAfter), so a stream sends each event once and in
+// order whichever request finishes first, and sees other instances'
+// feedback too (at EventPoll).
 type broker struct {
 	mu   sync.Mutex
 	subs map[*subscriber]struct{}
@@ -72,8 +71,8 @@ func (b *broker) wake(tenant string) {
 
 // streamEvents is GET /v1/events: Server-Sent Events, one "feedback"
 // event per feedback the tenant's reports get (by any instance on the
-// store), in the order it was saved, with the occurrence's ID as the
-// event's; a keep-alive comment every Heartbeat; ended when the client
+// store), in the order it was committed, with its stream position as the
+// event's id; a keep-alive comment every Heartbeat; ended when the client
 // goes or the service shuts down. A client that reconnects with
 // Last-Event-ID is first sent the feedback saved after that event, up to
 // MaxReplay events; past that, a "truncated" event, and the stream goes on
@@ -99,10 +98,23 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return storeFailure(err)
 	}
+	// Positions of feedback saved before the stream began, which it
+	// would read after its start (see store.Tenant.StreamStart): skipped.
+	var before map[int64]bool
 	if !replay || cursor > latest {
 		// From now on; an id from the future (a store reset since) is
 		// now too, or the stream would wait for IDs to catch up.
-		cursor = latest
+		var saved []int64
+		if cursor, saved, err = t.StreamStart(ctx, s.cfg.MaxReplay); err != nil {
+			return storeFailure(err)
+		}
+		replay = false
+		if len(saved) > 0 {
+			before = make(map[int64]bool, len(saved))
+			for _, pos := range saved {
+				before[pos] = true
+			}
+		}
 	}
 
 	rc := http.NewResponseController(w)
@@ -141,7 +153,7 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) error {
 			return nil
 		}
 		var ok bool
-		if cursor, _, ok = s.sendAfter(ctx, t, sw, cursor, -1); !ok {
+		if cursor, _, ok = s.sendAfter(ctx, t, sw, cursor, -1, before); !ok {
 			return nil
 		}
 	}
@@ -151,7 +163,7 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) error {
 // then, when there was more, a "truncated" event, and returns the cursor
 // to go on from. ok is false when the stream ended.
 func (s *Server) replay(ctx context.Context, t store.Tenant, sw *sse.Writer, cursor int64) (int64, bool) {
-	cursor, sent, ok := s.sendAfter(ctx, t, sw, cursor, s.cfg.MaxReplay)
+	cursor, sent, ok := s.sendAfter(ctx, t, sw, cursor, s.cfg.MaxReplay, nil)
 	if !ok || sent < s.cfg.MaxReplay {
 		return cursor, ok
 	}
@@ -179,9 +191,10 @@ func (s *Server) replay(ctx context.Context, t store.Tenant, sw *sse.Writer, cur
 
 // sendAfter sends the feedback saved after cursor, page by page, at most
 // limit events (no bound when limit < 0), and returns the new cursor and
-// how many it sent. ok is false when the stream ended (the client went,
-// or the store failed: the client reconnects with its Last-Event-ID).
-func (s *Server) sendAfter(ctx context.Context, t store.Tenant, sw *sse.Writer, cursor int64, limit int) (int64, int, bool) {
+// how many it sent. It passes over the positions in skip (and forgets
+// them). ok is false when the stream ended (the client went, or the store
+// failed: the client reconnects with its Last-Event-ID).
+func (s *Server) sendAfter(ctx context.Context, t store.Tenant, sw *sse.Writer, cursor int64, limit int, skip map[int64]bool) (int64, int, bool) {
 	// Everything up to latest is saved: once the tenant's is sent, the
 	// cursor moves past the others', which the next reads then skip.
 	latest, err := t.LatestOccurrence(ctx)
@@ -205,6 +218,11 @@ func (s *Server) sendAfter(ctx context.Context, t store.Tenant, sw *sse.Writer, 
 			return cursor, sent, false
 		}
 		for _, f := range page {
+			if skip[f.ID] {
+				delete(skip, f.ID)
+				cursor = f.ID
+				continue
+			}
 			if sw.WriteFrame(sse.Frame{Event: "feedback", ID: strconv.FormatInt(f.ID, 10), Data: string(f.Feedback)}) != nil {
 				return cursor, sent, false
 			}

@@ -64,17 +64,31 @@ type Tenant interface {
 	// claim has no feedback): it is completed with o.Feedback and o.Jobs
 	// are enqueued, since the client was promised them.
 	SaveOccurrence(ctx context.Context, o Occurrence) (id int64, err error)
-	// FeedbackAfter returns the feedback of the occurrences with an ID
-	// greater than after, by ID, at most limit of them: what a client that
-	// saw the occurrence after missed. IDs grow as occurrences are saved;
-	// on PostgreSQL they are taken at insert, and a transaction may commit
-	// after one that took a later ID, so a read may see the later first.
+	// FeedbackAfter returns the feedback of the occurrences after the
+	// stream position after, in the order of their positions, at most
+	// limit of them: what a client that saw the event at after missed.
+	// Positions grow in the order occurrences are committed, and an
+	// occurrence is read only once every one before it is: a reader that
+	// goes on from the last position it read misses none. On SQLite the
+	// position is the occurrence's ID; on PostgreSQL the ID of the
+	// transaction that saved it, read once every older transaction has
+	// ended.
 	FeedbackAfter(ctx context.Context, after int64, limit int) ([]SavedFeedback, error)
-	// LatestOccurrence returns the newest occurrence ID of any tenant (0
-	// when there is none): at or after the tenant's latest committed
-	// occurrence's, and, on SQLite, before any saved later (on PostgreSQL,
-	// a transaction still running may hold an earlier ID).
+	// LatestOccurrence returns the stream position that a reader starting
+	// now goes on from: the occurrences of every tenant at or before it
+	// are committed, and those committed later come after it. A new
+	// stream may begin with occurrences committed just before it (on
+	// PostgreSQL, those of transactions that ended while an older one
+	// ran).
 	LatestOccurrence(ctx context.Context) (int64, error)
+	// StreamStart returns where a stream that begins now starts: the
+	// position LatestOccurrence returns, and the positions after it of
+	// the tenant's occurrences committed already (the oldest first, at
+	// most limit), which FeedbackAfter returns later though they were
+	// saved before the stream began: on PostgreSQL, those of
+	// transactions that ended while an older one still ran; on SQLite,
+	// none. Both are read at one instant.
+	StreamStart(ctx context.Context, limit int) (pos int64, before []int64, err error)
 	// ErrorRecord returns an error's record with its occurrences and jobs.
 	ErrorRecord(ctx context.Context, errorID string) (Record, bool, error)
 	// ErrorRecords lists records, the most recently first seen first.
@@ -133,8 +147,10 @@ type Occurrence struct {
 	Jobs []NewJob `json:"-"`
 }
 
-// SavedFeedback is the feedback of an occurrence, by its ID.
+// SavedFeedback is the feedback of an occurrence, at its stream position.
 type SavedFeedback struct {
+	// ID is the occurrence's position in the event streams (see
+	// Tenant.FeedbackAfter), the event's id.
 	ID       int64
 	Feedback json.RawMessage
 }

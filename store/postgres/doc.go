@@ -17,6 +17,11 @@
 // REPEATABLE READ snapshot. A commit is durable when it returns, as
 // PostgreSQL's synchronous_commit (on by default) makes it.
 //
+// The event streams read occurrences by the ID of the transaction that
+// saved each (an xid8 column), up to the oldest transaction still running
+// (pg_current_snapshot's xmin), so that one committed late is not passed
+// over: this needs PostgreSQL 13 or later.
+//
 // Where package store leaves a detail open, the store behaves as
 // store/storetest settles it, as store/sqlite does: both are one
 // implementation over two dialects.

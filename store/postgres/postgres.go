@@ -31,6 +31,7 @@ var dialect = sqlstore.Dialect{
 	SkipLocked:    " FOR UPDATE SKIP LOCKED",
 	MigrationLock: fmt.Sprintf("SELECT pg_advisory_xact_lock(%d)", migrationLock),
 	WritableCTE:   true,
+	XidPositions:  true, // migrations/0006_occurrence_xid.sql
 }
 
 // Store is a store.Store in a PostgreSQL database, which many instances of

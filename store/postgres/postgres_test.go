@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -108,5 +109,95 @@ func TestOpenErrorsHideThePassword(t *testing.T) {
 		if strings.Contains(err.Error(), "s3cret-pw") {
 			t.Errorf("Open error shows the password: %v", err)
 		}
+	}
+}
+
+// An event stream must not pass over an occurrence whose transaction is
+// still running: its ID was taken first, so a reader by ID that went on
+// from the later one would never send it.
+func TestStreamWaitsForOlderTransactions(t *testing.T) {
+	dbURL := pgtest.FreshSchema(t)
+	s := open(t, dbURL, store.Options{})
+	defer s.Close()
+	ctx := t.Context()
+	a := s.Tenant("a")
+	head, err := a.LatestOccurrence(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// A transaction saves an occurrence and stays open.
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // committed below
+	if _, err := tx.Exec(ctx, `INSERT INTO records (tenant, error_id, query_id, agent_id, error_type, severity,
+			first_seen, last_seen, occurrence_count) VALUES ('a', 'slow', 'q', 'agent', 'query_error', 'low', 0, 0, 1)`); err != nil {
+		t.Fatal(err)
+	}
+	var slowID int64
+	if err := tx.QueryRow(ctx, `INSERT INTO occurrences (tenant, delivery_key, error_id, query_id, agent_id, error_type,
+			severity, next_action, attempt, reported_at, received_at, feedback)
+			VALUES ('a', 'slow', 'slow', 'q', 'agent', 'query_error', 'low', 'resume', 1, 0, 0, '{"n": 1}')
+			RETURNING id`).Scan(&slowID); err != nil {
+		t.Fatal(err)
+	}
+
+	// Another, saved after it, commits first.
+	fastID, err := a.SaveOccurrence(ctx, store.Occurrence{DeliveryKey: "fast", ErrorID: "fast", QueryID: "q", AgentID: "agent",
+		ErrorType: "query_error", Severity: "low", NextAction: "resume", Attempt: 1, Feedback: []byte(`{"n": 2}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fastID <= slowID {
+		t.Fatalf("the occurrence saved second has ID %d, not after the first's %d", fastID, slowID)
+	}
+	if got, err := a.FeedbackAfter(ctx, head, 10); err != nil || len(got) != 0 {
+		t.Fatalf("with an older transaction open, FeedbackAfter = %+v, %v; want nothing yet", got, err)
+	}
+	if latest, err := a.LatestOccurrence(ctx); err != nil || latest > head {
+		t.Errorf("with an older transaction open, LatestOccurrence = %d, %v; want it at %d still", latest, err, head)
+	}
+
+	// A stream that begins now starts before both, and is told that the
+	// second was committed already.
+	start, before, err := a.StreamStart(ctx, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(before) != 1 {
+		t.Fatalf("StreamStart = %d, %v: want the one occurrence committed", start, before)
+	}
+
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Both, the first saved first. Other tests' transactions may hold
+	// the horizon back for a moment.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got, err := a.FeedbackAfter(ctx, head, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) == 2 {
+			if string(got[0].Feedback) != `{"n": 1}` || string(got[1].Feedback) != `{"n": 2}` || got[0].ID >= got[1].ID {
+				t.Errorf("FeedbackAfter = %s at %d, %s at %d; want n 1 then n 2", got[0].Feedback, got[0].ID, got[1].Feedback, got[1].ID)
+			}
+			if got[1].ID != before[0] || got[0].ID <= start {
+				t.Errorf("the stream started at %d before %v; the occurrences are at %d and %d", start, before, got[0].ID, got[1].ID)
+			}
+			break
+		}
+		if len(got) > 2 || time.Now().After(deadline) {
+			t.Fatalf("after the commit, FeedbackAfter = %+v; want the two occurrences", got)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -77,8 +77,10 @@ func checkRecord(t *testing.T, r store.Record, count int, first, last time.Time,
 var occurrenceTests = []test{
 	{"IDsAndFeedbackAfter", func(t *testing.T, e *env) {
 		a, b := e.s.Tenant("a"), e.s.Tenant("b")
-		if id, err := a.LatestOccurrence(t.Context()); err != nil || id != 0 {
-			t.Errorf("LatestOccurrence of an empty store = %d, %v; want 0", id, err)
+		head, err := a.LatestOccurrence(t.Context())
+		must(t, err)
+		if none, err := a.FeedbackAfter(t.Context(), head, 10); err != nil || len(none) != 0 {
+			t.Errorf("FeedbackAfter(LatestOccurrence) of an empty store = %+v, %v; want none", none, err)
 		}
 		var ids []int64
 		keys := []string{"d1", "d2", "d3"}
@@ -92,16 +94,22 @@ var occurrenceTests = []test{
 		if id := save(t, a, newOccurrence("d2", "e1", e.clock.Now())); id != 0 {
 			t.Errorf("saving a delivery again returned ID %d, want 0", id)
 		}
-		bID := save(t, b, newOccurrence("d9", "e9", e.clock.Advance(time.Second))) // another tenant's
+		save(t, b, newOccurrence("d9", "e9", e.clock.Advance(time.Second))) // another tenant's
 		latest, err := a.LatestOccurrence(t.Context())
 		must(t, err)
-		if latest < ids[2] {
-			t.Errorf("LatestOccurrence = %d, before tenant a's last occurrence %d", latest, ids[2])
+		saved, err := a.FeedbackAfter(t.Context(), head, 10)
+		must(t, err)
+		if len(saved) != 3 {
+			t.Fatalf("FeedbackAfter(the empty store's LatestOccurrence) = %d events, want 3 (tenant a's)", len(saved))
 		}
-		if next := save(t, a, newOccurrence("d4", "e4", e.clock.Advance(time.Second))); latest >= next {
-			t.Errorf("LatestOccurrence = %d, at or after the next occurrence %d (b's was %d)", latest, next, bID)
-		} else {
-			ids = append(ids, next)
+		if saved[2].ID > latest {
+			t.Errorf("LatestOccurrence = %d, before tenant a's last occurrence at %d", latest, saved[2].ID)
+		}
+		save(t, a, newOccurrence("d4", "e4", e.clock.Advance(time.Second)))
+		next, err := a.FeedbackAfter(t.Context(), latest, 10)
+		must(t, err)
+		if len(next) != 1 || !sameJSON(next[0].Feedback, newOccurrence("d4", "e4", Epoch).Feedback) {
+			t.Fatalf("FeedbackAfter(LatestOccurrence) = %+v, want the one occurrence saved since", next)
 		}
 		all, err := a.FeedbackAfter(t.Context(), 0, 10)
 		must(t, err)
@@ -114,16 +122,16 @@ var occurrenceTests = []test{
 			if i == 3 {
 				want = newOccurrence("d4", "e4", Epoch)
 			}
-			if f.ID != ids[i] || !sameJSON(f.Feedback, want.Feedback) {
-				t.Errorf("feedback %d: %d %s, want %d %s", i, f.ID, f.Feedback, ids[i], want.Feedback)
+			if (i > 0 && f.ID <= all[i-1].ID) || (i < 3 && f.ID != saved[i].ID) || !sameJSON(f.Feedback, want.Feedback) {
+				t.Errorf("feedback %d: %d %s, want %s at a growing position", i, f.ID, f.Feedback, want.Feedback)
 			}
 		}
-		after, err := a.FeedbackAfter(t.Context(), ids[0], 1)
+		after, err := a.FeedbackAfter(t.Context(), all[0].ID, 1)
 		must(t, err)
-		if len(after) != 1 || after[0].ID != ids[1] {
-			t.Errorf("FeedbackAfter(%d, 1) = %+v, want the one with ID %d", ids[0], after, ids[1])
+		if len(after) != 1 || after[0].ID != all[1].ID {
+			t.Errorf("FeedbackAfter(%d, 1) = %+v, want the one at %d", all[0].ID, after, all[1].ID)
 		}
-		if none, err := a.FeedbackAfter(t.Context(), ids[3], 10); err != nil || len(none) != 0 {
+		if none, err := a.FeedbackAfter(t.Context(), all[3].ID, 10); err != nil || len(none) != 0 {
 			t.Errorf("FeedbackAfter(the last) = %+v, %v; want none", none, err)
 		}
 		// ErrorRecord's occurrences carry their IDs.
@@ -253,6 +261,40 @@ var occurrenceTests = []test{
 		save(t, tn, o)
 		if r := record(t, tn, "e1"); r.Count != 2 || len(r.Occurrences) != 2 {
 			t.Errorf("count %d, %d occurrences; want 2, 2", r.Count, len(r.Occurrences))
+		}
+	}},
+	{"StreamStart", func(t *testing.T, e *env) {
+		a := e.s.Tenant("a")
+		save(t, a, newOccurrence("d1", "e1", e.clock.Advance(time.Second)))
+		save(t, e.s.Tenant("b"), newOccurrence("d2", "e2", e.clock.Advance(time.Second)))
+		start, before, err := a.StreamStart(t.Context(), 10)
+		must(t, err)
+		// What a stream from start reads now was committed before it began.
+		now, err := a.FeedbackAfter(t.Context(), start, 10)
+		must(t, err)
+		for _, f := range now {
+			if !slices.Contains(before, f.ID) {
+				t.Errorf("StreamStart = %d, %v; FeedbackAfter(%d) has %d, committed before it but not in it", start, before, start, f.ID)
+			}
+		}
+		// What is saved after, it reads, and it is not among before.
+		save(t, a, newOccurrence("d3", "e3", e.clock.Advance(time.Second)))
+		want := newOccurrence("d3", "e3", Epoch).Feedback
+		deadline := time.Now().Add(10 * time.Second) // on PostgreSQL, other transactions may hold it back a moment
+		for {
+			got, err := a.FeedbackAfter(t.Context(), start, 10)
+			must(t, err)
+			i := slices.IndexFunc(got, func(f store.SavedFeedback) bool { return sameJSON(f.Feedback, want) })
+			if i >= 0 {
+				if slices.Contains(before, got[i].ID) {
+					t.Errorf("the occurrence saved after StreamStart is among its before, %v", before)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("FeedbackAfter(StreamStart) = %+v, without the occurrence saved since", got)
+			}
+			time.Sleep(10 * time.Millisecond)
 		}
 	}},
 	{"LatestOccurrenceWins", func(t *testing.T, e *env) {

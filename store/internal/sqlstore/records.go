@@ -212,22 +212,30 @@ func scanOccurrence(row Row) (store.Occurrence, error) {
 }
 
 // FeedbackAfter returns the feedback of the tenant's occurrences after
-// the ID after.
+// the position after, in the order of their positions.
 //
-// It reads the occurrences from after on by their primary key, skipping
-// other tenants': an index on the tenant and the ID would cost every
-// report a page write (~5 % of the load benchmark's throughput), for the
-// streams alone, which read a second's worth at a time. SQLite would use
-// its (tenant, delivery_key) index and sort the tenant's occurrences
-// instead; its "+tenant" keeps it off it.
+// It reads the occurrences from after on by their position's index,
+// skipping other tenants': an index on the tenant and the position would
+// cost every report a page write (~5 % of the load benchmark's
+// throughput), for the streams alone, which read a second's worth at a
+// time. SQLite would use its (tenant, delivery_key) index and sort the
+// tenant's occurrences instead; its "+tenant" keeps it off it.
 func (t *tenant) FeedbackAfter(ctx context.Context, after int64, limit int) ([]store.SavedFeedback, error) {
 	tenantTerm := "tenant"
 	if t.s.d.Name == "sqlite" {
 		tenantTerm = "+tenant"
 	}
+	query := `SELECT id, feedback FROM occurrences
+		WHERE ` + tenantTerm + ` = $1 AND id > $2 ORDER BY id LIMIT $3`
+	if t.s.d.XidPositions {
+		// Only transactions older than the snapshot's xmin have ended:
+		// every occurrence still to commit has an xid at or above it.
+		query = `SELECT xid::text::bigint, feedback FROM occurrences
+			WHERE tenant = $1 AND xid > $2::bigint::text::xid8 AND xid < pg_snapshot_xmin(pg_current_snapshot())
+			ORDER BY xid LIMIT $3`
+	}
 	var out []store.SavedFeedback
-	rows, err := t.s.db.Reader().Query(ctx, `SELECT id, feedback FROM occurrences
-		WHERE `+tenantTerm+` = $1 AND id > $2 ORDER BY id LIMIT $3`, t.id, after, max(limit, 0))
+	rows, err := t.s.db.Reader().Query(ctx, query, t.id, after, max(limit, 0))
 	err = scanAll(rows, err, func(row Row) error {
 		var (
 			f   store.SavedFeedback
@@ -244,16 +252,44 @@ func (t *tenant) FeedbackAfter(ctx context.Context, after int64, limit int) ([]s
 	return out, nil
 }
 
-// LatestOccurrence returns the ID of the latest occurrence, of any
-// tenant: the tenant's are at or before it (a look-up of the primary key's
-// end, where the tenant's own maximum would read all its occurrences).
+// LatestOccurrence returns the position at which the streams stand: every
+// tenant's occurrences at or before it are committed and readable, and
+// those saved later come after it. With IDs as positions it is the
+// latest ID of any tenant (a look-up of the primary key's end, where the
+// tenant's own maximum would read all its occurrences); with xids, the
+// one before the oldest transaction still running.
 func (t *tenant) LatestOccurrence(ctx context.Context) (int64, error) {
-	var id int64
-	err := t.s.db.Reader().QueryRow(ctx, `SELECT COALESCE(max(id), 0) FROM occurrences`).Scan(&id)
-	if err != nil {
+	query := `SELECT COALESCE(max(id), 0) FROM occurrences`
+	if t.s.d.XidPositions {
+		query = `SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint - 1`
+	}
+	var pos int64
+	if err := t.s.db.Reader().QueryRow(ctx, query).Scan(&pos); err != nil {
 		return 0, t.s.errorf("latest occurrence", err)
 	}
-	return id, nil
+	return pos, nil
+}
+
+// StreamStart returns LatestOccurrence's position and the tenant's
+// occurrences committed after it, in one statement (one snapshot).
+func (t *tenant) StreamStart(ctx context.Context, limit int) (int64, []int64, error) {
+	if !t.s.d.XidPositions {
+		pos, err := t.LatestOccurrence(ctx) // writes are serialised: none is committed after it
+		return pos, nil, err
+	}
+	var (
+		pos    int64
+		before []int64
+	)
+	err := t.s.db.Reader().QueryRow(ctx, `
+		SELECT h.xmin::text::bigint - 1,
+			ARRAY(SELECT o.xid::text::bigint FROM occurrences AS o
+				WHERE o.tenant = $1 AND o.xid >= h.xmin ORDER BY o.xid LIMIT $2)
+		FROM (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin) AS h`, t.id, max(limit, 0)).Scan(&pos, &before)
+	if err != nil {
+		return 0, nil, t.s.errorf("stream start", err)
+	}
+	return pos, before, nil
 }
 
 // recordColumns are the columns scanRecord reads: the sequence number,

@@ -105,6 +105,13 @@ type Dialect struct {
 	// UPDATEs and DELETEs (PostgreSQL): Start then claims, counts and
 	// records in one statement, one round trip instead of seven.
 	WritableCTE bool
+	// XidPositions tells that an occurrence's position in the event
+	// streams is the ID of the transaction that saved it (its xid column,
+	// PostgreSQL), and that the streams read only the occurrences of
+	// transactions older than any still running. Without it (SQLite,
+	// whose writes are serialised, so IDs are taken in commit order) the
+	// position is the occurrence's ID.
+	XidPositions bool
 }
 
 // Store implements store.Store but for Ping and Close, which the packages
