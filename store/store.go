@@ -199,6 +199,11 @@ type Page struct {
 // ErrBadCursor is returned by ErrorRecords for a cursor it did not make.
 var ErrBadCursor = errors.New("store: invalid cursor")
 
+// ErrNewerSchema is the error of opening a database that a later build of
+// Triage migrated: what that build writes, this one's code may misread
+// (roll back by restoring a backup taken before the upgrade).
+var ErrNewerSchema = errors.New("store: the database's schema is newer than this build of Triage: run that build or a later one")
+
 // IdemState is where an Idempotency-Key stands.
 type IdemState int
 

@@ -9,12 +9,6 @@
 // report with its feedback committed as one such row. They bound what any
 // design that answers only once a report is durable can reach here.
 //
-// Two floors run between them: the bare handler with each request
-// committed to SQLite (one row, group commit, synchronous=FULL) before
-// the answer, and the Error Handler with its state in memory and the
-// report with its feedback committed as one such row. They bound what any
-// design that answers only once a report is durable can reach here.
-//
 //	go run ./internal/loadbench [-requests 4000] [-concurrency 16] [-duration 20s] [-postgres URL]
 //
 // Each request is a new report (its own query_id), so every one is fully

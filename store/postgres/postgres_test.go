@@ -1,6 +1,7 @@
 package postgres_test
 
 import (
+	"errors"
 	"os"
 	"strings"
 	"sync"
@@ -199,5 +200,25 @@ func TestStreamWaitsForOlderTransactions(t *testing.T) {
 			t.Fatalf("after the commit, FeedbackAfter = %+v; want the two occurrences", got)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A database a later build migrated is refused.
+func TestOpenRefusesANewerSchema(t *testing.T) {
+	dbURL := pgtest.FreshSchema(t)
+	open(t, dbURL, store.Options{}).Close()
+	conn, err := pgx.Connect(t.Context(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(t.Context())
+	if _, err := conn.Exec(t.Context(), `INSERT INTO schema_migrations (version, name, applied_at) VALUES (9999, '9999_later.sql', 0)`); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := postgres.Open(t.Context(), dbURL, store.Options{}); !errors.Is(err, store.ErrNewerSchema) {
+		if err == nil {
+			s.Close()
+		}
+		t.Fatalf("Open of a newer schema: %v, want ErrNewerSchema", err)
 	}
 }

@@ -1,8 +1,12 @@
 package sqlite_test
 
 import (
+	"database/sql"
+	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/triage-go/triage/store"
 	"github.com/triage-go/triage/store/sqlite"
@@ -47,5 +51,67 @@ func TestOpenRefusesNonFiles(t *testing.T) {
 			s.Close()
 			t.Errorf("Open(%q) succeeded, want an error", path)
 		}
+	}
+}
+
+// A database a later build migrated is refused: this build's code could
+// misread what that one writes.
+func TestOpenRefusesANewerSchema(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "triage.db")
+	s, err := sqlite.Open(t.Context(), path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (9999, '9999_later.sql', 0)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if s, err := sqlite.Open(t.Context(), path, store.Options{}); !errors.Is(err, store.ErrNewerSchema) || !strings.Contains(err.Error(), "9999") {
+		if err == nil {
+			s.Close()
+		}
+		t.Fatalf("Open of a newer schema: %v, want ErrNewerSchema naming migration 9999", err)
+	}
+}
+
+// A delivery whose occurrence is gone (deleted by hand, a partial
+// restore) is no answer: its claim is taken over once the lease is past,
+// rather than answered "in flight" until it expires.
+func TestClaimOfAVanishedOccurrence(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "triage.db")
+	now := time.Unix(1_700_000_000, 0)
+	s, err := sqlite.Open(t.Context(), path, store.Options{Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tn := s.Tenant("a")
+	if _, first, err := tn.Claim(t.Context(), "d1"); err != nil || !first {
+		t.Fatalf("Claim = %v, %v; want first", first, err)
+	}
+	if _, err := tn.SaveOccurrence(t.Context(), store.Occurrence{DeliveryKey: "d1", ErrorID: "e1", QueryID: "q", AgentID: "agent",
+		ErrorType: "query_error", Severity: "low", NextAction: "resume", Attempt: 1, Feedback: []byte(`{"error_id":"e1"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`DELETE FROM occurrences`); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(store.ClaimLease + time.Second)
+	if prior, first, err := tn.Claim(t.Context(), "d1"); err != nil || !first || prior != nil {
+		t.Fatalf("Claim of a delivery whose occurrence is gone = %+v, %v, %v; want it taken over", prior, first, err)
+	}
+	// The new claim is in flight: a duplicate within its lease waits.
+	if prior, first, err := tn.Claim(t.Context(), "d1"); err != nil || first || prior != nil {
+		t.Errorf("Claim within the new lease = %+v, %v, %v; want in flight", prior, first, err)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/triage-go/triage/store"
 )
 
 // migration is one numbered schema change.
@@ -52,6 +54,9 @@ func migrations(fsys fs.FS, dir string) ([]migration, error) {
 // Migrate applies the migrations of dir in fsys (files NNNN_name.sql) that
 // the database's schema_migrations table does not list, in order, in one
 // transaction: the schema is either migrated completely or left as it was.
+// It refuses (store.ErrNewerSchema) a database that lists a migration it does
+// not know: a later build migrated it, and what that build writes, this
+// one's code may misread.
 // The dialect's MigrationLock (or, on SQLite, the write transaction)
 // serialises the instances that migrate one database at once: the later
 // ones find the migrations applied. It returns the versions applied.
@@ -85,6 +90,13 @@ func Migrate(ctx context.Context, db DB, d Dialect, fsys fs.FS, dir string) ([]i
 		})
 		if err != nil {
 			return err
+		}
+		// A schema a later build migrated is not this build's to use: its
+		// code would misread what the later one writes.
+		for v := range done {
+			if !slices.ContainsFunc(list, func(m migration) bool { return m.version == v }) {
+				return fmt.Errorf("%w: it has migration %04d, which this build does not know", store.ErrNewerSchema, v)
+			}
 		}
 		for _, m := range list {
 			if done[m.version] {

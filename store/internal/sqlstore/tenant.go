@@ -111,6 +111,13 @@ func (t *tenant) Start(ctx context.Context, req handler.StartRequest) (handler.S
 	return res, nil
 }
 
+// inFlightClaim is the condition that a delivery's claim has no answer
+// yet: no feedback of its own, and no occurrence it was saved as (or one
+// that is gone: deleted by hand, or lost to a partial restore).
+const inFlightClaim = `deliveries.feedback IS NULL
+	AND (deliveries.occurrence_id IS NULL
+		OR NOT EXISTS (SELECT 1 FROM occurrences AS o WHERE o.id = deliveries.occurrence_id))`
+
 // startCTE is Start in one statement, where the dialect has writable
 // CTEs: it claims the delivery, and when the claim is first (claimed has
 // its row), counts the attempt, records the failure and forgets the
@@ -120,9 +127,8 @@ func (t *tenant) Start(ctx context.Context, req handler.StartRequest) (handler.S
 const startCTE = `
 WITH claimed AS (
 	INSERT INTO deliveries (tenant, delivery_key, claimed_at) VALUES ($1, $2, $3)
-	ON CONFLICT (tenant, delivery_key) DO UPDATE SET claimed_at = excluded.claimed_at
-		WHERE deliveries.feedback IS NULL AND deliveries.occurrence_id IS NULL
-			AND deliveries.claimed_at < $4
+	ON CONFLICT (tenant, delivery_key) DO UPDATE SET claimed_at = excluded.claimed_at, occurrence_id = NULL
+		WHERE ` + inFlightClaim + ` AND deliveries.claimed_at < $4
 	RETURNING 1
 ), attempt AS (
 	INSERT INTO attempts (tenant, attempt_key, n, updated_at)
@@ -158,9 +164,8 @@ func (t *tenant) start(ctx context.Context, req handler.StartRequest, count bool
 			var claimed int64
 			err := q.QueryRow(ctx, `
 				INSERT INTO deliveries (tenant, delivery_key, claimed_at) VALUES ($1, $2, $3)
-				ON CONFLICT (tenant, delivery_key) DO UPDATE SET claimed_at = excluded.claimed_at
-					WHERE deliveries.feedback IS NULL AND deliveries.occurrence_id IS NULL
-			AND deliveries.claimed_at < $4
+				ON CONFLICT (tenant, delivery_key) DO UPDATE SET claimed_at = excluded.claimed_at, occurrence_id = NULL
+					WHERE `+inFlightClaim+` AND deliveries.claimed_at < $4
 				RETURNING claimed_at`,
 				t.id, req.Key, nanos(now), nanos(now.Add(-store.ClaimLease))).Scan(&claimed)
 			if err == nil {
@@ -190,7 +195,7 @@ func (t *tenant) start(ctx context.Context, req handler.StartRequest, count bool
 func (t *tenant) priorFeedback(ctx context.Context, q Execer, key string) (*handler.Feedback, error) {
 	var doc *string
 	err := q.QueryRow(ctx, `SELECT COALESCE(d.feedback, o.feedback) FROM deliveries AS d
-		LEFT JOIN occurrences AS o ON o.id = d.occurrence_id
+		LEFT JOIN occurrences AS o ON o.id = d.occurrence_id AND o.tenant = d.tenant
 		WHERE d.tenant = $1 AND d.delivery_key = $2`,
 		t.id, key).Scan(&doc)
 	if errors.Is(err, sql.ErrNoRows) {
