@@ -76,8 +76,22 @@ func Open(ctx context.Context, url string, opts store.Options) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
+	if _, err := pool.Exec(ctx, forgetForeignXids); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("postgres: open: %w", err)
+	}
 	return &Store{core: sqlstore.New(db, dialect, opts), pool: pool}, nil
 }
+
+// forgetForeignXids clears the stream positions (transaction IDs) of
+// occurrences that another cluster wrote: a logical restore (pg_dump) or
+// a move to a new cluster brings xids this one has not reached, which a
+// transaction here would take again (a duplicate position) and which the
+// streams would send as new once it does. Those occurrences are history:
+// they are no longer streamed. An xid at or past the snapshot's xmax is
+// one no transaction of this cluster has taken yet.
+const forgetForeignXids = `UPDATE occurrences SET xid = NULL
+	WHERE xid >= pg_snapshot_xmax(pg_current_snapshot())`
 
 // Tenant returns the view of one tenant's data.
 func (s *Store) Tenant(id string) store.Tenant { return s.core.Tenant(id) }

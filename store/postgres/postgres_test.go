@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/triage-go/triage/handler"
 	"github.com/triage-go/triage/internal/pgtest"
 	"github.com/triage-go/triage/store"
 	"github.com/triage-go/triage/store/postgres"
@@ -220,5 +221,83 @@ func TestOpenRefusesANewerSchema(t *testing.T) {
 			s.Close()
 		}
 		t.Fatalf("Open of a newer schema: %v, want ErrNewerSchema", err)
+	}
+}
+
+// A delivery whose occurrence is gone (deleted by hand, a partial
+// restore) is no answer: the next delivery takes its claim over, by the
+// one-statement Start as by Claim.
+func TestClaimOfAVanishedOccurrence(t *testing.T) {
+	dbURL := pgtest.FreshSchema(t)
+	s := open(t, dbURL, store.Options{})
+	defer s.Close()
+	ctx := t.Context()
+	tn := s.Tenant("a")
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, key := range []string{"d1", "d2"} {
+		if _, first, err := tn.Claim(ctx, key); err != nil || !first {
+			t.Fatalf("Claim(%s) = %v, %v; want first", key, first, err)
+		}
+		if _, err := tn.SaveOccurrence(ctx, store.Occurrence{DeliveryKey: key, ErrorID: "e-" + key, QueryID: "q", AgentID: "agent",
+			ErrorType: "query_error", Severity: "low", NextAction: "resume", Attempt: 1, Feedback: []byte(`{"error_id":"e"}`)}); err != nil {
+			t.Fatal(err)
+		}
+		if prior, first, err := tn.Claim(ctx, key); err != nil || first || prior == nil {
+			t.Fatalf("Claim(%s) after the save = %+v, %v, %v; want its feedback", key, prior, first, err)
+		}
+	}
+	if _, err := conn.Exec(ctx, `DELETE FROM occurrences`); err != nil {
+		t.Fatal(err)
+	}
+	res, err := tn.Start(ctx, handler.StartRequest{Key: "d1", AttemptKey: "q|e", Agent: "agent", Code: "X", At: time.Now(), Window: time.Hour})
+	if err != nil || !res.First || res.Prior != nil || res.Attempt != 1 {
+		t.Errorf("Start of a delivery whose occurrence is gone = %+v, %v; want it taken over and counted", res, err)
+	}
+	if prior, first, err := tn.Claim(ctx, "d2"); err != nil || !first || prior != nil {
+		t.Errorf("Claim of a delivery whose occurrence is gone = %+v, %v, %v; want it taken over", prior, first, err)
+	}
+	if prior, first, err := tn.Claim(ctx, "d1"); err != nil || first || prior != nil {
+		t.Errorf("Claim within the new lease = %+v, %v, %v; want in flight", prior, first, err)
+	}
+}
+
+// Occurrences another cluster wrote (a logical restore) carry positions
+// this cluster has not reached: Open clears them, so that no transaction
+// here takes one again and no stream sends them as new.
+func TestOpenForgetsForeignPositions(t *testing.T) {
+	dbURL := pgtest.FreshSchema(t)
+	s := open(t, dbURL, store.Options{})
+	tn := s.Tenant("a")
+	for _, key := range []string{"d1", "d2"} {
+		if _, err := tn.SaveOccurrence(t.Context(), store.Occurrence{DeliveryKey: key, ErrorID: "e-" + key, QueryID: "q", AgentID: "agent",
+			ErrorType: "query_error", Severity: "low", NextAction: "resume", Attempt: 1, Feedback: []byte(`{"error_id":"e"}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	conn, err := pgx.Connect(t.Context(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(t.Context())
+	// d2 as a restore from a cluster further on would have it.
+	if _, err := conn.Exec(t.Context(), `UPDATE occurrences SET xid = (pg_snapshot_xmax(pg_current_snapshot())::text::bigint + 1000000)::text::xid8
+		WHERE delivery_key = 'd2'`); err != nil {
+		t.Fatal(err)
+	}
+	s = open(t, dbURL, store.Options{})
+	defer s.Close()
+	var local, foreign *string
+	if err := conn.QueryRow(t.Context(), `SELECT
+		(SELECT xid::text FROM occurrences WHERE delivery_key = 'd1'),
+		(SELECT xid::text FROM occurrences WHERE delivery_key = 'd2')`).Scan(&local, &foreign); err != nil {
+		t.Fatal(err)
+	}
+	if local == nil || foreign != nil {
+		t.Errorf("after reopening: d1's position %v (want kept), d2's %v (want cleared)", local, foreign)
 	}
 }

@@ -112,11 +112,10 @@ func (t *tenant) Start(ctx context.Context, req handler.StartRequest) (handler.S
 }
 
 // inFlightClaim is the condition that a delivery's claim has no answer
-// yet: no feedback of its own, and no occurrence it was saved as (or one
-// that is gone: deleted by hand, or lost to a partial restore).
-const inFlightClaim = `deliveries.feedback IS NULL
-	AND (deliveries.occurrence_id IS NULL
-		OR NOT EXISTS (SELECT 1 FROM occurrences AS o WHERE o.id = deliveries.occurrence_id))`
+// yet: no feedback of its own, and no occurrence it was saved as. (A claim
+// pointing at an occurrence that is gone is released by priorFeedback's
+// caller, see releaseVanished.)
+const inFlightClaim = `deliveries.feedback IS NULL AND deliveries.occurrence_id IS NULL`
 
 // startCTE is Start in one statement, where the dialect has writable
 // CTEs: it claims the delivery, and when the claim is first (claimed has
@@ -127,7 +126,7 @@ const inFlightClaim = `deliveries.feedback IS NULL
 const startCTE = `
 WITH claimed AS (
 	INSERT INTO deliveries (tenant, delivery_key, claimed_at) VALUES ($1, $2, $3)
-	ON CONFLICT (tenant, delivery_key) DO UPDATE SET claimed_at = excluded.claimed_at, occurrence_id = NULL
+	ON CONFLICT (tenant, delivery_key) DO UPDATE SET claimed_at = excluded.claimed_at
 		WHERE ` + inFlightClaim + ` AND deliveries.claimed_at < $4
 	RETURNING 1
 ), attempt AS (
@@ -160,30 +159,38 @@ func (t *tenant) start(ctx context.Context, req handler.StartRequest, count bool
 	var res handler.StartResult
 	err := retry(func() error {
 		return t.s.db.Write(ctx, func(q Querier) error {
-			res = handler.StartResult{}
-			var claimed int64
-			err := q.QueryRow(ctx, `
-				INSERT INTO deliveries (tenant, delivery_key, claimed_at) VALUES ($1, $2, $3)
-				ON CONFLICT (tenant, delivery_key) DO UPDATE SET claimed_at = excluded.claimed_at, occurrence_id = NULL
-					WHERE `+inFlightClaim+` AND deliveries.claimed_at < $4
-				RETURNING claimed_at`,
-				t.id, req.Key, nanos(now), nanos(now.Add(-store.ClaimLease))).Scan(&claimed)
-			if err == nil {
-				res.First = true
-				if !count {
-					return nil
-				}
-				if res.Attempt, err = t.next(ctx, q, req.AttemptKey); err != nil {
+			for released := false; ; released = true {
+				res = handler.StartResult{}
+				var claimed int64
+				err := q.QueryRow(ctx, `
+					INSERT INTO deliveries (tenant, delivery_key, claimed_at) VALUES ($1, $2, $3)
+					ON CONFLICT (tenant, delivery_key) DO UPDATE SET claimed_at = excluded.claimed_at
+						WHERE `+inFlightClaim+` AND deliveries.claimed_at < $4
+					RETURNING claimed_at`,
+					t.id, req.Key, nanos(now), nanos(now.Add(-store.ClaimLease))).Scan(&claimed)
+				if err == nil {
+					res.First = true
+					if !count {
+						return nil
+					}
+					if res.Attempt, err = t.next(ctx, q, req.AttemptKey); err != nil {
+						return err
+					}
+					res.Recent, err = t.record(ctx, q, req.Agent, req.Code, req.At, req.Window)
 					return err
 				}
-				res.Recent, err = t.record(ctx, q, req.Agent, req.Code, req.At, req.Window)
-				return err
+				if !errors.Is(err, sql.ErrNoRows) {
+					return err
+				}
+				var vanished int64
+				if res.Prior, vanished, err = t.priorFeedback(ctx, q, req.Key); err != nil || vanished == 0 || released {
+					return err
+				}
+				// Released in this transaction: claim it again.
+				if err := t.releaseVanished(ctx, q, req.Key, vanished); err != nil {
+					return err
+				}
 			}
-			if !errors.Is(err, sql.ErrNoRows) {
-				return err
-			}
-			res.Prior, err = t.priorFeedback(ctx, q, req.Key)
-			return err
 		})
 	})
 	return res, err
@@ -191,21 +198,45 @@ func (t *tenant) start(ctx context.Context, req handler.StartRequest, count bool
 
 // priorFeedback reads the feedback of a delivery claimed already (nil
 // while it is in flight); errRetry when the claim is gone (released in
-// between).
-func (t *tenant) priorFeedback(ctx context.Context, q Execer, key string) (*handler.Feedback, error) {
-	var doc *string
-	err := q.QueryRow(ctx, `SELECT COALESCE(d.feedback, o.feedback) FROM deliveries AS d
+// between). A claim saved as an occurrence that is gone (deleted by hand,
+// lost to a partial restore) has no answer: priorFeedback returns that
+// occurrence's ID as vanished, for the caller to release the claim.
+func (t *tenant) priorFeedback(ctx context.Context, q Execer, key string) (fb *handler.Feedback, vanished int64, err error) {
+	var (
+		doc         *string
+		pointer, id *int64
+	)
+	// One statement, one snapshot: a pointer is committed with its
+	// occurrence, so a pointer without one means the occurrence is gone.
+	err = q.QueryRow(ctx, `SELECT COALESCE(d.feedback, o.feedback), CASE WHEN d.feedback IS NULL THEN d.occurrence_id END, o.id
+		FROM deliveries AS d
 		LEFT JOIN occurrences AS o ON o.id = d.occurrence_id AND o.tenant = d.tenant
 		WHERE d.tenant = $1 AND d.delivery_key = $2`,
-		t.id, key).Scan(&doc)
+		t.id, key).Scan(&doc, &pointer, &id)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errRetry
+		return nil, 0, errRetry
 	}
-	if err != nil || doc == nil {
-		return nil, err
+	if err != nil {
+		return nil, 0, err
 	}
-	var fb *handler.Feedback
-	return fb, json.Unmarshal([]byte(*doc), &fb)
+	if pointer != nil && id == nil {
+		return nil, *pointer, nil
+	}
+	if doc == nil {
+		return nil, 0, nil
+	}
+	return fb, 0, json.Unmarshal([]byte(*doc), &fb)
+}
+
+// releaseVanished releases the claim of key, saved as occurrence
+// vanished, which is gone: the claim is made as old as a lost one, so
+// that the next claim takes it over. It changes nothing when the claim
+// has changed since it was read.
+func (t *tenant) releaseVanished(ctx context.Context, q Execer, key string, vanished int64) error {
+	_, err := q.Exec(ctx, `UPDATE deliveries SET occurrence_id = NULL, claimed_at = 0
+		WHERE tenant = $1 AND delivery_key = $2 AND occurrence_id = $3 AND feedback IS NULL`,
+		t.id, key, vanished)
+	return err
 }
 
 // startOneStatement is start with startCTE: one round trip for a first
@@ -229,8 +260,14 @@ func (t *tenant) startOneStatement(ctx context.Context, req handler.StartRequest
 			return nil
 		}
 		res.Attempt = 0
-		res.Prior, err = t.priorFeedback(ctx, t.s.db.Reader(), req.Key)
-		return err
+		var vanished int64
+		if res.Prior, vanished, err = t.priorFeedback(ctx, t.s.db.Reader(), req.Key); err != nil || vanished == 0 {
+			return err
+		}
+		if err := t.releaseVanished(ctx, t.s.db.Writer(), req.Key, vanished); err != nil {
+			return err
+		}
+		return errRetry // the next try takes the claim over
 	})
 	return res, err
 }
