@@ -1,6 +1,7 @@
 package postgres_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"strings"
@@ -57,11 +58,7 @@ func TestConcurrentOpenMigratesOnce(t *testing.T) {
 	if t.Failed() {
 		return
 	}
-	conn, err := pgx.Connect(t.Context(), dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(t.Context())
+	conn := connect(t, dbURL)
 	var applied int
 	if err := conn.QueryRow(t.Context(), "SELECT count(*) FROM schema_migrations").Scan(&applied); err != nil {
 		t.Fatal(err)
@@ -118,9 +115,7 @@ func TestOpenErrorsHideThePassword(t *testing.T) {
 // still running: its ID was taken first, so a reader by ID that went on
 // from the later one would never send it.
 func TestStreamWaitsForOlderTransactions(t *testing.T) {
-	dbURL := pgtest.FreshSchema(t)
-	s := open(t, dbURL, store.Options{})
-	defer s.Close()
+	dbURL, s := freshStore(t)
 	ctx := t.Context()
 	a := s.Tenant("a")
 	head, err := a.LatestOccurrence(ctx)
@@ -129,11 +124,7 @@ func TestStreamWaitsForOlderTransactions(t *testing.T) {
 	}
 
 	// A transaction saves an occurrence and stays open.
-	conn, err := pgx.Connect(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := connect(t, dbURL)
 	tx, err := conn.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -208,11 +199,7 @@ func TestStreamWaitsForOlderTransactions(t *testing.T) {
 func TestOpenRefusesANewerSchema(t *testing.T) {
 	dbURL := pgtest.FreshSchema(t)
 	open(t, dbURL, store.Options{}).Close()
-	conn, err := pgx.Connect(t.Context(), dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(t.Context())
+	conn := connect(t, dbURL)
 	if _, err := conn.Exec(t.Context(), `INSERT INTO schema_migrations (version, name, applied_at) VALUES (9999, '9999_later.sql', 0)`); err != nil {
 		t.Fatal(err)
 	}
@@ -228,22 +215,15 @@ func TestOpenRefusesANewerSchema(t *testing.T) {
 // restore) is no answer: the next delivery takes its claim over, by the
 // one-statement Start as by Claim.
 func TestClaimOfAVanishedOccurrence(t *testing.T) {
-	dbURL := pgtest.FreshSchema(t)
-	s := open(t, dbURL, store.Options{})
-	defer s.Close()
+	dbURL, s := freshStore(t)
 	ctx := t.Context()
 	tn := s.Tenant("a")
-	conn, err := pgx.Connect(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := connect(t, dbURL)
 	for _, key := range []string{"d1", "d2"} {
 		if _, first, err := tn.Claim(ctx, key); err != nil || !first {
 			t.Fatalf("Claim(%s) = %v, %v; want first", key, first, err)
 		}
-		if _, err := tn.SaveOccurrence(ctx, store.Occurrence{DeliveryKey: key, ErrorID: "e-" + key, QueryID: "q", AgentID: "agent",
-			ErrorType: "query_error", Severity: "low", NextAction: "resume", Attempt: 1, Feedback: []byte(`{"error_id":"e"}`)}); err != nil {
+		if _, err := tn.SaveOccurrence(ctx, occurrence(key)); err != nil {
 			t.Fatal(err)
 		}
 		if prior, first, err := tn.Claim(ctx, key); err != nil || first || prior == nil {
@@ -273,17 +253,12 @@ func TestOpenForgetsForeignPositions(t *testing.T) {
 	s := open(t, dbURL, store.Options{})
 	tn := s.Tenant("a")
 	for _, key := range []string{"d1", "d2"} {
-		if _, err := tn.SaveOccurrence(t.Context(), store.Occurrence{DeliveryKey: key, ErrorID: "e-" + key, QueryID: "q", AgentID: "agent",
-			ErrorType: "query_error", Severity: "low", NextAction: "resume", Attempt: 1, Feedback: []byte(`{"error_id":"e"}`)}); err != nil {
+		if _, err := tn.SaveOccurrence(t.Context(), occurrence(key)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	s.Close()
-	conn, err := pgx.Connect(t.Context(), dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(t.Context())
+	conn := connect(t, dbURL)
 	// d2 as a restore from a cluster further on would have it.
 	if _, err := conn.Exec(t.Context(), `UPDATE occurrences SET xid = (pg_snapshot_xmax(pg_current_snapshot())::text::bigint + 1000000)::text::xid8
 		WHERE delivery_key = 'd2'`); err != nil {
@@ -300,4 +275,33 @@ func TestOpenForgetsForeignPositions(t *testing.T) {
 	if local == nil || foreign != nil {
 		t.Errorf("after reopening: d1's position %v (want kept), d2's %v (want cleared)", local, foreign)
 	}
+}
+
+// connect is a connection of the test's own to dbURL, closed when the test
+// ends: for what the store does not do (hold a transaction open, plant a
+// row).
+func connect(t *testing.T, dbURL string) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+// occurrence is a saved delivery key of error "e-"+key.
+func occurrence(key string) store.Occurrence {
+	return store.Occurrence{DeliveryKey: key, ErrorID: "e-" + key, QueryID: "q", AgentID: "agent",
+		ErrorType: "query_error", Severity: "low", NextAction: "resume", Attempt: 1, Feedback: []byte(`{"error_id":"e"}`)}
+}
+
+// freshStore is a store in a fresh schema (its URL), closed when the test
+// ends.
+func freshStore(t *testing.T) (string, *postgres.Store) {
+	t.Helper()
+	dbURL := pgtest.FreshSchema(t)
+	s := open(t, dbURL, store.Options{})
+	t.Cleanup(func() { s.Close() })
+	return dbURL, s
 }
