@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
-	"github.com/triage-go/triage/handler"
 	"github.com/triage-go/triage/resilience"
 	"github.com/triage-go/triage/wire/problem"
 )
@@ -192,7 +192,7 @@ func validToken(s string) bool {
 // report.Validate first to check it locally).
 //
 // The error, when there is one, is always a *fault.Error.
-func (c *Client) Report(ctx context.Context, report *handler.Report) (*handler.Feedback, error) {
+func (c *Client) Report(ctx context.Context, report *triage.Report) (*triage.Feedback, error) {
 	if report == nil {
 		return nil, fault.Invalid("The report is required.", fault.FieldError{Field: "(root)", Message: "is required"})
 	}
@@ -224,7 +224,7 @@ func (c *Client) Report(ctx context.Context, report *handler.Report) (*handler.F
 		// answers a repeat with the first request's outcome.
 		Idempotent: true,
 	}
-	fb, err := resilience.Do(ctx, c.policy, op, func(ctx context.Context) (*handler.Feedback, error) {
+	fb, err := resilience.Do(ctx, c.policy, op, func(ctx context.Context) (*triage.Feedback, error) {
 		return c.post(ctx, body, key)
 	})
 	if err != nil {
@@ -291,12 +291,12 @@ func (c *Client) send(ctx context.Context, method, target string, body []byte, k
 }
 
 // post makes one attempt of Report.
-func (c *Client) post(ctx context.Context, body []byte, key string) (*handler.Feedback, error) {
+func (c *Client) post(ctx context.Context, body []byte, key string) (*triage.Feedback, error) {
 	data, status, err := c.send(ctx, http.MethodPost, c.reports, body, key, http.StatusCreated, http.StatusOK)
 	if err != nil {
 		return nil, err
 	}
-	var fb handler.Feedback
+	var fb triage.Feedback
 	if err := json.Unmarshal(data, &fb); err != nil {
 		return nil, c.protocolError(fmt.Errorf("feedback is not valid JSON: %w", err), status)
 	}
@@ -314,7 +314,7 @@ func (c *Client) post(ctx context.Context, body []byte, key string) (*handler.Fe
 //
 // The error, when there is one, is always a *fault.Error.
 func (c *Client) Get(ctx context.Context, errorID string) (json.RawMessage, error) {
-	if !handler.IsIdentifier(errorID) {
+	if !triage.IsIdentifier(errorID) {
 		return nil, fault.Invalid("The error id is invalid.", fault.FieldError{
 			Field:   "error_id",
 			Message: "must be 1 to 128 letters, digits, '_', '-', '.' or ':', starting with a letter or digit",

@@ -17,9 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/client"
 	"github.com/triage-go/triage/fault"
-	"github.com/triage-go/triage/handler"
 	"github.com/triage-go/triage/resilience"
 	"github.com/triage-go/triage/wire/problem"
 )
@@ -74,13 +74,13 @@ func newClient(t *testing.T, url string, opts ...client.Option) *client.Client {
 	return c
 }
 
-func testReport() *handler.Report {
-	return &handler.Report{
+func testReport() *triage.Report {
+	return &triage.Report{
 		AgentID:   "sql_agent",
 		Timestamp: time.Date(2025, 8, 8, 12, 1, 0, 0, time.UTC),
 		Status:    "error",
-		Data: handler.Data{
-			ErrorType: handler.QueryError,
+		Data: triage.Data{
+			ErrorType: triage.QueryError,
 			ErrorCode: "DB_TIMEOUT",
 			Message:   "query timed out after 30s",
 			QueryID:   "q_456",
@@ -89,12 +89,12 @@ func testReport() *handler.Report {
 	}
 }
 
-func testFeedback(duplicate bool) handler.Feedback {
-	return handler.Feedback{
+func testFeedback(duplicate bool) triage.Feedback {
+	return triage.Feedback{
 		ErrorID:             "err_7f3a",
-		ErrorType:           handler.QueryError,
+		ErrorType:           triage.QueryError,
 		ErrorSource:         "sql_agent",
-		Severity:            handler.SeverityMedium,
+		Severity:            triage.SeverityMedium,
 		Confidence:          0.95,
 		UserMessage:         "The query took too long. I narrowed it to the last 30 days.",
 		RecoverySuggestions: []string{"Narrow the date range"},
@@ -102,15 +102,15 @@ func testFeedback(duplicate bool) handler.Feedback {
 		ContextPreserved:    true,
 		QueryID:             "q_456",
 		Timestamp:           time.Date(2025, 8, 8, 12, 1, 1, 0, time.UTC),
-		NextAction:          handler.Resume,
-		RootCause:           handler.RootCause{Cause: handler.CauseScope, Confidence: 0.8, Evidence: []string{"timeout"}},
+		NextAction:          triage.Resume,
+		RootCause:           triage.RootCause{Cause: triage.CauseScope, Confidence: 0.8, Evidence: []string{"timeout"}},
 		Attempt:             1,
-		Fault:               handler.FaultInfo{Code: fault.Timeout, HTTPStatus: 504, Retryable: true},
+		Fault:               triage.FaultInfo{Code: fault.Timeout, HTTPStatus: 504, Retryable: true},
 		Duplicate:           duplicate,
 	}
 }
 
-func writeFeedback(w http.ResponseWriter, status int, fb handler.Feedback) {
+func writeFeedback(w http.ResponseWriter, status int, fb triage.Feedback) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(fb)
@@ -162,8 +162,8 @@ func TestReportCreated(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Report: %v", err)
 	}
-	if fb.ErrorID != want.ErrorID || fb.NextAction != handler.Resume || fb.Duplicate ||
-		fb.UserMessage != want.UserMessage || fb.RootCause.Cause != handler.CauseScope ||
+	if fb.ErrorID != want.ErrorID || fb.NextAction != triage.Resume || fb.Duplicate ||
+		fb.UserMessage != want.UserMessage || fb.RootCause.Cause != triage.CauseScope ||
 		fb.Fault.Code != fault.Timeout || !fb.Timestamp.Equal(want.Timestamp) {
 		t.Errorf("feedback = %+v, want %+v", fb, want)
 	}
@@ -188,7 +188,7 @@ func TestReportCreated(t *testing.T) {
 	if key := r.header.Get("Idempotency-Key"); !uuidV4.MatchString(key) {
 		t.Errorf("Idempotency-Key = %q, want a random UUID", key)
 	}
-	got, err := handler.DecodeReport(r.body)
+	got, err := triage.DecodeReport(r.body)
 	if err != nil {
 		t.Fatalf("the service could not decode the body %s: %v", r.body, err)
 	}
@@ -227,7 +227,7 @@ func TestReportFillsDefaultsOnACopy(t *testing.T) {
 	if !report.Timestamp.IsZero() || report.Status != "" {
 		t.Errorf("the caller's report was changed: %+v", report)
 	}
-	got, err := handler.DecodeReport(s.requests()[0].body)
+	got, err := triage.DecodeReport(s.requests()[0].body)
 	if err != nil {
 		t.Fatalf("DecodeReport: %v", err)
 	}

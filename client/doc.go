@@ -6,20 +6,20 @@
 //	if err != nil {
 //		return err
 //	}
-//	fb, err := c.Report(ctx, &handler.Report{
+//	fb, err := c.Report(ctx, &triage.Report{
 //		AgentID: "sql_agent",
-//		Data:    handler.Data{ErrorCode: "DB_TIMEOUT", Message: "query timed out", QueryID: "q_456"},
+//		Data:    triage.Data{ErrorCode: "DB_TIMEOUT", Message: "query timed out", QueryID: "q_456"},
 //	})
 //	if err != nil {
 //		return err // a *fault.Error: errors.As, fault.As or fault.CodeOf read it
 //	}
 //	switch fb.NextAction {
-//	case handler.Resume: …
+//	case triage.Resume: …
 //	}
 //
 // Report posts the report to POST /v1/errors. The service answers 201 with
 // the feedback for a new error and 200 with the feedback given before
-// (Duplicate true) for one it has seen; both return the *handler.Feedback.
+// (Duplicate true) for one it has seen; both return the *triage.Feedback.
 // Report fills in the report's Timestamp (now) and Status ("error") when
 // they are empty, on a copy: the caller's report is not changed. Get reads
 // the service's record of an error (GET /v1/errors/{error_id}).

@@ -9,9 +9,9 @@ import (
 	"net/http/httptest"
 	"time"
 
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/client"
 	"github.com/triage-go/triage/fault"
-	"github.com/triage-go/triage/handler"
 	"github.com/triage-go/triage/resilience"
 	"github.com/triage-go/triage/wire/problem"
 )
@@ -29,11 +29,11 @@ func ExampleClient_Report() {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusCreated)
-		json.NewEncoder(w).Encode(handler.Feedback{
+		json.NewEncoder(w).Encode(triage.Feedback{
 			ErrorID:     "err_7f3a",
-			ErrorType:   handler.QueryError,
+			ErrorType:   triage.QueryError,
 			UserMessage: "The query took too long; I narrowed it to the last 30 days.",
-			NextAction:  handler.Resume,
+			NextAction:  triage.Resume,
 			QueryID:     "q_456",
 		})
 	}))
@@ -44,9 +44,9 @@ func ExampleClient_Report() {
 		fmt.Println(err)
 		return
 	}
-	fb, err := c.Report(context.Background(), &handler.Report{
+	fb, err := c.Report(context.Background(), &triage.Report{
 		AgentID: "sql_agent",
-		Data: handler.Data{
+		Data: triage.Data{
 			ErrorCode: "DB_TIMEOUT",
 			Message:   "query timed out after 30s",
 			QueryID:   "q_456",
@@ -76,9 +76,9 @@ func ExampleClient_Report_invalid() {
 	defer svc.Close()
 
 	c, _ := client.New(svc.URL, client.WithResilience(resilience.Config{MaxAttempts: 5}))
-	_, err := c.Report(context.Background(), &handler.Report{
+	_, err := c.Report(context.Background(), &triage.Report{
 		AgentID: "sql_agent",
-		Data:    handler.Data{Message: "query timed out"},
+		Data:    triage.Data{Message: "query timed out"},
 	})
 	var f *fault.Error
 	if errors.As(err, &f) {

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/client"
 	"github.com/triage-go/triage/fault"
-	"github.com/triage-go/triage/handler"
-	triage "github.com/triage-go/triage/server"
+	triageserver "github.com/triage-go/triage/server"
 	"github.com/triage-go/triage/store"
 	"github.com/triage-go/triage/store/sqlite"
 )
@@ -25,7 +25,7 @@ func TestAgainstTheService(t *testing.T) {
 	}
 	defer st.Close()
 	const key = "agent-key-0123456789abcdef"
-	srv, err := triage.New(triage.Config{Store: st, APIKeys: map[string]string{key: "acme"}, JobPoll: -1,
+	srv, err := triageserver.New(triageserver.Config{Store: st, APIKeys: map[string]string{key: "acme"}, JobPoll: -1,
 		Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
@@ -37,14 +37,14 @@ func TestAgainstTheService(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := time.Date(2025, 8, 8, 12, 20, 5, 0, time.UTC)
-	report := &handler.Report{AgentID: "query_engine", Timestamp: at, Data: handler.Data{
-		ErrorType: handler.QueryError, ErrorCode: "DB_TIMEOUT", Message: "Query timed out after 30s", QueryID: "q_456",
+	report := &triage.Report{AgentID: "query_engine", Timestamp: at, Data: triage.Data{
+		ErrorType: triage.QueryError, ErrorCode: "DB_TIMEOUT", Message: "Query timed out after 30s", QueryID: "q_456",
 		Context: map[string]any{"metric": "sales", "row_count": 48_000_000}}}
 	fb, err := c.Report(t.Context(), report)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fb.Duplicate || fb.NextAction != handler.Resume || fb.RootCause.Cause != "scope" {
+	if fb.Duplicate || fb.NextAction != triage.Resume || fb.RootCause.Cause != "scope" {
 		t.Errorf("feedback: %+v", fb)
 	}
 	again, err := c.Report(t.Context(), report)
@@ -57,7 +57,7 @@ func TestAgainstTheService(t *testing.T) {
 	}
 
 	// An invalid report: a 422 with the field errors, not retried.
-	_, err = c.Report(t.Context(), &handler.Report{AgentID: "query engine", Data: handler.Data{Message: "x"}})
+	_, err = c.Report(t.Context(), &triage.Report{AgentID: "query engine", Data: triage.Data{Message: "x"}})
 	f, ok := fault.As(err)
 	if !ok || f.Code != fault.InvalidRequest || f.HTTPStatus() != 422 || len(f.FieldErrors) == 0 {
 		t.Fatalf("invalid report: %v", err)

@@ -11,9 +11,9 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
 )
 
@@ -23,55 +23,20 @@ import (
 // Status "failed", never a panic or a lost feedback.
 type Action interface {
 	Name() string
-	Run(ctx context.Context, env *ActionEnv) Outcome
+	Run(ctx context.Context, env *ActionEnv) triage.Outcome
 }
 
 // ActionEnv is what an action knows about the report it acts on.
 type ActionEnv struct {
 	ErrorID     string
-	Report      *Report
-	Class       Classification
-	Cause       RootCause
+	Report      *triage.Report
+	Class       triage.Classification
+	Cause       triage.RootCause
 	Fault       *fault.Error
 	Attempt     int
 	MaxAttempts int
 	Decision    Decision
 	Now         time.Time
-}
-
-// RetryJob is a retry the retry action schedules.
-type RetryJob struct {
-	ErrorID string    `json:"error_id"`
-	QueryID string    `json:"query_id"`
-	AgentID string    `json:"agent_id"`
-	Attempt int       `json:"attempt"` // the attempt the retry will be
-	At      time.Time `json:"at"`
-}
-
-// Scheduler schedules retries (a queue, a job table; the service's store
-// runs them on River).
-type Scheduler interface {
-	Schedule(ctx context.Context, job RetryJob) error
-}
-
-// Escalation is what the escalate action tells the operators.
-type Escalation struct {
-	ErrorID    string     `json:"error_id"`
-	QueryID    string     `json:"query_id"`
-	AgentID    string     `json:"agent_id"`
-	ErrorType  ErrorType  `json:"error_type"`
-	ErrorCode  string     `json:"error_code,omitempty"`
-	Severity   Severity   `json:"severity"`
-	Cause      RootCause  `json:"root_cause"`
-	Attempt    int        `json:"attempt"`
-	Fault      fault.Code `json:"fault_code"`
-	Rule       string     `json:"rule"`
-	ReportedAt time.Time  `json:"reported_at"`
-}
-
-// Notifier tells the operators about an escalation.
-type Notifier interface {
-	Notify(ctx context.Context, e Escalation) error
 }
 
 // Clarify builds clarifying prompts from the report's context: the
@@ -83,7 +48,7 @@ type Clarify struct{}
 func (Clarify) Name() string { return "clarify" }
 
 // Run builds the prompts.
-func (Clarify) Run(_ context.Context, env *ActionEnv) Outcome {
+func (Clarify) Run(_ context.Context, env *ActionEnv) triage.Outcome {
 	prompts := list(env.Report.Data.Context, "candidates", "interpretations", "options")
 	if len(prompts) == 0 {
 		prompts = []string{"Name a time period (for example, last 12 months)", "Name a breakdown (by month, by product or by region)"}
@@ -91,24 +56,24 @@ func (Clarify) Run(_ context.Context, env *ActionEnv) Outcome {
 	if len(prompts) > 5 {
 		prompts = prompts[:5]
 	}
-	return Outcome{Action: "clarify", Status: OutcomeDone, Detail: fmt.Sprintf("clarify:%d", len(prompts)), Suggestions: prompts}
+	return triage.Outcome{Action: "clarify", Status: triage.OutcomeDone, Detail: fmt.Sprintf("clarify:%d", len(prompts)), Suggestions: prompts}
 }
 
 // MapSynonym maps a missing field to the field it was renamed to, when the
 // schema inventory knows the synonym; otherwise it lists the source's
 // fields closest to the missing one, for the user to choose from.
-type MapSynonym struct{ Synonyms Synonyms }
+type MapSynonym struct{ Synonyms triage.Synonyms }
 
 // Name is "map_synonym".
 func (MapSynonym) Name() string { return "map_synonym" }
 
 // Run looks the synonym up.
-func (a MapSynonym) Run(ctx context.Context, env *ActionEnv) Outcome {
-	out := Outcome{Action: "map_synonym"}
+func (a MapSynonym) Run(ctx context.Context, env *ActionEnv) triage.Outcome {
+	out := triage.Outcome{Action: "map_synonym"}
 	c := env.Report.Data.Context
 	field, source := str(c, "field", "missing_field", "column", "metric"), str(c, "source", "table", "dataset")
 	if field == "" || a.Synonyms == nil {
-		out.Status, out.Detail = OutcomeSkipped, "map_synonym:none"
+		out.Status, out.Detail = triage.OutcomeSkipped, "map_synonym:none"
 		return out
 	}
 	to, ok, err := a.Synonyms.Lookup(ctx, source, field)
@@ -116,7 +81,7 @@ func (a MapSynonym) Run(ctx context.Context, env *ActionEnv) Outcome {
 		return failed(out, "map_synonym:failed", err)
 	}
 	if ok {
-		out.Status, out.Detail = OutcomeDone, fmt.Sprintf("map_synonym:%s->%s", field, to)
+		out.Status, out.Detail = triage.OutcomeDone, fmt.Sprintf("map_synonym:%s->%s", field, to)
 		out.Note = fmt.Sprintf("I used “%s”, the current name of “%s”.", to, field)
 		out.Suggestions = []string{fmt.Sprintf("Use “%s” instead of “%s”", to, field)}
 		out.Data = map[string]any{"from": field, "to": to, "source": source}
@@ -126,7 +91,7 @@ func (a MapSynonym) Run(ctx context.Context, env *ActionEnv) Outcome {
 	if err != nil {
 		return failed(out, "map_synonym:failed", err)
 	}
-	out.Status, out.Detail = OutcomeSkipped, "map_synonym:none"
+	out.Status, out.Detail = triage.OutcomeSkipped, "map_synonym:none"
 	if len(fields) == 0 {
 		return out
 	}
@@ -186,7 +151,7 @@ type SuggestChart struct{}
 func (SuggestChart) Name() string { return "suggest_chart" }
 
 // Run picks the alternatives.
-func (SuggestChart) Run(_ context.Context, env *ActionEnv) Outcome {
+func (SuggestChart) Run(_ context.Context, env *ActionEnv) triage.Outcome {
 	c := env.Report.Data.Context
 	chart := strings.ToLower(str(c, "chart", "chart_type"))
 	var alts []string
@@ -196,7 +161,7 @@ func (SuggestChart) Run(_ context.Context, env *ActionEnv) Outcome {
 		alts = []string{"bar", "pie", "table"}
 	}
 	alts = slices.DeleteFunc(alts, func(a string) bool { return a == chart })
-	out := Outcome{Action: "suggest_chart", Status: OutcomeDone, Detail: "suggest_conversion:" + alts[0],
+	out := triage.Outcome{Action: "suggest_chart", Status: triage.OutcomeDone, Detail: "suggest_conversion:" + alts[0],
 		Data: map[string]any{"alternatives": alts}}
 	for _, a := range alts {
 		out.Suggestions = append(out.Suggestions, "Convert to "+a+" chart")
@@ -220,16 +185,16 @@ func timeLike(c map[string]any) bool {
 
 // UseCache looks for the query's last good result; the feedback tells its
 // age.
-type UseCache struct{ Cache Cache }
+type UseCache struct{ Cache triage.Cache }
 
 // Name is "use_cache".
 func (UseCache) Name() string { return "use_cache" }
 
 // Run looks the result up.
-func (a UseCache) Run(ctx context.Context, env *ActionEnv) Outcome {
-	out := Outcome{Action: "use_cache"}
+func (a UseCache) Run(ctx context.Context, env *ActionEnv) triage.Outcome {
+	out := triage.Outcome{Action: "use_cache"}
 	if a.Cache == nil {
-		out.Status, out.Detail = OutcomeSkipped, "use_cache:false"
+		out.Status, out.Detail = triage.OutcomeSkipped, "use_cache:false"
 		return out
 	}
 	r, ok, err := a.Cache.Get(ctx, env.Report.Data.QueryID)
@@ -237,11 +202,11 @@ func (a UseCache) Run(ctx context.Context, env *ActionEnv) Outcome {
 	case err != nil:
 		return failed(out, "use_cache:failed", err)
 	case !ok:
-		out.Status, out.Detail = OutcomeSkipped, "use_cache:false"
+		out.Status, out.Detail = triage.OutcomeSkipped, "use_cache:false"
 		return out
 	}
 	age := env.Now.Sub(r.StoredAt)
-	out.Status, out.Detail = OutcomeDone, "use_cache:true"
+	out.Status, out.Detail = triage.OutcomeDone, "use_cache:true"
 	if r.Summary != "" {
 		out.Note = fmt.Sprintf("I can show cached results (%s) from %s.", r.Summary, ago(age))
 		out.Suggestions = []string{fmt.Sprintf("Use cached results - %s (%s)", r.Summary, ago(age))}
@@ -281,9 +246,9 @@ type ReduceScope struct{}
 func (ReduceScope) Name() string { return "reduce_scope" }
 
 // Run proposes the narrower scope.
-func (ReduceScope) Run(_ context.Context, env *ActionEnv) Outcome {
+func (ReduceScope) Run(_ context.Context, env *ActionEnv) triage.Outcome {
 	c := env.Report.Data.Context
-	out := Outcome{Action: "reduce_scope", Data: map[string]any{}}
+	out := triage.Outcome{Action: "reduce_scope", Data: map[string]any{}}
 	if start, end, ok := dateRange(c); ok && end.Sub(start) > 366*24*time.Hour {
 		from := end.AddDate(-1, 0, 1)
 		out.Suggestions = append(out.Suggestions, fmt.Sprintf("Narrow the date range to %s – %s", from.Format(time.DateOnly), end.Format(time.DateOnly)))
@@ -298,17 +263,17 @@ func (ReduceScope) Run(_ context.Context, env *ActionEnv) Outcome {
 		}
 	}
 	if out.Detail == "" {
-		out.Status, out.Detail, out.Data = OutcomeSkipped, "reduce_scope:none", nil
+		out.Status, out.Detail, out.Data = triage.OutcomeSkipped, "reduce_scope:none", nil
 		return out
 	}
-	out.Status = OutcomeDone
+	out.Status = triage.OutcomeDone
 	return out
 }
 
 // Retry schedules the query again, with exponential backoff from Base
 // (default 2s) up to Max (default 5m), never before the fault's RetryAfter.
 type Retry struct {
-	Scheduler Scheduler
+	Scheduler triage.Scheduler
 	Base, Max time.Duration
 }
 
@@ -316,11 +281,11 @@ type Retry struct {
 func (Retry) Name() string { return "retry" }
 
 // Run schedules the retry.
-func (a Retry) Run(ctx context.Context, env *ActionEnv) Outcome {
+func (a Retry) Run(ctx context.Context, env *ActionEnv) triage.Outcome {
 	next := env.Attempt + 1
-	out := Outcome{Action: "retry"}
+	out := triage.Outcome{Action: "retry"}
 	if env.Attempt > env.MaxAttempts {
-		out.Status, out.Detail = OutcomeSkipped, "retry:exhausted"
+		out.Status, out.Detail = triage.OutcomeSkipped, "retry:exhausted"
 		return out
 	}
 	base, maxDelay := a.Base, a.Max
@@ -335,89 +300,45 @@ func (a Retry) Run(ctx context.Context, env *ActionEnv) Outcome {
 		delay = min(base<<shift, maxDelay)
 	}
 	delay = max(delay, env.Fault.RetryAfter)
-	job := RetryJob{ErrorID: env.ErrorID, QueryID: env.Report.Data.QueryID, AgentID: env.Report.AgentID, Attempt: next, At: env.Now.Add(delay)}
+	job := triage.RetryJob{ErrorID: env.ErrorID, QueryID: env.Report.Data.QueryID, AgentID: env.Report.AgentID, Attempt: next, At: env.Now.Add(delay)}
 	if a.Scheduler != nil {
 		if err := a.Scheduler.Schedule(ctx, job); err != nil {
 			return failed(out, "retry:failed", err)
 		}
 	}
-	out.Status, out.Detail = OutcomeDone, fmt.Sprintf("retry:%d", next)
+	out.Status, out.Detail = triage.OutcomeDone, fmt.Sprintf("retry:%d", next)
 	out.Data = map[string]any{"at": job.At, "delay_seconds": fault.Seconds(delay)}
 	return out
 }
 
 // EscalateAction tells the operators, through its Notifier.
-type EscalateAction struct{ Notifier Notifier }
+type EscalateAction struct{ Notifier triage.Notifier }
 
 // Name is "escalate".
 func (EscalateAction) Name() string { return "escalate" }
 
 // Run notifies.
-func (a EscalateAction) Run(ctx context.Context, env *ActionEnv) Outcome {
-	out := Outcome{Action: "escalate"}
+func (a EscalateAction) Run(ctx context.Context, env *ActionEnv) triage.Outcome {
+	out := triage.Outcome{Action: "escalate"}
 	if a.Notifier == nil {
-		out.Status, out.Detail = OutcomeSkipped, "escalate:no_notifier"
+		out.Status, out.Detail = triage.OutcomeSkipped, "escalate:no_notifier"
 		return out
 	}
-	e := Escalation{ErrorID: env.ErrorID, QueryID: env.Report.Data.QueryID, AgentID: env.Report.AgentID,
+	e := triage.Escalation{ErrorID: env.ErrorID, QueryID: env.Report.Data.QueryID, AgentID: env.Report.AgentID,
 		ErrorType: env.Class.Type, ErrorCode: env.Report.Data.ErrorCode, Severity: env.Decision.Severity, Cause: env.Cause,
 		Attempt: env.Attempt, Fault: env.Fault.Code, Rule: env.Decision.Rule, ReportedAt: env.Report.Timestamp}
 	if err := a.Notifier.Notify(ctx, e); err != nil {
 		return failed(out, "escalate:failed", err)
 	}
-	out.Status, out.Detail = OutcomeDone, "escalate:ops"
+	out.Status, out.Detail = triage.OutcomeDone, "escalate:ops"
 	out.Note = "I've alerted the team."
 	return out
 }
 
-func failed(out Outcome, detail string, err error) Outcome {
-	out.Status, out.Detail, out.Error = OutcomeFailed, detail, err.Error()
+func failed(out triage.Outcome, detail string, err error) triage.Outcome {
+	out.Status, out.Detail, out.Error = triage.OutcomeFailed, detail, err.Error()
 	return out
 }
-
-// recorder keeps what it is given, for the in-memory Scheduler and
-// Notifier; it is safe for concurrent use.
-type recorder[T any] struct {
-	mu    sync.Mutex
-	items []T
-}
-
-func (r *recorder[T]) add(v T) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.items = append(r.items, v)
-}
-
-func (r *recorder[T]) all() []T {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.items)
-}
-
-// MemoryScheduler records the retries scheduled; it is safe for concurrent
-// use.
-type MemoryScheduler struct{ jobs recorder[RetryJob] }
-
-// Schedule records job.
-func (m *MemoryScheduler) Schedule(_ context.Context, job RetryJob) error {
-	m.jobs.add(job)
-	return nil
-}
-
-// Jobs returns the jobs scheduled so far.
-func (m *MemoryScheduler) Jobs() []RetryJob { return m.jobs.all() }
-
-// MemoryNotifier records the escalations; it is safe for concurrent use.
-type MemoryNotifier struct{ escalations recorder[Escalation] }
-
-// Notify records e.
-func (m *MemoryNotifier) Notify(_ context.Context, e Escalation) error {
-	m.escalations.add(e)
-	return nil
-}
-
-// Escalations returns the escalations so far.
-func (m *MemoryNotifier) Escalations() []Escalation { return m.escalations.all() }
 
 // WebhookNotifier posts each escalation as JSON to URL.
 type WebhookNotifier struct {
@@ -429,7 +350,7 @@ type WebhookNotifier struct {
 }
 
 // Notify posts e.
-func (w WebhookNotifier) Notify(ctx context.Context, e Escalation) error {
+func (w WebhookNotifier) Notify(ctx context.Context, e triage.Escalation) error {
 	body, err := json.Marshal(e)
 	if err != nil {
 		return err

@@ -12,71 +12,73 @@ import (
 	"testing"
 	"time"
 
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/memory"
 )
 
 var now = time.Date(2025, 8, 8, 12, 20, 5, 0, time.UTC)
 
-func env(r *Report) *ActionEnv {
+func env(r *triage.Report) *ActionEnv {
 	return &ActionEnv{ErrorID: "err_1", Report: r, Fault: reportFault(r), Attempt: 1, MaxAttempts: 3, Now: now,
-		Decision: Decision{Rule: "r", Severity: SeverityHigh}}
+		Decision: Decision{Rule: "r", Severity: triage.SeverityHigh}}
 }
 
 func TestClarify(t *testing.T) {
-	r := withContext(report("parser", InputError, "AMBIGUOUS_INPUT", "m"),
+	r := withContext(report("parser", triage.InputError, "AMBIGUOUS_INPUT", "m"),
 		map[string]any{"candidates": []any{"Revenue by month", "Revenue by product"}})
 	out := Clarify{}.Run(context.Background(), env(r))
-	if out.Status != OutcomeDone || out.Detail != "clarify:2" || !slices.Equal(out.Suggestions, []string{"Revenue by month", "Revenue by product"}) {
+	if out.Status != triage.OutcomeDone || out.Detail != "clarify:2" || !slices.Equal(out.Suggestions, []string{"Revenue by month", "Revenue by product"}) {
 		t.Errorf("candidates: %+v", out)
 	}
-	out = Clarify{}.Run(context.Background(), env(report("parser", InputError, "AMBIGUOUS_INPUT", "m")))
-	if out.Status != OutcomeDone || len(out.Suggestions) != 2 {
+	out = Clarify{}.Run(context.Background(), env(report("parser", triage.InputError, "AMBIGUOUS_INPUT", "m")))
+	if out.Status != triage.OutcomeDone || len(out.Suggestions) != 2 {
 		t.Errorf("no candidates: %+v", out)
 	}
 }
 
 func TestMapSynonym(t *testing.T) {
-	syn := &MemorySynonyms{}
-	syn.Set("sales", SchemaInfo{Fields: []string{"order_id", "sku_id", "region", "revenue"}, Synonyms: map[string]string{"product_id": "sku_id"}})
+	syn := &memory.Synonyms{}
+	syn.Set("sales", triage.SchemaInfo{Fields: []string{"order_id", "sku_id", "region", "revenue"}, Synonyms: map[string]string{"product_id": "sku_id"}})
 	a := MapSynonym{Synonyms: syn}
-	r := withContext(report("qe", SchemaError, "FIELD_NOT_FOUND", "m"), map[string]any{"field": "product_id", "source": "sales"})
+	r := withContext(report("qe", triage.SchemaError, "FIELD_NOT_FOUND", "m"), map[string]any{"field": "product_id", "source": "sales"})
 	out := a.Run(context.Background(), env(r))
-	if out.Status != OutcomeDone || out.Detail != "map_synonym:product_id->sku_id" || out.Note == "" {
+	if out.Status != triage.OutcomeDone || out.Detail != "map_synonym:product_id->sku_id" || out.Note == "" {
 		t.Errorf("synonym: %+v", out)
 	}
-	r = withContext(report("qe", SchemaError, "FIELD_NOT_FOUND", "m"), map[string]any{"field": "regoin", "source": "sales"})
+	r = withContext(report("qe", triage.SchemaError, "FIELD_NOT_FOUND", "m"), map[string]any{"field": "regoin", "source": "sales"})
 	out = a.Run(context.Background(), env(r))
-	if out.Status != OutcomeSkipped || out.Detail != "list_fields:4" || len(out.Suggestions) != 3 || out.Suggestions[0] != "Use “region”" {
+	if out.Status != triage.OutcomeSkipped || out.Detail != "list_fields:4" || len(out.Suggestions) != 3 || out.Suggestions[0] != "Use “region”" {
 		t.Errorf("no synonym: %+v", out)
 	}
 	out = MapSynonym{Synonyms: failingSynonyms{}}.Run(context.Background(), env(r))
-	if out.Status != OutcomeFailed || out.Error != "inventory down" {
+	if out.Status != triage.OutcomeFailed || out.Error != "inventory down" {
 		t.Errorf("failing store: %+v", out)
 	}
 }
 
 func TestSuggestChart(t *testing.T) {
-	r := withContext(report("viz", ChartError, "INCOMPATIBLE_CHART_TYPE", "m"), map[string]any{"chart": "pie", "dimension": "date"})
+	r := withContext(report("viz", triage.ChartError, "INCOMPATIBLE_CHART_TYPE", "m"), map[string]any{"chart": "pie", "dimension": "date"})
 	out := SuggestChart{}.Run(context.Background(), env(r))
 	if out.Detail != "suggest_conversion:line" || !slices.Equal(out.Suggestions, []string{"Convert to line chart", "Convert to area chart", "Convert to bar chart"}) {
 		t.Errorf("time series: %+v", out)
 	}
-	r = withContext(report("viz", ChartError, "INCOMPATIBLE_CHART_TYPE", "m"), map[string]any{"chart": "line", "dimension": "product"})
+	r = withContext(report("viz", triage.ChartError, "INCOMPATIBLE_CHART_TYPE", "m"), map[string]any{"chart": "line", "dimension": "product"})
 	if out := (SuggestChart{}).Run(context.Background(), env(r)); out.Detail != "suggest_conversion:bar" {
 		t.Errorf("categorical: %+v", out)
 	}
 }
 
 func TestUseCache(t *testing.T) {
-	c := &MemoryCache{}
-	c.Put("q_1", CachedResult{StoredAt: now.Add(-2 * time.Hour)})
-	out := UseCache{Cache: c}.Run(context.Background(), env(report("qe", QueryError, "DB_TIMEOUT", "m")))
-	if out.Status != OutcomeDone || out.Detail != "use_cache:true" || out.Note != "I can show cached results from 2 hours ago." {
+	c := &memory.Cache{}
+	c.Put("q_1", triage.CachedResult{StoredAt: now.Add(-2 * time.Hour)})
+	out := UseCache{Cache: c}.Run(context.Background(), env(report("qe", triage.QueryError, "DB_TIMEOUT", "m")))
+	if out.Status != triage.OutcomeDone || out.Detail != "use_cache:true" || out.Note != "I can show cached results from 2 hours ago." {
 		t.Errorf("cached: %+v", out)
 	}
-	r := report("qe", QueryError, "DB_TIMEOUT", "m")
+	r := report("qe", triage.QueryError, "DB_TIMEOUT", "m")
 	r.Data.QueryID = "q_other"
-	if out := (UseCache{Cache: c}).Run(context.Background(), env(r)); out.Status != OutcomeSkipped || out.Detail != "use_cache:false" {
+	if out := (UseCache{Cache: c}).Run(context.Background(), env(r)); out.Status != triage.OutcomeSkipped || out.Detail != "use_cache:false" {
 		t.Errorf("not cached: %+v", out)
 	}
 	for d, want := range map[time.Duration]string{30 * time.Second: "moments ago", time.Minute: "1 minute ago",
@@ -88,64 +90,66 @@ func TestUseCache(t *testing.T) {
 }
 
 func TestReduceScope(t *testing.T) {
-	r := withContext(report("qe", QueryError, "DB_TIMEOUT", "m"), map[string]any{
+	r := withContext(report("qe", triage.QueryError, "DB_TIMEOUT", "m"), map[string]any{
 		"date_range": map[string]any{"start": "2015-01-01", "end": "2025-08-01"}, "row_count": 48e6})
 	out := ReduceScope{}.Run(context.Background(), env(r))
-	if out.Status != OutcomeDone || out.Detail != "reduce_scope:date_range=12m" ||
+	if out.Status != triage.OutcomeDone || out.Detail != "reduce_scope:date_range=12m" ||
 		!slices.Equal(out.Suggestions, []string{"Narrow the date range to 2024-08-02 – 2025-08-01", "Limit the result to the top 10,000 rows"}) {
 		t.Errorf("long range, many rows: %+v", out)
 	}
-	r = withContext(report("qe", QueryError, "DB_TIMEOUT", "m"), map[string]any{"row_count": 500})
-	if out := (ReduceScope{}).Run(context.Background(), env(r)); out.Status != OutcomeSkipped {
+	r = withContext(report("qe", triage.QueryError, "DB_TIMEOUT", "m"), map[string]any{"row_count": 500})
+	if out := (ReduceScope{}).Run(context.Background(), env(r)); out.Status != triage.OutcomeSkipped {
 		t.Errorf("small query: %+v", out)
 	}
 }
 
 func TestRetry(t *testing.T) {
-	s := &MemoryScheduler{}
+	s := &memory.Scheduler{}
 	a := Retry{Scheduler: s, Base: 2 * time.Second, Max: time.Minute}
 	for attempt, want := range map[int]time.Duration{1: 2 * time.Second, 2: 4 * time.Second, 3: 8 * time.Second} {
-		e := env(report("qe", QueryError, "DB_TIMEOUT", "m"))
+		e := env(report("qe", triage.QueryError, "DB_TIMEOUT", "m"))
 		e.Attempt = attempt
 		out := a.Run(context.Background(), e)
 		jobs := s.Jobs()
 		job := jobs[len(jobs)-1]
-		if out.Status != OutcomeDone || job.Attempt != attempt+1 || !job.At.Equal(now.Add(want)) {
+		if out.Status != triage.OutcomeDone || job.Attempt != attempt+1 || !job.At.Equal(now.Add(want)) {
 			t.Errorf("attempt %d: %+v, job %+v, want delay %v", attempt, out, job, want)
 		}
 	}
 	// The delay never exceeds Max, and never comes before the fault's
 	// RetryAfter.
-	e := env(report("qe", QueryError, "DB_TIMEOUT", "m"))
+	e := env(report("qe", triage.QueryError, "DB_TIMEOUT", "m"))
 	e.Attempt, e.MaxAttempts = 30, 100
 	a.Run(context.Background(), e)
 	if job := s.Jobs()[3]; !job.At.Equal(now.Add(time.Minute)) {
 		t.Errorf("capped delay: %v", job.At.Sub(now))
 	}
-	e = env(report("llm", SystemError, "", "m"))
+	e = env(report("llm", triage.SystemError, "", "m"))
 	e.Fault = fault.New(fault.RateLimited, "", fault.WithRetryAfter(90*time.Second))
 	a.Run(context.Background(), e)
 	if job := s.Jobs()[4]; !job.At.Equal(now.Add(90 * time.Second)) {
 		t.Errorf("RetryAfter floor: %v", job.At.Sub(now))
 	}
 	// Past the maximum, nothing is scheduled.
-	e = env(report("qe", QueryError, "DB_TIMEOUT", "m"))
+	e = env(report("qe", triage.QueryError, "DB_TIMEOUT", "m"))
 	e.Attempt = 4
-	if out := a.Run(context.Background(), e); out.Status != OutcomeSkipped || out.Detail != "retry:exhausted" || len(s.Jobs()) != 5 {
+	if out := a.Run(context.Background(), e); out.Status != triage.OutcomeSkipped || out.Detail != "retry:exhausted" || len(s.Jobs()) != 5 {
 		t.Errorf("exhausted: %+v", out)
 	}
-	out := Retry{Scheduler: failingScheduler{}}.Run(context.Background(), env(report("qe", QueryError, "DB_TIMEOUT", "m")))
-	if out.Status != OutcomeFailed || out.Detail != "retry:failed" {
+	out := Retry{Scheduler: failingScheduler{}}.Run(context.Background(), env(report("qe", triage.QueryError, "DB_TIMEOUT", "m")))
+	if out.Status != triage.OutcomeFailed || out.Detail != "retry:failed" {
 		t.Errorf("failing scheduler: %+v", out)
 	}
 }
 
 type failingScheduler struct{}
 
-func (failingScheduler) Schedule(context.Context, RetryJob) error { return errors.New("queue full") }
+func (failingScheduler) Schedule(context.Context, triage.RetryJob) error {
+	return errors.New("queue full")
+}
 
 func TestEscalateWebhook(t *testing.T) {
-	var got Escalation
+	var got triage.Escalation
 	var key, ctype string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key, ctype = r.Header.Get("Idempotency-Key"), r.Header.Get("Content-Type")
@@ -156,14 +160,14 @@ func TestEscalateWebhook(t *testing.T) {
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	defer srv.Close()
-	e := env(report("any", SystemError, "SERVICE_DOWN", "m"))
+	e := env(report("any", triage.SystemError, "SERVICE_DOWN", "m"))
 	e.Attempt = 2
 	out := EscalateAction{Notifier: WebhookNotifier{URL: srv.URL}}.Run(context.Background(), e)
-	if out.Status != OutcomeDone || out.Detail != "escalate:ops" {
+	if out.Status != triage.OutcomeDone || out.Detail != "escalate:ops" {
 		t.Fatalf("escalate: %+v", out)
 	}
 	if got.ErrorID != "err_1" || got.QueryID != "q_1" || got.AgentID != "any" || got.ErrorCode != "SERVICE_DOWN" ||
-		got.Severity != SeverityHigh || got.Attempt != 2 || got.Fault != fault.ServiceUnavailable {
+		got.Severity != triage.SeverityHigh || got.Attempt != 2 || got.Fault != fault.ServiceUnavailable {
 		t.Errorf("escalation posted: %+v", got)
 	}
 	if key != "err_1:2" || ctype != "application/json" {
@@ -177,21 +181,21 @@ func TestEscalateWebhookFailures(t *testing.T) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 	}))
 	defer srv.Close()
-	e := env(report("any", SystemError, "SERVICE_DOWN", "m"))
+	e := env(report("any", triage.SystemError, "SERVICE_DOWN", "m"))
 	out := EscalateAction{Notifier: WebhookNotifier{URL: srv.URL + "/hooks/T000/SECRETTOKEN"}}.Run(context.Background(), e)
-	if out.Status != OutcomeFailed || !strings.Contains(out.Error, "503") {
+	if out.Status != triage.OutcomeFailed || !strings.Contains(out.Error, "503") {
 		t.Errorf("a 503: %+v", out)
 	}
 	srv.Close()
 	out = EscalateAction{Notifier: WebhookNotifier{URL: srv.URL + "/hooks/T000/SECRETTOKEN"}}.Run(context.Background(), e)
-	if out.Status != OutcomeFailed || strings.Contains(out.Error, "SECRETTOKEN") || strings.Contains(out.Error, "hooks") {
+	if out.Status != triage.OutcomeFailed || strings.Contains(out.Error, "SECRETTOKEN") || strings.Contains(out.Error, "hooks") {
 		t.Errorf("an unreachable webhook: %+v (the URL must not be in the error)", out)
 	}
 	out = EscalateAction{Notifier: WebhookNotifier{URL: "http://a b/SECRETTOKEN"}}.Run(context.Background(), e)
-	if out.Status != OutcomeFailed || strings.Contains(out.Error, "SECRETTOKEN") {
+	if out.Status != triage.OutcomeFailed || strings.Contains(out.Error, "SECRETTOKEN") {
 		t.Errorf("a malformed URL: %+v", out)
 	}
-	if out := (EscalateAction{}).Run(context.Background(), e); out.Status != OutcomeSkipped || out.Detail != "escalate:no_notifier" {
+	if out := (EscalateAction{}).Run(context.Background(), e); out.Status != triage.OutcomeSkipped || out.Detail != "escalate:no_notifier" {
 		t.Errorf("no notifier: %+v", out)
 	}
 }

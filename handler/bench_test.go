@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/triage-go/triage"
+	"github.com/triage-go/triage/memory"
 )
 
 // BenchmarkHandle measures one report through the whole pipeline, from
@@ -23,13 +26,13 @@ func BenchmarkHandle(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Run(name, func(b *testing.B) {
-			syn := &MemorySynonyms{}
-			syn.Set("sales", SchemaInfo{Fields: []string{"order_id", "sku_id", "region"}, Synonyms: map[string]string{"product_id": "sku_id"}})
+			syn := &memory.Synonyms{}
+			syn.Set("sales", triage.SchemaInfo{Fields: []string{"order_id", "sku_id", "region"}, Synonyms: map[string]string{"product_id": "sku_id"}})
 			// Stores that do not grow with b.N, so that the figure is the
 			// pipeline's and not the garbage collector's work on a test
 			// store's history.
 			h := newHandler(b, Config{Synonyms: syn, Cache: anyCache{}, Notifier: discard{}, Scheduler: discard{},
-				Attempts: &MemoryAttempts{Max: 1000}, Deliveries: &MemoryDeliveries{Max: 1000}})
+				State: &memory.State{Attempts: memory.Attempts{Max: 1000}, Deliveries: memory.Deliveries{Max: 1000}}})
 			// The query id is the only part that changes: "q_" and a number.
 			i := bytes.Index(raw, []byte(`"query_id": "q_`)) + len(`"query_id": "q_`)
 			j := i + bytes.IndexByte(raw[i:], '"')
@@ -74,12 +77,12 @@ func BenchmarkHandle(b *testing.B) {
 // anyCache has a result for every query, an hour old.
 type anyCache struct{}
 
-func (anyCache) Get(context.Context, string) (CachedResult, bool, error) {
-	return CachedResult{StoredAt: now.Add(-time.Hour), Summary: "sales by month"}, true, nil
+func (anyCache) Get(context.Context, string) (triage.CachedResult, bool, error) {
+	return triage.CachedResult{StoredAt: now.Add(-time.Hour), Summary: "sales by month"}, true, nil
 }
 
 // discard takes escalations and retries and keeps nothing.
 type discard struct{}
 
-func (discard) Notify(context.Context, Escalation) error { return nil }
-func (discard) Schedule(context.Context, RetryJob) error { return nil }
+func (discard) Notify(context.Context, triage.Escalation) error { return nil }
+func (discard) Schedule(context.Context, triage.RetryJob) error { return nil }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/graph"
 	"github.com/triage-go/triage/handler"
@@ -91,7 +92,7 @@ func ExampleFromNodeError() {
 	}
 	fmt.Println(fb.ErrorType, fb.NextAction, fb.Fault.Code, fb.Fault.RetryAfter, fb.ContextRef)
 	fmt.Println(fb.UserMessage)
-	if fb.NextAction == handler.Resume {
+	if fb.NextAction == triage.Resume {
 		out, err := pipeline.Resume(ctx, fb.ContextRef)
 		fmt.Println(out.Rows, err)
 	}

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -17,8 +15,10 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/graph"
+	"github.com/triage-go/triage/memory"
 )
 
 // Config configures a Handler. Every zero field means the documented
@@ -33,21 +33,22 @@ type Config struct {
 	// returning "" turns it off.
 	Model Predictor
 
-	// The stores. Each defaults to its in-memory implementation, which
-	// lives as long as the Handler.
-	Attempts   Attempts
-	History    History
-	Deliveries Deliveries
-	Synonyms   Synonyms
-	Cache      Cache
+	// State keeps the attempts, the recent failures and the deliveries
+	// (with the feedback given to each). Defaults to a memory.State, which
+	// lives as long as the Handler; the service gives each tenant's store.
+	State triage.State
+	// Synonyms is the schema inventory map_synonym looks in, and Cache the
+	// last good results use_cache offers. Default to empty in-memory ones.
+	Synonyms triage.Synonyms
+	Cache    triage.Cache
 
 	// Scheduler receives the retries the retry action schedules. Defaults
 	// to a MemoryScheduler.
-	Scheduler Scheduler
+	Scheduler triage.Scheduler
 	// Notifier receives escalations. Defaults to nil: the escalate action
 	// is recorded as skipped ("escalate:no_notifier") and the next action
 	// is still escalate.
-	Notifier Notifier
+	Notifier triage.Notifier
 
 	// Actions adds actions to the built-in ones (clarify, map_synonym,
 	// suggest_chart, use_cache, reduce_scope, retry, escalate), or
@@ -91,7 +92,6 @@ type Handler struct {
 	policy  *Policy
 	actions map[string]Action
 	run     *graph.Runnable[state]
-	starter Starter // the stores as one, when they are (see Starter)
 	metrics *metrics
 	tracer  trace.Tracer
 }
@@ -122,26 +122,17 @@ func New(cfg Config) (*Handler, error) {
 	if h.cfg.Model == nil {
 		h.cfg.Model = DefaultModel()
 	}
-	if h.cfg.Attempts == nil {
-		h.cfg.Attempts = &MemoryAttempts{}
-	}
-	if h.cfg.History == nil {
-		h.cfg.History = &MemoryHistory{}
-	}
-	if h.cfg.Deliveries == nil {
-		h.cfg.Deliveries = &MemoryDeliveries{}
+	if h.cfg.State == nil {
+		h.cfg.State = &memory.State{}
 	}
 	if h.cfg.Synonyms == nil {
-		h.cfg.Synonyms = &MemorySynonyms{}
+		h.cfg.Synonyms = &memory.Synonyms{}
 	}
 	if h.cfg.Cache == nil {
-		h.cfg.Cache = &MemoryCache{}
+		h.cfg.Cache = &memory.Cache{}
 	}
 	if h.cfg.Scheduler == nil {
-		h.cfg.Scheduler = &MemoryScheduler{}
-	}
-	if st, ok := h.cfg.Deliveries.(Starter); ok && same(st, h.cfg.Attempts) && same(st, h.cfg.History) {
-		h.starter = st
+		h.cfg.Scheduler = &memory.Scheduler{}
 	}
 	if h.cfg.ActionTimeout <= 0 {
 		h.cfg.ActionTimeout = 10 * time.Second
@@ -234,20 +225,20 @@ func (h *Handler) MaxAttempts() int { return h.policy.MaxAttempts() }
 // Handle decodes, validates and handles one report (seed 004's standard
 // input, as JSON). An invalid report is refused with an INVALID_REQUEST
 // *fault.Error listing every problem, and nothing is recorded for it.
-func (h *Handler) Handle(ctx context.Context, raw []byte) (*Feedback, error) {
+func (h *Handler) Handle(ctx context.Context, raw []byte) (*triage.Feedback, error) {
 	return h.handle(ctx, state{raw: raw})
 }
 
 // HandleReport validates and handles a report built in code (see
 // Report.Validate). The report is not changed.
-func (h *Handler) HandleReport(ctx context.Context, r *Report) (*Feedback, error) {
+func (h *Handler) HandleReport(ctx context.Context, r *triage.Report) (*triage.Feedback, error) {
 	return h.handle(ctx, state{report: r})
 }
 
 // handle runs the pipeline. Its errors are *fault.Error: INVALID_REQUEST
 // for an invalid report, SESSION_BUSY for a duplicate whose first delivery
 // is still being handled, and what a store's failure amounts to.
-func (h *Handler) handle(ctx context.Context, s state) (*Feedback, error) {
+func (h *Handler) handle(ctx context.Context, s state) (*triage.Feedback, error) {
 	s.started = h.cfg.Now()
 	ctx, span := h.tracer.Start(ctx, "triage.handler.handle", trace.WithSpanKind(trace.SpanKindInternal))
 	defer span.End()
@@ -262,7 +253,7 @@ func (h *Handler) handle(ctx context.Context, s state) (*Feedback, error) {
 	span.SetStatus(codes.Error, string(f.Code))
 	if out.claimed {
 		// The report was not handled: its next delivery is not a duplicate.
-		if rerr := h.cfg.Deliveries.Release(context.WithoutCancel(ctx), out.key); rerr != nil {
+		if rerr := h.cfg.State.Release(context.WithoutCancel(ctx), out.key); rerr != nil {
 			h.log(ctx, slog.LevelError, "releasing a delivery claim failed", slog.String("error_id", out.errorID), slog.Any("error", fault.From(rerr)))
 		}
 	}
@@ -330,7 +321,7 @@ func storeFailure(store string, err error) error {
 // attemptKey counts attempts per query and error code: the agent's code,
 // else the fault's. Both are identifiers, which never hold '/', so the key
 // is unambiguous; it is plain text, as every database stores it.
-func attemptKey(r *Report, f *fault.Error) string {
+func attemptKey(r *triage.Report, f *fault.Error) string {
 	code := strings.ToUpper(r.Data.ErrorCode)
 	if code == "" {
 		code = string(f.Code)
@@ -340,51 +331,37 @@ func attemptKey(r *Report, f *fault.Error) string {
 
 func (h *Handler) ingress(_ context.Context, s state) (state, error) {
 	if s.raw != nil {
-		s.report, s.fields = decodeReport(s.raw)
+		s.report, s.invalid = triage.DecodeReport(s.raw)
 		s.raw = nil
 	}
 	return s, nil
 }
 
 func (h *Handler) validate(_ context.Context, s state) (state, error) {
-	fields := s.fields
-	if s.report != nil {
-		fields = append(fields, s.report.check(fields)...)
-	} else if len(fields) == 0 {
-		fields = []fault.FieldError{{Field: "(root)", Message: "is required"}}
+	err := s.invalid
+	if err == nil {
+		err = s.report.Validate() // a report given as such; nil is invalid too
 	}
-	if len(fields) > 0 {
-		h.metrics.invalid.Inc()
-		return s, invalidReport(fields)
-	}
-	s.fingerprint = Fingerprint(s.report)
-	s.errorID = ErrorID(s.fingerprint)
-	s.key = deliveryKey(s.fingerprint, s.report.Timestamp)
-	return s, nil
-}
-
-func (h *Handler) dedupe(ctx context.Context, s state) (state, error) {
-	if h.starter != nil {
-		return h.start(ctx, s)
-	}
-	prior, first, err := h.cfg.Deliveries.Claim(ctx, s.key)
 	if err != nil {
-		return s, storeFailure("deliveries", err)
+		h.metrics.invalid.Inc()
+		return s, err
 	}
-	s.claimed, s.duplicate, s.prior = first, !first, prior
+	s.fingerprint = triage.Fingerprint(s.report)
+	s.errorID = triage.ErrorID(s.fingerprint)
+	s.key = s.fingerprint + "@" + s.report.Timestamp.UTC().Format(time.RFC3339Nano) // triage.DeliveryKey
 	return s, nil
 }
 
-// start claims the delivery, and counts the attempt and records the
-// failure of a first one, in one write of the store (see Starter); analyze
-// then uses the counts.
-func (h *Handler) start(ctx context.Context, s state) (state, error) {
+// dedupe claims the delivery, and counts the attempt and records the
+// failure of a first one, in one write of the state (see triage.State);
+// analyze then uses the counts.
+func (h *Handler) dedupe(ctx context.Context, s state) (state, error) {
 	code := strings.ToUpper(s.report.Data.ErrorCode)
 	if code == "" {
 		s.fault = reportFault(s.report) // classify keeps it
 		code = string(s.fault.Code)
 	}
-	res, err := h.starter.Start(ctx, StartRequest{
+	res, err := h.cfg.State.Start(ctx, triage.StartRequest{
 		Key:        s.key,
 		AttemptKey: attemptKey(s.report, s.fault),
 		Agent:      s.report.AgentID,
@@ -396,19 +373,8 @@ func (h *Handler) start(ctx context.Context, s state) (state, error) {
 		return s, storeFailure("deliveries", err)
 	}
 	s.claimed, s.duplicate, s.prior = res.First, !res.First, res.Prior
-	if res.First {
-		s.counted, s.attempt, s.recent = true, res.Attempt, res.Recent
-	}
+	s.attempt, s.recent = res.Attempt, res.Recent
 	return s, nil
-}
-
-// same reports whether a and b are the same store: equal and of one
-// comparable type (an interface comparison that cannot panic).
-func same(a, b any) bool {
-	if a == nil || b == nil || reflect.TypeOf(a) != reflect.TypeOf(b) || !reflect.ValueOf(a).Comparable() {
-		return false
-	}
-	return a == b
 }
 
 func (h *Handler) replay(_ context.Context, s state) (state, error) {
@@ -431,46 +397,9 @@ func (h *Handler) classify(_ context.Context, s state) (state, error) {
 }
 
 func (h *Handler) analyze(ctx context.Context, s state) (state, error) {
-	code := strings.ToUpper(s.report.Data.ErrorCode)
-	if code == "" {
-		code = string(s.fault.Code)
-	}
-	// A database's two writes go together, so that they share a commit;
-	// the in-memory stores' are too quick to be worth a goroutine.
-	_, memAttempts := h.cfg.Attempts.(*MemoryAttempts)
-	_, memHistory := h.cfg.History.(*MemoryHistory)
-	var (
-		n, recent    int
-		err, histErr error
-	)
-	if s.counted {
-		n, recent = s.attempt, s.recent
-	} else if memAttempts || memHistory {
-		recent, histErr = h.cfg.History.Record(ctx, s.report.AgentID, code, s.report.Timestamp, persistentWindow)
-		n, err = h.cfg.Attempts.Next(ctx, attemptKey(s.report, s.fault))
-	} else {
-		n, recent, err, histErr = h.nextAndRecord(ctx, s.report, s.fault, code)
-	}
-	if err != nil {
-		return s, storeFailure("attempts", err)
-	}
-	if histErr != nil {
-		return s, storeFailure("history", histErr)
-	}
-	s.attempt = n
-	s.cause, err = analyze(ctx, analysis{report: s.report, class: s.class, fault: s.fault, synonyms: h.cfg.Synonyms, recent: recent})
+	var err error
+	s.cause, err = analyze(ctx, analysis{report: s.report, class: s.class, fault: s.fault, synonyms: h.cfg.Synonyms, recent: s.recent})
 	return s, err
-}
-
-// nextAndRecord counts the attempt and records the failure at once.
-func (h *Handler) nextAndRecord(ctx context.Context, r *Report, f *fault.Error, code string) (n, recent int, err, histErr error) {
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		recent, histErr = h.cfg.History.Record(ctx, r.AgentID, code, r.Timestamp, persistentWindow)
-	})
-	n, err = h.cfg.Attempts.Next(ctx, attemptKey(r, f))
-	wg.Wait()
-	return n, recent, err, histErr
 }
 
 func (h *Handler) decide(_ context.Context, s state) (state, error) {
@@ -487,7 +416,7 @@ func (h *Handler) decide(_ context.Context, s state) (state, error) {
 func (h *Handler) act(ctx context.Context, s state) (state, error) {
 	env := &ActionEnv{ErrorID: s.errorID, Report: s.report, Class: s.class, Cause: s.cause, Fault: s.fault,
 		Attempt: s.attempt, MaxAttempts: h.policy.MaxAttempts(), Decision: s.decision, Now: h.cfg.Now()}
-	s.outcomes = make([]Outcome, 0, len(s.decision.Actions))
+	s.outcomes = make([]triage.Outcome, 0, len(s.decision.Actions))
 	if len(s.decision.Actions) == 0 {
 		return s, nil
 	}
@@ -496,7 +425,7 @@ func (h *Handler) act(ctx context.Context, s state) (state, error) {
 	for _, name := range s.decision.Actions {
 		out := h.runAction(ctx, h.actions[name], env)
 		h.metrics.actions.WithLabelValues(name, out.Status).Inc()
-		if out.Status == OutcomeFailed {
+		if out.Status == triage.OutcomeFailed {
 			h.log(ctx, slog.LevelWarn, "recovery action failed", slog.String("error_id", s.errorID),
 				slog.String("action", name), slog.String("error", out.Error))
 		}
@@ -505,11 +434,11 @@ func (h *Handler) act(ctx context.Context, s state) (state, error) {
 	return s, nil
 }
 
-func (h *Handler) runAction(ctx context.Context, a Action, env *ActionEnv) (out Outcome) {
+func (h *Handler) runAction(ctx context.Context, a Action, env *ActionEnv) (out triage.Outcome) {
 	name := a.Name()
 	defer func() {
 		if v := recover(); v != nil {
-			out = Outcome{Action: name, Status: OutcomeFailed, Detail: name + ":failed", Error: fmt.Sprintf("panic: %v", v)}
+			out = triage.Outcome{Action: name, Status: triage.OutcomeFailed, Detail: name + ":failed", Error: fmt.Sprintf("panic: %v", v)}
 		}
 	}()
 	span := trace.SpanFromContext(ctx)
@@ -522,7 +451,7 @@ func (h *Handler) runAction(ctx context.Context, a Action, env *ActionEnv) (out 
 		out.Action = name
 	}
 	if out.Status == "" {
-		out.Status = OutcomeDone
+		out.Status = triage.OutcomeDone
 	}
 	if out.Detail == "" {
 		out.Detail = name + ":" + out.Status
@@ -531,7 +460,7 @@ func (h *Handler) runAction(ctx context.Context, a Action, env *ActionEnv) (out 
 		out.Error = fault.Redact(out.Error)
 	}
 	span.SetAttributes(attribute.String("triage.action.status", out.Status))
-	if out.Status == OutcomeFailed {
+	if out.Status == triage.OutcomeFailed {
 		span.SetStatus(codes.Error, out.Error)
 	}
 	return out
@@ -587,17 +516,17 @@ func isOneLine(text string) bool {
 
 // fallbackMessage is the message for a type when the policy's rule gave
 // none.
-func fallbackMessage(t ErrorType) string {
+func fallbackMessage(t triage.ErrorType) string {
 	switch t {
-	case InputError:
+	case triage.InputError:
 		return "I need a little more detail to answer that."
-	case SchemaError:
+	case triage.SchemaError:
 		return "A field this question needs isn't available."
-	case QueryError:
+	case triage.QueryError:
 		return "The query for this question failed."
-	case ChartError:
+	case triage.ChartError:
 		return "That chart doesn't fit this data."
-	case ValidationError:
+	case triage.ValidationError:
 		return "One of the values in this request isn't valid."
 	}
 	return "Something went wrong on our side; the team has the details."
@@ -609,7 +538,7 @@ func (h *Handler) format(ctx context.Context, s state, branches []state) (state,
 	said, acted := branches[0], branches[1]
 	s.outcomes, s.userMessage, s.suggestions = acted.outcomes, said.userMessage, said.suggestions
 	r := s.report
-	fb := &Feedback{
+	fb := &triage.Feedback{
 		ErrorID:          s.errorID,
 		ErrorType:        s.class.Type,
 		ErrorSource:      r.AgentID,
@@ -623,7 +552,7 @@ func (h *Handler) format(ctx context.Context, s state, branches []state) (state,
 		Context:          r.Data.Context,
 		ContextRef:       contextRef(r.Data.Context),
 		AutomatedActions: make([]string, 0, len(s.outcomes)),
-		Fault: FaultInfo{Code: s.fault.Code, HTTPStatus: s.fault.HTTPStatus(), Retryable: s.fault.Retryable,
+		Fault: triage.FaultInfo{Code: s.fault.Code, HTTPStatus: s.fault.HTTPStatus(), Retryable: s.fault.Retryable,
 			RetryAfter: retryAfterSeconds(s.fault.RetryAfter)},
 	}
 	fb.ContextPreserved = len(fb.Context) > 0 || fb.ContextRef != ""
@@ -632,10 +561,10 @@ func (h *Handler) format(ctx context.Context, s state, branches []state) (state,
 	done := 0
 	for _, o := range s.outcomes {
 		fb.AutomatedActions = append(fb.AutomatedActions, o.Detail)
-		if o.Status == OutcomeFailed {
+		if o.Status == triage.OutcomeFailed {
 			continue
 		}
-		if o.Status == OutcomeDone {
+		if o.Status == triage.OutcomeDone {
 			done++
 		}
 		// Actions' texts come from stores and reports: redacted like the
@@ -651,14 +580,14 @@ func (h *Handler) format(ctx context.Context, s state, branches []state) (state,
 	}
 	// Resuming needs something to resume with: when every action the
 	// decision counted on came to nothing, ask the user instead.
-	if fb.NextAction == Resume && len(s.outcomes) > 0 && done == 0 {
-		fb.NextAction = AwaitUser
+	if fb.NextAction == triage.Resume && len(s.outcomes) > 0 && done == 0 {
+		fb.NextAction = triage.AwaitUser
 		msg = append(msg, "I couldn't fix this automatically; how would you like to go on?")
 	}
 	fb.UserMessage = boundText(strings.Join(msg, " "), maxUserMessage)
 	fb.RecoverySuggestions = refine(suggestions, len(s.suggestions))
 	fb.Outcomes = s.outcomes
-	if err := h.cfg.Deliveries.Complete(ctx, s.key, fb); err != nil {
+	if err := h.cfg.State.Complete(ctx, s.key, fb); err != nil {
 		return s, storeFailure("deliveries", err)
 	}
 	s.feedback = fb
@@ -766,36 +695,34 @@ func (h *Handler) telemetry(ctx context.Context, s state) (state, error) {
 // outcomes), SessionContext (the report's context, in the feedback) and
 // TelemetryContext (the start time).
 type state struct {
-	raw    []byte
-	fields []fault.FieldError
-	report *Report
+	raw     []byte
+	report  *triage.Report
+	invalid error // why the raw report does not decode or validate
 
 	fingerprint, errorID, key string
 	claimed, duplicate        bool
-	prior                     *Feedback
+	prior                     *triage.Feedback
 
 	fault   *fault.Error
-	class   Classification
-	cause   RootCause
+	class   triage.Classification
+	cause   triage.RootCause
 	attempt int
-	// recent and counted: the failures of the agent and code in the
-	// window, and whether start counted them and the attempt already.
+	// recent counts the failures of the agent and code in the window
+	// (dedupe's Start counted them with the attempt).
 	recent   int
-	counted  bool
 	decision Decision
 
-	outcomes    []Outcome
+	outcomes    []triage.Outcome
 	userMessage string
 	suggestions []string
 
-	feedback *Feedback
+	feedback *triage.Feedback
 	started  time.Time
 }
 
 // Clone copies the state for the fan-out's branches: each branch sets its
 // own slices; the report and the fault are read-only after classify.
 func (s state) Clone() state {
-	s.fields = slices.Clone(s.fields)
 	s.outcomes = slices.Clone(s.outcomes)
 	s.suggestions = slices.Clone(s.suggestions)
 	return s

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -18,8 +19,20 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/memory"
 )
+
+// validReport is seed 004's database timeout, as the root package's
+// tests have it.
+var validReport = func() string {
+	b, err := os.ReadFile("../testdata/report.json")
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
 
 func newHandler(t testing.TB, cfg Config) *Handler {
 	t.Helper()
@@ -40,15 +53,15 @@ func timeoutReport(minute int) []byte {
 }
 
 func TestHandleDBTimeout(t *testing.T) {
-	sched, cache := &MemoryScheduler{}, &MemoryCache{}
-	cache.Put("q_456", CachedResult{StoredAt: now.Add(-2 * time.Hour)})
+	sched, cache := &memory.Scheduler{}, &memory.Cache{}
+	cache.Put("q_456", triage.CachedResult{StoredAt: now.Add(-2 * time.Hour)})
 	h := newHandler(t, Config{Scheduler: sched, Cache: cache})
 	fb, err := h.Handle(context.Background(), []byte(validReport))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fb.ErrorType != QueryError || fb.ErrorSource != "query_engine" || fb.NextAction != Resume || fb.Severity != SeverityMedium ||
-		fb.QueryID != "q_456" || fb.Attempt != 1 || fb.RootCause.Cause != CauseScope || fb.Confidence != 0.99 {
+	if fb.ErrorType != triage.QueryError || fb.ErrorSource != "query_engine" || fb.NextAction != triage.Resume || fb.Severity != triage.SeverityMedium ||
+		fb.QueryID != "q_456" || fb.Attempt != 1 || fb.RootCause.Cause != triage.CauseScope || fb.Confidence != 0.99 {
 		t.Errorf("feedback: %+v", fb)
 	}
 	if !slices.Equal(fb.AutomatedActions, []string{"retry:2", "use_cache:true", "reduce_scope:date_range=12m"}) {
@@ -69,8 +82,8 @@ func TestHandleDBTimeout(t *testing.T) {
 }
 
 func TestHandleDuplicates(t *testing.T) {
-	sched := &MemoryScheduler{}
-	notes := &MemoryNotifier{}
+	sched := &memory.Scheduler{}
+	notes := &memory.Notifier{}
 	h := newHandler(t, Config{Scheduler: sched, Notifier: notes})
 	first, err := h.Handle(context.Background(), []byte(validReport))
 	if err != nil {
@@ -102,7 +115,7 @@ func TestHandleDuplicates(t *testing.T) {
 }
 
 func TestHandleConcurrentDuplicates(t *testing.T) {
-	sched := &MemoryScheduler{}
+	sched := &memory.Scheduler{}
 	h := newHandler(t, Config{Scheduler: sched})
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -131,19 +144,19 @@ func TestHandleConcurrentDuplicates(t *testing.T) {
 }
 
 func TestHandleEscalatesAfterMaxAttempts(t *testing.T) {
-	notes := &MemoryNotifier{}
+	notes := &memory.Notifier{}
 	h := newHandler(t, Config{Notifier: notes})
-	var fb *Feedback
+	var fb *triage.Feedback
 	for i := range h.MaxAttempts() + 1 {
 		var err error
 		if fb, err = h.Handle(context.Background(), timeoutReport(i)); err != nil {
 			t.Fatal(err)
 		}
-		if i < h.MaxAttempts() && fb.NextAction != Resume {
+		if i < h.MaxAttempts() && fb.NextAction != triage.Resume {
 			t.Fatalf("attempt %d: next_action %s", i+1, fb.NextAction)
 		}
 	}
-	if fb.Attempt != 4 || fb.NextAction != Escalate || fb.Severity != SeverityHigh || !slices.Equal(fb.AutomatedActions, []string{"escalate:ops"}) {
+	if fb.Attempt != 4 || fb.NextAction != triage.Escalate || fb.Severity != triage.SeverityHigh || !slices.Equal(fb.AutomatedActions, []string{"escalate:ops"}) {
 		t.Errorf("fourth attempt: %+v", fb)
 	}
 	if es := notes.Escalations(); len(es) != 1 || es[0].Attempt != 4 || es[0].QueryID != "q_456" {
@@ -157,26 +170,27 @@ func TestHandleEscalatesAfterMaxAttempts(t *testing.T) {
 }
 
 func TestHandleInvalidRecordsNothing(t *testing.T) {
-	attempts := &MemoryAttempts{}
+	st := &memory.State{}
 	reg := prometheus.NewRegistry()
-	h := newHandler(t, Config{Attempts: attempts, Registerer: reg})
+	h := newHandler(t, Config{State: st, Registerer: reg})
 	bad := strings.Replace(validReport, `"query_error"`, `"db_error"`, 1)
 	fb, err := h.Handle(context.Background(), []byte(bad))
 	if fb != nil {
 		t.Errorf("feedback for an invalid report: %+v", fb)
 	}
-	got := fieldsOf(t, err)
-	if len(got) != 1 || !strings.HasPrefix(got[0], "data.error_type: unknown type") {
-		t.Errorf("field errors %q", got)
+	f, ok := fault.As(err)
+	if !ok || f.Code != fault.InvalidRequest || len(f.FieldErrors) != 1 || f.FieldErrors[0].Field != "data.error_type" ||
+		!strings.HasPrefix(f.FieldErrors[0].Message, "unknown type") {
+		t.Errorf("an invalid report: %v", err)
 	}
-	if n, _ := attempts.Next(context.Background(), "q_456\x00DB_TIMEOUT"); n != 1 {
+	if n, _ := st.Next(context.Background(), "q_456/DB_TIMEOUT"); n != 1 {
 		t.Errorf("an invalid report counted as an attempt")
 	}
 	if v := testutil.ToFloat64(h.metrics.invalid); v != 1 {
 		t.Errorf("invalid counter %v", v)
 	}
 	// HandleReport validates too.
-	r := &Report{AgentID: "a", Status: "error", Data: Data{Message: "m"}}
+	r := &triage.Report{AgentID: "a", Status: "error", Data: triage.Data{Message: "m"}}
 	if _, err := h.HandleReport(context.Background(), r); fault.CodeOf(err) != fault.InvalidRequest {
 		t.Errorf("HandleReport of an invalid report: %v", err)
 	}
@@ -189,11 +203,11 @@ type failingAction struct {
 }
 
 func (a failingAction) Name() string { return a.name }
-func (a failingAction) Run(context.Context, *ActionEnv) Outcome {
+func (a failingAction) Run(context.Context, *ActionEnv) triage.Outcome {
 	if a.panic {
 		panic("boom")
 	}
-	return Outcome{Action: a.name, Status: OutcomeFailed, Detail: a.name + ":failed", Error: "cache unreachable at redis://:hunter2@10.0.0.5"}
+	return triage.Outcome{Action: a.name, Status: triage.OutcomeFailed, Detail: a.name + ":failed", Error: "cache unreachable at redis://:hunter2@10.0.0.5"}
 }
 
 func TestHandleFailingActions(t *testing.T) {
@@ -210,7 +224,7 @@ func TestHandleFailingActions(t *testing.T) {
 		t.Errorf("automated_actions %q", fb.AutomatedActions)
 	}
 	// Nothing was done, so the pipeline cannot resume on its own.
-	if fb.NextAction != AwaitUser || !strings.Contains(fb.UserMessage, "couldn't fix this automatically") {
+	if fb.NextAction != triage.AwaitUser || !strings.Contains(fb.UserMessage, "couldn't fix this automatically") {
 		t.Errorf("next_action %s, message %q", fb.NextAction, fb.UserMessage)
 	}
 	if strings.Contains(fb.UserMessage, "redis") || strings.Contains(logs.String(), "hunter2") {
@@ -221,32 +235,32 @@ func TestHandleFailingActions(t *testing.T) {
 	}
 }
 
-// brokenStore fails every call.
-type brokenStore struct{}
+// failingComplete is a state whose Complete fails.
+type failingComplete struct{ *memory.State }
 
-func (brokenStore) Next(context.Context, string) (int, error) {
-	return 0, errors.New("attempts store down")
+func (failingComplete) Complete(context.Context, string, *triage.Feedback) error {
+	return errors.New("deliveries store down")
 }
 
 func TestHandleStoreFailure(t *testing.T) {
-	deliveries := &MemoryDeliveries{}
-	h := newHandler(t, Config{Attempts: brokenStore{}, Deliveries: deliveries})
+	st := failingComplete{&memory.State{}}
+	h := newHandler(t, Config{State: st})
 	_, err := h.Handle(context.Background(), []byte(validReport))
 	if err == nil {
-		t.Fatal("a failing attempts store was ignored")
+		t.Fatal("a failing deliveries store was ignored")
 	}
 	if _, ok := errors.AsType[*fault.Error](err); !ok {
 		t.Errorf("error %T is not a fault", err)
 	}
 	// The claim was released: the next delivery is handled, not taken for
 	// a duplicate.
-	if _, first, _ := deliveries.Claim(context.Background(), deliveryKey(Fingerprint(mustDecode(t, validReport)), now)); !first {
+	if _, first, _ := st.Claim(context.Background(), triage.DeliveryKey(mustDecode(t, validReport))); !first {
 		t.Error("the failed report's claim was kept")
 	}
 }
 
-func mustDecode(t *testing.T, raw string) *Report {
-	r, err := DecodeReport([]byte(raw))
+func mustDecode(t *testing.T, raw string) *triage.Report {
+	r, err := triage.DecodeReport([]byte(raw))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,15 +396,18 @@ rules:
 	}
 }
 
-// brokenAttempts fails as a database that went away does.
-type brokenAttempts struct{ calls int }
+// brokenStart fails its first Start as a database that went away does.
+type brokenStart struct {
+	*memory.State
+	calls int
+}
 
-func (b *brokenAttempts) Next(context.Context, string) (int, error) {
+func (b *brokenStart) Start(ctx context.Context, req triage.StartRequest) (triage.StartResult, error) {
 	b.calls++
 	if b.calls == 1 {
-		return 0, errors.New("dial tcp 10.0.0.5:5432: connect: connection refused (pg)")
+		return triage.StartResult{}, errors.New("dial tcp 10.0.0.5:5432: connect: connection refused (pg)")
 	}
-	return 1, nil
+	return b.State.Start(ctx, req)
 }
 
 // TestStoreFailure: a store that fails makes the report SERVICE_UNAVAILABLE
@@ -398,7 +415,7 @@ func (b *brokenAttempts) Next(context.Context, string) (int, error) {
 // and releases the delivery, so that the retry is handled, not refused as
 // in flight.
 func TestStoreFailure(t *testing.T) {
-	h := newHandler(t, Config{Attempts: &brokenAttempts{}})
+	h := newHandler(t, Config{State: &brokenStart{State: &memory.State{}}})
 	_, err := h.Handle(context.Background(), []byte(validReport))
 	f, ok := fault.As(err)
 	if !ok {

@@ -1,13 +1,16 @@
 package handler
 
-import "github.com/triage-go/triage/fault"
+import (
+	"github.com/triage-go/triage"
+	"github.com/triage-go/triage/fault"
+)
 
 // PolicyInput is what a recovery policy's conditions and message templates
 // see about one report.
 type PolicyInput struct {
-	Report         *Report
-	Classification Classification
-	Cause          RootCause
+	Report         *triage.Report
+	Classification triage.Classification
+	Cause          triage.RootCause
 	// Attempt counts the reports for this query and error code, this one
 	// included (1 for the first).
 	Attempt int

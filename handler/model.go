@@ -1,6 +1,9 @@
 package handler
 
-import "github.com/triage-go/triage/internal/textclass"
+import (
+	"github.com/triage-go/triage"
+	"github.com/triage-go/triage/internal/textclass"
+)
 
 // DefaultModel is the small text classifier Triage ships: multinomial
 // naive Bayes over word unigrams and bigrams, trained on a labelled corpus
@@ -9,8 +12,8 @@ import "github.com/triage-go/triage/internal/textclass"
 // does that, so no report pays for it.
 func DefaultModel() Predictor {
 	m := textclass.Default()
-	return func(text string) (ErrorType, float64) {
+	return func(text string) (triage.ErrorType, float64) {
 		label, p := m.Predict(text)
-		return ErrorType(label), p
+		return triage.ErrorType(label), p
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/graph"
 )
@@ -17,7 +18,7 @@ import (
 //
 // err is what Invoke or Resume returned; agentID names the pipeline (or
 // the failing agent) and queryID the user's request.
-func FromNodeError(agentID, queryID string, err error, at time.Time) *Report {
+func FromNodeError(agentID, queryID string, err error, at time.Time) *triage.Report {
 	f := fault.From(err)
 	c := map[string]any{}
 	var ne *graph.NodeError
@@ -34,6 +35,6 @@ func FromNodeError(agentID, queryID string, err error, at time.Time) *Report {
 			c["run_id"] = ne.RunID
 		}
 	}
-	return &Report{AgentID: agentID, Timestamp: at, Status: "error", Data: Data{
-		ErrorType: Unknown, Message: f.Message, Context: c, QueryID: queryID, Fault: f}}
+	return &triage.Report{AgentID: agentID, Timestamp: at, Status: "error", Data: triage.Data{
+		ErrorType: triage.Unknown, Message: f.Message, Context: c, QueryID: queryID, Fault: f}}
 }

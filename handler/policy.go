@@ -30,6 +30,7 @@ import (
 	"cel.dev/cel-go/interpreter"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
 )
 
@@ -55,8 +56,8 @@ type policyRule struct {
 	whenOK   bool        // the condition compiled
 	program  cel.Program // nil when always
 	actions  []string
-	next     NextAction
-	severity Severity
+	next     triage.NextAction
+	severity triage.Severity
 	text     *policyText // the message, then the suggestions
 }
 
@@ -756,14 +757,14 @@ func (c *policyCompiler) rule(env *cel.Env, index int, rd policyRuleDoc, seen ma
 		}
 	}
 
-	r.next = NextAction(rd.NextAction)
+	r.next = triage.NextAction(rd.NextAction)
 	switch {
 	case rd.NextAction == "":
 		fail("next_action", "missing; one of resume, await_user, escalate")
 	case !r.next.Valid():
 		fail("next_action", "%q is not one of resume, await_user, escalate", rd.NextAction)
 	}
-	r.severity = Severity(rd.Severity)
+	r.severity = triage.Severity(rd.Severity)
 	switch {
 	case rd.Severity == "":
 		fail("severity", "missing; one of low, medium, high, critical")
@@ -839,7 +840,7 @@ func (c *policyCompiler) text(parts []string, fail func(field, format string, ar
 	}
 	t.tmpl, t.needs = tmpl, policyNeedsOf(tmpl)
 	t.fast = len(tmpl.Templates()) == 1 && policyFastOK(tmpl.Root)
-	empty := newPolicyVars(&PolicyInput{Report: &Report{}, Attempt: 1}, 1).templateData(policyNeedAll)
+	empty := newPolicyVars(&PolicyInput{Report: &triage.Report{}, Attempt: 1}, 1).templateData(policyNeedAll)
 	if _, err := t.render(empty); err != nil {
 		field, reason, _ := strings.Cut(err.Error(), ": ")
 		fail(field, "fails on a report with an empty context: %s", reason)
@@ -1434,7 +1435,7 @@ func newPolicyVars(in *PolicyInput, maxAttempts int) *policyVars {
 	v := &policyVars{in: in, maxAttempts: maxAttempts}
 	r := in.Report
 	if r == nil {
-		r = &Report{}
+		r = &triage.Report{}
 	}
 	v.context = r.Data.Context
 	if v.context == nil {

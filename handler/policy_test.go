@@ -18,6 +18,7 @@ import (
 
 	"cel.dev/cel-go/common/types"
 
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
 )
 
@@ -30,20 +31,20 @@ const (
 
 // policyTestInput builds a PolicyInput as the handler would: the report,
 // its classification and cause, the attempt and the fault.
-func policyTestInput(typ ErrorType, code, rc string, f *fault.Error, ctx map[string]any) *PolicyInput {
+func policyTestInput(typ triage.ErrorType, code, rc string, f *fault.Error, ctx map[string]any) *PolicyInput {
 	if f == nil {
 		f = fault.New(fault.AgentExecutionError, "")
 	}
 	return &PolicyInput{
-		Report: &Report{
+		Report: &triage.Report{
 			AgentID:   policyTestAgent,
 			Timestamp: time.Date(2025, 8, 8, 12, 20, 5, 0, time.UTC),
 			Status:    "error",
-			Data: Data{ErrorType: typ, ErrorCode: code, Message: policyTestInternalMessage, Context: ctx,
+			Data: triage.Data{ErrorType: typ, ErrorCode: code, Message: policyTestInternalMessage, Context: ctx,
 				QueryID: "q_456"},
 		},
-		Classification: Classification{Type: typ, Confidence: 0.92, Method: "reported"},
-		Cause:          RootCause{Cause: rc, Confidence: 0.8, Evidence: []string{"the query timed out"}},
+		Classification: triage.Classification{Type: typ, Confidence: 0.92, Method: "reported"},
+		Cause:          triage.RootCause{Cause: rc, Confidence: 0.8, Evidence: []string{"the query timed out"}},
 		Attempt:        1,
 		Fault:          f,
 	}
@@ -58,52 +59,52 @@ var policyRepresentative = []struct {
 	in   func() *PolicyInput
 }{
 	{"repeated_failure", func() *PolicyInput {
-		return policyWithAttempt(policyTestInput(QueryError, "DB_TIMEOUT", CauseScope, fault.New(fault.Timeout, ""),
+		return policyWithAttempt(policyTestInput(triage.QueryError, "DB_TIMEOUT", triage.CauseScope, fault.New(fault.Timeout, ""),
 			map[string]any{"table": "sales"}), 4)
 	}},
 	{"ambiguous_input", func() *PolicyInput {
-		return policyTestInput(InputError, "AMBIGUOUS_INPUT", CauseAmbiguousInput, nil, map[string]any{
+		return policyTestInput(triage.InputError, "AMBIGUOUS_INPUT", triage.CauseAmbiguousInput, nil, map[string]any{
 			"input": "Show revenue", "candidates": []any{"revenue by month", "revenue by product", "revenue by region"}})
 	}},
 	{"schema_synonym", func() *PolicyInput {
-		return policyTestInput(SchemaError, "FIELD_NOT_FOUND", CauseSchemaDrift, nil, map[string]any{
+		return policyTestInput(triage.SchemaError, "FIELD_NOT_FOUND", triage.CauseSchemaDrift, nil, map[string]any{
 			"field": "product_id", "source": "sales", "synonym": "sku_id"})
 	}},
 	{"schema_missing_field", func() *PolicyInput {
-		return policyTestInput(SchemaError, "FIELD_NOT_FOUND", CauseMissingField, nil, map[string]any{
+		return policyTestInput(triage.SchemaError, "FIELD_NOT_FOUND", triage.CauseMissingField, nil, map[string]any{
 			"field": "product_id", "source": "sales", "available_fields": []any{"sku_id", "region", "revenue"}})
 	}},
 	{"query_too_large", func() *PolicyInput {
-		return policyTestInput(QueryError, "DB_TIMEOUT", CauseScope, fault.New(fault.Timeout, ""), map[string]any{
+		return policyTestInput(triage.QueryError, "DB_TIMEOUT", triage.CauseScope, fault.New(fault.Timeout, ""), map[string]any{
 			"table": "sales", "group_by": "month", "row_count": 48_000_000.0, "cached_range": "last 30 days",
 			"date_range": map[string]any{"start": "2019-01-01", "end": "2025-08-01"}})
 	}},
 	{"query_retry", func() *PolicyInput {
-		return policyTestInput(QueryError, "DB_CONNECTION_RESET", CauseTransient,
+		return policyTestInput(triage.QueryError, "DB_CONNECTION_RESET", triage.CauseTransient,
 			fault.New(fault.ServiceUnavailable, "", fault.WithRetryAfter(30*time.Second)), map[string]any{"table": "sales"})
 	}},
 	{"query_failed", func() *PolicyInput {
-		return policyTestInput(QueryError, "SQL_SYNTAX", CauseUnknown, nil, map[string]any{"table": "sales"})
+		return policyTestInput(triage.QueryError, "SQL_SYNTAX", triage.CauseUnknown, nil, map[string]any{"table": "sales"})
 	}},
 	{"chart_incompatible", func() *PolicyInput {
-		return policyTestInput(ChartError, "INCOMPATIBLE_CHART_TYPE", CauseChartDataMismatch, nil, map[string]any{
+		return policyTestInput(triage.ChartError, "INCOMPATIBLE_CHART_TYPE", triage.CauseChartDataMismatch, nil, map[string]any{
 			"chart": "pie", "dimension": "date", "metric": "revenue", "granularity": "month",
 			"categorical_dimensions": []any{"product"}})
 	}},
 	{"transient_failure", func() *PolicyInput {
-		return policyTestInput(SystemError, "", CauseTransient,
+		return policyTestInput(triage.SystemError, "", triage.CauseTransient,
 			fault.New(fault.RateLimited, "", fault.WithRetryAfter(20*time.Second)), nil)
 	}},
 	{"service_outage", func() *PolicyInput {
-		return policyTestInput(SystemError, "SERVICE_DOWN", CauseOutage, fault.New(fault.ServiceUnavailable, ""),
+		return policyTestInput(triage.SystemError, "SERVICE_DOWN", triage.CauseOutage, fault.New(fault.ServiceUnavailable, ""),
 			map[string]any{"service": "warehouse-replica-3"})
 	}},
 	{"invalid_value", func() *PolicyInput {
-		return policyTestInput(ValidationError, "INVALID_DATE_RANGE", CauseInvalidValue, nil, map[string]any{
+		return policyTestInput(triage.ValidationError, "INVALID_DATE_RANGE", triage.CauseInvalidValue, nil, map[string]any{
 			"field": "date_range", "value": "2025-13-01..2025-14-01", "expected": "dates as YYYY-MM-DD"})
 	}},
 	{"fallback", func() *PolicyInput {
-		return policyTestInput(Unknown, "E_WEIRD", CauseUnknown, nil, nil)
+		return policyTestInput(triage.Unknown, "E_WEIRD", triage.CauseUnknown, nil, nil)
 	}},
 }
 
@@ -153,96 +154,96 @@ func TestDefaultPolicyDecide(t *testing.T) {
 		want Decision
 	}{
 		{"RepeatedFailure", in("repeated_failure"), Decision{Rule: "repeated_failure", Actions: []string{"escalate"},
-			NextAction: Escalate, Severity: SeverityHigh,
+			NextAction: triage.Escalate, Severity: triage.SeverityHigh,
 			Message:     "This request has failed 4 times, so I've stopped retrying; please try again later.",
 			Suggestions: []string{"Try again later", "Rephrase the request"}}},
 		{"AmbiguousInput", in("ambiguous_input"), Decision{Rule: "ambiguous_input", Actions: []string{"clarify"},
-			NextAction: AwaitUser, Severity: SeverityLow,
+			NextAction: triage.AwaitUser, Severity: triage.SeverityLow,
 			Message:     "“Show revenue” can mean several things. Do you want revenue by month, by product or by region?",
 			Suggestions: []string{"Revenue by month", "Revenue by product", "Revenue by region"}}},
-		{"AmbiguousInputNoContext", policyTestInput(InputError, "AMBIGUOUS_INPUT", CauseAmbiguousInput, nil, nil),
-			Decision{Rule: "ambiguous_input", Actions: []string{"clarify"}, NextAction: AwaitUser, Severity: SeverityLow,
+		{"AmbiguousInputNoContext", policyTestInput(triage.InputError, "AMBIGUOUS_INPUT", triage.CauseAmbiguousInput, nil, nil),
+			Decision{Rule: "ambiguous_input", Actions: []string{"clarify"}, NextAction: triage.AwaitUser, Severity: triage.SeverityLow,
 				Message:     "Your request can mean several things. Which measure, breakdown or time period do you mean?",
 				Suggestions: []string{}}},
-		{"AmbiguousByCause", policyTestInput(ValidationError, "", CauseAmbiguousInput, nil, map[string]any{"input": "sales"}),
-			Decision{Rule: "ambiguous_input", Actions: []string{"clarify"}, NextAction: AwaitUser, Severity: SeverityLow,
+		{"AmbiguousByCause", policyTestInput(triage.ValidationError, "", triage.CauseAmbiguousInput, nil, map[string]any{"input": "sales"}),
+			Decision{Rule: "ambiguous_input", Actions: []string{"clarify"}, NextAction: triage.AwaitUser, Severity: triage.SeverityLow,
 				Message:     "“sales” can mean several things. Which measure, breakdown or time period do you mean?",
 				Suggestions: []string{}}},
 		{"SchemaSynonym", in("schema_synonym"), Decision{Rule: "schema_synonym", Actions: []string{"map_synonym"},
-			NextAction: Resume, Severity: SeverityLow,
+			NextAction: triage.Resume, Severity: triage.SeverityLow,
 			Message:     "The field “product_id” isn't in sales any more; it was renamed to “sku_id”, so I'm using that instead.",
 			Suggestions: []string{"Keep using “sku_id”", "Choose a different field"}}},
-		{"SchemaSynonymFromInventory", policyTestInput(SchemaError, "FIELD_NOT_FOUND", CauseSchemaDrift, nil,
+		{"SchemaSynonymFromInventory", policyTestInput(triage.SchemaError, "FIELD_NOT_FOUND", triage.CauseSchemaDrift, nil,
 			map[string]any{"missing_field": "product_id", "table": "sales"}),
-			Decision{Rule: "schema_synonym", Actions: []string{"map_synonym"}, NextAction: Resume, Severity: SeverityLow,
+			Decision{Rule: "schema_synonym", Actions: []string{"map_synonym"}, NextAction: triage.Resume, Severity: triage.SeverityLow,
 				Message:     "The field “product_id” isn't in sales any more; it looks like it was renamed.",
 				Suggestions: []string{"Choose a different field"}}},
 		{"SchemaMissingField", in("schema_missing_field"), Decision{Rule: "schema_missing_field", Actions: []string{"map_synonym"},
-			NextAction: AwaitUser, Severity: SeverityMedium,
+			NextAction: triage.AwaitUser, Severity: triage.SeverityMedium,
 			Message:     "I couldn't find the field “product_id” in sales. Which of the available fields should I use instead?",
 			Suggestions: []string{"Use “sku_id”", "Use “region”", "Use “revenue”"}}},
-		{"SchemaMissingNothingKnown", policyTestInput(SchemaError, "", CauseMissingField, nil, nil),
-			Decision{Rule: "schema_missing_field", Actions: []string{"map_synonym"}, NextAction: AwaitUser, Severity: SeverityMedium,
+		{"SchemaMissingNothingKnown", policyTestInput(triage.SchemaError, "", triage.CauseMissingField, nil, nil),
+			Decision{Rule: "schema_missing_field", Actions: []string{"map_synonym"}, NextAction: triage.AwaitUser, Severity: triage.SeverityMedium,
 				Message:     "I couldn't find a field this query needs. Which field should I use instead?",
 				Suggestions: []string{}}},
 		{"QueryTooLarge", in("query_too_large"), Decision{Rule: "query_too_large",
-			Actions: []string{"retry", "use_cache", "reduce_scope"}, NextAction: Resume, Severity: SeverityMedium,
+			Actions: []string{"retry", "use_cache", "reduce_scope"}, NextAction: triage.Resume, Severity: triage.SeverityMedium,
 			Message:     "I couldn't retrieve the full sales data right now (database timeout). Try: 'show sales by month for last 12 months'.",
 			Suggestions: []string{"Retry now", "Narrow the date range"}}},
-		{"QueryTooLargeNoSubject", policyTestInput(QueryError, "QUERY_TIMEOUT", CauseScope, fault.New(fault.Timeout, ""), nil),
-			Decision{Rule: "query_too_large", Actions: []string{"retry", "use_cache", "reduce_scope"}, NextAction: Resume,
-				Severity:    SeverityMedium,
+		{"QueryTooLargeNoSubject", policyTestInput(triage.QueryError, "QUERY_TIMEOUT", triage.CauseScope, fault.New(fault.Timeout, ""), nil),
+			Decision{Rule: "query_too_large", Actions: []string{"retry", "use_cache", "reduce_scope"}, NextAction: triage.Resume,
+				Severity:    triage.SeverityMedium,
 				Message:     "I couldn't retrieve the full data right now (database timeout). Try a shorter date range.",
 				Suggestions: []string{"Retry now", "Narrow the date range"}}},
-		{"QueryRetry", in("query_retry"), Decision{Rule: "query_retry", Actions: []string{"retry"}, NextAction: Resume,
-			Severity:    SeverityMedium,
+		{"QueryRetry", in("query_retry"), Decision{Rule: "query_retry", Actions: []string{"retry"}, NextAction: triage.Resume,
+			Severity:    triage.SeverityMedium,
 			Message:     "I couldn't get the data just now, so I'm trying again in 30 seconds. If it keeps failing, try a shorter date range.",
 			Suggestions: []string{"Retry now", "Narrow the date range"}}},
-		{"QueryRetryTimeoutCode", policyTestInput(QueryError, "db_timeout", CauseTransient, nil, nil),
-			Decision{Rule: "query_retry", Actions: []string{"retry"}, NextAction: Resume, Severity: SeverityMedium,
+		{"QueryRetryTimeoutCode", policyTestInput(triage.QueryError, "db_timeout", triage.CauseTransient, nil, nil),
+			Decision{Rule: "query_retry", Actions: []string{"retry"}, NextAction: triage.Resume, Severity: triage.SeverityMedium,
 				Message:     "I couldn't get the data just now, so I'm trying again. If it keeps failing, try a shorter date range.",
 				Suggestions: []string{"Retry now", "Narrow the date range"}}},
-		{"QueryFailed", in("query_failed"), Decision{Rule: "query_failed", Actions: []string{}, NextAction: AwaitUser,
-			Severity:    SeverityMedium,
+		{"QueryFailed", in("query_failed"), Decision{Rule: "query_failed", Actions: []string{}, NextAction: triage.AwaitUser,
+			Severity:    triage.SeverityMedium,
 			Message:     "I couldn't run the query for this request. Try rephrasing it, or ask for fewer fields or a shorter date range.",
 			Suggestions: []string{"Rephrase the request", "Narrow the date range"}}},
 		{"ChartIncompatible", in("chart_incompatible"), Decision{Rule: "chart_incompatible", Actions: []string{"suggest_chart"},
-			NextAction: AwaitUser, Severity: SeverityLow,
+			NextAction: triage.AwaitUser, Severity: triage.SeverityLow,
 			Message:     "Pie charts work best for categorical data. For monthly revenue, try: 'line chart of revenue by month'. Should I convert it to a line chart?",
 			Suggestions: []string{"Convert to line chart", "Choose a categorical dimension (product)"}}},
-		{"ChartSeedContextOnly", policyTestInput(ChartError, "INCOMPATIBLE_CHART_TYPE", CauseChartDataMismatch, nil,
+		{"ChartSeedContextOnly", policyTestInput(triage.ChartError, "INCOMPATIBLE_CHART_TYPE", triage.CauseChartDataMismatch, nil,
 			map[string]any{"chart": "pie", "dimension": "date"}),
-			Decision{Rule: "chart_incompatible", Actions: []string{"suggest_chart"}, NextAction: AwaitUser, Severity: SeverityLow,
+			Decision{Rule: "chart_incompatible", Actions: []string{"suggest_chart"}, NextAction: triage.AwaitUser, Severity: triage.SeverityLow,
 				Message:     "Pie charts work best for categorical data. Should I convert it to a line chart?",
 				Suggestions: []string{"Convert to line chart", "Choose a categorical dimension"}}},
-		{"ChartCategorical", policyTestInput(ChartError, "INCOMPATIBLE_CHART_TYPE", CauseChartDataMismatch, nil,
+		{"ChartCategorical", policyTestInput(triage.ChartError, "INCOMPATIBLE_CHART_TYPE", triage.CauseChartDataMismatch, nil,
 			map[string]any{"chart": "line", "dimension": "product", "metric": "revenue"}),
-			Decision{Rule: "chart_incompatible", Actions: []string{"suggest_chart"}, NextAction: AwaitUser, Severity: SeverityLow,
+			Decision{Rule: "chart_incompatible", Actions: []string{"suggest_chart"}, NextAction: triage.AwaitUser, Severity: triage.SeverityLow,
 				Message:     "Line charts don't suit this data. For revenue, try: 'bar chart of revenue by product'. Should I convert it to a bar chart?",
 				Suggestions: []string{"Convert to bar chart"}}},
 		{"TransientFailure", in("transient_failure"), Decision{Rule: "transient_failure", Actions: []string{"retry"},
-			NextAction: Resume, Severity: SeverityLow,
+			NextAction: triage.Resume, Severity: triage.SeverityLow,
 			Message:     "The service is busy right now, so I'll try again in 20 seconds.",
 			Suggestions: []string{"Try again in 20 seconds"}}},
 		{"ServiceOutage", in("service_outage"), Decision{Rule: "service_outage", Actions: []string{"escalate"},
-			NextAction: Escalate, Severity: SeverityHigh,
+			NextAction: triage.Escalate, Severity: triage.SeverityHigh,
 			Message:     "This service is temporarily unavailable; please try again in a few minutes.",
 			Suggestions: []string{"Try again in a few minutes"}}},
-		{"OutageByCauseWithRetryAfter", policyTestInput(Unknown, "", CauseOutage,
+		{"OutageByCauseWithRetryAfter", policyTestInput(triage.Unknown, "", triage.CauseOutage,
 			fault.New(fault.ServiceUnavailable, "", fault.WithRetryAfter(90*time.Second)), nil),
-			Decision{Rule: "service_outage", Actions: []string{"escalate"}, NextAction: Escalate, Severity: SeverityHigh,
+			Decision{Rule: "service_outage", Actions: []string{"escalate"}, NextAction: triage.Escalate, Severity: triage.SeverityHigh,
 				Message:     "This service is temporarily unavailable; please try again in 2 minutes.",
 				Suggestions: []string{"Try again in 2 minutes"}}},
-		{"InvalidValue", in("invalid_value"), Decision{Rule: "invalid_value", Actions: []string{}, NextAction: AwaitUser,
-			Severity:    SeverityLow,
+		{"InvalidValue", in("invalid_value"), Decision{Rule: "invalid_value", Actions: []string{}, NextAction: triage.AwaitUser,
+			Severity:    triage.SeverityLow,
 			Message:     "“2025-13-01..2025-14-01” isn't a valid date range (expected dates as YYYY-MM-DD). Please correct it and try again.",
 			Suggestions: []string{"Correct the date range"}}},
-		{"InvalidValueNoContext", policyTestInput(ValidationError, "", CauseInvalidValue, nil, nil),
-			Decision{Rule: "invalid_value", Actions: []string{}, NextAction: AwaitUser, Severity: SeverityLow,
+		{"InvalidValueNoContext", policyTestInput(triage.ValidationError, "", triage.CauseInvalidValue, nil, nil),
+			Decision{Rule: "invalid_value", Actions: []string{}, NextAction: triage.AwaitUser, Severity: triage.SeverityLow,
 				Message:     "A value in this request isn't valid. Please correct it and try again.",
 				Suggestions: []string{"Correct the value"}}},
-		{"Fallback", in("fallback"), Decision{Rule: "fallback", Actions: []string{"escalate"}, NextAction: Escalate,
-			Severity:    SeverityMedium,
+		{"Fallback", in("fallback"), Decision{Rule: "fallback", Actions: []string{"escalate"}, NextAction: triage.Escalate,
+			Severity:    triage.SeverityMedium,
 			Message:     "Something went wrong and I couldn't fix it automatically; please try again in a little while.",
 			Suggestions: []string{"Try again later", "Rephrase the request"}}},
 	}
@@ -350,7 +351,7 @@ func TestPolicyRuleOrder(t *testing.T) {
 		swapped := "version: 1\nrules:\n" + fmt.Sprintf(rule, "broad", `error_type == "schema_error"`, "b") +
 			fmt.Sprintf(rule, "specific", `error_type == "schema_error" && cause.cause == "schema_drift"`, "a") +
 			fmt.Sprintf(rule, "last", "true", "c")
-		in := policyTestInput(SchemaError, "", CauseSchemaDrift, nil, nil)
+		in := policyTestInput(triage.SchemaError, "", triage.CauseSchemaDrift, nil, nil)
 		for _, c := range []struct{ src, want string }{{src, "specific"}, {swapped, "broad"}} {
 			p, err := ParsePolicy("order.yaml", []byte(c.src))
 			if err != nil {
@@ -446,7 +447,7 @@ rules:
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := policyTestInput(Unknown, "", "", nil, map[string]any{
+	in := policyTestInput(triage.Unknown, "", "", nil, map[string]any{
 		"obj": map[string]any{"a": 1.0}, "list": []any{"a", 2.5, map[string]any{}, nil}, "num": 1e6, "null": nil})
 	d, err := p.Decide(in)
 	if err != nil {
@@ -483,7 +484,7 @@ func TestPolicyTemplateParts(t *testing.T) {
     suggestions: [one, two]
 `, Decision{Message: "Several lines here", Suggestions: []string{"one", "two"}}},
 	}
-	in := policyTestInput(Unknown, "", "", nil, map[string]any{"a": "x", "l": []any{"p", "q", "p"}})
+	in := policyTestInput(triage.Unknown, "", "", nil, map[string]any{"a": "x", "l": []any{"p", "q", "p"}})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -506,10 +507,10 @@ func TestPolicyTemplateParts(t *testing.T) {
 // docs/policy.md gives.
 func TestPolicyVariables(t *testing.T) {
 	t.Parallel()
-	in := policyTestInput(QueryError, "DB_TIMEOUT", CauseScope,
+	in := policyTestInput(triage.QueryError, "DB_TIMEOUT", triage.CauseScope,
 		fault.New(fault.Timeout, "", fault.WithRetryAfter(1500*time.Millisecond)),
 		map[string]any{"date_range": "2019-01-01..2025-01-01", "row_count": 2e6, "tags": []any{"a"}})
-	in.Report.Data.ErrorType = Unknown
+	in.Report.Data.ErrorType = triage.Unknown
 	in.Classification.Method, in.Classification.Rule = "error_code", "DB_TIMEOUT"
 	in.Attempt = 2
 	conditions := []string{
@@ -694,11 +695,11 @@ func TestLoadPolicy(t *testing.T) {
 	if p.MaxAttempts() != 5 || !slices.Equal(p.Actions(), []string{"escalate", "reduce_scope", "retry"}) {
 		t.Errorf("MaxAttempts, Actions = %d, %v", p.MaxAttempts(), p.Actions())
 	}
-	in := policyTestInput(QueryError, "DB_TIMEOUT", CauseScope, fault.New(fault.Timeout, ""), map[string]any{"date_range": "x", "input": "sales"})
+	in := policyTestInput(triage.QueryError, "DB_TIMEOUT", triage.CauseScope, fault.New(fault.Timeout, ""), map[string]any{"date_range": "x", "input": "sales"})
 	for attempt, want := range map[int]Decision{
-		1: {Rule: "big_range", Actions: []string{"reduce_scope", "retry"}, NextAction: Resume, Severity: SeverityMedium,
+		1: {Rule: "big_range", Actions: []string{"reduce_scope", "retry"}, NextAction: triage.Resume, Severity: triage.SeverityMedium,
 			Message: "That range is large; I'm retrying with a shorter one.", Suggestions: []string{"Narrow the date range"}},
-		6: {Rule: "give_up", Actions: []string{"escalate"}, NextAction: Escalate, Severity: SeverityCritical,
+		6: {Rule: "give_up", Actions: []string{"escalate"}, NextAction: triage.Escalate, Severity: triage.SeverityCritical,
 			Message: "Still failing after 5 attempts; the team has been told.", Suggestions: []string{}},
 	} {
 		if d, err := p.Decide(policyWithAttempt(in, attempt)); err != nil || !reflect.DeepEqual(d, want) {
@@ -745,11 +746,11 @@ rules:
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = p.Decide(policyTestInput(QueryError, "", "", nil, map[string]any{"input": "x"}))
+	_, err = p.Decide(policyTestInput(triage.QueryError, "", "", nil, map[string]any{"input": "x"}))
 	if err == nil || !strings.Contains(err.Error(), "policy runtime.yaml: rule 1 (big): when:") || !strings.Contains(err.Error(), "row_count") {
 		t.Errorf("missing key: %v", err)
 	}
-	_, err = p.Decide(policyTestInput(QueryError, "", "", nil, map[string]any{"row_count": 5.0, "range": "2024"}))
+	_, err = p.Decide(policyTestInput(triage.QueryError, "", "", nil, map[string]any{"row_count": 5.0, "range": "2024"}))
 	if err == nil || !strings.Contains(err.Error(), "policy runtime.yaml: rule 2 (ranged): message: line 1:") {
 		t.Errorf("template: %v", err)
 	}
@@ -758,11 +759,11 @@ rules:
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = p2.Decide(policyTestInput(QueryError, "", "", nil, map[string]any{"range": "2024"}))
+	_, err = p2.Decide(policyTestInput(triage.QueryError, "", "", nil, map[string]any{"range": "2024"}))
 	if err == nil || !strings.Contains(err.Error(), "policy runtime2.yaml: rule 1 (r): suggestions[1]: line 1:") {
 		t.Errorf("template in a suggestion: %v", err)
 	}
-	if d, err := p.Decide(policyTestInput(QueryError, "", "", nil, map[string]any{"row_count": 5000.0})); err != nil || d.Rule != "big" {
+	if d, err := p.Decide(policyTestInput(triage.QueryError, "", "", nil, map[string]any{"row_count": 5000.0})); err != nil || d.Rule != "big" {
 		t.Errorf("%v, %v", d, err)
 	}
 	if _, err := p.Decide(nil); err == nil {
@@ -848,7 +849,7 @@ func TestPolicyFuncs(t *testing.T) {
 	}{
 		"Nil": {nil, ""}, "Float": {1e6, "1000000"}, "Fraction": {2.5, "2.5"}, "Bool": {true, "true"},
 		"List": {[]any{"a", 1.0, nil, []any{"nested"}}, "a, 1"}, "Map": {map[string]any{"a": 1}, ""},
-		"Error": {errors.New("internal"), ""}, "Named": {Resume, "resume"}, "Struct": {time.Time{}, ""},
+		"Error": {errors.New("internal"), ""}, "Named": {triage.Resume, "resume"}, "Struct": {time.Time{}, ""},
 		"Bytes": {[]byte("raw"), ""}, "Ints": {[]int{1, 2}, "1, 2"},
 	}
 	for name, c := range strs {
@@ -890,7 +891,7 @@ func FuzzParsePolicy(f *testing.F) {
 	for _, r := range policyRepresentative {
 		inputs = append(inputs, r.in())
 	}
-	inputs = append(inputs, policyTestInput(ChartError, "", "", nil, policyHostileContext()))
+	inputs = append(inputs, policyTestInput(triage.ChartError, "", "", nil, policyHostileContext()))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := ParsePolicy("fuzz.yaml", data)
 		if err != nil {
@@ -1029,7 +1030,7 @@ func FuzzPolicyFastPath(f *testing.F) {
 		if json.Unmarshal([]byte(ctxJSON), &c) != nil {
 			return
 		}
-		in := policyTestInput(ChartError, "X", CauseScope, nil, c)
+		in := policyTestInput(triage.ChartError, "X", triage.CauseScope, nil, c)
 		policyBothWays(t, tmpl, newPolicyVars(in, 3).templateData(policyNeedAll))
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
 )
 
@@ -26,10 +27,10 @@ const (
 
 // analysis is what root-cause analysis needs.
 type analysis struct {
-	report   *Report
-	class    Classification
+	report   *triage.Report
+	class    triage.Classification
 	fault    *fault.Error
-	synonyms Synonyms
+	synonyms triage.Synonyms
 	// recent counts failures of this agent and code within
 	// persistentWindow, this one included.
 	recent int
@@ -40,27 +41,27 @@ type analysis struct {
 // renamed or missing field, a chart that does not fit, ambiguous input, an
 // invalid value, an outage); then whether the failure keeps happening
 // (persistent) or may pass (transient).
-func analyze(ctx context.Context, a analysis) (RootCause, error) {
+func analyze(ctx context.Context, a analysis) (triage.RootCause, error) {
 	r, c := a.report, a.report.Data.Context
 	code := strings.ToUpper(r.Data.ErrorCode)
 	switch a.class.Type {
-	case QueryError:
+	case triage.QueryError:
 		if timedOut(code, a.fault) {
 			if ev := heavy(c); len(ev) > 0 {
 				ev = append([]string{"the query timed out"}, ev...)
-				return RootCause{Cause: CauseScope, Confidence: 0.8, Evidence: ev}, nil
+				return triage.RootCause{Cause: triage.CauseScope, Confidence: 0.8, Evidence: ev}, nil
 			}
 		}
-	case SchemaError:
+	case triage.SchemaError:
 		field := str(c, "field", "missing_field", "column", "metric")
 		source := str(c, "source", "table", "dataset")
 		if field != "" && a.synonyms != nil {
 			to, ok, err := a.synonyms.Lookup(ctx, source, field)
 			if err != nil {
-				return RootCause{}, storeFailure("synonyms", err)
+				return triage.RootCause{}, storeFailure("synonyms", err)
 			}
 			if ok {
-				return RootCause{Cause: CauseSchemaDrift, Confidence: 0.85, Evidence: []string{
+				return triage.RootCause{Cause: triage.CauseSchemaDrift, Confidence: 0.85, Evidence: []string{
 					fmt.Sprintf("field %q is not in the schema of %q", field, source),
 					fmt.Sprintf("%q is a known synonym of %q", field, to),
 				}}, nil
@@ -70,8 +71,8 @@ func analyze(ctx context.Context, a analysis) (RootCause, error) {
 		if field != "" {
 			ev[0] = fmt.Sprintf("field %q is not in the schema", field)
 		}
-		return RootCause{Cause: CauseMissingField, Confidence: 0.7, Evidence: append(ev, "no known synonym")}, nil
-	case ChartError:
+		return triage.RootCause{Cause: triage.CauseMissingField, Confidence: 0.7, Evidence: append(ev, "no known synonym")}, nil
+	case triage.ChartError:
 		ev := []string{"the chart type does not fit the data"}
 		if chart := str(c, "chart", "chart_type"); chart != "" {
 			ev = append(ev, "chart: "+chart)
@@ -79,37 +80,37 @@ func analyze(ctx context.Context, a analysis) (RootCause, error) {
 		if dim := str(c, "dimension", "x", "x_axis"); dim != "" {
 			ev = append(ev, "dimension: "+dim)
 		}
-		return RootCause{Cause: CauseChartDataMismatch, Confidence: 0.8, Evidence: ev}, nil
-	case InputError:
+		return triage.RootCause{Cause: triage.CauseChartDataMismatch, Confidence: 0.8, Evidence: ev}, nil
+	case triage.InputError:
 		ev := []string{"the request can be read more than one way"}
 		if cands := list(c, "candidates", "interpretations", "options"); len(cands) > 0 {
 			ev = append(ev, fmt.Sprintf("%d interpretations", len(cands)))
 		}
-		return RootCause{Cause: CauseAmbiguousInput, Confidence: 0.75, Evidence: ev}, nil
-	case ValidationError:
+		return triage.RootCause{Cause: triage.CauseAmbiguousInput, Confidence: 0.75, Evidence: ev}, nil
+	case triage.ValidationError:
 		ev := []string{"a value failed validation"}
 		if f := str(c, "field", "parameter"); f != "" {
 			ev = append(ev, "field: "+f)
 		}
-		return RootCause{Cause: CauseInvalidValue, Confidence: 0.7, Evidence: ev}, nil
-	case SystemError:
+		return triage.RootCause{Cause: triage.CauseInvalidValue, Confidence: 0.7, Evidence: ev}, nil
+	case triage.SystemError:
 		if outage(code, a.fault) {
 			ev := []string{"a service the pipeline depends on is unavailable"}
 			if a.recent > 1 {
 				ev = append(ev, fmt.Sprintf("%d failures of %s in the last %v", a.recent, r.AgentID, persistentWindow))
 			}
-			return RootCause{Cause: CauseOutage, Confidence: 0.8, Evidence: ev}, nil
+			return triage.RootCause{Cause: triage.CauseOutage, Confidence: 0.8, Evidence: ev}, nil
 		}
 	}
 	if a.recent >= persistentFailures {
-		return RootCause{Cause: CausePersistent, Confidence: 0.75, Evidence: []string{
+		return triage.RootCause{Cause: triage.CausePersistent, Confidence: 0.75, Evidence: []string{
 			fmt.Sprintf("%d failures of %s with code %s in the last %v", a.recent, r.AgentID, codeOr(code), persistentWindow)}}, nil
 	}
 	if a.fault.Retryable {
-		return RootCause{Cause: CauseTransient, Confidence: 0.6, Evidence: []string{
+		return triage.RootCause{Cause: triage.CauseTransient, Confidence: 0.6, Evidence: []string{
 			fmt.Sprintf("%s is usually transient", a.fault.Code), "first failure in the window"}}, nil
 	}
-	return RootCause{Cause: CauseUnknown, Confidence: 0.3, Evidence: []string{"no rule recognised the failure"}}, nil
+	return triage.RootCause{Cause: triage.CauseUnknown, Confidence: 0.3, Evidence: []string{"no rule recognised the failure"}}, nil
 }
 
 func codeOr(code string) string {

@@ -5,15 +5,18 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/triage-go/triage"
+	"github.com/triage-go/triage/memory"
 )
 
-// starterStore is a Starter on the in-memory stores that counts how it is
+// starterStore is a triage.State on the in-memory stores that counts how it is
 // called.
 type starterStore struct {
 	mu                          sync.Mutex
-	d                           MemoryDeliveries
-	a                           MemoryAttempts
-	h                           MemoryHistory
+	d                           memory.Deliveries
+	a                           memory.Attempts
+	h                           memory.History
 	starts, claims, nexts, recs int
 }
 
@@ -23,11 +26,11 @@ func (s *starterStore) count(n *int) {
 	*n++
 }
 
-func (s *starterStore) Claim(ctx context.Context, key string) (*Feedback, bool, error) {
+func (s *starterStore) Claim(ctx context.Context, key string) (*triage.Feedback, bool, error) {
 	s.count(&s.claims)
 	return s.d.Claim(ctx, key)
 }
-func (s *starterStore) Complete(ctx context.Context, key string, fb *Feedback) error {
+func (s *starterStore) Complete(ctx context.Context, key string, fb *triage.Feedback) error {
 	return s.d.Complete(ctx, key, fb)
 }
 func (s *starterStore) Release(ctx context.Context, key string) error { return s.d.Release(ctx, key) }
@@ -40,9 +43,9 @@ func (s *starterStore) Record(ctx context.Context, agent, code string, at time.T
 	return s.h.Record(ctx, agent, code, at, w)
 }
 
-func (s *starterStore) Start(ctx context.Context, req StartRequest) (StartResult, error) {
+func (s *starterStore) Start(ctx context.Context, req triage.StartRequest) (triage.StartResult, error) {
 	s.count(&s.starts)
-	var res StartResult
+	var res triage.StartResult
 	var err error
 	if res.Prior, res.First, err = s.d.Claim(ctx, req.Key); err != nil || !res.First {
 		return res, err
@@ -56,9 +59,9 @@ func (s *starterStore) Start(ctx context.Context, req StartRequest) (StartResult
 
 func TestHandleStartsInOneWrite(t *testing.T) {
 	st := &starterStore{}
-	notes := &MemoryNotifier{}
-	h := newHandler(t, Config{Attempts: st, History: st, Deliveries: st, Notifier: notes})
-	var fb *Feedback
+	notes := &memory.Notifier{}
+	h := newHandler(t, Config{State: st, Notifier: notes})
+	var fb *triage.Feedback
 	for i := range h.MaxAttempts() + 1 {
 		var err error
 		if fb, err = h.Handle(context.Background(), timeoutReport(i)); err != nil {
@@ -69,7 +72,7 @@ func TestHandleStartsInOneWrite(t *testing.T) {
 		}
 	}
 	// As with the separate stores (TestHandleEscalatesAfterMaxAttempts).
-	if fb.NextAction != Escalate || len(notes.Escalations()) != 1 {
+	if fb.NextAction != triage.Escalate || len(notes.Escalations()) != 1 {
 		t.Errorf("fourth attempt: next_action %s, %d escalations", fb.NextAction, len(notes.Escalations()))
 	}
 	dup, err := h.Handle(context.Background(), timeoutReport(0))
@@ -90,40 +93,5 @@ func TestHandleStartsInOneWrite(t *testing.T) {
 	code := r.Data.ErrorCode
 	if got, _ := st.h.Record(context.Background(), r.AgentID, code, r.Timestamp.Add(10*time.Minute), persistentWindow); got != n {
 		t.Errorf("failures recorded: %d, want %d", got-1, n-1)
-	}
-}
-
-func TestHandleStartsOnlyOneStore(t *testing.T) {
-	st := &starterStore{}
-	// Attempts elsewhere: Start would count them in the wrong store.
-	h := newHandler(t, Config{Attempts: &MemoryAttempts{}, History: st, Deliveries: st})
-	if _, err := h.Handle(context.Background(), []byte(validReport)); err != nil {
-		t.Fatal(err)
-	}
-	if st.starts != 0 || st.claims != 1 || st.recs != 1 {
-		t.Errorf("with Attempts elsewhere: %d starts, %d claims, %d records; want Claim and Record", st.starts, st.claims, st.recs)
-	}
-}
-
-func TestSame(t *testing.T) {
-	type nc struct{ f func() } // comparable type, but a func field
-	type stores struct{ s any }
-	a := &starterStore{}
-	for _, c := range []struct {
-		a, b any
-		want bool
-	}{
-		{a, a, true},
-		{a, &starterStore{}, false},
-		{stores{a}, stores{a}, true},
-		{stores{[]int{1}}, stores{[]int{1}}, false}, // would panic with ==
-		{[]int{1}, []int{1}, false},
-		{nc{f: t.Fail}, nc{f: t.Fail}, false},
-		{nil, nil, false},
-		{a, nil, false},
-	} {
-		if got := same(c.a, c.b); got != c.want {
-			t.Errorf("same(%#v, %#v) = %v, want %v", c.a, c.b, got, c.want)
-		}
 	}
 }

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
-	"github.com/triage-go/triage/handler"
 	"github.com/triage-go/triage/store"
 )
 
@@ -81,13 +81,13 @@ func invalidDoc(errs []fault.FieldError) error {
 // DecodeSchema decodes the body of PUT /v1/schemas/{source}:
 // {"fields": [...], "synonyms": {"missing name": "field"}}. Every synonym
 // maps to one of the fields.
-func DecodeSchema(body []byte) (handler.SchemaInfo, error) {
+func DecodeSchema(body []byte) (triage.SchemaInfo, error) {
 	var doc struct {
 		Fields   []string          `json:"fields"`
 		Synonyms map[string]string `json:"synonyms"`
 	}
 	if err := decodeStrict(body, &doc); err != nil {
-		return handler.SchemaInfo{}, err
+		return triage.SchemaInfo{}, err
 	}
 	var errs []fault.FieldError
 	bad := func(field, msg string) { errs = append(errs, fault.FieldError{Field: field, Message: msg}) }
@@ -118,9 +118,9 @@ func DecodeSchema(body []byte) (handler.SchemaInfo, error) {
 		}
 	}
 	if err := invalidDoc(errs); err != nil {
-		return handler.SchemaInfo{}, err
+		return triage.SchemaInfo{}, err
 	}
-	return handler.SchemaInfo{Fields: doc.Fields, Synonyms: doc.Synonyms}, nil
+	return triage.SchemaInfo{Fields: doc.Fields, Synonyms: doc.Synonyms}, nil
 }
 
 func quote(s string) string {
@@ -131,14 +131,14 @@ func quote(s string) string {
 // DecodeCached decodes the body of PUT /v1/cache/{query_id}:
 // {"summary": "...", "stored_at": RFC 3339, "data": {...}}; stored_at
 // defaults to now.
-func DecodeCached(body []byte, now time.Time) (handler.CachedResult, error) {
+func DecodeCached(body []byte, now time.Time) (triage.CachedResult, error) {
 	var doc struct {
 		StoredAt *time.Time     `json:"stored_at"`
 		Summary  string         `json:"summary"`
 		Data     map[string]any `json:"data"`
 	}
 	if err := decodeStrict(body, &doc); err != nil {
-		return handler.CachedResult{}, err
+		return triage.CachedResult{}, err
 	}
 	var errs []fault.FieldError
 	if len(doc.Summary) > 1024 {
@@ -148,9 +148,9 @@ func DecodeCached(body []byte, now time.Time) (handler.CachedResult, error) {
 		errs = append(errs, fault.FieldError{Field: "stored_at", Message: "is in the future"})
 	}
 	if err := invalidDoc(errs); err != nil {
-		return handler.CachedResult{}, err
+		return triage.CachedResult{}, err
 	}
-	r := handler.CachedResult{StoredAt: now.UTC(), Summary: doc.Summary, Data: doc.Data}
+	r := triage.CachedResult{StoredAt: now.UTC(), Summary: doc.Summary, Data: doc.Data}
 	if doc.StoredAt != nil {
 		r.StoredAt = doc.StoredAt.UTC()
 	}
@@ -184,7 +184,7 @@ func DecodeAgent(body []byte) (string, error) {
 // pathID reads an identifier path parameter.
 func pathID(r *http.Request, name string) (string, error) {
 	v := r.PathValue(name)
-	if !handler.IsIdentifier(v) {
+	if !triage.IsIdentifier(v) {
 		return "", fault.Invalid("The path is invalid.", fault.FieldError{Field: name,
 			Message: "must be 1 to 128 letters, digits, '_', '-', '.' or ':', starting with a letter or digit"})
 	}
@@ -238,7 +238,7 @@ func (s *Server) putCache(w http.ResponseWriter, r *http.Request) error {
 	}
 	return encodeJSON(w, http.StatusOK, struct {
 		QueryID string `json:"query_id"`
-		handler.CachedResult
+		triage.CachedResult
 	}{queryID, res})
 }
 

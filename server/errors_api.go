@@ -15,8 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
-	"github.com/triage-go/triage/handler"
 	"github.com/triage-go/triage/store"
 	"github.com/triage-go/triage/wire/problem"
 )
@@ -151,7 +151,7 @@ func (s *Server) postError(w http.ResponseWriter, r *http.Request) error {
 // report handles one report and records it: the status (201 or 200) and
 // the feedback's JSON.
 func (s *Server) report(ctx context.Context, body []byte) (int, []byte, error) {
-	rep, err := handler.DecodeReport(body)
+	rep, err := triage.DecodeReport(body)
 	if err != nil {
 		if !json.Valid(body) {
 			return 0, nil, malformed(body)
@@ -194,7 +194,7 @@ func (s *Server) report(ctx context.Context, body []byte) (int, []byte, error) {
 		}
 	}
 	occ := store.Occurrence{
-		DeliveryKey: handler.DeliveryKey(rep),
+		DeliveryKey: triage.DeliveryKey(rep),
 		ErrorID:     fb.ErrorID,
 		QueryID:     fb.QueryID,
 		AgentID:     rep.AgentID,
@@ -282,7 +282,7 @@ func encodeJSON(w http.ResponseWriter, status int, v any) error {
 // getError is GET /v1/errors/{error_id}.
 func (s *Server) getError(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("error_id")
-	if !handler.IsIdentifier(id) {
+	if !triage.IsIdentifier(id) {
 		return fault.New(fault.NotFound, "No such error.")
 	}
 	rec, ok, err := s.cfg.Store.Tenant(tenantOf(r.Context())).ErrorRecord(r.Context(), id)
@@ -324,14 +324,14 @@ func ParseFilter(q url.Values) (store.Filter, error) {
 		dst  *string
 	}{{"query_id", &f.QueryID}, {"agent_id", &f.AgentID}} {
 		if v := one(p.name); v != "" {
-			if !handler.IsIdentifier(v) {
+			if !triage.IsIdentifier(v) {
 				bad(p.name, "must be 1 to 128 letters, digits, '_', '-', '.' or ':', starting with a letter or digit")
 			}
 			*p.dst = v
 		}
 	}
 	if v := one("error_type"); v != "" {
-		if t := handler.ErrorType(v); !t.Valid() {
+		if t := triage.ErrorType(v); !t.Valid() {
 			bad("error_type", "unknown type "+strconv.Quote(v))
 		}
 		f.ErrorType = v

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
-	"github.com/triage-go/triage/handler"
 	"github.com/triage-go/triage/store"
 )
 
@@ -109,7 +109,7 @@ func jobBackoff(attempt int, retryAfter time.Duration) time.Duration {
 func (s *Server) attempt(ctx context.Context, j store.Job) error {
 	switch j.Kind {
 	case store.JobRetry:
-		var rj handler.RetryJob
+		var rj triage.RetryJob
 		if err := json.Unmarshal(j.Payload, &rj); err != nil {
 			return fmt.Errorf("%w: the job's payload is not a retry: %v", errPermanent, err)
 		}

@@ -177,9 +177,7 @@ func New(cfg Config) (*Server, error) {
 	ts := tenantStores{s: cfg.Store}
 	s.handler, err = handler.New(handler.Config{
 		Policy:     cfg.Policy,
-		Attempts:   ts,
-		History:    ts,
-		Deliveries: ts,
+		State:      ts,
 		Synonyms:   ts,
 		Cache:      ts,
 		Scheduler:  jobScheduler{s: cfg.Store},

@@ -22,7 +22,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/triage-go/triage/handler"
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/internal/pgtest"
 	"github.com/triage-go/triage/store"
 	"github.com/triage-go/triage/store/postgres"
@@ -276,7 +276,7 @@ func TestScenariosOverHTTP(t *testing.T) {
 				t.Fatalf("record: %+v", record)
 			}
 			// The actions' outcomes, one per automated action.
-			var outcomes []handler.Outcome
+			var outcomes []triage.Outcome
 			if acts := record.Occurrences[0].Actions; len(acts) > 0 && json.Unmarshal(acts, &outcomes) != nil {
 				t.Fatalf("actions %s", acts)
 			}
@@ -624,12 +624,12 @@ func TestHandlerStoresSurviveRestart(t *testing.T) {
 		srv, st := open()
 		rec := httptest.NewRecorder()
 		srv.ServeHTTP(rec, httptest.NewRequest("POST", "/v1/errors", bytes.NewReader(report(ts))))
-		var fb handler.Feedback
+		var fb triage.Feedback
 		if err := json.Unmarshal(rec.Body.Bytes(), &fb); err != nil {
 			t.Fatalf("%d: %v %s", i, err, rec.Body)
 		}
 		attempts = append(attempts, float64(fb.Attempt))
-		if i == 3 && fb.NextAction != handler.Escalate {
+		if i == 3 && fb.NextAction != triage.Escalate {
 			t.Errorf("fourth attempt across restarts: next_action %s", fb.NextAction)
 		}
 		st.Close()
@@ -716,7 +716,7 @@ func TestJobs(t *testing.T) {
 	if agent.count() != 1 {
 		t.Fatalf("the due retry ran %d times", agent.count())
 	}
-	var job handler.RetryJob
+	var job triage.RetryJob
 	if err := json.Unmarshal(agent.bodies[0], &job); err != nil || job.ErrorID != id || job.QueryID != "q_456" || job.Attempt != 2 {
 		t.Errorf("callback body %s (%v)", agent.bodies[0], err)
 	}
@@ -838,7 +838,7 @@ func TestTwoInstances(t *testing.T) {
 					continue
 				}
 				statuses <- resp.StatusCode
-				var fb handler.Feedback
+				var fb triage.Feedback
 				if json.Unmarshal(body, &fb) == nil {
 					ids <- fb.ErrorID
 				}
@@ -1157,16 +1157,16 @@ func TestEventsReplay(t *testing.T) {
 func TestDuplicateSavesFirstFeedback(t *testing.T) {
 	f := newFixture(t, nil)
 	report := readFile(t, goldenDir+"/db_timeout.json")
-	rep, err := handler.DecodeReport(report)
+	rep, err := triage.DecodeReport(report)
 	if err != nil {
 		t.Fatal(err)
 	}
-	prior := &handler.Feedback{ErrorID: "err_prior", ErrorType: handler.QueryError, QueryID: "q_456", NextAction: handler.Resume, UserMessage: "before"}
+	prior := &triage.Feedback{ErrorID: "err_prior", ErrorType: triage.QueryError, QueryID: "q_456", NextAction: triage.Resume, UserMessage: "before"}
 	tn := f.store.Tenant(DefaultTenant)
-	if _, _, err := tn.Claim(t.Context(), handler.DeliveryKey(rep)); err != nil {
+	if _, _, err := tn.Claim(t.Context(), triage.DeliveryKey(rep)); err != nil {
 		t.Fatal(err)
 	}
-	if err := tn.Complete(t.Context(), handler.DeliveryKey(rep), prior); err != nil {
+	if err := tn.Complete(t.Context(), triage.DeliveryKey(rep), prior); err != nil {
 		t.Fatal(err)
 	}
 	r := f.do("POST", "/v1/errors", report, nil)

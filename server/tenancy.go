@@ -15,8 +15,8 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
-	"github.com/triage-go/triage/handler"
 	"github.com/triage-go/triage/store"
 )
 
@@ -34,7 +34,7 @@ func ParseAPIKeys(spec string) (map[string]string, error) {
 		switch {
 		case !ok || tenant == "" || key == "":
 			return nil, fmt.Errorf("API keys: entry %d is not tenant=key", i+1)
-		case !handler.IsIdentifier(tenant):
+		case !triage.IsIdentifier(tenant):
 			return nil, fmt.Errorf("API keys: entry %d: tenant %q is not an identifier", i+1, tenant)
 		case len(key) < 16:
 			return nil, fmt.Errorf("API keys: entry %d (tenant %s): a key has at least 16 characters", i+1, tenant)
@@ -57,7 +57,7 @@ type keyring struct {
 func newKeyring(keys map[string]string) (*keyring, error) {
 	k := &keyring{}
 	for key, tenant := range keys {
-		if key == "" || !handler.IsIdentifier(tenant) {
+		if key == "" || !triage.IsIdentifier(tenant) {
 			return nil, fmt.Errorf("server: API keys: tenant %q or its key is invalid", tenant)
 		}
 		fault.RegisterSecret(key) // never in a log or a problem
@@ -199,7 +199,7 @@ func (t tenantStores) Record(ctx context.Context, agent, code string, at time.Ti
 	return t.of(ctx).Record(ctx, agent, code, at, window)
 }
 
-func (t tenantStores) Claim(ctx context.Context, key string) (*handler.Feedback, bool, error) {
+func (t tenantStores) Claim(ctx context.Context, key string) (*triage.Feedback, bool, error) {
 	return t.of(ctx).Claim(ctx, key)
 }
 
@@ -207,7 +207,7 @@ func (t tenantStores) Claim(ctx context.Context, key string) (*handler.Feedback,
 // its SaveOccurrence completes the delivery in the same transaction as the
 // record and the jobs, and one commit fewer per report is a third of the
 // load benchmark's throughput.
-func (t tenantStores) Complete(ctx context.Context, key string, fb *handler.Feedback) error {
+func (t tenantStores) Complete(ctx context.Context, key string, fb *triage.Feedback) error {
 	if _, saving := ctx.Value(pendingKey{}).(*pending); saving {
 		return nil
 	}
@@ -248,14 +248,14 @@ func (t tenantStores) Fields(ctx context.Context, source string) ([]string, erro
 	return t.of(ctx).Fields(ctx, source)
 }
 
-func (t tenantStores) Get(ctx context.Context, queryID string) (handler.CachedResult, bool, error) {
+func (t tenantStores) Get(ctx context.Context, queryID string) (triage.CachedResult, bool, error) {
 	return t.of(ctx).Get(ctx, queryID)
 }
 
 // jobScheduler makes the retry action's retries durable jobs.
 type jobScheduler struct{ s store.Store }
 
-func (j jobScheduler) Schedule(ctx context.Context, job handler.RetryJob) error {
+func (j jobScheduler) Schedule(ctx context.Context, job triage.RetryJob) error {
 	payload, err := json.Marshal(job)
 	if err != nil {
 		return err
@@ -266,7 +266,7 @@ func (j jobScheduler) Schedule(ctx context.Context, job handler.RetryJob) error 
 // jobNotifier makes escalations durable jobs, posted to the webhook.
 type jobNotifier struct{ s store.Store }
 
-func (j jobNotifier) Notify(ctx context.Context, e handler.Escalation) error {
+func (j jobNotifier) Notify(ctx context.Context, e triage.Escalation) error {
 	payload, err := json.Marshal(e)
 	if err != nil {
 		return err
@@ -276,6 +276,6 @@ func (j jobNotifier) Notify(ctx context.Context, e handler.Escalation) error {
 
 // Start claims a delivery and counts its attempt and failure in one write
 // of the tenant's store.
-func (t tenantStores) Start(ctx context.Context, req handler.StartRequest) (handler.StartResult, error) {
+func (t tenantStores) Start(ctx context.Context, req triage.StartRequest) (triage.StartResult, error) {
 	return t.of(ctx).Start(ctx, req)
 }

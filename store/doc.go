@@ -10,7 +10,7 @@
 //
 // Every read and write goes through a Tenant view: a tenant never sees
 // another's records. A Tenant implements the handler's store interfaces
-// (handler.Attempts, History, Deliveries, Synonyms, Cache), so that a
+// (triage.Attempts, History, Deliveries, Synonyms, Cache), so that a
 // handler.Handler built on it keeps its state across restarts and shares
 // it between instances.
 package store

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/triage-go/triage/handler"
+	"github.com/triage-go/triage"
 )
 
 // Store is the service's durable storage. Implementations are safe for
@@ -39,15 +39,15 @@ type Tenant interface {
 	// to claim, count and record at once. Claim and Start honour
 	// ClaimLease: a claim without feedback older than that is taken over
 	// (first = true).
-	handler.Starter
-	handler.Synonyms
-	handler.Cache
+	triage.State
+	triage.Synonyms
+	triage.Cache
 
 	// PutSchema replaces the schema inventory of source (fields, and the
 	// synonyms of missing fields), for map_synonym.
-	PutSchema(ctx context.Context, source string, info handler.SchemaInfo) error
+	PutSchema(ctx context.Context, source string, info triage.SchemaInfo) error
 	// PutCache stores a query's last good result, for use_cache.
-	PutCache(ctx context.Context, queryID string, r handler.CachedResult) error
+	PutCache(ctx context.Context, queryID string, r triage.CachedResult) error
 
 	// PutAgent registers an agent (its retry callback URL).
 	PutAgent(ctx context.Context, a Agent) error
@@ -140,7 +140,7 @@ type Occurrence struct {
 	Report   json.RawMessage `json:"report"`
 	Feedback json.RawMessage `json:"feedback"`
 	// Actions are the recovery actions' outcomes (a JSON array of
-	// handler.Outcome), when known.
+	// triage.Outcome), when known.
 	Actions json.RawMessage `json:"actions,omitempty"`
 	// Jobs are enqueued with the occurrence (the retries and escalations
 	// its handling decided), so that they exist exactly when it does.

@@ -12,8 +12,10 @@ import (
 	"os"
 	"time"
 
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/handler"
+	"github.com/triage-go/triage/memory"
 )
 
 // maxReports bounds the input handle reads from standard input.
@@ -45,22 +47,22 @@ func runHandle(ctx context.Context, args []string, env Env) error {
 		cfg.Policy = p
 	}
 	if *schemaFile != "" {
-		var inv map[string]handler.SchemaInfo
+		var inv map[string]triage.SchemaInfo
 		if err := readJSONFile(*schemaFile, &inv); err != nil {
 			return err
 		}
-		syn := &handler.MemorySynonyms{}
+		syn := &memory.Synonyms{}
 		for source, info := range inv {
 			syn.Set(source, info)
 		}
 		cfg.Synonyms = syn
 	}
 	if *cacheFile != "" {
-		var results map[string]handler.CachedResult
+		var results map[string]triage.CachedResult
 		if err := readJSONFile(*cacheFile, &results); err != nil {
 			return err
 		}
-		cache := &handler.MemoryCache{}
+		cache := &memory.Cache{}
 		for q, r := range results {
 			cache.Put(q, r)
 		}
@@ -101,7 +103,7 @@ func runHandle(ctx context.Context, args []string, env Env) error {
 		return usagef("no input: pipe one report, a JSON array of reports, or JSON lines on standard input")
 	}
 
-	var feedbacks []*handler.Feedback
+	var feedbacks []*triage.Feedback
 	refused := 0
 	for i, it := range items {
 		if it.err != nil {
@@ -198,13 +200,13 @@ func splitReports(data []byte) ([]item, int, error) {
 	return items, shape, nil
 }
 
-func writeFeedbacks(w io.Writer, shape int, fbs []*handler.Feedback) error {
+func writeFeedbacks(w io.Writer, shape int, fbs []*triage.Feedback) error {
 	enc := json.NewEncoder(w)
 	switch shape {
 	case shapeArray:
 		enc.SetIndent("", "  ")
 		if fbs == nil {
-			fbs = []*handler.Feedback{}
+			fbs = []*triage.Feedback{}
 		}
 		return enc.Encode(fbs)
 	case shapeOne:
@@ -237,7 +239,7 @@ func readJSONFile(path string, v any) error {
 // "escalation: {json}".
 type escalations struct{ w io.Writer }
 
-func (e *escalations) Notify(_ context.Context, esc handler.Escalation) error {
+func (e *escalations) Notify(_ context.Context, esc triage.Escalation) error {
 	line, err := json.Marshal(esc)
 	if err != nil {
 		return err

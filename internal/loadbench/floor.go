@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/handler"
 )
 
@@ -134,7 +135,7 @@ func (l *durableLog) pipeline() (http.Handler, error) {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		rep, err := handler.DecodeReport(body)
+		rep, err := triage.DecodeReport(body)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusUnprocessableEntity)
 			return

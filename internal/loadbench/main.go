@@ -36,7 +36,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/triage-go/triage/handler"
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/server"
 	"github.com/triage-go/triage/store"
 	"github.com/triage-go/triage/store/postgres"
@@ -155,7 +155,7 @@ func run(requests, concurrency int, bound time.Duration, pg string) error {
 // bareHandler decodes the report and encodes a feedback of the same shape
 // and size: the floor any JSON-over-HTTP service pays.
 func bareHandler(w http.ResponseWriter, r *http.Request) {
-	var rep handler.Report
+	var rep triage.Report
 	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	if err == nil {
 		err = json.Unmarshal(body, &rep)
@@ -164,10 +164,10 @@ func bareHandler(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	fb := handler.Feedback{ErrorID: "err_0123456789abcdef", ErrorType: handler.QueryError, ErrorSource: rep.AgentID,
-		Severity: handler.SeverityMedium, Confidence: 0.99, UserMessage: "I couldn't retrieve the full sales data right now (database timeout).",
+	fb := triage.Feedback{ErrorID: "err_0123456789abcdef", ErrorType: triage.QueryError, ErrorSource: rep.AgentID,
+		Severity: triage.SeverityMedium, Confidence: 0.99, UserMessage: "I couldn't retrieve the full sales data right now (database timeout).",
 		RecoverySuggestions: []string{"Retry now", "Narrow the date range"}, AutomatedActions: []string{"retry:2", "use_cache:none"},
-		ContextPreserved: true, QueryID: rep.Data.QueryID, Timestamp: rep.Timestamp, NextAction: handler.Resume,
+		ContextPreserved: true, QueryID: rep.Data.QueryID, Timestamp: rep.Timestamp, NextAction: triage.Resume,
 		Context: rep.Data.Context}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(fb)

@@ -19,7 +19,7 @@ const (
 	cvFloor      = 0.80 // measured 0.8596 (2321/2700)
 )
 
-// canonical are the six error types of handler.ErrorTypes, the only labels
+// canonical are the six error types of triage.ErrorTypes, the only labels
 // the corpus may use.
 var canonical = []string{"chart_error", "input_error", "query_error", "schema_error", "system_error", "validation_error"}
 

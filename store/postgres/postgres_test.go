@@ -11,7 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/triage-go/triage/handler"
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/internal/pgtest"
 	"github.com/triage-go/triage/store"
 	"github.com/triage-go/triage/store/postgres"
@@ -233,7 +233,7 @@ func TestClaimOfAVanishedOccurrence(t *testing.T) {
 	if _, err := conn.Exec(ctx, `DELETE FROM occurrences`); err != nil {
 		t.Fatal(err)
 	}
-	res, err := tn.Start(ctx, handler.StartRequest{Key: "d1", AttemptKey: "q|e", Agent: "agent", Code: "X", At: time.Now(), Window: time.Hour})
+	res, err := tn.Start(ctx, triage.StartRequest{Key: "d1", AttemptKey: "q|e", Agent: "agent", Code: "X", At: time.Now(), Window: time.Hour})
 	if err != nil || !res.First || res.Prior != nil || res.Attempt != 1 {
 		t.Errorf("Start of a delivery whose occurrence is gone = %+v, %v; want it taken over and counted", res, err)
 	}

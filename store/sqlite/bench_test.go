@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/triage-go/triage/handler"
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/store"
 )
 
@@ -32,7 +32,7 @@ func benchmarkReport(b *testing.B, agentOf func(int64) string) {
 	defer s.Close()
 	batches, writes := s.writer.batches.Load(), s.writer.writes.Load()
 	report := json.RawMessage(`{"agent_id":"query_engine","timestamp":"2025-08-08T12:20:05Z","status":"error","data":{"error_type":"query_error","error_code":"DB_TIMEOUT","message":"Query timed out after 30s","context":{"metric":"sales"},"query_id":"q_1"}}`)
-	fb := &handler.Feedback{ErrorID: "err_0123456789abcdef", UserMessage: "I couldn't retrieve the full sales data right now (database timeout)."}
+	fb := &triage.Feedback{ErrorID: "err_0123456789abcdef", UserMessage: "I couldn't retrieve the full sales data right now (database timeout)."}
 	feedback, _ := json.Marshal(fb)
 	var seq atomic.Int64
 	b.SetParallelism(16)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/triage-go/triage/handler"
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/store"
 )
 
@@ -159,7 +159,7 @@ var occurrenceTests = []test{
 			t.Fatalf("after SaveOccurrence, Claim = %+v, first %v: want the saved feedback", prior, first)
 		}
 		e.clock.Advance(3 * store.ClaimLease) // a saved delivery is no claim in flight: it does not expire
-		res, err := tn.Start(t.Context(), handler.StartRequest{Key: "d1", AttemptKey: "q|e1", Agent: "agent", Code: "X", At: Epoch})
+		res, err := tn.Start(t.Context(), triage.StartRequest{Key: "d1", AttemptKey: "q|e1", Agent: "agent", Code: "X", At: Epoch})
 		must(t, err)
 		if res.First || res.Prior == nil || res.Prior.UserMessage != "saved" {
 			t.Fatalf("after SaveOccurrence and 3 leases, Start = %+v: want the saved feedback", res)
@@ -563,7 +563,7 @@ var isolationTests = []test{
 	}},
 	{"Schemas", func(t *testing.T, e *env) {
 		a, b := e.s.Tenant("a"), e.s.Tenant("b")
-		must(t, a.PutSchema(t.Context(), "orders", handler.SchemaInfo{
+		must(t, a.PutSchema(t.Context(), "orders", triage.SchemaInfo{
 			Fields: []string{"sku_id"}, Synonyms: map[string]string{"product_id": "sku_id"},
 		}))
 		lookup(t, b, "orders", "product_id", "", false)
@@ -572,7 +572,7 @@ var isolationTests = []test{
 	}},
 	{"Cache", func(t *testing.T, e *env) {
 		a, b := e.s.Tenant("a"), e.s.Tenant("b")
-		must(t, a.PutCache(t.Context(), "q1", handler.CachedResult{StoredAt: Epoch, Summary: "4 rows"}))
+		must(t, a.PutCache(t.Context(), "q1", triage.CachedResult{StoredAt: Epoch, Summary: "4 rows"}))
 		if _, ok, err := b.Get(t.Context(), "q1"); err != nil || ok {
 			t.Errorf("tenant b: Get = %v, %v; want not found", ok, err)
 		}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/triage-go/triage/handler"
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/store"
 )
 
@@ -26,7 +26,7 @@ var storeTests = []test{
 		e.clock.Advance(2 * 24 * time.Hour) // past the idempotency retention only
 		_, _, err = tn.Claim(ctx, "new-delivery")
 		must(t, err)
-		must(t, tn.Complete(ctx, "new-delivery", &handler.Feedback{ErrorID: "e1"}))
+		must(t, tn.Complete(ctx, "new-delivery", &triage.Feedback{ErrorID: "e1"}))
 		n, err := e.s.Expire(ctx, store.Retention{})
 		must(t, err)
 		if n != 1 {
@@ -268,21 +268,21 @@ var startTests = []test{
 		const window = 10 * time.Minute
 		steps := append(slices.Clip(historySteps), historyStep{"sql", "TIMEOUT", 30 * time.Minute, 1}) // late: counts up to its own time
 		for i, st := range steps {
-			res, err := tn.Start(t.Context(), handler.StartRequest{Key: fmt.Sprint("k", i), AttemptKey: "q/" + st.code,
+			res, err := tn.Start(t.Context(), triage.StartRequest{Key: fmt.Sprint("k", i), AttemptKey: "q/" + st.code,
 				Agent: st.agent, Code: st.code, At: Epoch.Add(st.at), Window: window})
 			must(t, err)
 			if !res.First || res.Recent != st.want {
 				t.Errorf("Start(%s, %s, +%v) = %+v, want first with recent %d", st.agent, st.code, st.at, res, st.want)
 			}
 		}
-		// A storm is counted exactly up to handler.MaxKept; past it, a
+		// A storm is counted exactly up to triage.MaxKept; past it, a
 		// store may stop counting there (as Record may).
-		for i := range handler.MaxKept + 5 {
-			res, err := tn.Start(t.Context(), handler.StartRequest{Key: fmt.Sprint("s", i), AttemptKey: "q/STORM",
+		for i := range triage.MaxKept + 5 {
+			res, err := tn.Start(t.Context(), triage.StartRequest{Key: fmt.Sprint("s", i), AttemptKey: "q/STORM",
 				Agent: "sql", Code: "STORM", At: Epoch.Add(time.Duration(i) * time.Millisecond), Window: window})
 			must(t, err)
-			if res.Recent != i+1 && (i+1 <= handler.MaxKept || res.Recent != handler.MaxKept) {
-				t.Fatalf("storm failure %d: recent %d, want %d (or %d past it)", i+1, res.Recent, i+1, handler.MaxKept)
+			if res.Recent != i+1 && (i+1 <= triage.MaxKept || res.Recent != triage.MaxKept) {
+				t.Fatalf("storm failure %d: recent %d, want %d (or %d past it)", i+1, res.Recent, i+1, triage.MaxKept)
 			}
 		}
 	}},
@@ -309,7 +309,7 @@ var startTests = []test{
 		tn := e.s.Tenant("a")
 		start(t, tn, "k1", "q1/E", 0)
 		// In flight: neither first nor counted.
-		if res := start(t, tn, "k1", "q1/E", 0); res != (handler.StartResult{}) {
+		if res := start(t, tn, "k1", "q1/E", 0); res != (triage.StartResult{}) {
 			t.Errorf("Start(k1) again while in flight = %+v; want the zero result", res)
 		}
 		fb := sampleFeedback("e1", Epoch)
@@ -344,9 +344,9 @@ var startTests = []test{
 
 // start starts delivery key of a failure of agent "sql" with code "E",
 // reported at Epoch+at, and returns what Start answered.
-func start(t *testing.T, s handler.Starter, key, attemptKey string, at time.Duration) handler.StartResult {
+func start(t *testing.T, s triage.State, key, attemptKey string, at time.Duration) triage.StartResult {
 	t.Helper()
-	res, err := s.Start(t.Context(), handler.StartRequest{
+	res, err := s.Start(t.Context(), triage.StartRequest{
 		Key: key, AttemptKey: attemptKey, Agent: "sql", Code: "E", At: Epoch.Add(at), Window: time.Hour,
 	})
 	must(t, err)
@@ -354,7 +354,7 @@ func start(t *testing.T, s handler.Starter, key, attemptKey string, at time.Dura
 }
 
 // claim claims key and checks the answer.
-func claim(t *testing.T, d handler.Deliveries, key string, wantPrior *handler.Feedback, wantFirst bool) {
+func claim(t *testing.T, d triage.Deliveries, key string, wantPrior *triage.Feedback, wantFirst bool) {
 	t.Helper()
 	prior, first, err := d.Claim(t.Context(), key)
 	must(t, err)
@@ -369,7 +369,7 @@ func claim(t *testing.T, d handler.Deliveries, key string, wantPrior *handler.Fe
 var synonymsTests = []test{
 	{"LookupAndFields", func(t *testing.T, e *env) {
 		tn := e.s.Tenant("a")
-		must(t, tn.PutSchema(t.Context(), "orders", handler.SchemaInfo{
+		must(t, tn.PutSchema(t.Context(), "orders", triage.SchemaInfo{
 			Fields:   []string{"order_id", "sku_id", "sales"},
 			Synonyms: map[string]string{"product_id": "sku_id", "revenue": "sales"},
 		}))
@@ -382,11 +382,11 @@ var synonymsTests = []test{
 	}},
 	{"PutSchemaReplaces", func(t *testing.T, e *env) {
 		tn := e.s.Tenant("a")
-		must(t, tn.PutSchema(t.Context(), "orders", handler.SchemaInfo{
+		must(t, tn.PutSchema(t.Context(), "orders", triage.SchemaInfo{
 			Fields:   []string{"order_id", "sku_id"},
 			Synonyms: map[string]string{"product_id": "sku_id"},
 		}))
-		must(t, tn.PutSchema(t.Context(), "orders", handler.SchemaInfo{
+		must(t, tn.PutSchema(t.Context(), "orders", triage.SchemaInfo{
 			Fields:   []string{"order_id", "item_id"},
 			Synonyms: map[string]string{"sku_id": "item_id"},
 		}))
@@ -396,14 +396,14 @@ var synonymsTests = []test{
 	}},
 	{"SourcesAreIndependent", func(t *testing.T, e *env) {
 		tn := e.s.Tenant("a")
-		must(t, tn.PutSchema(t.Context(), "orders", handler.SchemaInfo{Fields: []string{"a"}}))
-		must(t, tn.PutSchema(t.Context(), "customers", handler.SchemaInfo{Fields: []string{"b"}}))
+		must(t, tn.PutSchema(t.Context(), "orders", triage.SchemaInfo{Fields: []string{"a"}}))
+		must(t, tn.PutSchema(t.Context(), "customers", triage.SchemaInfo{Fields: []string{"b"}}))
 		fields(t, tn, "orders", []string{"a"})
 		fields(t, tn, "customers", []string{"b"})
 	}},
 }
 
-func lookup(t *testing.T, s handler.Synonyms, source, field, want string, wantOK bool) {
+func lookup(t *testing.T, s triage.Synonyms, source, field, want string, wantOK bool) {
 	t.Helper()
 	got, ok, err := s.Lookup(t.Context(), source, field)
 	must(t, err)
@@ -412,7 +412,7 @@ func lookup(t *testing.T, s handler.Synonyms, source, field, want string, wantOK
 	}
 }
 
-func fields(t *testing.T, s handler.Synonyms, source string, want []string) {
+func fields(t *testing.T, s triage.Synonyms, source string, want []string) {
 	t.Helper()
 	got, err := s.Fields(t.Context(), source)
 	must(t, err)
@@ -427,7 +427,7 @@ var cacheTests = []test{
 		if _, ok, err := tn.Get(t.Context(), "q1"); err != nil || ok {
 			t.Fatalf("Get of an empty cache = %v, %v; want not found", ok, err)
 		}
-		r := handler.CachedResult{
+		r := triage.CachedResult{
 			StoredAt: Epoch.Add(-2 * time.Hour),
 			Summary:  "sales by region, 4 rows",
 			Data:     map[string]any{"rows": []any{"north", "south"}, "total": 12.5, "final": true},
@@ -440,14 +440,14 @@ var cacheTests = []test{
 	}},
 	{"PutCacheReplaces", func(t *testing.T, e *env) {
 		tn := e.s.Tenant("a")
-		must(t, tn.PutCache(t.Context(), "q1", handler.CachedResult{StoredAt: Epoch, Summary: "old", Data: map[string]any{"v": 1.0}}))
-		r := handler.CachedResult{StoredAt: Epoch.Add(time.Minute), Summary: "new"}
+		must(t, tn.PutCache(t.Context(), "q1", triage.CachedResult{StoredAt: Epoch, Summary: "old", Data: map[string]any{"v": 1.0}}))
+		r := triage.CachedResult{StoredAt: Epoch.Add(time.Minute), Summary: "new"}
 		must(t, tn.PutCache(t.Context(), "q1", r))
 		checkCache(t, tn, "q1", r)
 	}},
 }
 
-func checkCache(t *testing.T, c handler.Cache, queryID string, want handler.CachedResult) {
+func checkCache(t *testing.T, c triage.Cache, queryID string, want triage.CachedResult) {
 	t.Helper()
 	got, ok, err := c.Get(t.Context(), queryID)
 	must(t, err)

@@ -25,7 +25,7 @@
 //     Severity, Report and Feedback are those of the occurrence received
 //     last. An occurrence without a DeliveryKey is never a duplicate.
 //   - History.Record counts the failures in [at-window, at], as
-//     handler.MemoryHistory does.
+//     memory.History does.
 //   - Deliveries.Claim's and BeginRequest's take-over starts a new lease; a
 //     stored feedback or response never expires.
 //   - Claim records an attempt, with an error, for a job whose lease ran
@@ -40,7 +40,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/triage-go/triage/handler"
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/store"
 )
 
@@ -151,12 +151,12 @@ func sameJSON(a, b json.RawMessage) bool {
 }
 
 // sampleFeedback is a feedback with every kind of field set.
-func sampleFeedback(errorID string, at time.Time) *handler.Feedback {
-	return &handler.Feedback{
+func sampleFeedback(errorID string, at time.Time) *triage.Feedback {
+	return &triage.Feedback{
 		ErrorID:             errorID,
-		ErrorType:           handler.SchemaError,
+		ErrorType:           triage.SchemaError,
 		ErrorSource:         "sql_agent",
-		Severity:            handler.SeverityHigh,
+		Severity:            triage.SeverityHigh,
 		Confidence:          0.875,
 		UserMessage:         "The field product_id is now sku_id; I used it instead.",
 		RecoverySuggestions: []string{"Use sku_id", "Check the schema"},
@@ -164,13 +164,13 @@ func sampleFeedback(errorID string, at time.Time) *handler.Feedback {
 		ContextPreserved:    true,
 		QueryID:             "q-" + errorID,
 		Timestamp:           at,
-		NextAction:          handler.Resume,
-		RootCause: handler.RootCause{
-			Cause: handler.CauseSchemaDrift, Confidence: 0.9,
+		NextAction:          triage.Resume,
+		RootCause: triage.RootCause{
+			Cause: triage.CauseSchemaDrift, Confidence: 0.9,
 			Evidence: []string{"product_id missing", "synonym sku_id"},
 		},
 		Attempt: 2,
-		Fault: handler.FaultInfo{
+		Fault: triage.FaultInfo{
 			Code: "AGENT_EXECUTION_ERROR", HTTPStatus: 502, Retryable: true, RetryAfter: 3,
 		},
 		Context:    map[string]any{"table": "orders", "rows": 1500.0, "nested": map[string]any{"ok": true}},

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/triage-go/triage/handler"
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/store"
 )
 
@@ -42,7 +42,7 @@ func (t *tenant) next(ctx context.Context, q Execer, key string) (int, error) {
 
 // historyCap bounds the count History.Record returns where it scans (the
 // persistent-failure rule needs 3).
-const historyCap = handler.MaxKept
+const historyCap = triage.MaxKept
 
 // Record notes a failure and counts those of the agent and code within
 // [at-window, at] (on PostgreSQL at most historyCap). It forgets those
@@ -82,7 +82,7 @@ func (t *tenant) record(ctx context.Context, q Querier, agent, code string, at t
 			t.id, agent, code, to).Scan(&n)
 		return n, err
 	}
-	// Counted up to historyCap, as handler.MemoryHistory keeps at most
+	// Counted up to historyCap, as memory.History keeps at most
 	// that many: a storm of one failure costs a bounded scan.
 	err := q.QueryRow(ctx, `
 		SELECT count(*) FROM (SELECT 1 FROM history
@@ -93,8 +93,8 @@ func (t *tenant) record(ctx context.Context, q Querier, agent, code string, at t
 
 // Claim records that key is being handled, taking over a claim without
 // feedback older than store.ClaimLease.
-func (t *tenant) Claim(ctx context.Context, key string) (*handler.Feedback, bool, error) {
-	res, err := t.start(ctx, handler.StartRequest{Key: key}, false)
+func (t *tenant) Claim(ctx context.Context, key string) (*triage.Feedback, bool, error) {
+	res, err := t.start(ctx, triage.StartRequest{Key: key}, false)
 	if err != nil {
 		return nil, false, t.s.errorf("claim delivery", err)
 	}
@@ -103,10 +103,10 @@ func (t *tenant) Claim(ctx context.Context, key string) (*handler.Feedback, bool
 
 // Start claims the delivery and, when it is the first, counts its attempt
 // and records its failure, in one transaction.
-func (t *tenant) Start(ctx context.Context, req handler.StartRequest) (handler.StartResult, error) {
+func (t *tenant) Start(ctx context.Context, req triage.StartRequest) (triage.StartResult, error) {
 	res, err := t.start(ctx, req, true)
 	if err != nil {
-		return handler.StartResult{}, t.s.errorf("start delivery", err)
+		return triage.StartResult{}, t.s.errorf("start delivery", err)
 	}
 	return res, nil
 }
@@ -151,16 +151,16 @@ SELECT EXISTS (SELECT 1 FROM claimed),
 
 // start claims req.Key and, when count is set and the claim is the first,
 // counts and records req's attempt and failure, in one write.
-func (t *tenant) start(ctx context.Context, req handler.StartRequest, count bool) (handler.StartResult, error) {
+func (t *tenant) start(ctx context.Context, req triage.StartRequest, count bool) (triage.StartResult, error) {
 	now := t.s.now()
 	if count && t.s.d.WritableCTE && !t.s.d.HistoryCounts {
 		return t.startOneStatement(ctx, req, now)
 	}
-	var res handler.StartResult
+	var res triage.StartResult
 	err := retry(func() error {
 		return t.s.db.Write(ctx, func(q Querier) error {
 			for released := false; ; released = true {
-				res = handler.StartResult{}
+				res = triage.StartResult{}
 				var claimed int64
 				err := q.QueryRow(ctx, `
 					INSERT INTO deliveries (tenant, delivery_key, claimed_at) VALUES ($1, $2, $3)
@@ -201,7 +201,7 @@ func (t *tenant) start(ctx context.Context, req handler.StartRequest, count bool
 // between). A claim saved as an occurrence that is gone (deleted by hand,
 // lost to a partial restore) has no answer: priorFeedback returns that
 // occurrence's ID as vanished, for the caller to release the claim.
-func (t *tenant) priorFeedback(ctx context.Context, q Execer, key string) (fb *handler.Feedback, vanished int64, err error) {
+func (t *tenant) priorFeedback(ctx context.Context, q Execer, key string) (fb *triage.Feedback, vanished int64, err error) {
 	var (
 		doc         *string
 		pointer, id *int64
@@ -241,12 +241,12 @@ func (t *tenant) releaseVanished(ctx context.Context, q Execer, key string, vani
 
 // startOneStatement is start with startCTE: one round trip for a first
 // delivery, two for a duplicate (its feedback).
-func (t *tenant) startOneStatement(ctx context.Context, req handler.StartRequest, now time.Time) (handler.StartResult, error) {
+func (t *tenant) startOneStatement(ctx context.Context, req triage.StartRequest, now time.Time) (triage.StartResult, error) {
 	to := nanos(req.At)
 	from := to - int64(max(req.Window, 0))
-	var res handler.StartResult
+	var res triage.StartResult
 	err := retry(func() error {
-		res = handler.StartResult{}
+		res = triage.StartResult{}
 		var first bool
 		var recent int
 		err := t.s.db.Writer().QueryRow(ctx, startCTE,
@@ -273,7 +273,7 @@ func (t *tenant) startOneStatement(ctx context.Context, req handler.StartRequest
 }
 
 // Complete stores the feedback for key.
-func (t *tenant) Complete(ctx context.Context, key string, fb *handler.Feedback) error {
+func (t *tenant) Complete(ctx context.Context, key string, fb *triage.Feedback) error {
 	doc, err := json.Marshal(fb)
 	if err != nil {
 		return t.s.errorf("complete delivery", err)
@@ -313,10 +313,10 @@ func (t *tenant) Release(ctx context.Context, key string) error {
 }
 
 // schema returns the inventory of source; the zero one when there is none.
-func (t *tenant) schema(ctx context.Context, source string) (handler.SchemaInfo, error) {
+func (t *tenant) schema(ctx context.Context, source string) (triage.SchemaInfo, error) {
 	var (
 		doc  string
-		info handler.SchemaInfo
+		info triage.SchemaInfo
 	)
 	err := t.s.db.Reader().QueryRow(ctx, `SELECT info FROM schemas WHERE tenant = $1 AND source = $2`,
 		t.id, source).Scan(&doc)
@@ -349,7 +349,7 @@ func (t *tenant) Fields(ctx context.Context, source string) ([]string, error) {
 }
 
 // PutSchema replaces the inventory of source.
-func (t *tenant) PutSchema(ctx context.Context, source string, info handler.SchemaInfo) error {
+func (t *tenant) PutSchema(ctx context.Context, source string, info triage.SchemaInfo) error {
 	doc, err := json.Marshal(info)
 	if err != nil {
 		return t.s.errorf("put schema", err)
@@ -365,9 +365,9 @@ func (t *tenant) PutSchema(ctx context.Context, source string, info handler.Sche
 }
 
 // Get returns a query's cached result.
-func (t *tenant) Get(ctx context.Context, queryID string) (handler.CachedResult, bool, error) {
+func (t *tenant) Get(ctx context.Context, queryID string) (triage.CachedResult, bool, error) {
 	var (
-		r        handler.CachedResult
+		r        triage.CachedResult
 		storedAt int64
 		data     *string
 	)
@@ -380,14 +380,14 @@ func (t *tenant) Get(ctx context.Context, queryID string) (handler.CachedResult,
 		err = json.Unmarshal([]byte(*data), &r.Data)
 	}
 	if err != nil {
-		return handler.CachedResult{}, false, t.s.errorf("get cache", err)
+		return triage.CachedResult{}, false, t.s.errorf("get cache", err)
 	}
 	r.StoredAt = fromNanos(storedAt)
 	return r, true, nil
 }
 
 // PutCache stores a query's last good result.
-func (t *tenant) PutCache(ctx context.Context, queryID string, r handler.CachedResult) error {
+func (t *tenant) PutCache(ctx context.Context, queryID string, r triage.CachedResult) error {
 	var data []byte
 	if r.Data != nil {
 		var err error

@@ -1,4 +1,4 @@
-package handler
+package triage
 
 import (
 	"encoding/json"
@@ -12,7 +12,26 @@ import (
 	"github.com/triage-go/triage/internal/jsonmember"
 )
 
-var dec = jsonmember.Decoder{Package: "handler"}
+// Report is seed 004's standard error input, which any pipeline agent
+// posts, optionally carrying a Triage fault in data.fault.
+type Report struct {
+	AgentID   string    `json:"agent_id"`
+	Timestamp time.Time `json:"timestamp"`
+	Status    string    `json:"status"`
+	Data      Data      `json:"data"`
+}
+
+// Data is a report's payload.
+type Data struct {
+	ErrorType ErrorType      `json:"error_type,omitempty"`
+	ErrorCode string         `json:"error_code,omitempty"`
+	Message   string         `json:"message"`
+	Context   map[string]any `json:"context,omitempty"`
+	QueryID   string         `json:"query_id"`
+	Fault     *fault.Error   `json:"fault,omitempty"`
+}
+
+var dec = jsonmember.Decoder{Package: "triage"}
 
 // Identifier rules. An agent id, a query id and an error code are 1 to 128
 // characters: a letter or digit, then letters, digits, '_', '-', '.' and

@@ -1,96 +1,10 @@
-package handler
+package triage
 
 import (
 	"time"
 
 	"github.com/triage-go/triage/fault"
 )
-
-// ErrorType is a report's canonical type (seed 004).
-type ErrorType string
-
-// The canonical error types, and Unknown, which asks the handler to decide.
-const (
-	InputError      ErrorType = "input_error"      // the user's request is ambiguous or unusable
-	SchemaError     ErrorType = "schema_error"     // a field, metric or table the query needs is missing
-	QueryError      ErrorType = "query_error"      // the query failed or timed out
-	ChartError      ErrorType = "chart_error"      // the chart asked for does not fit the data
-	SystemError     ErrorType = "system_error"     // a service or provider is down or failing
-	ValidationError ErrorType = "validation_error" // a value failed a check (a date range, a limit)
-	Unknown         ErrorType = "unknown"          // not known to the reporting agent: classify it
-)
-
-// ErrorTypes lists the six canonical types.
-func ErrorTypes() []ErrorType {
-	return []ErrorType{InputError, SchemaError, QueryError, ChartError, SystemError, ValidationError}
-}
-
-// Valid reports whether t is one of the six canonical types.
-func (t ErrorType) Valid() bool {
-	switch t {
-	case InputError, SchemaError, QueryError, ChartError, SystemError, ValidationError:
-		return true
-	}
-	return false
-}
-
-// Severity grades a failure for the people who watch the pipeline.
-type Severity string
-
-// The severities.
-const (
-	SeverityLow      Severity = "low"
-	SeverityMedium   Severity = "medium"
-	SeverityHigh     Severity = "high"
-	SeverityCritical Severity = "critical"
-)
-
-// Valid reports whether s is a known severity.
-func (s Severity) Valid() bool {
-	switch s {
-	case SeverityLow, SeverityMedium, SeverityHigh, SeverityCritical:
-		return true
-	}
-	return false
-}
-
-// NextAction tells the pipeline how to proceed (seed 004).
-type NextAction string
-
-// The next actions.
-const (
-	Resume    NextAction = "resume"     // continue the pipeline (from its checkpoint)
-	AwaitUser NextAction = "await_user" // ask the user and wait
-	Escalate  NextAction = "escalate"   // hand over to the operators
-)
-
-// Valid reports whether a is a known next action.
-func (a NextAction) Valid() bool {
-	switch a {
-	case Resume, AwaitUser, Escalate:
-		return true
-	}
-	return false
-}
-
-// Report is seed 004's standard error input, which any pipeline agent
-// posts, optionally carrying a Triage fault in data.fault.
-type Report struct {
-	AgentID   string    `json:"agent_id"`
-	Timestamp time.Time `json:"timestamp"`
-	Status    string    `json:"status"`
-	Data      Data      `json:"data"`
-}
-
-// Data is a report's payload.
-type Data struct {
-	ErrorType ErrorType      `json:"error_type,omitempty"`
-	ErrorCode string         `json:"error_code,omitempty"`
-	Message   string         `json:"message"`
-	Context   map[string]any `json:"context,omitempty"`
-	QueryID   string         `json:"query_id"`
-	Fault     *fault.Error   `json:"fault,omitempty"`
-}
 
 // Classification is the canonical type the handler settled on, how, and
 // how sure it is.
@@ -132,18 +46,6 @@ const (
 	CauseInvalidValue      = "invalid_value"
 	CauseUnknown           = "unknown"
 )
-
-// Decision is what the recovery policy chose for a report: the rule that
-// matched, the actions to run, how to go on, how severe it is, and the
-// message and suggestions (already rendered from the rule's templates).
-type Decision struct {
-	Rule        string     `json:"rule"`
-	Actions     []string   `json:"actions"`
-	NextAction  NextAction `json:"next_action"`
-	Severity    Severity   `json:"severity"`
-	Message     string     `json:"message"`
-	Suggestions []string   `json:"suggestions"`
-}
 
 // Outcome is what one action did.
 type Outcome struct {

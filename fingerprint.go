@@ -1,4 +1,4 @@
-package handler
+package triage
 
 import (
 	"crypto/sha256"
