@@ -34,7 +34,10 @@ type Checkpoint[S any] struct {
 }
 
 // Checkpointer stores checkpoints. Save replaces the checkpoint of its run;
-// Load returns the latest one, or an error wrapping ErrNoCheckpoint.
+// Load returns the latest one, or an error wrapping ErrNoCheckpoint. The
+// executor recovers a panic in either: a Save's fails the run as a
+// checkpoint that cannot be saved, a Load's fails Resume, each with a
+// *PanicError.
 type Checkpointer[S any] interface {
 	Save(ctx context.Context, cp Checkpoint[S]) error
 	Load(ctx context.Context, runID string) (Checkpoint[S], error)

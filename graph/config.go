@@ -36,16 +36,21 @@ type Config[S any] struct {
 	WaitForAllBranches bool
 
 	// ErrorState puts a node's error into the state handed to its error
-	// route (see OnError). Required when a node has an error route.
+	// route (see OnError). Required when a node has an error route. If it
+	// panics, the route is not taken: the node fails, with a *PanicError.
 	ErrorState func(state S, err *NodeError) S
 
 	// Checkpointer saves each step, so that Resume can continue a failed
-	// run. Defaults to nil: no checkpoints, and Resume fails.
+	// run. Defaults to nil: no checkpoints, and Resume fails. A Save that
+	// fails or panics fails the node the run stands before (or at the exit
+	// of); the failure's own checkpoint is then tried, and logged if it
+	// cannot be saved either.
 	Checkpointer Checkpointer[S]
 
 	// Logger logs each failure at Error level, and each failure handed to
 	// an error route at Warn level, with the node, the path, the run id and
-	// the fault. Defaults to nil: no logs.
+	// the fault. Defaults to nil: no logs. A handler that panics loses its
+	// record, not the run.
 	Logger *slog.Logger
 
 	// OnNotice receives the notices nodes send with Notify, when the run is

@@ -81,7 +81,8 @@ type want struct {
 // checkContract runs r in all three ways the seed has (Invoke; Stream
 // raising; Stream with error events) and checks each reports the failure
 // in the one shape: a *NodeError with node, path, state and cause, after
-// which nothing else happens.
+// which nothing else happens; Invoke returns the state the NodeError
+// carries.
 func checkContract(t *testing.T, newCtx func() context.Context, r *graph.Runnable[state], in state, w want) {
 	t.Helper()
 	check := func(mode string, err error) *graph.NodeError {
@@ -114,8 +115,11 @@ func checkContract(t *testing.T, newCtx func() context.Context, r *graph.Runnabl
 		return ne
 	}
 
-	_, err := r.Invoke(newCtx(), in.Clone())
+	out, err := r.Invoke(newCtx(), in.Clone())
 	check("Invoke", err)
+	if fmt.Sprint(out.Log) != fmt.Sprint(w.state.Log) {
+		t.Errorf("Invoke: returned the log %v, want the failing node's %v", out.Log, w.state.Log)
+	}
 
 	// Raised: the iterator yields the error as its second value, last.
 	var events []graph.Event[state]

@@ -29,7 +29,10 @@
 // an error route (OnError). Invoke returns it; Stream reports it in one of
 // seed 003's two modes: raised (the iterator's error value, then the end) or,
 // with ErrorEvents, as a last event of type EventError whose JSON is
-// {"type":"error","node":…,"error":…,"state":…}.
+// {"type":"error","node":…,"error":…,"state":…}. Before the failure, a
+// Stream delivers every event of the nodes that ran, even when the failure
+// is the caller's context ending: only a loop that stops reading loses
+// events.
 //
 //	path                       NodeError.Node        cause                             Invoke, Stream    Stream with ErrorEvents
 //	a node returns an error    the node              the error                         *NodeError        last event EventError
@@ -37,20 +40,23 @@
 //	a router names a node      the node routed from  ErrNoRoute: no valid next node    *NodeError        last event EventError
 //	  not among its targets                          from "X"
 //	a branch of a fan-out      the branch's node     the error; Branches lists every   *NodeError        last event EventError
-//	                                                 failed branch in order
+//	  (at any depth in it)       that failed         failed branch in order
 //	the fan-in node            the fan-in node       the error                         *NodeError        last event EventError
 //	a node or router panics    the node              *PanicError (stack only with      *NodeError        last event EventError
 //	                                                 Config.Debug)
-//	a Clone, ErrorState,       the node running      *PanicError                       *NodeError        last event EventError
-//	  Checkpointer or OnNotice
-//	  panics
+//	a Clone, ErrorState,       the node being run    *PanicError, wrapped for          *NodeError        last event EventError
+//	  Checkpointer or OnNotice   or exited then      ErrorState and a checkpoint
+//	  panics                                         (see below)
 //	the context is cancelled   the next node (in a   context.Canceled                  *NodeError        last event EventError
 //	  or its deadline passes     fan-out, each       / DeadlineExceeded
 //	                             branch's)
 //	the step limit             the next node         ErrStepLimit                      *NodeError        last event EventError
-//	a checkpoint cannot be     the next node (the    the Checkpointer's error          *NodeError        last event EventError
-//	  saved                      last, for the
-//	                             final one)
+//	a checkpoint cannot be     the next node; the    "save checkpoint: " (the final    *NodeError        last event EventError
+//	  saved                      node exited, for    one: "save the final
+//	                             the save at a       checkpoint: ") + the
+//	                             router's or fan-    Checkpointer's error
+//	                             out's exit and the
+//	                             final one
 //
 // A failing branch cancels its siblings' contexts (fail fast) unless
 // Config.WaitForAllBranches is set; a sibling stopped by that cancellation
@@ -60,10 +66,34 @@
 // timing, so the list is the same on every run only with
 // WaitForAllBranches.
 //
+// When several branches failed, the NodeError is the first one's: its
+// Node, Path, State and Err, and its classification. errors.As and
+// fault.From follow that failure only, so that a bug beside a sibling's
+// RATE_LIMITED is not retried; the others are in Branches (or Failures),
+// each a NodeError to classify on its own. errors.Is finds every branch's
+// cause, except the context's errors, which classify a failure and so
+// answer for the first one only.
+//
 // On failure Invoke returns, besides the error, the state the failing node
-// received. A node that may fail should not change the state it received
-// in place (a map, a slice): return a changed copy, so that the state in
-// the error and in the checkpoint is the one the node was given.
+// received: NodeError.State, the state of the error event, whatever the
+// path, a node however deep in a fan-out's branch included. A node that may
+// fail should not change the state it received in place (a map, a slice):
+// return a changed copy, so that the state in the error and in the
+// checkpoint is the one the node was given.
+//
+// A panic outside a node or router is recovered where it happens and fails
+// the node being run or exited then, as an error there would: its
+// NodeError has the path so far and that node's state, its cause is a
+// *PanicError, which fault.From classifies as it does a node's panic
+// (AGENT_EXECUTION_ERROR, not retryable), and the checkpoint records the
+// failure. A panic in ErrorState fails the node whose failure it was
+// handed, the route not taken, with a cause that names the route and keeps
+// that failure's message; one in a Clone or in a Checkpointer's Save is a
+// checkpoint that cannot be saved. A Checkpointer that keeps panicking
+// cannot record the failure either: that is logged, and the last
+// checkpoint it saved still holds. A Load that panics fails Resume with its
+// *PanicError, as a Load that fails does. A Logger whose handler panics
+// loses the record, not the run.
 //
 // # Recovery
 //

@@ -1,8 +1,10 @@
 package graph
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 )
@@ -19,8 +21,15 @@ var ErrNoRoute = errors.New("no valid next node")
 // router, a parallel branch, a fan-in node, a panic, a cancellation, the
 // step limit. Its message is `error in node "X": cause`.
 //
-// errors.Is and errors.As reach Err (and, for a fan-out, every failed
-// branch's cause), so fault.From classifies a NodeError by its cause.
+// Unwrap returns Err, so errors.As and fault.From classify a NodeError by
+// the cause of the node it names, and by nothing else. When several branches
+// of a fan-out failed, the others do not change that answer (a sibling's
+// RATE_LIMITED must not make a bug look retryable): they stay in Branches
+// (and Failures), each a NodeError to classify on its own. errors.Is also
+// finds each other failed branch's cause, except the context's errors
+// (context.Canceled, context.DeadlineExceeded, os.ErrDeadlineExceeded): a
+// cancellation or a timeout classifies a failure, so, as for fault.From,
+// only the named failure answers for them.
 type NodeError struct {
 	// Node is the node that failed (for a fan-out, the first failed branch's
 	// failing node in declaration order).
@@ -34,7 +43,8 @@ type NodeError struct {
 	Err error
 	// Branches lists every branch of a fan-out that failed, in declaration
 	// order; empty for a failure outside a fan-out. The first is this error's
-	// own Node, Path and Err.
+	// own Node, Path and Err; the others are reported beside it, but do not
+	// classify it (see Failures).
 	Branches []*NodeError
 	// RunID identifies the run, and the checkpoint Resume continues from
 	// when the run has a Checkpointer; empty otherwise.
@@ -50,20 +60,50 @@ func (e *NodeError) Error() string {
 	return b.String()
 }
 
-// Unwrap returns the cause, and for a fan-out every other failed branch's
-// NodeError (which unwraps in turn, so a nested fan-out's causes are
-// reached too).
-func (e *NodeError) Unwrap() []error {
-	errs := []error{e.Err}
-	for _, br := range e.Branches[min(1, len(e.Branches)):] {
-		errs = append(errs, br)
+// Unwrap returns the cause of the failure the error names, and only that:
+// errors.As and fault.From follow it alone. The other failed branches of a
+// fan-out are in Branches.
+func (e *NodeError) Unwrap() error { return e.Err }
+
+// Is reports whether another failed branch's cause is target, so that
+// errors.Is finds every branch's cause (errors.Is reaches the named
+// failure's own cause through Unwrap). The context's errors are not
+// looked for among the other branches: whether a failure is a cancellation
+// or a timeout is its classification, which only the named failure gives
+// (fault.From asks Is for them).
+func (e *NodeError) Is(target error) bool {
+	if len(e.Branches) < 2 || classifies(target) {
+		return false
 	}
-	return errs
+	for _, br := range e.Branches[1:] {
+		if errors.Is(br.Err, target) {
+			return true
+		}
+	}
+	return false
 }
 
-// PanicError is the cause of a node or router that panicked: the run
-// recovers, and the panic follows the same contract as an error. Stack is
-// set only when Config.Debug is on.
+// classifies reports whether target is one of the errors fault.From asks
+// Is about to classify a failure.
+func classifies(target error) bool {
+	return target == context.Canceled || target == context.DeadlineExceeded || target == os.ErrDeadlineExceeded
+}
+
+// Failures returns every failure the error reports, in declaration order:
+// for a fan-out, Branches, whose first is the failure the error names;
+// otherwise the error itself. Each is a NodeError of its own, for
+// fault.From to classify.
+func (e *NodeError) Failures() []*NodeError {
+	if len(e.Branches) > 0 {
+		return e.Branches
+	}
+	return []*NodeError{e}
+}
+
+// PanicError is the cause of a node or router that panicked, or of a hook
+// the run calls (a Clone, ErrorState, a Checkpointer, OnNotice): the run
+// recovers, and the panic follows the same contract as an error, failing
+// the node being run or exited. Stack is set only when Config.Debug is on.
 type PanicError struct {
 	Value any
 	Stack []byte

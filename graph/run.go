@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
-	"maps"
 	"reflect"
 	"runtime/debug"
 	"slices"
@@ -159,7 +158,8 @@ func StateOf[S any](err error) (S, bool) {
 
 // Invoke runs the graph from its entry point and returns the final state.
 // On failure it returns a *NodeError, and with it the state the failing
-// node received.
+// node received: the state the NodeError carries, wherever the node is (in
+// a branch of a fan-out, however deep, too).
 func (r *Runnable[S]) Invoke(ctx context.Context, state S, opts ...RunOption) (S, error) {
 	x := r.newRun(opts, nil)
 	return x.run(ctx, position{node: r.entry}, state, nil, nil)
@@ -171,12 +171,17 @@ func (r *Runnable[S]) Invoke(ctx context.Context, state S, opts ...RunOption) (S
 // fan-out that completed are not run again. It needs a Checkpointer. A
 // finished run's result is returned as it is. Resuming one run twice at
 // once runs its nodes twice: the caller owns that exclusion.
+//
+// Before the run continues, no node has run, so Resume's own failures are
+// plain errors, not NodeErrors: no Checkpointer, a checkpoint Load does not
+// return (a Load that panics returns its *PanicError), a checkpoint this
+// graph cannot continue.
 func (r *Runnable[S]) Resume(ctx context.Context, runID string, opts ...RunOption) (S, error) {
 	var zero S
 	if r.cfg.Checkpointer == nil {
 		return zero, errors.New("graph: Resume needs Config.Checkpointer")
 	}
-	cp, err := r.cfg.Checkpointer.Load(ctx, runID)
+	cp, err := r.load(ctx, runID)
 	if err != nil {
 		return zero, fmt.Errorf("graph: resume run %s: %w", runID, err)
 	}
@@ -189,6 +194,21 @@ func (r *Runnable[S]) Resume(ctx context.Context, runID string, opts ...RunOptio
 	x := r.newRun(append(slices.Clone(opts), WithRunID(runID)), nil)
 	x.steps.Store(int64(cp.Step))
 	return x.run(ctx, position{node: cp.Node, atExit: cp.AtExit}, cp.State, cp.Path, cp.Branches)
+}
+
+// load loads a run's checkpoint; a Checkpointer that panics fails the
+// load with a *PanicError.
+func (r *Runnable[S]) load(ctx context.Context, runID string) (cp Checkpoint[S], err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			pe := &PanicError{Value: p}
+			if r.cfg.Debug {
+				pe.Stack = debug.Stack()
+			}
+			err = fmt.Errorf("load checkpoint: %w", pe)
+		}
+	}()
+	return r.cfg.Checkpointer.Load(ctx, runID)
 }
 
 // checkPosition refuses a checkpoint this graph cannot continue: one saved
@@ -210,13 +230,23 @@ func (r *Runnable[S]) checkPosition(cp Checkpoint[S]) error {
 // finished, notices, errors handed to error routes, and finally the end (or
 // the failure). A failure ends the stream either as the iterator's error
 // value (the default) or, with ErrorEvents, as a last event of type
-// EventError. Stopping the loop early cancels the run. Config.OnNotice is
-// not called: notices are events.
+// EventError. Config.OnNotice is not called: notices are events.
+//
+// While the loop reads, every event of the run is delivered, in order,
+// even once ctx has ended: the nodes that finished before the run noticed
+// report it, and then the failure (a cancellation) ends the stream. Only
+// stopping the loop early (break, return, a panic) drops the events not
+// yet read, and cancels the run.
 func (r *Runnable[S]) Stream(ctx context.Context, state S, opts ...RunOption) iter.Seq2[Event[S], error] {
 	return func(yield func(Event[S], error) bool) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		events := make(chan Event[S], 16)
+		// gone is closed when the loop is no longer there to read: an
+		// event sent after that is dropped. The caller's context ending is
+		// not the loop going: it still reads.
+		gone := make(chan struct{})
+		defer close(gone)
 		var (
 			mu     sync.Mutex
 			closed bool
@@ -232,7 +262,7 @@ func (r *Runnable[S]) Stream(ctx context.Context, state S, opts ...RunOption) it
 			}
 			select {
 			case events <- e:
-			case <-ctx.Done():
+			case <-gone:
 			}
 		}
 		x := r.newRun(opts, emit)
@@ -277,7 +307,6 @@ type run[S any] struct {
 	emit    func(Event[S]) // nil when not streaming
 	stopped atomic.Bool    // the stream's consumer stopped reading
 	steps   atomic.Int64
-	cur     string     // the top-level node last started, for a panic outside nodes (the run's goroutine only)
 	cpMu    sync.Mutex // serialises checkpoints of concurrent branches
 }
 
@@ -295,36 +324,30 @@ func (r *Runnable[S]) newRun(opts []RunOption, emit func(Event[S])) *run[S] {
 // notices reports whether the run delivers notices at all.
 func (x *run[S]) notices() bool { return x.emit != nil || x.r.cfg.OnNotice != nil }
 
-// run runs from pos to the end, checkpointing on the way.
-func (x *run[S]) run(ctx context.Context, pos position, state S, path []string, done map[string]S) (out S, err error) {
-	defer func() {
-		// A panic outside a node or router (a Clone, ErrorState, a
-		// Checkpointer, OnNotice) follows the same contract.
-		if p := recover(); p != nil {
-			node := pos.node
-			if x.cur != "" {
-				node = x.cur
-			}
-			out, err = state, x.finish(ctx, nodeError(node, path, state, x.panicError(p)))
-		}
-	}()
-	out, path, err = x.walk(ctx, pos, "", state, path, done)
-	if err != nil {
-		var ne *NodeError
-		if errors.As(err, &ne) {
-			return out, x.finish(ctx, ne)
-		}
-		return out, err
+// run runs from pos to the end, checkpointing on the way. On failure it
+// returns the state the failing node received, which its NodeError
+// carries: on every path (a node, a router, a branch however deep, a
+// fan-in node, a checkpoint), that is the one answer.
+//
+// A panic outside a node or router (a Clone, ErrorState, a Checkpointer,
+// OnNotice) is recovered where it happens, so that it fails the node being
+// run or exited, as an error there would.
+func (x *run[S]) run(ctx context.Context, pos position, state S, path []string, done map[string]S) (S, error) {
+	out, path, ne := x.walk(ctx, pos, "", state, path, done)
+	if ne != nil {
+		out, _ = ne.State.(S) // always an S: nodeError made it from one
+		return out, x.finish(ctx, ne)
 	}
-	if cp := x.r.cfg.Checkpointer; cp != nil {
-		if err := cp.Save(ctx, Checkpoint[S]{RunID: x.opts.runID, Step: int(x.steps.Load()), State: x.r.clone(out),
-			Path: slices.Clone(path), Done: true}); err != nil {
-			last := ""
-			if len(path) > 0 {
-				last = path[len(path)-1]
-			}
-			return out, x.finish(ctx, nodeError(last, path[:max(0, len(path)-1)], out, fmt.Errorf("save the final checkpoint: %w", err)))
+	// The final checkpoint: a failure to save it fails the last node, at
+	// its exit, where a resumed run continues.
+	if err := x.save(ctx, atEnd, out, path, nil, ""); err != nil {
+		last := position{atExit: true}
+		if len(path) > 0 {
+			last.node = path[len(path)-1]
 		}
+		ne := nodeError(last.node, path, out, fmt.Errorf("save the final checkpoint: %w", err))
+		x.failedWith(ctx, last, out, path, nil, ne)
+		return out, x.finish(ctx, ne)
 	}
 	return out, nil
 }
@@ -342,7 +365,7 @@ func (x *run[S]) finish(ctx context.Context, ne *NodeError) *NodeError {
 
 // walk runs from pos until it reaches stop (a fan-in node, for a branch) or
 // End. It returns the state, the path, and the failure.
-func (x *run[S]) walk(ctx context.Context, pos position, stop string, state S, path []string, done map[string]S) (S, []string, error) {
+func (x *run[S]) walk(ctx context.Context, pos position, stop string, state S, path []string, done map[string]S) (S, []string, *NodeError) {
 	top := stop == ""
 	cur := pos.node
 	skipRun := pos.atExit
@@ -368,9 +391,8 @@ func (x *run[S]) walk(ctx context.Context, pos position, stop string, state S, p
 				return x.fail(ctx, top, here, hereBranches, cur, path, state, fmt.Errorf("%w: %d steps", ErrStepLimit, x.r.cfg.MaxSteps))
 			}
 			if top {
-				x.cur = cur
 				if err := x.save(ctx, here, state, path, hereBranches, ""); err != nil {
-					return x.fail(ctx, top, here, hereBranches, cur, path, state, err)
+					return x.fail(ctx, top, here, hereBranches, cur, path, state, fmt.Errorf("save checkpoint: %w", err))
 				}
 			}
 			step := int(x.steps.Load())
@@ -384,12 +406,15 @@ func (x *run[S]) walk(ctx context.Context, pos position, stop string, state S, p
 			out, err := x.call(nctx, spec, state, branchResults)
 			branchResults, fork, forkDone = nil, nil, nil
 			if err != nil {
-				if spec.onError == "" {
-					return x.fail(ctx, top, here, hereBranches, cur, path, state, err)
+				if spec.onError != "" {
+					routed, rerr := x.route(ctx, nodeError(cur, path, state, err), spec, state)
+					if rerr == nil {
+						state, cur = routed, spec.onError
+						continue
+					}
+					err = rerr // ErrorState panicked: the node fails as if it had no route
 				}
-				ne := nodeError(cur, path, state, err)
-				state, cur = x.route(ctx, ne, spec, state), spec.onError
-				continue
+				return x.fail(ctx, top, here, hereBranches, cur, path, state, err)
 			}
 			state = out
 			path = append(path, cur)
@@ -398,8 +423,7 @@ func (x *run[S]) walk(ctx context.Context, pos position, stop string, state S, p
 			}
 			if top && (spec.router != nil || spec.branches != nil) {
 				if err := x.save(ctx, position{node: cur, atExit: true}, state, path, nil, ""); err != nil {
-					ne := nodeError(cur, path, state, err)
-					return state, path, ne
+					return x.fail(ctx, top, position{node: cur, atExit: true}, nil, cur, path, state, fmt.Errorf("save checkpoint: %w", err))
 				}
 			}
 		}
@@ -410,22 +434,22 @@ func (x *run[S]) walk(ctx context.Context, pos position, stop string, state S, p
 		case spec.router != nil:
 			next, err := x.routeFrom(ctx, spec, state)
 			if err != nil {
-				ne := nodeError(cur, path, state, err)
-				if spec.onError == "" {
-					if top {
-						x.failedWith(ctx, position{node: cur, atExit: true}, state, path, nil, ne)
+				if spec.onError != "" {
+					routed, rerr := x.route(ctx, nodeError(cur, path, state, err), spec, state)
+					if rerr == nil {
+						state, cur = routed, spec.onError
+						continue
 					}
-					return state, path, ne
+					err = rerr
 				}
-				state, cur = x.route(ctx, ne, spec, state), spec.onError
-				continue
+				return x.fail(ctx, top, position{node: cur, atExit: true}, nil, cur, path, state, err)
 			}
 			cur = next
 		case spec.branches != nil:
-			results, byName, err := x.fanOut(ctx, spec, state, path, top, done)
+			results, byName, ne := x.fanOut(ctx, spec, state, path, top, done)
 			done = nil // only the first fan-out of a resumed run has results to reuse
-			if err != nil {
-				return state, path, err
+			if ne != nil {
+				return state, path, ne
 			}
 			branchResults, fork, forkDone = results, spec, byName
 			cur = spec.join
@@ -437,8 +461,9 @@ func (x *run[S]) walk(ctx context.Context, pos position, stop string, state S, p
 }
 
 // fail ends a walk with a node's failure, recorded in the checkpoint at
-// where the run stood before the node.
-func (x *run[S]) fail(ctx context.Context, top bool, here position, branches map[string]S, node string, path []string, state S, err error) (S, []string, error) {
+// here: where the run stood before the node, or at its exit for a failure
+// in its way out.
+func (x *run[S]) fail(ctx context.Context, top bool, here position, branches map[string]S, node string, path []string, state S, err error) (S, []string, *NodeError) {
 	ne := nodeError(node, path, state, err)
 	if top {
 		x.failedWith(ctx, here, state, path, branches, ne)
@@ -508,15 +533,27 @@ func (x *run[S]) panicError(p any) *PanicError {
 	return pe
 }
 
-// route hands a failure to the node's error route, and records where the
-// run continues.
-func (x *run[S]) route(ctx context.Context, ne *NodeError, spec *nodeSpec[S], state S) S {
+// route hands a failure to the node's error route: Config.ErrorState puts
+// it into the state the route's node runs with. When ErrorState panics, the
+// route does not run: route returns the panic, with the failure it was
+// handed, for the node to fail with.
+func (x *run[S]) route(ctx context.Context, ne *NodeError, spec *nodeSpec[S], state S) (S, error) {
 	ne.RunID = x.opts.runID
+	routed, err := x.errorState(state, ne)
+	if err != nil {
+		return state, fmt.Errorf("error route %q: Config.ErrorState: %w (the failure it was given: %v)", spec.onError, err, ne.Err)
+	}
 	x.log(ctx, slog.LevelWarn, "node failed; its error route runs next", ne, spec.onError)
 	if x.emit != nil {
 		x.emit(Event[S]{Type: EventErrorRouted, Node: ne.Node, Err: ne, Handler: spec.onError})
 	}
-	return x.r.cfg.ErrorState(state, ne)
+	return routed, nil
+}
+
+// errorState calls Config.ErrorState, turning a panic into a *PanicError.
+func (x *run[S]) errorState(state S, ne *NodeError) (out S, err error) {
+	defer x.recoverPanic(&err)
+	return x.r.cfg.ErrorState(state, ne), nil
 }
 
 // failedWith records a failure in the checkpoint: where the run continues,
@@ -530,199 +567,50 @@ func (x *run[S]) failedWith(ctx context.Context, pos position, state S, path []s
 		failure = "stopped: the stream's consumer stopped reading"
 	}
 	if err := x.save(context.WithoutCancel(ctx), pos, state, path, branches, failure); err != nil {
-		if l := x.r.cfg.Logger; l != nil {
-			l.LogAttrs(ctx, slog.LevelError, "checkpoint of a failure not saved", slog.String("node", ne.Node),
-				slog.String("run_id", x.opts.runID), slog.String("error", err.Error()))
-		}
+		x.logAttrs(ctx, slog.LevelError, "checkpoint of a failure not saved", slog.String("node", ne.Node),
+			slog.String("run_id", x.opts.runID), slog.String("error", "save checkpoint: "+err.Error()))
 	}
 }
 
-// fanOut runs a fan-out's branches (in parallel, or in order for a
-// sequential one) and returns their results in
-// declaration order, and by branch name when checkpoints need them. done
-// holds results of branches that completed in an earlier run.
-func (x *run[S]) fanOut(ctx context.Context, spec *nodeSpec[S], state S, path []string, top bool, done map[string]S) ([]S, map[string]S, error) {
-	n := len(spec.branches)
-	f := &fan[S]{
-		x: x, spec: spec, ctx: ctx, state: state,
-		// A full slice expression: a branch's first append copies the path
-		// instead of writing into its siblings' array.
-		path:        path[:len(path):len(path)],
-		checkpoints: top && x.r.cfg.Checkpointer != nil,
-		results:     make([]S, n),
-		errs:        make([]*NodeError, n),
-	}
-	if f.checkpoints {
-		f.completed = make(map[string]S, n)
-		for _, b := range spec.branches {
-			if s, ok := done[b]; ok {
-				f.completed[b] = s
-			}
-		}
-	}
-	f.bctx, f.cancel = context.WithCancel(ctx)
-	defer f.cancel()
-	// Every branch but the last runs on a goroutine of its own; the last
-	// runs on this one, which would otherwise only wait. A sequential
-	// fan-out runs them all on this one, in order, until one fails.
-	last, stop := -1, false
-	for i, b := range spec.branches {
-		if s, ok := done[b]; ok {
-			f.results[i] = s // completed in an earlier run
-			continue
-		}
-		if spec.sequential {
-			if !stop {
-				f.branch(i)
-				stop = f.errs[i] != nil && !x.r.cfg.WaitForAllBranches
-			}
-			continue
-		}
-		if last >= 0 {
-			f.wg.Add(1)
-			go f.branchAsync(last)
-		}
-		last = i
-	}
-	if last >= 0 {
-		f.branch(last)
-	}
-	f.wg.Wait()
+// atEnd is where a finished run stands: its checkpoint is Done.
+var atEnd = position{node: End}
 
-	// Every branch that failed, in declaration order. When one failure
-	// cancelled its siblings (fail fast), a sibling that only stopped
-	// because of that cancellation did not fail.
-	siblingsCancelled := f.bctx.Err() != nil && ctx.Err() == nil
-	var failed, cancelled []*NodeError
-	for _, ne := range f.errs {
-		switch {
-		case ne == nil:
-		case siblingsCancelled && errors.Is(ne.Err, context.Canceled):
-			cancelled = append(cancelled, ne)
-		default:
-			failed = append(failed, ne)
-		}
-	}
-	if len(failed) == 0 {
-		failed = cancelled // cannot happen unless a node returned Canceled itself
-	}
-	if len(failed) == 0 {
-		return f.results, f.completed, nil
-	}
-	// A branch that failed in a nested fan-out brings its own failed
-	// branches: the list holds every failure, at any depth, in order.
-	var flat []*NodeError
-	for _, ne := range failed {
-		if len(ne.Branches) > 0 {
-			flat = append(flat, ne.Branches...)
-		} else {
-			flat = append(flat, ne)
-		}
-	}
-	head := *flat[0]
-	head.Branches = flat
-	if top {
-		// The checkpoint keeps the branches that completed, so that Resume
-		// runs only the others.
-		f.mu.Lock()
-		snap := snapshot(x.r.clone, f.completed)
-		f.mu.Unlock()
-		x.failedWith(ctx, position{node: spec.name, atExit: true}, state, path, snap, &head)
-	}
-	return nil, nil, &head
-}
-
-// fan is one fan-out in progress: one allocation for its branches to share.
-type fan[S any] struct {
-	x           *run[S]
-	spec        *nodeSpec[S]
-	ctx, bctx   context.Context
-	cancel      context.CancelFunc
-	state       S
-	path        []string
-	checkpoints bool
-
-	results   []S
-	errs      []*NodeError
-	wg        sync.WaitGroup
-	mu        sync.Mutex   // guards completed
-	completed map[string]S // by branch, for checkpoints
-}
-
-func (f *fan[S]) branchAsync(i int) {
-	defer f.wg.Done()
-	f.branch(i)
-}
-
-// branch runs branch i to the fan-in node.
-func (f *fan[S]) branch(i int) {
-	b := f.spec.branches[i]
-	bstate := f.state
-	defer func() {
-		// A panic outside a node (a Clone, a Checkpointer) on this
-		// goroutine would take the process down: it is the branch's
-		// failure instead.
-		if p := recover(); p != nil {
-			f.fail(i, nodeError(b, f.path, bstate, f.x.panicError(p)))
-		}
-	}()
-	bstate = f.x.r.clone(f.state)
-	out, _, err := f.x.walk(f.bctx, position{node: b}, f.spec.join, bstate, f.path, nil)
-	if err != nil {
-		var ne *NodeError
-		if !errors.As(err, &ne) {
-			ne = nodeError(b, f.path, bstate, err)
-		}
-		f.fail(i, ne)
-		return
-	}
-	f.results[i] = out
-	if f.checkpoints {
-		f.mu.Lock()
-		f.completed[b] = out
-		snap := snapshot(f.x.r.clone, f.completed)
-		f.mu.Unlock()
-		// A failed save is reported after the fan-out, as the branch's
-		// failure.
-		if err := f.x.save(f.ctx, position{node: f.spec.name, atExit: true}, f.state, f.path, snap, ""); err != nil {
-			f.errs[i] = nodeError(b, f.path, bstate, err)
-			f.cancel()
-		}
-	}
-}
-
-func (f *fan[S]) fail(i int, ne *NodeError) {
-	f.errs[i] = ne
-	if !f.x.r.cfg.WaitForAllBranches {
-		f.cancel()
-	}
-}
-
-// snapshot copies the completed branches' results for a checkpoint.
-func snapshot[S any](clone func(S) S, completed map[string]S) map[string]S {
-	out := make(map[string]S, len(completed))
-	for k, v := range completed {
-		out[k] = clone(v)
-	}
-	return out
-}
-
-// save writes a checkpoint, when the graph has a Checkpointer.
-func (x *run[S]) save(ctx context.Context, pos position, state S, path []string, branches map[string]S, failure string) error {
+// save writes a checkpoint, when the graph has a Checkpointer: the run
+// stands at pos (atEnd: it has finished, with state as its result), after
+// path, with the results of the branches of pos's fan-out that completed.
+// The checkpoint gets copies of the state and of the branches' results.
+//
+// A Clone or a Checkpointer that panics is a checkpoint that cannot be
+// saved: its *PanicError is save's error, for the caller to fail with as
+// with any other.
+func (x *run[S]) save(ctx context.Context, pos position, state S, path []string, branches map[string]S, failure string) (err error) {
 	cp := x.r.cfg.Checkpointer
 	if cp == nil {
 		return nil
 	}
+	defer x.recoverPanic(&err)
 	x.cpMu.Lock()
 	defer x.cpMu.Unlock()
-	err := cp.Save(ctx, Checkpoint[S]{
+	c := Checkpoint[S]{
 		RunID: x.opts.runID, Step: int(x.steps.Load()), Node: pos.node, AtExit: pos.atExit,
-		State: x.r.clone(state), Branches: maps.Clone(branches), Path: slices.Clone(path), Err: failure,
-	})
-	if err != nil {
-		return fmt.Errorf("save checkpoint: %w", err)
+		State: x.r.clone(state), Branches: snapshot(x.r.clone, branches), Path: slices.Clone(path), Err: failure,
 	}
-	return nil
+	if pos == atEnd {
+		c.Node, c.Done = "", true
+	}
+	return cp.Save(ctx, c)
+}
+
+// snapshot copies branches' results for a checkpoint.
+func snapshot[S any](clone func(S) S, branches map[string]S) map[string]S {
+	if branches == nil {
+		return nil
+	}
+	out := make(map[string]S, len(branches))
+	for k, v := range branches {
+		out[k] = clone(v)
+	}
+	return out
 }
 
 // notice delivers a node's notice to the stream or to Config.OnNotice.
@@ -756,5 +644,17 @@ func (x *run[S]) log(ctx context.Context, level slog.Level, msg string, ne *Node
 		}
 		attrs = append(attrs, slog.Any("failed_branches", failed))
 	}
+	x.logAttrs(ctx, level, msg, attrs...)
+}
+
+// logAttrs writes a record to Config.Logger. A handler that panics loses
+// the record, not the run: logging is the one hook whose panic is not a
+// failure.
+func (x *run[S]) logAttrs(ctx context.Context, level slog.Level, msg string, attrs ...slog.Attr) {
+	l := x.r.cfg.Logger
+	if l == nil {
+		return
+	}
+	defer func() { _ = recover() }()
 	l.LogAttrs(ctx, level, msg, attrs...)
 }
