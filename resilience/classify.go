@@ -17,21 +17,31 @@ func init() {
 	fault.Register(classify)
 }
 
-// classify runs on every fault.From of an error that is not already a
-// fault, so it compares the chain's errors with the sentinels directly
-// instead of calling errors.Is three times.
+// classify finds failsafe-go's sentinels anywhere in err's chain, as
+// errors.Is does: behind %w, errors.Join and a multi-%w fmt.Errorf, and
+// through an error's own Is method.
+//
+// A chain holding more than one of them is classified by the one that
+// promises least, whatever their order in the chain:
+//
+//  1. timeout.ErrExceeded: TIMEOUT. An attempt ran and may have been
+//     processed, so the fault must not say the request never left, as the
+//     other two do (see NotProcessed): that would let a non-idempotent
+//     call be repeated.
+//  2. circuitbreaker.ErrOpen: SERVICE_UNAVAILABLE, rule circuit_open. The
+//     source is failing; Do does not retry it within the call.
+//  3. bulkhead.ErrFull: SERVICE_UNAVAILABLE, rule bulkhead_full. The source
+//     is only busy.
 func classify(err error) (*fault.Error, bool) {
-	for e := err; e != nil; e = errors.Unwrap(e) {
-		switch e {
-		case circuitbreaker.ErrOpen:
-			return rejected(RuleCircuitOpen, "", 0, err), true
-		case bulkhead.ErrFull:
-			return rejected(RuleBulkheadFull, "", 0, err), true
-		case timeout.ErrExceeded:
-			f := fault.Wrap(err, fault.Timeout, "", fault.WithCategory(fault.CategoryTransport))
-			f.Classification.Rule = "failsafe_timeout"
-			return f, true
-		}
+	switch {
+	case errors.Is(err, timeout.ErrExceeded):
+		f := fault.Wrap(err, fault.Timeout, "", fault.WithCategory(fault.CategoryTransport))
+		f.Classification.Rule = "failsafe_timeout"
+		return f, true
+	case errors.Is(err, circuitbreaker.ErrOpen):
+		return rejected(RuleCircuitOpen, "", 0, err), true
+	case errors.Is(err, bulkhead.ErrFull):
+		return rejected(RuleBulkheadFull, "", 0, err), true
 	}
 	return nil, false
 }

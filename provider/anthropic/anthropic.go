@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -36,7 +37,7 @@ func Classify(err error) (*fault.Error, bool) {
 	if err == nil {
 		return nil, false
 	}
-	if e, ok := upstream.As[*sdk.Error](err); ok && e != nil {
+	if e, ok := errors.AsType[*sdk.Error](err); ok && e != nil {
 		return fromAPIError(err, e, time.Now()), true
 	}
 	return provider.FromCall(err)

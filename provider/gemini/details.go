@@ -85,43 +85,25 @@ func parseDetails(ds []map[string]any) details {
 // RetryInfo.retryDelay carries it: seconds with up to nine fractional
 // digits and an "s" suffix ("17s", "0.5s", "17.372986s"). A negative or
 // malformed value is no delay; a delay beyond fault.MaxRetryAfter is capped
-// there.
+// there. The form is checked here (time.ParseDuration would also take "1m",
+// "+1s" or ".5s"); time.ParseDuration does the arithmetic.
 func parseRetryDelay(s string) (time.Duration, bool) {
 	s, ok := strings.CutSuffix(strings.TrimSpace(s), "s")
-	if !ok || s == "" {
-		return 0, false
-	}
 	whole, frac, dot := strings.Cut(s, ".")
-	if whole == "" || !digits(whole) || dot && (frac == "" || len(frac) > 9 || !digits(frac)) {
+	if !ok || !digits(whole) || dot && (len(frac) > 9 || !digits(frac)) {
 		return 0, false
 	}
-	whole = strings.TrimLeft(whole, "0")
-	maxSeconds := int64(fault.MaxRetryAfter / time.Second)
-	if len(whole) > len("86400") {
-		return fault.MaxRetryAfter, true
+	if len(strings.TrimLeft(whole, "0")) > len("86400") {
+		return fault.MaxRetryAfter, true // more seconds than ParseDuration may hold
 	}
-	var secs int64
-	for _, c := range whole {
-		secs = secs*10 + int64(c-'0')
+	d, err := time.ParseDuration(s + "s")
+	if err != nil {
+		return 0, false
 	}
-	if secs >= maxSeconds {
-		return fault.MaxRetryAfter, true
-	}
-	var nanos int64
-	for i := range 9 {
-		nanos *= 10
-		if i < len(frac) {
-			nanos += int64(frac[i] - '0')
-		}
-	}
-	return time.Duration(secs)*time.Second + time.Duration(nanos), true
+	return min(d, fault.MaxRetryAfter), true
 }
 
+// digits reports whether s is one or more ASCII digits.
 func digits(s string) bool {
-	for i := range len(s) {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }

@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"errors"
 	"strings"
 	"time"
 
@@ -38,10 +39,10 @@ func Classify(err error) (*fault.Error, bool) {
 		return nil, false
 	}
 	// The SDK returns APIError by value; a pointer is accepted too.
-	if e, ok := upstream.As[genai.APIError](err); ok {
+	if e, ok := errors.AsType[genai.APIError](err); ok {
 		return fromAPIError(err, e), true
 	}
-	if e, ok := upstream.As[*genai.APIError](err); ok && e != nil {
+	if e, ok := errors.AsType[*genai.APIError](err); ok && e != nil {
 		return fromAPIError(err, *e), true
 	}
 	if ix, ok := findInteractions(err); ok {

@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"google.golang.org/genai/interactions"
 	"google.golang.org/genai/interactions/models/apierrors"
 	"google.golang.org/genai/interactions/models/components"
+	ixmodels "google.golang.org/genai/interactions/models/interactions"
 	"google.golang.org/genai/interactions/retry"
 
 	"github.com/triage-go/triage/fault"
@@ -102,9 +104,11 @@ type ixError struct {
 	debug         string
 }
 
-// findInteractions finds the first error of the Interactions API client in
-// err's chain, following both Unwrap forms, without allocating when there is
-// none (a classifier runs on every fault.From):
+// findInteractions finds an error of the Interactions API client in err's
+// chain, as errors.AsType finds one (behind %w, errors.Join, and
+// *apierrors.ContinuationInterruptedError, which wraps one of them, or a
+// transport or context error). A chain holds at most one of them; they are
+// looked for in this order:
 //
 //   - *apierrors.APIError: any 4xx or 5xx of Agents, Voices, Webhooks,
 //     Credentials, Environments, and an answer of an unexpected status or
@@ -116,89 +120,54 @@ type ixError struct {
 //     (*apierrors.CreateInteractionClientError, …ServerError, …) for a body
 //     that matched the declared shape.
 //
-// *apierrors.ContinuationInterruptedError is not one: it wraps one of these,
-// or a transport or context error.
+// A nil pointer of these types is not one. Nothing is allocated when there
+// is none (a classifier runs on every fault.From).
 func findInteractions(err error) (ixError, bool) {
-	for err != nil {
-		switch e := err.(type) {
-		case *apierrors.APIError:
-			if e == nil {
-				return ixError{}, false
-			}
-			return ixError{status: e.StatusCode, header: responseHeader(e.RawResponse), body: e.Body, debug: e.Error()}, true
-		case *apierrors.ResponseValidationError:
-			if e == nil {
-				return ixError{}, false
-			}
-			// Its text is only the decoding error; the debug text is the
-			// answer's, as APIError's would be.
-			return ixError{status: e.StatusCode, header: responseHeader(e.RawResponse), body: e.Body,
-				debug: fmt.Sprintf("%s: Status %d\n%s", e.Message, e.StatusCode, e.Body)}, true
-		case *apierrors.CreateInteractionClientError:
-			if e == nil {
-				return ixError{}, false
-			}
-			return typedError(e, e.Error_.Code, e.Error_.Message, e.HTTPMeta), true
-		case *apierrors.CreateInteractionServerError:
-			if e == nil {
-				return ixError{}, false
-			}
-			return typedError(e, e.Error_.Code, e.Error_.Message, e.HTTPMeta), true
-		case *apierrors.GetInteractionByIDClientError:
-			if e == nil {
-				return ixError{}, false
-			}
-			return typedError(e, e.Error_.Code, e.Error_.Message, e.HTTPMeta), true
-		case *apierrors.GetInteractionByIDServerError:
-			if e == nil {
-				return ixError{}, false
-			}
-			return typedError(e, e.Error_.Code, e.Error_.Message, e.HTTPMeta), true
-		case *apierrors.DeleteInteractionClientError:
-			if e == nil {
-				return ixError{}, false
-			}
-			return typedError(e, e.Error_.Code, e.Error_.Message, e.HTTPMeta), true
-		case *apierrors.DeleteInteractionServerError:
-			if e == nil {
-				return ixError{}, false
-			}
-			return typedError(e, e.Error_.Code, e.Error_.Message, e.HTTPMeta), true
-		case *apierrors.CancelInteractionByIDClientError:
-			if e == nil {
-				return ixError{}, false
-			}
-			return typedError(e, e.Error_.Code, e.Error_.Message, e.HTTPMeta), true
-		case *apierrors.CancelInteractionByIDServerError:
-			if e == nil {
-				return ixError{}, false
-			}
-			return typedError(e, e.Error_.Code, e.Error_.Message, e.HTTPMeta), true
-		}
-		switch x := err.(type) {
-		case interface{ Unwrap() error }:
-			err = x.Unwrap()
-		case interface{ Unwrap() []error }:
-			for _, e := range x.Unwrap() {
-				if ix, ok := findInteractions(e); ok {
-					return ix, true
-				}
-			}
-			return ixError{}, false
-		default:
-			return ixError{}, false
-		}
+	if e, ok := errors.AsType[*apierrors.APIError](err); ok && e != nil {
+		return ixError{status: e.StatusCode, header: responseHeader(e.RawResponse), body: e.Body, debug: e.Error()}, true
+	}
+	if e, ok := errors.AsType[*apierrors.ResponseValidationError](err); ok && e != nil {
+		// Its text is only the decoding error; the debug text is the
+		// answer's, as APIError's would be.
+		return ixError{status: e.StatusCode, header: responseHeader(e.RawResponse), body: e.Body,
+			debug: fmt.Sprintf("%s: Status %d\n%s", e.Message, e.StatusCode, e.Body)}, true
+	}
+	if e, ok := errors.AsType[*apierrors.CreateInteractionClientError](err); ok && e != nil {
+		return typedError(e, e.Error_, e.HTTPMeta), true
+	}
+	if e, ok := errors.AsType[*apierrors.CreateInteractionServerError](err); ok && e != nil {
+		return typedError(e, e.Error_, e.HTTPMeta), true
+	}
+	if e, ok := errors.AsType[*apierrors.GetInteractionByIDClientError](err); ok && e != nil {
+		return typedError(e, e.Error_, e.HTTPMeta), true
+	}
+	if e, ok := errors.AsType[*apierrors.GetInteractionByIDServerError](err); ok && e != nil {
+		return typedError(e, e.Error_, e.HTTPMeta), true
+	}
+	if e, ok := errors.AsType[*apierrors.DeleteInteractionClientError](err); ok && e != nil {
+		return typedError(e, e.Error_, e.HTTPMeta), true
+	}
+	if e, ok := errors.AsType[*apierrors.DeleteInteractionServerError](err); ok && e != nil {
+		return typedError(e, e.Error_, e.HTTPMeta), true
+	}
+	if e, ok := errors.AsType[*apierrors.CancelInteractionByIDClientError](err); ok && e != nil {
+		return typedError(e, e.Error_, e.HTTPMeta), true
+	}
+	if e, ok := errors.AsType[*apierrors.CancelInteractionByIDServerError](err); ok && e != nil {
+		return typedError(e, e.Error_, e.HTTPMeta), true
 	}
 	return ixError{}, false
 }
 
-func typedError(err error, code, message *string, meta components.HTTPMetadata) ixError {
+// typedError reads a typed error of Interactions.Create, Get, Delete or
+// Cancel: the declared error body, decoded, and the response.
+func typedError(err error, body ixmodels.Error, meta components.HTTPMetadata) ixError {
 	ix := ixError{debug: err.Error()}
-	if code != nil {
-		ix.code = *code
+	if body.Code != nil {
+		ix.code = *body.Code
 	}
-	if message != nil {
-		ix.message = *message
+	if body.Message != nil {
+		ix.message = *body.Message
 	}
 	if res := meta.Response; res != nil {
 		ix.status, ix.header = res.StatusCode, res.Header

@@ -2,6 +2,7 @@ package openai
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -37,10 +38,10 @@ func Classify(err error) (*fault.Error, bool) {
 	if err == nil {
 		return nil, false
 	}
-	if e, ok := upstream.As[*sdk.Error](err); ok && e != nil {
+	if e, ok := errors.AsType[*sdk.Error](err); ok && e != nil {
 		return fromAPIError(err, e, time.Now()), true
 	}
-	if e, ok := upstream.As[*ssestream.StreamError](err); ok && e != nil {
+	if e, ok := errors.AsType[*ssestream.StreamError](err); ok && e != nil {
 		return fromStreamError(err, e), true
 	}
 	return provider.FromCall(err)

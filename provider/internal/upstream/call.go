@@ -70,7 +70,7 @@ func (t roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 // errors that carry no tag of p's, so that fault's rules apply to them
 // directly.
 func (p Provider) FromCall(err error) (*fault.Error, bool) {
-	c, ok := As[*callError](err)
+	c, ok := errors.AsType[*callError](err)
 	if !ok || c == nil || c.provider != p.ID || c.err == nil {
 		return nil, false
 	}

@@ -9,8 +9,10 @@
 package upstream
 
 import (
+	"maps"
 	"net/http"
 	"time"
+	"unicode/utf8"
 
 	"github.com/triage-go/triage/fault"
 )
@@ -127,9 +129,7 @@ func (p Provider) Fault(err error, a Answer, v Verdict, now time.Time) *fault.Er
 	if a.Status != 0 {
 		d[KeyUpstreamStatus] = a.Status
 	}
-	for k, v := range a.Details {
-		d[k] = v
-	}
+	maps.Copy(d, a.Details)
 	f.Details = d
 	if v.Retryable {
 		if delay, ok := fault.RetryDelay(a.Header, now); ok {
@@ -189,37 +189,8 @@ func bound(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
+	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
 	return s[:n]
-}
-
-// As finds the first error of type T in err's chain, following both Unwrap
-// forms, as errors.As does for a concrete type, without reflection: a
-// classifier runs on every fault.From, so it must be cheap when the error is
-// not its provider's. (Errors with an As method of their own are not asked.)
-func As[T error](err error) (T, bool) {
-	for err != nil {
-		if t, ok := err.(T); ok {
-			return t, true
-		}
-		switch x := err.(type) {
-		case interface{ Unwrap() error }:
-			err = x.Unwrap()
-		case interface{ Unwrap() []error }:
-			for _, e := range x.Unwrap() {
-				if t, ok := As[T](e); ok {
-					return t, true
-				}
-			}
-			var zero T
-			return zero, false
-		default:
-			var zero T
-			return zero, false
-		}
-	}
-	var zero T
-	return zero, false
 }

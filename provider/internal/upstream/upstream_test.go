@@ -109,24 +109,6 @@ func TestMessages(t *testing.T) {
 	}
 }
 
-func TestAs(t *testing.T) {
-	t.Parallel()
-	target := &callError{provider: "acme", err: errors.New("x")}
-	for name, err := range map[string]error{
-		"Itself":  target,
-		"Wrapped": fmt.Errorf("a: %w", fmt.Errorf("b: %w", target)),
-		"Joined":  errors.Join(errors.New("first"), fmt.Errorf("c: %w", target)),
-		"Multi":   fmt.Errorf("%w and %w", errors.New("first"), target),
-	} {
-		if got, ok := As[*callError](err); !ok || got != target {
-			t.Errorf("%s: As = %v, %v", name, got, ok)
-		}
-	}
-	if _, ok := As[*callError](errors.Join(errors.New("a"), errors.New("b"))); ok {
-		t.Error("As found what is not there")
-	}
-}
-
 func TestFromCall(t *testing.T) {
 	t.Parallel()
 	t.Run("Fallback", func(t *testing.T) {
@@ -159,6 +141,25 @@ func TestFromCall(t *testing.T) {
 		f, ok := p.FromCall(Tag("acme", inner))
 		if !ok || f.Code != fault.SessionBusy || f == inner || inner.Details != nil {
 			t.Errorf("FromCall = %v, %v; the inner fault must be copied, not changed", f, ok)
+		}
+	})
+	t.Run("Chains", func(t *testing.T) {
+		t.Parallel()
+		// The tag is found wherever errors.AsType finds it: behind %w, in
+		// an errors.Join and in a multi-%w fmt.Errorf.
+		tag := Tag("acme", context.Canceled)
+		for name, err := range map[string]error{
+			"Wrapped": fmt.Errorf("a: %w", fmt.Errorf("b: %w", tag)),
+			"Joined":  errors.Join(errors.New("first"), fmt.Errorf("c: %w", tag)),
+			"Multi":   fmt.Errorf("%w and %w", errors.New("first"), tag),
+		} {
+			f, ok := p.FromCall(err)
+			if !ok || f.Code != fault.Cancelled || f.Cause != err || f.Details["providerId"] != "acme" {
+				t.Errorf("%s: FromCall = %v, %v", name, f, ok)
+			}
+		}
+		if _, ok := p.FromCall(errors.Join(errors.New("a"), errors.New("b"))); ok {
+			t.Error("FromCall claimed a joined error without a tag")
 		}
 	})
 	t.Run("Untagged", func(t *testing.T) {
