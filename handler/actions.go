@@ -15,6 +15,7 @@ import (
 
 	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/policy"
 )
 
 // Action is one safe automated recovery step. Actions change no data store
@@ -35,7 +36,7 @@ type ActionEnv struct {
 	Fault       *fault.Error
 	Attempt     int
 	MaxAttempts int
-	Decision    Decision
+	Decision    policy.Decision
 	Now         time.Time
 }
 

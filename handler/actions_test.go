@@ -15,13 +15,14 @@ import (
 	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/memory"
+	"github.com/triage-go/triage/policy"
 )
 
 var now = time.Date(2025, 8, 8, 12, 20, 5, 0, time.UTC)
 
 func env(r *triage.Report) *ActionEnv {
 	return &ActionEnv{ErrorID: "err_1", Report: r, Fault: reportFault(r), Attempt: 1, MaxAttempts: 3, Now: now,
-		Decision: Decision{Rule: "r", Severity: triage.SeverityHigh}}
+		Decision: policy.Decision{Rule: "r", Severity: triage.SeverityHigh}}
 }
 
 func TestClarify(t *testing.T) {

@@ -28,8 +28,8 @@
 //	  - analyze counts the attempt (per query and error code) and the recent
 //	    failures of the agent, and finds the root cause with its evidence:
 //	    scope, schema drift, missing field, outage, persistent, transient…
-//	  - policy decides: the first rule of the Policy (YAML, conditions in
-//	    CEL; DefaultPolicy is seed 004's scenario table) whose condition
+//	  - policy decides: the first rule of the policy.Policy (YAML,
+//	    conditions in CEL; policy.Default is seed 004's scenario table) whose condition
 //	    holds picks the actions, the next action, the severity and the
 //	    message.
 //	  - act runs the actions (clarify, map_synonym, suggest_chart, use_cache,
@@ -42,7 +42,7 @@
 //	    every node runs in an OpenTelemetry span carrying error_id and
 //	    query_id.
 //
-// State lives behind small interfaces (Attempts, History, Deliveries,
-// Synonyms, Cache, Scheduler, Notifier) with in-memory implementations
-// here; the service keeps them durably.
+// State lives behind the small interfaces of package triage (State,
+// Synonyms, Cache, Scheduler, Notifier), with in-memory implementations in
+// package memory; the service keeps them durably (package store).
 package handler

@@ -19,14 +19,15 @@ import (
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/graph"
 	"github.com/triage-go/triage/memory"
+	"github.com/triage-go/triage/policy"
 )
 
 // Config configures a Handler. Every zero field means the documented
 // default.
 type Config struct {
-	// Policy decides the recovery. Defaults to DefaultPolicy(), seed 004's
+	// Policy decides the recovery. Defaults to policy.Default(), seed 004's
 	// scenario table.
-	Policy *Policy
+	Policy *policy.Policy
 
 	// Model classifies the reports that no rule decides. Defaults to the
 	// small text classifier Triage ships (see DefaultModel); a function
@@ -43,7 +44,7 @@ type Config struct {
 	Cache    triage.Cache
 
 	// Scheduler receives the retries the retry action schedules. Defaults
-	// to a MemoryScheduler.
+	// to a memory.Scheduler.
 	Scheduler triage.Scheduler
 	// Notifier receives escalations. Defaults to nil: the escalate action
 	// is recorded as skipped ("escalate:no_notifier") and the next action
@@ -89,7 +90,7 @@ type Config struct {
 // Handler is the Error Handler agent. It is safe for concurrent use.
 type Handler struct {
 	cfg     Config
-	policy  *Policy
+	policy  *policy.Policy
 	actions map[string]Action
 	run     *graph.Runnable[state]
 	metrics *metrics
@@ -116,7 +117,7 @@ const (
 func New(cfg Config) (*Handler, error) {
 	h := &Handler{cfg: cfg}
 	if h.cfg.Policy == nil {
-		h.cfg.Policy = DefaultPolicy()
+		h.cfg.Policy = policy.Default()
 	}
 	h.policy = h.cfg.Policy
 	if h.cfg.Model == nil {
@@ -403,7 +404,7 @@ func (h *Handler) analyze(ctx context.Context, s state) (state, error) {
 }
 
 func (h *Handler) decide(_ context.Context, s state) (state, error) {
-	d, err := h.policy.Decide(&PolicyInput{Report: s.report, Classification: s.class, Cause: s.cause, Attempt: s.attempt, Fault: s.fault})
+	d, err := h.policy.Decide(&policy.Input{Report: s.report, Classification: s.class, Cause: s.cause, Attempt: s.attempt, Fault: s.fault})
 	if err != nil {
 		return s, fmt.Errorf("policy: %w", err)
 	}
@@ -710,7 +711,7 @@ type state struct {
 	// recent counts the failures of the agent and code in the window
 	// (dedupe's Start counted them with the attempt).
 	recent   int
-	decision Decision
+	decision policy.Decision
 
 	outcomes    []triage.Outcome
 	userMessage string

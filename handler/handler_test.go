@@ -22,6 +22,7 @@ import (
 	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/memory"
+	"github.com/triage-go/triage/policy"
 )
 
 // validReport is seed 004's database timeout, as the root package's
@@ -376,7 +377,7 @@ func TestHandleNoLeaks(t *testing.T) {
 }
 
 func TestNewRejectsUnknownPolicyAction(t *testing.T) {
-	p, err := ParsePolicy("custom.yaml", []byte(`version: 1
+	p, err := policy.Parse("custom.yaml", []byte(`version: 1
 rules:
   - name: all
     default: true
@@ -384,7 +385,7 @@ rules:
     next_action: escalate
     severity: high
     message: Paging.
-`), WithActions("page_oncall"))
+`), policy.WithActions("page_oncall"))
 	if err != nil {
 		t.Fatal(err)
 	}

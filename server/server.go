@@ -17,6 +17,7 @@ import (
 
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/handler"
+	"github.com/triage-go/triage/policy"
 	"github.com/triage-go/triage/store"
 	"github.com/triage-go/triage/wire/problem"
 )
@@ -26,8 +27,8 @@ import (
 type Config struct {
 	// Store keeps everything durably. Required.
 	Store store.Store
-	// Policy decides recoveries. Defaults to handler.DefaultPolicy().
-	Policy *handler.Policy
+	// Policy decides recoveries. Defaults to policy.Default().
+	Policy *policy.Policy
 
 	// APIKeys maps each API key to its tenant. With none, every request
 	// is the "default" tenant's and New logs a warning.

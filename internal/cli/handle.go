@@ -16,6 +16,7 @@ import (
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/handler"
 	"github.com/triage-go/triage/memory"
+	"github.com/triage-go/triage/policy"
 )
 
 // maxReports bounds the input handle reads from standard input.
@@ -40,7 +41,7 @@ func runHandle(ctx context.Context, args []string, env Env) error {
 	}
 	cfg := handler.Config{}
 	if *policyFile != "" {
-		p, err := handler.LoadPolicy(*policyFile)
+		p, err := policy.Load(*policyFile)
 		if err != nil {
 			return err
 		}

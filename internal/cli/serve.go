@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/triage-go/triage/fault"
-	"github.com/triage-go/triage/handler"
+	"github.com/triage-go/triage/policy"
 	"github.com/triage-go/triage/server"
 	"github.com/triage-go/triage/store"
 	"github.com/triage-go/triage/store/postgres"
@@ -113,7 +113,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 		MaxBody: *maxBody, Webhook: *webhook, Debug: *debug, Logger: log,
 		Retention: store.Retention{Records: retainRecords}}
 	if *policyFile != "" {
-		if cfg.Policy, err = handler.LoadPolicy(*policyFile); err != nil {
+		if cfg.Policy, err = policy.Load(*policyFile); err != nil {
 			return err
 		}
 	}

@@ -1,8 +1,6 @@
-package handler
+package policy
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"text/template"
 	"time"
 
 	"cel.dev/cel-go/common/types"
@@ -25,22 +22,22 @@ import (
 // The internal text every representative report carries: none of it may
 // reach a user message.
 const (
-	policyTestInternalMessage = "pq: canceling statement due to statement timeout (SQLSTATE 57014) at /srv/query/db.go:212 goroutine 7"
-	policyTestAgent           = "query_engine"
+	testInternalMessage = "pq: canceling statement due to statement timeout (SQLSTATE 57014) at /srv/query/db.go:212 goroutine 7"
+	testAgent           = "query_engine"
 )
 
-// policyTestInput builds a PolicyInput as the handler would: the report,
+// testInput builds an Input as the handler would: the report,
 // its classification and cause, the attempt and the fault.
-func policyTestInput(typ triage.ErrorType, code, rc string, f *fault.Error, ctx map[string]any) *PolicyInput {
+func testInput(typ triage.ErrorType, code, rc string, f *fault.Error, ctx map[string]any) *Input {
 	if f == nil {
 		f = fault.New(fault.AgentExecutionError, "")
 	}
-	return &PolicyInput{
+	return &Input{
 		Report: &triage.Report{
-			AgentID:   policyTestAgent,
+			AgentID:   testAgent,
 			Timestamp: time.Date(2025, 8, 8, 12, 20, 5, 0, time.UTC),
 			Status:    "error",
-			Data: triage.Data{ErrorType: typ, ErrorCode: code, Message: policyTestInternalMessage, Context: ctx,
+			Data: triage.Data{ErrorType: typ, ErrorCode: code, Message: testInternalMessage, Context: ctx,
 				QueryID: "q_456"},
 		},
 		Classification: triage.Classification{Type: typ, Confidence: 0.92, Method: "reported"},
@@ -50,68 +47,68 @@ func policyTestInput(typ triage.ErrorType, code, rc string, f *fault.Error, ctx 
 	}
 }
 
-func policyWithAttempt(in *PolicyInput, n int) *PolicyInput { in.Attempt = n; return in }
+func withAttempt(in *Input, n int) *Input { in.Attempt = n; return in }
 
-// policyRepresentative is one report per default rule, in the policy's
+// representative is one report per default rule, in the policy's
 // order: each is decided by its own rule.
-var policyRepresentative = []struct {
+var representative = []struct {
 	rule string
-	in   func() *PolicyInput
+	in   func() *Input
 }{
-	{"repeated_failure", func() *PolicyInput {
-		return policyWithAttempt(policyTestInput(triage.QueryError, "DB_TIMEOUT", triage.CauseScope, fault.New(fault.Timeout, ""),
+	{"repeated_failure", func() *Input {
+		return withAttempt(testInput(triage.QueryError, "DB_TIMEOUT", triage.CauseScope, fault.New(fault.Timeout, ""),
 			map[string]any{"table": "sales"}), 4)
 	}},
-	{"ambiguous_input", func() *PolicyInput {
-		return policyTestInput(triage.InputError, "AMBIGUOUS_INPUT", triage.CauseAmbiguousInput, nil, map[string]any{
+	{"ambiguous_input", func() *Input {
+		return testInput(triage.InputError, "AMBIGUOUS_INPUT", triage.CauseAmbiguousInput, nil, map[string]any{
 			"input": "Show revenue", "candidates": []any{"revenue by month", "revenue by product", "revenue by region"}})
 	}},
-	{"schema_synonym", func() *PolicyInput {
-		return policyTestInput(triage.SchemaError, "FIELD_NOT_FOUND", triage.CauseSchemaDrift, nil, map[string]any{
+	{"schema_synonym", func() *Input {
+		return testInput(triage.SchemaError, "FIELD_NOT_FOUND", triage.CauseSchemaDrift, nil, map[string]any{
 			"field": "product_id", "source": "sales", "synonym": "sku_id"})
 	}},
-	{"schema_missing_field", func() *PolicyInput {
-		return policyTestInput(triage.SchemaError, "FIELD_NOT_FOUND", triage.CauseMissingField, nil, map[string]any{
+	{"schema_missing_field", func() *Input {
+		return testInput(triage.SchemaError, "FIELD_NOT_FOUND", triage.CauseMissingField, nil, map[string]any{
 			"field": "product_id", "source": "sales", "available_fields": []any{"sku_id", "region", "revenue"}})
 	}},
-	{"query_too_large", func() *PolicyInput {
-		return policyTestInput(triage.QueryError, "DB_TIMEOUT", triage.CauseScope, fault.New(fault.Timeout, ""), map[string]any{
+	{"query_too_large", func() *Input {
+		return testInput(triage.QueryError, "DB_TIMEOUT", triage.CauseScope, fault.New(fault.Timeout, ""), map[string]any{
 			"table": "sales", "group_by": "month", "row_count": 48_000_000.0, "cached_range": "last 30 days",
 			"date_range": map[string]any{"start": "2019-01-01", "end": "2025-08-01"}})
 	}},
-	{"query_retry", func() *PolicyInput {
-		return policyTestInput(triage.QueryError, "DB_CONNECTION_RESET", triage.CauseTransient,
+	{"query_retry", func() *Input {
+		return testInput(triage.QueryError, "DB_CONNECTION_RESET", triage.CauseTransient,
 			fault.New(fault.ServiceUnavailable, "", fault.WithRetryAfter(30*time.Second)), map[string]any{"table": "sales"})
 	}},
-	{"query_failed", func() *PolicyInput {
-		return policyTestInput(triage.QueryError, "SQL_SYNTAX", triage.CauseUnknown, nil, map[string]any{"table": "sales"})
+	{"query_failed", func() *Input {
+		return testInput(triage.QueryError, "SQL_SYNTAX", triage.CauseUnknown, nil, map[string]any{"table": "sales"})
 	}},
-	{"chart_incompatible", func() *PolicyInput {
-		return policyTestInput(triage.ChartError, "INCOMPATIBLE_CHART_TYPE", triage.CauseChartDataMismatch, nil, map[string]any{
+	{"chart_incompatible", func() *Input {
+		return testInput(triage.ChartError, "INCOMPATIBLE_CHART_TYPE", triage.CauseChartDataMismatch, nil, map[string]any{
 			"chart": "pie", "dimension": "date", "metric": "revenue", "granularity": "month",
 			"categorical_dimensions": []any{"product"}})
 	}},
-	{"transient_failure", func() *PolicyInput {
-		return policyTestInput(triage.SystemError, "", triage.CauseTransient,
+	{"transient_failure", func() *Input {
+		return testInput(triage.SystemError, "", triage.CauseTransient,
 			fault.New(fault.RateLimited, "", fault.WithRetryAfter(20*time.Second)), nil)
 	}},
-	{"service_outage", func() *PolicyInput {
-		return policyTestInput(triage.SystemError, "SERVICE_DOWN", triage.CauseOutage, fault.New(fault.ServiceUnavailable, ""),
+	{"service_outage", func() *Input {
+		return testInput(triage.SystemError, "SERVICE_DOWN", triage.CauseOutage, fault.New(fault.ServiceUnavailable, ""),
 			map[string]any{"service": "warehouse-replica-3"})
 	}},
-	{"invalid_value", func() *PolicyInput {
-		return policyTestInput(triage.ValidationError, "INVALID_DATE_RANGE", triage.CauseInvalidValue, nil, map[string]any{
+	{"invalid_value", func() *Input {
+		return testInput(triage.ValidationError, "INVALID_DATE_RANGE", triage.CauseInvalidValue, nil, map[string]any{
 			"field": "date_range", "value": "2025-13-01..2025-14-01", "expected": "dates as YYYY-MM-DD"})
 	}},
-	{"fallback", func() *PolicyInput {
-		return policyTestInput(triage.Unknown, "E_WEIRD", triage.CauseUnknown, nil, nil)
+	{"fallback", func() *Input {
+		return testInput(triage.Unknown, "E_WEIRD", triage.CauseUnknown, nil, nil)
 	}},
 }
 
-func TestDefaultPolicyParses(t *testing.T) {
+func TestDefaultParses(t *testing.T) {
 	t.Parallel()
-	p := DefaultPolicy()
-	if p != DefaultPolicy() {
+	p := Default()
+	if p != Default() {
 		t.Error("DefaultPolicy parses the embedded policy more than once")
 	}
 	if p.Name() != "default_policy.yaml" || p.MaxAttempts() != 3 {
@@ -122,7 +119,7 @@ func TestDefaultPolicyParses(t *testing.T) {
 		names = append(names, r.name)
 	}
 	var want []string
-	for _, r := range policyRepresentative {
+	for _, r := range representative {
 		want = append(want, r.rule)
 	}
 	if !slices.Equal(names, want) {
@@ -132,16 +129,16 @@ func TestDefaultPolicyParses(t *testing.T) {
 		t.Errorf("Actions() = %v", got)
 	}
 	// The file on disk is the embedded one.
-	if _, err := LoadPolicy("default_policy.yaml"); err != nil {
+	if _, err := Load("default_policy.yaml"); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // Seed 004's scenario table, and the worked examples' messages, exactly.
-func TestDefaultPolicyDecide(t *testing.T) {
+func TestDefaultDecide(t *testing.T) {
 	t.Parallel()
-	in := func(rule string) *PolicyInput {
-		for _, r := range policyRepresentative {
+	in := func(rule string) *Input {
+		for _, r := range representative {
 			if r.rule == rule {
 				return r.in()
 			}
@@ -150,7 +147,7 @@ func TestDefaultPolicyDecide(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		in   *PolicyInput
+		in   *Input
 		want Decision
 	}{
 		{"RepeatedFailure", in("repeated_failure"), Decision{Rule: "repeated_failure", Actions: []string{"escalate"},
@@ -161,11 +158,11 @@ func TestDefaultPolicyDecide(t *testing.T) {
 			NextAction: triage.AwaitUser, Severity: triage.SeverityLow,
 			Message:     "“Show revenue” can mean several things. Do you want revenue by month, by product or by region?",
 			Suggestions: []string{"Revenue by month", "Revenue by product", "Revenue by region"}}},
-		{"AmbiguousInputNoContext", policyTestInput(triage.InputError, "AMBIGUOUS_INPUT", triage.CauseAmbiguousInput, nil, nil),
+		{"AmbiguousInputNoContext", testInput(triage.InputError, "AMBIGUOUS_INPUT", triage.CauseAmbiguousInput, nil, nil),
 			Decision{Rule: "ambiguous_input", Actions: []string{"clarify"}, NextAction: triage.AwaitUser, Severity: triage.SeverityLow,
 				Message:     "Your request can mean several things. Which measure, breakdown or time period do you mean?",
 				Suggestions: []string{}}},
-		{"AmbiguousByCause", policyTestInput(triage.ValidationError, "", triage.CauseAmbiguousInput, nil, map[string]any{"input": "sales"}),
+		{"AmbiguousByCause", testInput(triage.ValidationError, "", triage.CauseAmbiguousInput, nil, map[string]any{"input": "sales"}),
 			Decision{Rule: "ambiguous_input", Actions: []string{"clarify"}, NextAction: triage.AwaitUser, Severity: triage.SeverityLow,
 				Message:     "“sales” can mean several things. Which measure, breakdown or time period do you mean?",
 				Suggestions: []string{}}},
@@ -173,7 +170,7 @@ func TestDefaultPolicyDecide(t *testing.T) {
 			NextAction: triage.Resume, Severity: triage.SeverityLow,
 			Message:     "The field “product_id” isn't in sales any more; it was renamed to “sku_id”, so I'm using that instead.",
 			Suggestions: []string{"Keep using “sku_id”", "Choose a different field"}}},
-		{"SchemaSynonymFromInventory", policyTestInput(triage.SchemaError, "FIELD_NOT_FOUND", triage.CauseSchemaDrift, nil,
+		{"SchemaSynonymFromInventory", testInput(triage.SchemaError, "FIELD_NOT_FOUND", triage.CauseSchemaDrift, nil,
 			map[string]any{"missing_field": "product_id", "table": "sales"}),
 			Decision{Rule: "schema_synonym", Actions: []string{"map_synonym"}, NextAction: triage.Resume, Severity: triage.SeverityLow,
 				Message:     "The field “product_id” isn't in sales any more; it looks like it was renamed.",
@@ -182,7 +179,7 @@ func TestDefaultPolicyDecide(t *testing.T) {
 			NextAction: triage.AwaitUser, Severity: triage.SeverityMedium,
 			Message:     "I couldn't find the field “product_id” in sales. Which of the available fields should I use instead?",
 			Suggestions: []string{"Use “sku_id”", "Use “region”", "Use “revenue”"}}},
-		{"SchemaMissingNothingKnown", policyTestInput(triage.SchemaError, "", triage.CauseMissingField, nil, nil),
+		{"SchemaMissingNothingKnown", testInput(triage.SchemaError, "", triage.CauseMissingField, nil, nil),
 			Decision{Rule: "schema_missing_field", Actions: []string{"map_synonym"}, NextAction: triage.AwaitUser, Severity: triage.SeverityMedium,
 				Message:     "I couldn't find a field this query needs. Which field should I use instead?",
 				Suggestions: []string{}}},
@@ -190,7 +187,7 @@ func TestDefaultPolicyDecide(t *testing.T) {
 			Actions: []string{"retry", "use_cache", "reduce_scope"}, NextAction: triage.Resume, Severity: triage.SeverityMedium,
 			Message:     "I couldn't retrieve the full sales data right now (database timeout). Try: 'show sales by month for last 12 months'.",
 			Suggestions: []string{"Retry now", "Narrow the date range"}}},
-		{"QueryTooLargeNoSubject", policyTestInput(triage.QueryError, "QUERY_TIMEOUT", triage.CauseScope, fault.New(fault.Timeout, ""), nil),
+		{"QueryTooLargeNoSubject", testInput(triage.QueryError, "QUERY_TIMEOUT", triage.CauseScope, fault.New(fault.Timeout, ""), nil),
 			Decision{Rule: "query_too_large", Actions: []string{"retry", "use_cache", "reduce_scope"}, NextAction: triage.Resume,
 				Severity:    triage.SeverityMedium,
 				Message:     "I couldn't retrieve the full data right now (database timeout). Try a shorter date range.",
@@ -199,7 +196,7 @@ func TestDefaultPolicyDecide(t *testing.T) {
 			Severity:    triage.SeverityMedium,
 			Message:     "I couldn't get the data just now, so I'm trying again in 30 seconds. If it keeps failing, try a shorter date range.",
 			Suggestions: []string{"Retry now", "Narrow the date range"}}},
-		{"QueryRetryTimeoutCode", policyTestInput(triage.QueryError, "db_timeout", triage.CauseTransient, nil, nil),
+		{"QueryRetryTimeoutCode", testInput(triage.QueryError, "db_timeout", triage.CauseTransient, nil, nil),
 			Decision{Rule: "query_retry", Actions: []string{"retry"}, NextAction: triage.Resume, Severity: triage.SeverityMedium,
 				Message:     "I couldn't get the data just now, so I'm trying again. If it keeps failing, try a shorter date range.",
 				Suggestions: []string{"Retry now", "Narrow the date range"}}},
@@ -211,12 +208,12 @@ func TestDefaultPolicyDecide(t *testing.T) {
 			NextAction: triage.AwaitUser, Severity: triage.SeverityLow,
 			Message:     "Pie charts work best for categorical data. For monthly revenue, try: 'line chart of revenue by month'. Should I convert it to a line chart?",
 			Suggestions: []string{"Convert to line chart", "Choose a categorical dimension (product)"}}},
-		{"ChartSeedContextOnly", policyTestInput(triage.ChartError, "INCOMPATIBLE_CHART_TYPE", triage.CauseChartDataMismatch, nil,
+		{"ChartSeedContextOnly", testInput(triage.ChartError, "INCOMPATIBLE_CHART_TYPE", triage.CauseChartDataMismatch, nil,
 			map[string]any{"chart": "pie", "dimension": "date"}),
 			Decision{Rule: "chart_incompatible", Actions: []string{"suggest_chart"}, NextAction: triage.AwaitUser, Severity: triage.SeverityLow,
 				Message:     "Pie charts work best for categorical data. Should I convert it to a line chart?",
 				Suggestions: []string{"Convert to line chart", "Choose a categorical dimension"}}},
-		{"ChartCategorical", policyTestInput(triage.ChartError, "INCOMPATIBLE_CHART_TYPE", triage.CauseChartDataMismatch, nil,
+		{"ChartCategorical", testInput(triage.ChartError, "INCOMPATIBLE_CHART_TYPE", triage.CauseChartDataMismatch, nil,
 			map[string]any{"chart": "line", "dimension": "product", "metric": "revenue"}),
 			Decision{Rule: "chart_incompatible", Actions: []string{"suggest_chart"}, NextAction: triage.AwaitUser, Severity: triage.SeverityLow,
 				Message:     "Line charts don't suit this data. For revenue, try: 'bar chart of revenue by product'. Should I convert it to a bar chart?",
@@ -229,7 +226,7 @@ func TestDefaultPolicyDecide(t *testing.T) {
 			NextAction: triage.Escalate, Severity: triage.SeverityHigh,
 			Message:     "This service is temporarily unavailable; please try again in a few minutes.",
 			Suggestions: []string{"Try again in a few minutes"}}},
-		{"OutageByCauseWithRetryAfter", policyTestInput(triage.Unknown, "", triage.CauseOutage,
+		{"OutageByCauseWithRetryAfter", testInput(triage.Unknown, "", triage.CauseOutage,
 			fault.New(fault.ServiceUnavailable, "", fault.WithRetryAfter(90*time.Second)), nil),
 			Decision{Rule: "service_outage", Actions: []string{"escalate"}, NextAction: triage.Escalate, Severity: triage.SeverityHigh,
 				Message:     "This service is temporarily unavailable; please try again in 2 minutes.",
@@ -238,7 +235,7 @@ func TestDefaultPolicyDecide(t *testing.T) {
 			Severity:    triage.SeverityLow,
 			Message:     "“2025-13-01..2025-14-01” isn't a valid date range (expected dates as YYYY-MM-DD). Please correct it and try again.",
 			Suggestions: []string{"Correct the date range"}}},
-		{"InvalidValueNoContext", policyTestInput(triage.ValidationError, "", triage.CauseInvalidValue, nil, nil),
+		{"InvalidValueNoContext", testInput(triage.ValidationError, "", triage.CauseInvalidValue, nil, nil),
 			Decision{Rule: "invalid_value", Actions: []string{}, NextAction: triage.AwaitUser, Severity: triage.SeverityLow,
 				Message:     "A value in this request isn't valid. Please correct it and try again.",
 				Suggestions: []string{"Correct the value"}}},
@@ -250,7 +247,7 @@ func TestDefaultPolicyDecide(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := DefaultPolicy().Decide(tt.in)
+			got, err := Default().Decide(tt.in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -261,8 +258,8 @@ func TestDefaultPolicyDecide(t *testing.T) {
 	}
 }
 
-// policyRuleMatches evaluates one rule's condition alone.
-func policyRuleMatches(t *testing.T, p *Policy, rule string, in *PolicyInput) bool {
+// ruleMatches evaluates one rule's condition alone.
+func ruleMatches(t *testing.T, p *Policy, rule string, in *Input) bool {
 	t.Helper()
 	for _, r := range p.rules {
 		if r.name != rule {
@@ -271,7 +268,7 @@ func policyRuleMatches(t *testing.T, p *Policy, rule string, in *PolicyInput) bo
 		if r.always {
 			return true
 		}
-		out, _, err := r.program.Eval(&newPolicyVars(in, p.maxAttempts).act)
+		out, _, err := r.program.Eval(&newVars(in, p.maxAttempts).act)
 		if err != nil {
 			t.Fatalf("rule %s: %v", rule, err)
 		}
@@ -284,9 +281,9 @@ func policyRuleMatches(t *testing.T, p *Policy, rule string, in *PolicyInput) bo
 // Each representative report matches its own rule and neither neighbour
 // that comes before it; where a later neighbour matches too (its condition
 // is broader), the order is what decides, and the test says so.
-func TestDefaultPolicyRuleNeighbours(t *testing.T) {
+func TestDefaultRuleNeighbours(t *testing.T) {
 	t.Parallel()
-	p := DefaultPolicy()
+	p := Default()
 	// Later rules that also match a rule's representative report: the
 	// broader rule after the specific one.
 	alsoMatches := map[string]string{
@@ -295,21 +292,21 @@ func TestDefaultPolicyRuleNeighbours(t *testing.T) {
 		"query_retry":       "query_failed",         // every query_error
 		"transient_failure": "service_outage",       // every system_error
 	}
-	for i, r := range policyRepresentative {
+	for i, r := range representative {
 		t.Run(r.rule, func(t *testing.T) {
 			t.Parallel()
 			in := r.in()
-			if !policyRuleMatches(t, p, r.rule, in) {
+			if !ruleMatches(t, p, r.rule, in) {
 				t.Fatalf("%s does not match its own representative report", r.rule)
 			}
 			if i > 0 {
-				if prev := policyRepresentative[i-1].rule; policyRuleMatches(t, p, prev, in) {
+				if prev := representative[i-1].rule; ruleMatches(t, p, prev, in) {
 					t.Errorf("the rule before, %s, matches %s's report", prev, r.rule)
 				}
 			}
-			if i+1 < len(policyRepresentative) {
-				next := policyRepresentative[i+1].rule
-				if got, want := policyRuleMatches(t, p, next, in), alsoMatches[r.rule] == next || next == "fallback"; got != want {
+			if i+1 < len(representative) {
+				next := representative[i+1].rule
+				if got, want := ruleMatches(t, p, next, in), alsoMatches[r.rule] == next || next == "fallback"; got != want {
 					t.Errorf("the rule after, %s, matches %s's report: %v, want %v", next, r.rule, got, want)
 				}
 			}
@@ -325,20 +322,20 @@ func TestDefaultPolicyRuleNeighbours(t *testing.T) {
 }
 
 // Order decides between rules that both match.
-func TestPolicyRuleOrder(t *testing.T) {
+func TestRuleOrder(t *testing.T) {
 	t.Parallel()
 	t.Run("DefaultEscalatesRepeatedFailuresOfAnyKind", func(t *testing.T) {
 		t.Parallel()
-		for _, r := range policyRepresentative {
-			in := policyWithAttempt(r.in(), 4)
-			if d, err := DefaultPolicy().Decide(in); err != nil || d.Rule != "repeated_failure" {
+		for _, r := range representative {
+			in := withAttempt(r.in(), 4)
+			if d, err := Default().Decide(in); err != nil || d.Rule != "repeated_failure" {
 				t.Errorf("%s at attempt 4: rule %q, %v; want repeated_failure", r.rule, d.Rule, err)
 			}
 			if r.rule == "repeated_failure" {
 				continue
 			}
-			in = policyWithAttempt(r.in(), 3) // the last attempt allowed
-			if d, err := DefaultPolicy().Decide(in); err != nil || d.Rule != r.rule {
+			in = withAttempt(r.in(), 3) // the last attempt allowed
+			if d, err := Default().Decide(in); err != nil || d.Rule != r.rule {
 				t.Errorf("%s at attempt 3: rule %q, %v; want %s", r.rule, d.Rule, err, r.rule)
 			}
 		}
@@ -351,9 +348,9 @@ func TestPolicyRuleOrder(t *testing.T) {
 		swapped := "version: 1\nrules:\n" + fmt.Sprintf(rule, "broad", `error_type == "schema_error"`, "b") +
 			fmt.Sprintf(rule, "specific", `error_type == "schema_error" && cause.cause == "schema_drift"`, "a") +
 			fmt.Sprintf(rule, "last", "true", "c")
-		in := policyTestInput(triage.SchemaError, "", triage.CauseSchemaDrift, nil, nil)
+		in := testInput(triage.SchemaError, "", triage.CauseSchemaDrift, nil, nil)
 		for _, c := range []struct{ src, want string }{{src, "specific"}, {swapped, "broad"}} {
-			p, err := ParsePolicy("order.yaml", []byte(c.src))
+			p, err := Parse("order.yaml", []byte(c.src))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -366,24 +363,24 @@ func TestPolicyRuleOrder(t *testing.T) {
 
 // No default message or suggestion shows internal text: the agent's
 // message, its error code, the fault's code, a stack, a Go value.
-func TestDefaultPolicyMessagesAreSafe(t *testing.T) {
+func TestDefaultMessagesAreSafe(t *testing.T) {
 	t.Parallel()
 	forbidden := []string{"<no value>", "<nil>", "map[", "%!", "{{", "}}", "goroutine", ".go:", "SQLSTATE", "pq:",
 		"canceling statement", "\n", "  "}
-	for _, r := range policyRepresentative {
+	for _, r := range representative {
 		for _, variant := range []struct {
 			name string
 			ctx  func(map[string]any) map[string]any
 		}{
 			{"Context", func(c map[string]any) map[string]any { return c }},
 			{"NoContext", func(map[string]any) map[string]any { return nil }},
-			{"HostileContext", func(map[string]any) map[string]any { return policyHostileContext() }},
+			{"HostileContext", func(map[string]any) map[string]any { return hostileContext() }},
 		} {
 			t.Run(r.rule+"/"+variant.name, func(t *testing.T) {
 				t.Parallel()
 				in := r.in()
 				in.Report.Data.Context = variant.ctx(in.Report.Data.Context)
-				d, err := DefaultPolicy().Decide(in)
+				d, err := Default().Decide(in)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -409,10 +406,10 @@ func TestDefaultPolicyMessagesAreSafe(t *testing.T) {
 	}
 }
 
-// policyHostileContext holds, under every key the default policy reads,
+// hostileContext holds, under every key the default policy reads,
 // values of the wrong shape: the templates print nothing odd and never
 // fail.
-func policyHostileContext() map[string]any {
+func hostileContext() map[string]any {
 	keys := []string{"input", "query", "question", "candidates", "interpretations", "options", "field", "missing_field",
 		"column", "metric", "source", "table", "dataset", "synonym", "mapped_field", "renamed_to", "available_fields",
 		"fields", "subject", "group_by", "granularity", "cached_range", "cache_range", "chart", "chart_type", "measure",
@@ -428,9 +425,9 @@ func policyHostileContext() map[string]any {
 
 // A template never prints "<no value>", "<nil>" or a Go map, whatever the
 // key it asks for and whatever the value holds.
-func TestPolicyTemplateMissingKeys(t *testing.T) {
+func TestTemplateMissingKeys(t *testing.T) {
 	t.Parallel()
-	p, err := ParsePolicy("missing.yaml", []byte(`version: 1
+	p, err := Parse("missing.yaml", []byte(`version: 1
 rules:
   - name: all
     default: true
@@ -447,7 +444,7 @@ rules:
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := policyTestInput(triage.Unknown, "", "", nil, map[string]any{
+	in := testInput(triage.Unknown, "", "", nil, map[string]any{
 		"obj": map[string]any{"a": 1.0}, "list": []any{"a", 2.5, map[string]any{}, nil}, "num": 1e6, "null": nil})
 	d, err := p.Decide(in)
 	if err != nil {
@@ -464,7 +461,7 @@ rules:
 // A rule's message and suggestions render as one template: the
 // suggestions see the message's variables; a suggestion may give several
 // lines or none; comments and trim markers work in plain text too.
-func TestPolicyTemplateParts(t *testing.T) {
+func TestTemplateParts(t *testing.T) {
 	t.Parallel()
 	const head = "version: 1\nrules:\n  - name: all\n    default: true\n    next_action: resume\n    severity: low\n"
 	tests := []struct {
@@ -484,11 +481,11 @@ func TestPolicyTemplateParts(t *testing.T) {
     suggestions: [one, two]
 `, Decision{Message: "Several lines here", Suggestions: []string{"one", "two"}}},
 	}
-	in := policyTestInput(triage.Unknown, "", "", nil, map[string]any{"a": "x", "l": []any{"p", "q", "p"}})
+	in := testInput(triage.Unknown, "", "", nil, map[string]any{"a": "x", "l": []any{"p", "q", "p"}})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			p, err := ParsePolicy("parts.yaml", []byte(tt.yaml))
+			p, err := Parse("parts.yaml", []byte(tt.yaml))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -505,9 +502,9 @@ func TestPolicyTemplateParts(t *testing.T) {
 
 // Every variable is there for conditions and templates, under the names
 // docs/policy.md gives.
-func TestPolicyVariables(t *testing.T) {
+func TestVariables(t *testing.T) {
 	t.Parallel()
-	in := policyTestInput(triage.QueryError, "DB_TIMEOUT", triage.CauseScope,
+	in := testInput(triage.QueryError, "DB_TIMEOUT", triage.CauseScope,
 		fault.New(fault.Timeout, "", fault.WithRetryAfter(1500*time.Millisecond)),
 		map[string]any{"date_range": "2019-01-01..2025-01-01", "row_count": 2e6, "tags": []any{"a"}})
 	in.Report.Data.ErrorType = triage.Unknown
@@ -533,7 +530,7 @@ func TestPolicyVariables(t *testing.T) {
 			t.Parallel()
 			src := fmt.Sprintf("version: 1\nrules:\n  - name: yes\n    when: %q\n    next_action: resume\n    severity: low\n    message: ok\n"+
 				"  - name: no\n    default: true\n    next_action: resume\n    severity: low\n    message: ok\n", cond)
-			p, err := ParsePolicy("vars.yaml", []byte(src))
+			p, err := Parse("vars.yaml", []byte(src))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -544,7 +541,7 @@ func TestPolicyVariables(t *testing.T) {
 	}
 	t.Run("Templates", func(t *testing.T) {
 		t.Parallel()
-		p, err := ParsePolicy("vars.yaml", []byte(`version: 1
+		p, err := Parse("vars.yaml", []byte(`version: 1
 rules:
   - name: all
     default: true
@@ -564,7 +561,7 @@ rules:
 			t.Fatal(err)
 		}
 		want := "query_error DB_TIMEOUT query_engine q_456 unknown 2019-01-01..2025-01-01 query_error 0.92 error_code " +
-			"scope 0.8 the query timed out 2/3 TIMEOUT true 2 504 " + fmt.Sprint(len(policyTestInternalMessage))
+			"scope 0.8 the query timed out 2/3 TIMEOUT true 2 504 " + fmt.Sprint(len(testInternalMessage))
 		if d.Message != want {
 			t.Errorf("message %q\n   want %q", d.Message, want)
 		}
@@ -573,58 +570,60 @@ rules:
 
 // Each way a policy file can be wrong fails at load with the file, the
 // line, the rule and the reason.
-func TestParsePolicyErrors(t *testing.T) {
+func TestParseErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		file   string
-		want   PolicyError // File is filled in
-		reason string      // a part of Reason
-		count  int         // how many errors; 0 means 1
+		want   Error  // File is filled in
+		reason string // a part of Reason
+		count  int    // how many errors; 0 means 1
 	}{
-		{"yaml_syntax.yaml", PolicyError{Line: 5}, "invalid YAML: did not find expected ',' or ']'", 0},
-		{"empty.yaml", PolicyError{}, "the policy is empty", 0},
-		{"two_documents.yaml", PolicyError{Line: 8}, "more than one YAML document", 0},
-		{"unknown_field.yaml", PolicyError{Line: 9, Rule: 2, RuleName: "typo"}, `unknown field "whn"`, 0},
-		{"unknown_top_field.yaml", PolicyError{Line: 2}, `unknown field "max_attempt"`, 0},
-		{"wrong_type.yaml", PolicyError{Line: 5, Rule: 1, RuleName: "fallback", Field: "actions"}, "into a list of strings", 0},
-		{"missing_version.yaml", PolicyError{Field: "version"}, "missing", 0},
-		{"bad_version.yaml", PolicyError{Line: 1, Field: "version"}, "version 2 is not supported", 0},
-		{"max_attempts_zero.yaml", PolicyError{Line: 2, Field: "max_attempts"}, "must be at least 1, not 0", 0},
-		{"no_rules.yaml", PolicyError{Line: 3, Field: "rules"}, "no rules", 0},
-		{"missing_name.yaml", PolicyError{Line: 3, Rule: 1, Field: "name"}, "missing", 0},
-		{"duplicate_names.yaml", PolicyError{Line: 8, Rule: 2, RuleName: "charts", Field: "name"}, `"charts" is already the name of rule 1`, 0},
-		{"missing_when.yaml", PolicyError{Line: 3, Rule: 1, RuleName: "charts", Field: "when"}, "missing", 0},
-		{"when_and_default.yaml", PolicyError{Line: 4, Rule: 1, RuleName: "fallback", Field: "when"}, "not both", 0},
-		{"cel_syntax.yaml", PolicyError{Line: 4, Rule: 1, RuleName: "broken", Field: "when"}, "Syntax error", 0},
-		{"cel_field.yaml", PolicyError{Line: 4, Rule: 1, RuleName: "drift", Field: "when"}, "undefined field 'cuase'", 0},
-		{"cel_type.yaml", PolicyError{Line: 4, Rule: 1, RuleName: "mixed", Field: "when"}, "no matching overload for '_==_' applied to '(int, string)'", 0},
-		{"when_not_bool.yaml", PolicyError{Line: 4, Rule: 1, RuleName: "counting", Field: "when"}, "must be a bool expression, not int", 0},
-		{"unknown_action.yaml", PolicyError{Line: 5, Rule: 1, RuleName: "fallback", Field: "actions[1]"}, `unknown action "page_oncall"`, 0},
-		{"duplicate_action.yaml", PolicyError{Line: 5, Rule: 1, RuleName: "fallback", Field: "actions[1]"}, `"retry" is listed twice`, 0},
-		{"bad_next_action.yaml", PolicyError{Line: 5, Rule: 1, RuleName: "fallback", Field: "next_action"}, `"continue" is not one of resume, await_user, escalate`, 0},
-		{"bad_severity.yaml", PolicyError{Line: 6, Rule: 1, RuleName: "fallback", Field: "severity"}, `"urgent" is not one of low, medium, high, critical`, 0},
-		{"missing_message.yaml", PolicyError{Line: 3, Rule: 1, RuleName: "fallback", Field: "message"}, "missing", 0},
-		{"bad_template.yaml", PolicyError{Line: 7, Rule: 1, RuleName: "a", Field: "message"}, "unclosed action", 0},
-		{"bad_suggestion_template.yaml", PolicyError{Line: 10, Rule: 1, RuleName: "fallback", Field: "suggestions[1]"}, `function "shout" not defined`, 0},
-		{"template_fails.yaml", PolicyError{Line: 7, Rule: 1, RuleName: "fallback", Field: "message"}, "fails on a report with an empty context", 0},
-		{"no_catch_all.yaml", PolicyError{Line: 10, Rule: 2, RuleName: "charts", Field: "when"}, "the last rule must always match", 0},
-		{"catch_all_not_last.yaml", PolicyError{Line: 4, Rule: 1, RuleName: "everything", Field: "when"}, "always matches, so the 2 rule(s) after it would never run", 0},
-		{"several_errors.yaml", PolicyError{Line: 2, Field: "max_attempts"}, "not -1", 5},
+		{"yaml_syntax.yaml", Error{Line: 5}, "invalid YAML: did not find expected ',' or ']'", 0},
+		{"empty.yaml", Error{}, "the policy is empty", 0},
+		{"two_documents.yaml", Error{Line: 8}, "more than one YAML document", 0},
+		{"unknown_field.yaml", Error{Line: 9, Rule: 2, RuleName: "typo"}, `unknown field "whn"`, 0},
+		{"unknown_top_field.yaml", Error{Line: 2}, `unknown field "max_attempt"`, 0},
+		{"wrong_type.yaml", Error{Line: 5, Rule: 1, RuleName: "fallback", Field: "actions"}, "into a list of strings", 0},
+		{"rules_not_list.yaml", Error{Line: 2}, "into a list of rules", 0},
+		{"rule_not_mapping.yaml", Error{Line: 3, Rule: 1}, "into a rule (a mapping)", 0},
+		{"missing_version.yaml", Error{Field: "version"}, "missing", 0},
+		{"bad_version.yaml", Error{Line: 1, Field: "version"}, "version 2 is not supported", 0},
+		{"max_attempts_zero.yaml", Error{Line: 2, Field: "max_attempts"}, "must be at least 1, not 0", 0},
+		{"no_rules.yaml", Error{Line: 3, Field: "rules"}, "no rules", 0},
+		{"missing_name.yaml", Error{Line: 3, Rule: 1, Field: "name"}, "missing", 0},
+		{"duplicate_names.yaml", Error{Line: 8, Rule: 2, RuleName: "charts", Field: "name"}, `"charts" is already the name of rule 1`, 0},
+		{"missing_when.yaml", Error{Line: 3, Rule: 1, RuleName: "charts", Field: "when"}, "missing", 0},
+		{"when_and_default.yaml", Error{Line: 4, Rule: 1, RuleName: "fallback", Field: "when"}, "not both", 0},
+		{"cel_syntax.yaml", Error{Line: 4, Rule: 1, RuleName: "broken", Field: "when"}, "Syntax error", 0},
+		{"cel_field.yaml", Error{Line: 4, Rule: 1, RuleName: "drift", Field: "when"}, "undefined field 'cuase'", 0},
+		{"cel_type.yaml", Error{Line: 4, Rule: 1, RuleName: "mixed", Field: "when"}, "no matching overload for '_==_' applied to '(int, string)'", 0},
+		{"when_not_bool.yaml", Error{Line: 4, Rule: 1, RuleName: "counting", Field: "when"}, "must be a bool expression, not int", 0},
+		{"unknown_action.yaml", Error{Line: 5, Rule: 1, RuleName: "fallback", Field: "actions[1]"}, `unknown action "page_oncall"`, 0},
+		{"duplicate_action.yaml", Error{Line: 5, Rule: 1, RuleName: "fallback", Field: "actions[1]"}, `"retry" is listed twice`, 0},
+		{"bad_next_action.yaml", Error{Line: 5, Rule: 1, RuleName: "fallback", Field: "next_action"}, `"continue" is not one of resume, await_user, escalate`, 0},
+		{"bad_severity.yaml", Error{Line: 6, Rule: 1, RuleName: "fallback", Field: "severity"}, `"urgent" is not one of low, medium, high, critical`, 0},
+		{"missing_message.yaml", Error{Line: 3, Rule: 1, RuleName: "fallback", Field: "message"}, "missing", 0},
+		{"bad_template.yaml", Error{Line: 7, Rule: 1, RuleName: "a", Field: "message"}, "unclosed action", 0},
+		{"bad_suggestion_template.yaml", Error{Line: 10, Rule: 1, RuleName: "fallback", Field: "suggestions[1]"}, `function "shout" not defined`, 0},
+		{"template_fails.yaml", Error{Line: 7, Rule: 1, RuleName: "fallback", Field: "message"}, "fails on a report with an empty context", 0},
+		{"no_catch_all.yaml", Error{Line: 10, Rule: 2, RuleName: "charts", Field: "when"}, "the last rule must always match", 0},
+		{"catch_all_not_last.yaml", Error{Line: 4, Rule: 1, RuleName: "everything", Field: "when"}, "always matches, so the 2 rule(s) after it would never run", 0},
+		{"several_errors.yaml", Error{Line: 2, Field: "max_attempts"}, "not -1", 5},
 	}
 	for _, tt := range tests {
 		t.Run(strings.TrimSuffix(tt.file, ".yaml"), func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join("testdata", "policies", tt.file)
-			p, err := LoadPolicy(path)
+			p, err := Load(path)
 			if err == nil {
 				t.Fatalf("loaded %s", path)
 			}
 			if p != nil {
 				t.Error("a Policy with the error")
 			}
-			var pe *PolicyError
+			var pe *Error
 			if !errors.As(err, &pe) {
-				t.Fatalf("%T %v; want a *PolicyError", err, err)
+				t.Fatalf("%T %v; want an *Error", err, err)
 			}
 			want := tt.want
 			want.File, want.Reason = path, pe.Reason
@@ -652,18 +651,18 @@ func TestParsePolicyErrors(t *testing.T) {
 
 // docs/policy.md shows the default policy in full and every load error as
 // the tests see it.
-func TestPolicyDocs(t *testing.T) {
+func TestDocs(t *testing.T) {
 	t.Parallel()
 	doc, err := os.ReadFile(filepath.Join("..", "docs", "policy.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(doc), "```yaml\n"+string(policyDefaultYAML)+"```") {
+	if !strings.Contains(string(doc), "```yaml\n"+string(defaultYAML)+"```") {
 		t.Error("docs/policy.md does not show default_policy.yaml as it is")
 	}
 	files, _ := filepath.Glob(filepath.Join("testdata", "policies", "*.yaml"))
 	for _, file := range files {
-		_, err := LoadPolicy(file)
+		_, err := Load(file)
 		if err == nil || strings.HasPrefix(filepath.Base(file), "several_") {
 			continue
 		}
@@ -677,32 +676,32 @@ func TestPolicyDocs(t *testing.T) {
 	}
 }
 
-func TestParsePolicyErrorText(t *testing.T) {
+func TestParseErrorText(t *testing.T) {
 	t.Parallel()
-	_, err := LoadPolicy(filepath.Join("testdata", "policies", "cel_field.yaml"))
+	_, err := Load(filepath.Join("testdata", "policies", "cel_field.yaml"))
 	want := filepath.Join("testdata", "policies", "cel_field.yaml") + ":4: rule 1 (drift): when: 1:6: undefined field 'cuase'"
 	if err == nil || err.Error() != want {
 		t.Errorf("error %q\n want %q", err, want)
 	}
 }
 
-func TestLoadPolicy(t *testing.T) {
+func TestLoad(t *testing.T) {
 	t.Parallel()
-	p, err := LoadPolicy(filepath.Join("testdata", "policies", "valid.yaml"))
+	p, err := Load(filepath.Join("testdata", "policies", "valid.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p.MaxAttempts() != 5 || !slices.Equal(p.Actions(), []string{"escalate", "reduce_scope", "retry"}) {
 		t.Errorf("MaxAttempts, Actions = %d, %v", p.MaxAttempts(), p.Actions())
 	}
-	in := policyTestInput(triage.QueryError, "DB_TIMEOUT", triage.CauseScope, fault.New(fault.Timeout, ""), map[string]any{"date_range": "x", "input": "sales"})
+	in := testInput(triage.QueryError, "DB_TIMEOUT", triage.CauseScope, fault.New(fault.Timeout, ""), map[string]any{"date_range": "x", "input": "sales"})
 	for attempt, want := range map[int]Decision{
 		1: {Rule: "big_range", Actions: []string{"reduce_scope", "retry"}, NextAction: triage.Resume, Severity: triage.SeverityMedium,
 			Message: "That range is large; I'm retrying with a shorter one.", Suggestions: []string{"Narrow the date range"}},
 		6: {Rule: "give_up", Actions: []string{"escalate"}, NextAction: triage.Escalate, Severity: triage.SeverityCritical,
 			Message: "Still failing after 5 attempts; the team has been told.", Suggestions: []string{}},
 	} {
-		if d, err := p.Decide(policyWithAttempt(in, attempt)); err != nil || !reflect.DeepEqual(d, want) {
+		if d, err := p.Decide(withAttempt(in, attempt)); err != nil || !reflect.DeepEqual(d, want) {
 			t.Errorf("attempt %d: %#v, %v\nwant %#v", attempt, d, err, want)
 		}
 	}
@@ -710,13 +709,13 @@ func TestLoadPolicy(t *testing.T) {
 	if d, err := p.Decide(in); err != nil || d.Message != "About “sales”: could you rephrase that?" {
 		t.Errorf("%#v, %v", d, err)
 	}
-	if _, err := LoadPolicy(filepath.Join("testdata", "policies", "nope.yaml")); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := Load(filepath.Join("testdata", "policies", "nope.yaml")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
 	if p.MaxAttempts() != 5 {
 		t.Fatal("Decide changed the policy")
 	}
-	if p, err := ParsePolicy("no_max.yaml", []byte("version: 1\nrules:\n  - {name: f, default: true, next_action: resume, severity: low, message: x}\n")); err != nil || p.MaxAttempts() != 3 {
+	if p, err := Parse("no_max.yaml", []byte("version: 1\nrules:\n  - {name: f, default: true, next_action: resume, severity: low, message: x}\n")); err != nil || p.MaxAttempts() != 3 {
 		t.Errorf("max_attempts by default: %v, %v", p, err)
 	}
 }
@@ -725,7 +724,7 @@ func TestLoadPolicy(t *testing.T) {
 // the rule, not a wrong decision.
 func TestDecideRuntimeErrors(t *testing.T) {
 	t.Parallel()
-	p, err := ParsePolicy("runtime.yaml", []byte(`version: 1
+	p, err := Parse("runtime.yaml", []byte(`version: 1
 rules:
   - name: big
     when: context.row_count > 1000
@@ -746,40 +745,40 @@ rules:
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = p.Decide(policyTestInput(triage.QueryError, "", "", nil, map[string]any{"input": "x"}))
+	_, err = p.Decide(testInput(triage.QueryError, "", "", nil, map[string]any{"input": "x"}))
 	if err == nil || !strings.Contains(err.Error(), "policy runtime.yaml: rule 1 (big): when:") || !strings.Contains(err.Error(), "row_count") {
 		t.Errorf("missing key: %v", err)
 	}
-	_, err = p.Decide(policyTestInput(triage.QueryError, "", "", nil, map[string]any{"row_count": 5.0, "range": "2024"}))
+	_, err = p.Decide(testInput(triage.QueryError, "", "", nil, map[string]any{"row_count": 5.0, "range": "2024"}))
 	if err == nil || !strings.Contains(err.Error(), "policy runtime.yaml: rule 2 (ranged): message: line 1:") {
 		t.Errorf("template: %v", err)
 	}
-	p2, err := ParsePolicy("runtime2.yaml", []byte("version: 1\nrules:\n  - name: r\n    default: true\n    next_action: resume\n    severity: low\n"+
+	p2, err := Parse("runtime2.yaml", []byte("version: 1\nrules:\n  - name: r\n    default: true\n    next_action: resume\n    severity: low\n"+
 		"    message: |-\n      two\n      lines\n    suggestions: [ok, 'from {{.context.range.start}}']\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = p2.Decide(policyTestInput(triage.QueryError, "", "", nil, map[string]any{"range": "2024"}))
+	_, err = p2.Decide(testInput(triage.QueryError, "", "", nil, map[string]any{"range": "2024"}))
 	if err == nil || !strings.Contains(err.Error(), "policy runtime2.yaml: rule 1 (r): suggestions[1]: line 1:") {
 		t.Errorf("template in a suggestion: %v", err)
 	}
-	if d, err := p.Decide(policyTestInput(triage.QueryError, "", "", nil, map[string]any{"row_count": 5000.0})); err != nil || d.Rule != "big" {
+	if d, err := p.Decide(testInput(triage.QueryError, "", "", nil, map[string]any{"row_count": 5000.0})); err != nil || d.Rule != "big" {
 		t.Errorf("%v, %v", d, err)
 	}
 	if _, err := p.Decide(nil); err == nil {
 		t.Error("Decide(nil) succeeded")
 	}
 	// A report-less input is an empty report.
-	if d, err := DefaultPolicy().Decide(&PolicyInput{Attempt: 1}); err != nil || d.Rule != "fallback" {
+	if d, err := Default().Decide(&Input{Attempt: 1}); err != nil || d.Rule != "fallback" {
 		t.Errorf("empty input: %v, %v", d, err)
 	}
 }
 
 func TestDecideConcurrent(t *testing.T) {
 	t.Parallel()
-	p := DefaultPolicy()
-	want := make([]Decision, len(policyRepresentative))
-	for i, r := range policyRepresentative {
+	p := Default()
+	want := make([]Decision, len(representative))
+	for i, r := range representative {
 		d, err := p.Decide(r.in())
 		if err != nil {
 			t.Fatal(err)
@@ -790,10 +789,10 @@ func TestDecideConcurrent(t *testing.T) {
 	for g := range 8 {
 		wg.Go(func() {
 			for n := range 50 {
-				i := (g + n) % len(policyRepresentative)
-				d, err := p.Decide(policyRepresentative[i].in())
+				i := (g + n) % len(representative)
+				d, err := p.Decide(representative[i].in())
 				if err != nil || !reflect.DeepEqual(d, want[i]) {
-					t.Errorf("%s: %v, %v", policyRepresentative[i].rule, d, err)
+					t.Errorf("%s: %v, %v", representative[i].rule, d, err)
 					return
 				}
 			}
@@ -805,15 +804,15 @@ func TestDecideConcurrent(t *testing.T) {
 // The decision's slices are the caller's.
 func TestDecideReturnsACopy(t *testing.T) {
 	t.Parallel()
-	in := policyRepresentative[4].in()
-	d, _ := DefaultPolicy().Decide(in)
+	in := representative[4].in()
+	d, _ := Default().Decide(in)
 	d.Actions[0], d.Suggestions[0] = "x", "x"
-	if d2, _ := DefaultPolicy().Decide(in); d2.Actions[0] != "retry" || d2.Suggestions[0] != "Retry now" {
+	if d2, _ := Default().Decide(in); d2.Actions[0] != "retry" || d2.Suggestions[0] != "Retry now" {
 		t.Errorf("changing a decision changed the policy: %v", d2)
 	}
 }
 
-func TestPolicyFuncs(t *testing.T) {
+func TestFuncs(t *testing.T) {
 	t.Parallel()
 	choices := []struct {
 		in   any
@@ -831,7 +830,7 @@ func TestPolicyFuncs(t *testing.T) {
 		{nil, ""},
 	}
 	for _, c := range choices {
-		if got := policyChoices(c.in, "or"); got != c.want {
+		if got := choicesOf(c.in, "or"); got != c.want {
 			t.Errorf("choices %v = %q, want %q", c.in, got, c.want)
 		}
 	}
@@ -839,7 +838,7 @@ func TestPolicyFuncs(t *testing.T) {
 		int64(90): "2 minutes", int64(3600): "1 hour", 7200.0: "2 hours", int64(3 * 86400): "3 days", "x": "",
 		-5: "", 2 * time.Minute: "2 minutes"}
 	for in, want := range durations {
-		if got := policyDuration(in); got != want {
+		if got := duration(in); got != want {
 			t.Errorf("duration %v = %q, want %q", in, got, want)
 		}
 	}
@@ -853,47 +852,47 @@ func TestPolicyFuncs(t *testing.T) {
 		"Bytes": {[]byte("raw"), ""}, "Ints": {[]int{1, 2}, "1, 2"},
 	}
 	for name, c := range strs {
-		if got := policyStr(c.in); got != c.want {
+		if got := str(c.in); got != c.want {
 			t.Errorf("str %s = %q, want %q", name, got, c.want)
 		}
 	}
-	if got := policyQuote(`"product_id"`); got != "“product_id”" {
+	if got := quote(`"product_id"`); got != "“product_id”" {
 		t.Errorf("quote = %q", got)
 	}
-	if got := policyHuman("date_range"); got != "date range" {
+	if got := human("date_range"); got != "date range" {
 		t.Errorf("human = %q", got)
 	}
-	if !policyTimeLike(nil, "order_month") || policyTimeLike("product", nil) {
+	if !timeLike(nil, "order_month") || timeLike("product", nil) {
 		t.Error("timeLike")
 	}
-	if policyAltChart("line", true) != "area" || policyAltChart("pie", true) != "line" || policyAltChart("bar", false) != "pie" {
+	if altChart("line", true) != "area" || altChart("pie", true) != "line" || altChart("bar", false) != "pie" {
 		t.Error("altChart")
 	}
-	if got := policyTake(2, []any{"a", "b", "c"}); !slices.Equal(got, []string{"a", "b"}) {
+	if got := take(2, []any{"a", "b", "c"}); !slices.Equal(got, []string{"a", "b"}) {
 		t.Errorf("take = %v", got)
 	}
-	if got := policyCollapse("  a \n\t b  <no value> c <nil>\n"); got != "a b c" {
+	if got := collapse("  a \n\t b  <no value> c <nil>\n"); got != "a b c" {
 		t.Errorf("collapse = %q", got)
 	}
 }
 
-// FuzzParsePolicy: no policy file makes ParsePolicy panic; one it accepts
+// FuzzParse: no policy file makes ParsePolicy panic; one it accepts
 // decides every report without panicking, and one it refuses names the
 // file in every error.
-func FuzzParsePolicy(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "policies", "*.yaml"))
 	for _, file := range append(files, "default_policy.yaml") {
 		if data, err := os.ReadFile(file); err == nil {
 			f.Add(data)
 		}
 	}
-	inputs := []*PolicyInput{{}}
-	for _, r := range policyRepresentative {
+	inputs := []*Input{{}}
+	for _, r := range representative {
 		inputs = append(inputs, r.in())
 	}
-	inputs = append(inputs, policyTestInput(triage.ChartError, "", "", nil, policyHostileContext()))
+	inputs = append(inputs, testInput(triage.ChartError, "", "", nil, hostileContext()))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := ParsePolicy("fuzz.yaml", data)
+		p, err := Parse("fuzz.yaml", data)
 		if err != nil {
 			if p != nil {
 				t.Fatal("a Policy with an error")
@@ -928,7 +927,7 @@ func FuzzParsePolicy(f *testing.F) {
 // (repeated failure), a rule half-way (chart), and the catch-all after
 // every condition. The whole pipeline's budget is 50 µs.
 func BenchmarkDecide(b *testing.B) {
-	p := DefaultPolicy()
+	p := Default()
 	for _, c := range []struct{ name, rule string }{
 		{"RepeatedFailure", "repeated_failure"},
 		{"AmbiguousInput", "ambiguous_input"},
@@ -936,8 +935,8 @@ func BenchmarkDecide(b *testing.B) {
 		{"Chart", "chart_incompatible"},
 		{"Fallback", "fallback"},
 	} {
-		var in *PolicyInput
-		for _, r := range policyRepresentative {
+		var in *Input
+		for _, r := range representative {
 			if r.rule == c.rule {
 				in = r.in()
 			}
@@ -951,86 +950,4 @@ func BenchmarkDecide(b *testing.B) {
 			}
 		})
 	}
-}
-
-// policyBothWays renders a template on text/template and on the fast path.
-// The fast path may decline (ok false); when it does not, text/template
-// must succeed with the same output.
-func policyBothWays(t testing.TB, tmpl *template.Template, data map[string]any) {
-	t.Helper()
-	var slow, fast bytes.Buffer
-	slowErr := tmpl.Execute(&slow, data)
-	if err := policyFastExecute(&fast, tmpl.Root, data); err != nil {
-		if !errors.Is(err, errPolicySlow) {
-			t.Fatalf("fast path: %v", err)
-		}
-		return
-	}
-	if slowErr != nil {
-		t.Fatalf("the fast path rendered %q where text/template fails: %v", fast.String(), slowErr)
-	}
-	if fast.String() != slow.String() {
-		t.Fatalf("fast path %q\ntext/template %q", fast.String(), slow.String())
-	}
-}
-
-// Every default rule renders the same on the fast path as on
-// text/template, whatever the context, and takes the fast path for the
-// representative reports.
-func TestPolicyFastPathDefault(t *testing.T) {
-	t.Parallel()
-	p := DefaultPolicy()
-	contexts := []map[string]any{nil, policyHostileContext()}
-	for _, r := range policyRepresentative {
-		contexts = append(contexts, r.in().Report.Data.Context)
-	}
-	for i, r := range p.rules {
-		if r.text.tmpl == nil {
-			continue
-		}
-		if !r.text.fast {
-			t.Errorf("%s: not on the fast path", r.name)
-		}
-		for _, c := range contexts {
-			in := policyRepresentative[i].in()
-			in.Report.Data.Context = c
-			policyBothWays(t, r.text.tmpl, newPolicyVars(in, 3).templateData(policyNeedAll))
-		}
-		in := policyRepresentative[i].in()
-		var buf bytes.Buffer
-		if err := policyFastExecute(&buf, r.text.tmpl.Root, newPolicyVars(in, 3).templateData(r.text.needs)); err != nil {
-			t.Errorf("%s: the representative report leaves the fast path: %v", r.name, err)
-		}
-	}
-}
-
-// FuzzPolicyFastPath: for any template and any context, the fast path
-// either declines or renders exactly what text/template renders.
-func FuzzPolicyFastPath(f *testing.F) {
-	p := DefaultPolicy()
-	for _, r := range p.rules {
-		if r.text.tmpl != nil {
-			f.Add(r.text.tmpl.Root.String(), `{"chart":"pie","dimension":"date","metric":"revenue","candidates":["a b","a c"],"field":null}`)
-		}
-	}
-	for _, s := range []string{
-		`{{$x := .context.a}}{{with $x}}{{.}}{{else}}none{{end}}{{range $i, $e := list .context.l}}{{$i}}={{$e}};{{end}}`,
-		`{{if .context.n}}{{.context.n}}{{end}}{{.context.m.k}}{{range .context.l}}[{{.}}]{{else}}empty{{end}}`,
-		`{{$x := 1}}{{$x = .context.a}}{{$x}}{{.nope.nope}}{{.context.s.x}}{{pick .context.a "b"}}{{take 2 .context.l}}`,
-		`{{with .context.m}}{{.k}}{{end}}{{oneOf .context.a "x" "y"}}{{altChart .context.a true}}{{default "d" .context.z}}`,
-	} {
-		f.Add(s, `{"a":"x","l":["p",1,null,{"q":1}],"m":{"k":"v"},"n":0,"s":"str"}`)
-	}
-	f.Fuzz(func(t *testing.T, src, ctxJSON string) {
-		tmpl, err := policyTemplate(src)
-		if err != nil || len(tmpl.Templates()) != 1 || !policyFastOK(tmpl.Root) {
-			return
-		}
-		var c map[string]any
-		if json.Unmarshal([]byte(ctxJSON), &c) != nil {
-			return
-		}
-		in := policyTestInput(triage.ChartError, "X", triage.CauseScope, nil, c)
-		policyBothWays(t, tmpl, newPolicyVars(in, 3).templateData(policyNeedAll))
-	})
 }

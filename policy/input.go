@@ -1,13 +1,13 @@
-package handler
+package policy
 
 import (
 	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
 )
 
-// PolicyInput is what a recovery policy's conditions and message templates
+// Input is what a recovery policy's conditions and message templates
 // see about one report.
-type PolicyInput struct {
+type Input struct {
 	Report         *triage.Report
 	Classification triage.Classification
 	Cause          triage.RootCause

@@ -1,4 +1,4 @@
-package handler
+package policy
 
 import "github.com/triage-go/triage"
 

@@ -1,0 +1,79 @@
+package policy_test
+
+import (
+	"fmt"
+
+	"github.com/triage-go/triage"
+	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/policy"
+)
+
+// A custom policy: slow queries are retried while attempts remain, and
+// everything else is escalated. Its message templates read the context and
+// the attempt.
+func ExampleParse() {
+	p, err := policy.Parse("ops.yaml", []byte(`version: 1
+max_attempts: 2
+rules:
+  - name: slow_query
+    when: error_type == "query_error" && fault.code == "TIMEOUT" && attempt < max_attempts
+    actions: [retry]
+    next_action: resume
+    severity: low
+    message: 'The {{ .context.table }} query timed out; retrying (attempt {{ .attempt }}).'
+  - name: everything_else
+    default: true
+    actions: [escalate]
+    next_action: escalate
+    severity: high
+    message: Something went wrong; the on-call engineer has been told.
+`))
+	if err != nil {
+		panic(err)
+	}
+	in := &policy.Input{
+		Report: &triage.Report{AgentID: "query_agent", Data: triage.Data{
+			ErrorType: triage.QueryError, Message: "statement timeout", QueryID: "q_1",
+			Context: map[string]any{"table": "sales"}}},
+		Classification: triage.Classification{Type: triage.QueryError, Confidence: 1, Method: "reported"},
+		Cause:          triage.RootCause{Cause: triage.CauseTransient},
+		Fault:          fault.New(fault.Timeout, "statement timeout"),
+	}
+	for attempt := 1; attempt <= 2; attempt++ {
+		in.Attempt = attempt
+		d, err := p.Decide(in)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(d.Rule, d.Actions, d.NextAction, d.Severity)
+		fmt.Println(d.Message)
+	}
+	// Output:
+	// slow_query [retry] resume low
+	// The sales query timed out; retrying (attempt 1).
+	// everything_else [escalate] escalate high
+	// Something went wrong; the on-call engineer has been told.
+}
+
+// A policy that does not compile is refused with every problem, each
+// naming the file, the line, the rule and the setting.
+func ExampleParse_errors() {
+	_, err := policy.Parse("ops.yaml", []byte(`version: 1
+rules:
+  - name: broken
+    when: error_type == 3
+    actions: [page_oncall]
+    next_action: resume
+    severity: low
+    message: hi
+  - name: last
+    default: true
+    next_action: escalate
+    severity: high
+    message: bye
+`))
+	fmt.Println(err)
+	// Output:
+	// ops.yaml:4: rule 1 (broken): when: 1:12: found no matching overload for '_==_' applied to '(string, int)'
+	// ops.yaml:5: rule 1 (broken): actions[0]: unknown action "page_oncall"; the actions are clarify, map_synonym, suggest_chart, use_cache, reduce_scope, retry, escalate
+}
