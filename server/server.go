@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -78,6 +80,12 @@ type Config struct {
 	// Debug adds debug details to problems (never stack traces, keys or
 	// headers).
 	Debug bool
+	// ProblemBaseURI is an absolute http or https URI that each problem's
+	// type is resolved against ("https://docs.example/" makes
+	// "/errors/rate-limited" "https://docs.example/errors/rate-limited").
+	// Defaults to "": types stay relative, and resolve to the type pages
+	// this service serves at /errors/{type}.
+	ProblemBaseURI string
 	// Logger receives the service's logs. Defaults to slog.Default().
 	Logger *slog.Logger
 	// Now tells the time. Defaults to time.Now.
@@ -159,6 +167,12 @@ func New(cfg Config) (*Server, error) {
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Second}
 	}
+	if cfg.ProblemBaseURI != "" {
+		u, err := url.Parse(cfg.ProblemBaseURI)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, errors.New("server: Config.ProblemBaseURI must be an absolute http or https URI")
+		}
+	}
 	keys, err := newKeyring(cfg.APIKeys)
 	if err != nil {
 		return nil, err
@@ -171,7 +185,7 @@ func New(cfg Config) (*Server, error) {
 		events:   newBroker(),
 		registry: prometheus.NewRegistry(),
 		metrics:  newHTTPMetrics(),
-		problems: &problem.Options{Debug: cfg.Debug},
+		problems: &problem.Options{Debug: cfg.Debug, BaseURI: cfg.ProblemBaseURI},
 		log:      cfg.Logger,
 		stopped:  make(chan struct{}),
 	}
@@ -300,6 +314,8 @@ func (s *Server) routeTable() []route {
 		{"GET", "/readyz", false, s.readyz},
 		{"GET", "/metrics", false, s.metricsHandler},
 		{"GET", "/openapi.json", false, s.openAPI},
+		{"GET", "/errors", false, s.problemTypes},
+		{"GET", "/errors/{type}", false, s.problemType},
 	}
 }
 
@@ -309,10 +325,36 @@ type handlerFunc func(http.ResponseWriter, *http.Request) error
 
 func (s *Server) handle(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := checkQuery(r); err != nil {
+			s.fail(w, r, err)
+			return
+		}
 		if err := h(w, r); err != nil {
 			s.fail(w, r, err)
 		}
 	})
+}
+
+// checkQuery refuses a query string that is not valid
+// application/x-www-form-urlencoded (a malformed percent-encoding, a
+// semicolon): url.Values would drop the pair silently, and a filter the
+// client meant would be ignored.
+func checkQuery(r *http.Request) error {
+	if _, err := url.ParseQuery(r.URL.RawQuery); err != nil {
+		return fault.Invalid("The query string is malformed: "+queryReason(err)+".",
+			fault.FieldError{Field: "query", Message: "must be percent-encoded name=value pairs joined by &"})
+	}
+	return nil
+}
+
+// queryReason says what is wrong with a query string without echoing more
+// than the bad escape itself.
+func queryReason(err error) string {
+	var esc url.EscapeError
+	if errors.As(err, &esc) {
+		return "invalid percent-encoding " + strconv.Quote(string(esc))
+	}
+	return "a semicolon separates pairs; use &"
 }
 
 // fail writes err as a problem and logs what the client is not told.

@@ -124,7 +124,7 @@ func (s *Server) api(h handlerFunc, bounded bool) handlerFunc {
 			key := requestKey(r)
 			if key == "" {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="triage"`)
-				return fault.New(fault.TenantRequired, "An API key is required: send Authorization: Bearer KEY or X-API-Key.")
+				return fault.New(fault.TenantRequired, "An API key is required: send it in the X-API-Key header, or in the Authorization header with the scheme Bearer.")
 			}
 			t, ok := s.keys.tenant(key)
 			if !ok {

@@ -33,6 +33,7 @@ var serveEnv = map[string]string{
 	"max-concurrent": "TRIAGE_MAX_CONCURRENT",
 	"max-body":       "TRIAGE_MAX_BODY",
 	"retain-records": "TRIAGE_RETAIN_RECORDS",
+	"problem-base":   "TRIAGE_PROBLEM_BASE",
 }
 
 // days is a duration flag that also takes whole days ("90d").
@@ -78,6 +79,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	rateBurst := fs.Int("rate-burst", server.DefaultRateBurst, "each tenant's burst of `requests`")
 	maxConcurrent := fs.Int("max-concurrent", server.DefaultMaxConcurrent, "API `requests` in progress before 503")
 	maxBody := fs.Int64("max-body", server.DefaultMaxBody, "largest request body, in `bytes`")
+	problemBase := fs.String("problem-base", "", "resolve problem types against this absolute `URI` (default: relative, served at /errors/{type})")
 	var retainRecords time.Duration
 	fs.Var(days{&retainRecords}, "retain-records", "delete error records last seen longer ago than this `age` (90d, 36h), with their occurrences and jobs (0: keep them)")
 	fs.Usage = func() {
@@ -110,11 +112,16 @@ func runServe(ctx context.Context, args []string, env Env) error {
 		return usagef("%v", err)
 	}
 	cfg := server.Config{APIKeys: keys, RateLimit: *rateLimit, RateBurst: *rateBurst, MaxConcurrent: *maxConcurrent,
-		MaxBody: *maxBody, Webhook: *webhook, Debug: *debug, Logger: log,
+		MaxBody: *maxBody, Webhook: *webhook, Debug: *debug, ProblemBaseURI: *problemBase, Logger: log,
 		Retention: store.Retention{Records: retainRecords}}
 	if *policyFile != "" {
 		if cfg.Policy, err = policy.Load(*policyFile); err != nil {
 			return err
+		}
+	}
+	if *problemBase != "" {
+		if u, err := url.Parse(*problemBase); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return usagef("--problem-base must be an absolute http or https URI")
 		}
 	}
 	if *webhook != "" {

@@ -555,3 +555,28 @@ func TestServeRetainRecords(t *testing.T) {
 		}
 	}
 }
+
+// --problem-base makes problem types absolute; TRIAGE_PROBLEM_BASE too;
+// a base that is not an absolute http(s) URI is a usage error.
+func TestServeProblemBase(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "triage.db")
+	svc := startServe(t, "--db", db, "--problem-base", "https://docs.example/")
+	r := call(t, "GET", svc.base+"/v1/errors/err_0123456789abcdef", nil)
+	if typ, _ := r.field(t, "type").(string); r.status != 404 || typ != "https://docs.example/errors/not-found" {
+		t.Errorf("GET: %d %s", r.status, r.body)
+	}
+	svc.stop()
+	t.Setenv("TRIAGE_PROBLEM_BASE", "https://env.example/")
+	svc = startServe(t, "--db", db)
+	if typ, _ := call(t, "GET", svc.base+"/v1/errors/err_0123456789abcdef", nil).field(t, "type").(string); typ != "https://env.example/errors/not-found" {
+		t.Errorf("from the environment: type %q", typ)
+	}
+	svc.stop()
+	for _, bad := range []string{"docs.example", "/errors", "mailto:ops@example.com"} {
+		var stderr bytes.Buffer
+		code := cli.Run(context.Background(), []string{"serve", "--db", db, "--problem-base", bad}, cli.Env{Stdout: io.Discard, Stderr: &stderr})
+		if code != cli.ExitUsage || !strings.Contains(stderr.String(), "--problem-base must be") {
+			t.Errorf("--problem-base %s: exit %d: %s", bad, code, stderr.String())
+		}
+	}
+}
