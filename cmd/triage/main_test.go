@@ -1,10 +1,19 @@
 package main_test
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"io"
+	"maps"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"testing"
+
+	"github.com/triage-go/triage/internal/cli"
 )
 
 // TestBinary builds the real binary and runs the commands the README shows.
@@ -39,5 +48,29 @@ func TestBinary(t *testing.T) {
 	err = exec.Command(bin, "nonsense").Run()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
 		t.Errorf("unknown command: %v, want exit 2", err)
+	}
+}
+
+// TestDocListsEveryCommand holds doc.go and the usage the binary prints
+// together: each lists every command.
+func TestDocListsEveryCommand(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cli.Run(context.Background(), nil, cli.Env{Stdout: io.Discard, Stderr: &stderr})
+	commands := regexp.MustCompile(`(?m)^(?://)?\s+triage (\w+)`)
+	inUsage := map[string]bool{}
+	for _, m := range commands.FindAllStringSubmatch(stderr.String(), -1) {
+		inUsage[m[1]] = true
+	}
+	inDoc := map[string]bool{}
+	for _, m := range commands.FindAllStringSubmatch(string(doc), -1) {
+		inDoc[m[1]] = true
+	}
+	if len(inUsage) < 6 || !maps.Equal(inUsage, inDoc) {
+		t.Errorf("the usage lists %v, doc.go %v", slices.Sorted(maps.Keys(inUsage)), slices.Sorted(maps.Keys(inDoc)))
 	}
 }
