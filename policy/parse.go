@@ -9,7 +9,7 @@ import (
 )
 
 // Load reads and compiles the policy file at path. Errors name the
-// file; see ParsePolicy.
+// file; see Parse.
 func Load(path string, opts ...Option) (*Policy, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {

@@ -88,7 +88,7 @@ func (p *Policy) Decide(in *Input) (Decision, error) {
 		}
 		return d, nil
 	}
-	return Decision{}, fmt.Errorf("policy %s: no rule matched", p.name) // ParsePolicy makes this impossible
+	return Decision{}, fmt.Errorf("policy %s: no rule matched", p.name) // Parse makes this impossible
 }
 
 func (r *rule) label() string { return fmt.Sprintf("rule %d (%s)", r.index, r.name) }

@@ -16,7 +16,7 @@ import (
 
 // Error is a policy that does not load: where, and why.
 type Error struct {
-	// File is the file name given to ParsePolicy, or LoadPolicy's path.
+	// File is the file name given to Parse, or Load's path.
 	File string
 	// Line is the line in the file, from 1; 0 when the problem has none.
 	Line int
