@@ -312,14 +312,14 @@ func (a Retry) Run(ctx context.Context, env *ActionEnv) triage.Outcome {
 	return out
 }
 
-// EscalateAction tells the operators, through its Notifier.
-type EscalateAction struct{ Notifier triage.Notifier }
+// Escalate tells the operators, through its Notifier.
+type Escalate struct{ Notifier triage.Notifier }
 
 // Name is "escalate".
-func (EscalateAction) Name() string { return "escalate" }
+func (Escalate) Name() string { return "escalate" }
 
 // Run notifies.
-func (a EscalateAction) Run(ctx context.Context, env *ActionEnv) triage.Outcome {
+func (a Escalate) Run(ctx context.Context, env *ActionEnv) triage.Outcome {
 	out := triage.Outcome{Action: "escalate"}
 	if a.Notifier == nil {
 		out.Status, out.Detail = triage.OutcomeSkipped, "escalate:no_notifier"

@@ -163,7 +163,7 @@ func TestEscalateWebhook(t *testing.T) {
 	defer srv.Close()
 	e := env(report("any", triage.SystemError, "SERVICE_DOWN", "m"))
 	e.Attempt = 2
-	out := EscalateAction{Notifier: WebhookNotifier{URL: srv.URL}}.Run(context.Background(), e)
+	out := Escalate{Notifier: WebhookNotifier{URL: srv.URL}}.Run(context.Background(), e)
 	if out.Status != triage.OutcomeDone || out.Detail != "escalate:ops" {
 		t.Fatalf("escalate: %+v", out)
 	}
@@ -183,20 +183,20 @@ func TestEscalateWebhookFailures(t *testing.T) {
 	}))
 	defer srv.Close()
 	e := env(report("any", triage.SystemError, "SERVICE_DOWN", "m"))
-	out := EscalateAction{Notifier: WebhookNotifier{URL: srv.URL + "/hooks/T000/SECRETTOKEN"}}.Run(context.Background(), e)
+	out := Escalate{Notifier: WebhookNotifier{URL: srv.URL + "/hooks/T000/SECRETTOKEN"}}.Run(context.Background(), e)
 	if out.Status != triage.OutcomeFailed || !strings.Contains(out.Error, "503") {
 		t.Errorf("a 503: %+v", out)
 	}
 	srv.Close()
-	out = EscalateAction{Notifier: WebhookNotifier{URL: srv.URL + "/hooks/T000/SECRETTOKEN"}}.Run(context.Background(), e)
+	out = Escalate{Notifier: WebhookNotifier{URL: srv.URL + "/hooks/T000/SECRETTOKEN"}}.Run(context.Background(), e)
 	if out.Status != triage.OutcomeFailed || strings.Contains(out.Error, "SECRETTOKEN") || strings.Contains(out.Error, "hooks") {
 		t.Errorf("an unreachable webhook: %+v (the URL must not be in the error)", out)
 	}
-	out = EscalateAction{Notifier: WebhookNotifier{URL: "http://a b/SECRETTOKEN"}}.Run(context.Background(), e)
+	out = Escalate{Notifier: WebhookNotifier{URL: "http://a b/SECRETTOKEN"}}.Run(context.Background(), e)
 	if out.Status != triage.OutcomeFailed || strings.Contains(out.Error, "SECRETTOKEN") {
 		t.Errorf("a malformed URL: %+v", out)
 	}
-	if out := (EscalateAction{}).Run(context.Background(), e); out.Status != triage.OutcomeSkipped || out.Detail != "escalate:no_notifier" {
+	if out := (Escalate{}).Run(context.Background(), e); out.Status != triage.OutcomeSkipped || out.Detail != "escalate:no_notifier" {
 		t.Errorf("no notifier: %+v", out)
 	}
 }

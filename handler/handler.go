@@ -157,7 +157,7 @@ func New(cfg Config) (*Handler, error) {
 	for _, a := range []Action{
 		Clarify{}, MapSynonym{Synonyms: h.cfg.Synonyms}, SuggestChart{}, UseCache{Cache: h.cfg.Cache},
 		ReduceScope{}, Retry{Scheduler: h.cfg.Scheduler, Base: h.cfg.RetryBase, Max: h.cfg.RetryMax},
-		EscalateAction{Notifier: h.cfg.Notifier},
+		Escalate{Notifier: h.cfg.Notifier},
 	} {
 		h.actions[a.Name()] = a
 	}
