@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/triage-go/triage/wire/present"
+	"github.com/google/uuid"
 )
 
 // maxIdempotencyKey bounds the length of an Idempotency-Key.
@@ -32,7 +32,7 @@ func IdempotencyKey(ctx context.Context) (string, bool) {
 // NewIdempotencyKey returns a new random key: a version 4 UUID
 // ("0b5f8c1e-7a43-4d2b-9f6e-3c1a2b4d5e6f"), 122 random bits from
 // crypto/rand.
-func NewIdempotencyKey() string { return present.NewUUID() }
+func NewIdempotencyKey() string { return uuid.NewString() }
 
 // validIdempotencyKey reports whether key can be sent as it is: the service
 // reads the header as a structured-field string or a bare token, so quotes

@@ -33,12 +33,12 @@ func ParseRetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 			return time.Duration(ms * float64(time.Millisecond)), true
 		}
 	}
-	return ParseRetryAfterValue(h.Get("Retry-After"), now)
+	return parseRetryAfterValue(h.Get("Retry-After"), now)
 }
 
-// ParseRetryAfterValue parses one Retry-After value: delay-seconds (a
+// parseRetryAfterValue parses one Retry-After value: delay-seconds (a
 // non-negative integer) or an HTTP-date, measured from now.
-func ParseRetryAfterValue(v string, now time.Time) (time.Duration, bool) {
+func parseRetryAfterValue(v string, now time.Time) (time.Duration, bool) {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return 0, false
@@ -92,7 +92,7 @@ func RetryDelay(h http.Header, now time.Time) (time.Duration, bool) {
 		}
 	}
 	if isZero(h.Get("RateLimit-Remaining")) {
-		if d, ok := ParseRetryAfterValue(h.Get("RateLimit-Reset"), now); ok {
+		if d, ok := parseRetryAfterValue(h.Get("RateLimit-Reset"), now); ok {
 			return d, true
 		}
 	}

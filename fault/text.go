@@ -210,7 +210,7 @@ func statusFromText(s string) *Error {
 
 func retryAfterFromText(s string) (time.Duration, bool) {
 	if m := retryAtInText.FindStringSubmatch(s); m != nil {
-		if d, ok := ParseRetryAfterValue(m[1], time.Now()); ok && d > 0 {
+		if d, ok := parseRetryAfterValue(m[1], time.Now()); ok && d > 0 {
 			return d, true
 		}
 	}

@@ -237,8 +237,8 @@ func TestErrorRoute(t *testing.T) {
 // A node sends a non-fatal notice and the run goes on.
 func TestNotices(t *testing.T) {
 	t.Parallel()
-	notice := present.UserErrorEventFrom(fault.New(fault.CapabilityNotFound, "The search tool is unavailable."),
-		&present.Config{Now: func() time.Time { return time.Unix(0, 0) }, NewID: func() string { return "00000000-0000-4000-8000-000000000001" }})
+	notice := present.EventFrom(fault.New(fault.CapabilityNotFound, "The search tool is unavailable."),
+		&present.Options{Now: func() time.Time { return time.Unix(0, 0) }, NewID: func() string { return "00000000-0000-4000-8000-000000000001" }})
 	g := graph.New[state]().
 		AddNode("search", func(ctx context.Context, s state) (state, error) {
 			graph.Notify(ctx, notice)

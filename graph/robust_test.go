@@ -21,7 +21,7 @@ import (
 // while the run goes on, neither crashes nor races.
 func TestNotifyFromGoroutines(t *testing.T) {
 	t.Parallel()
-	notice := present.UserErrorEventFrom(errBoom, nil)
+	notice := present.EventFrom(errBoom, nil)
 	var wg sync.WaitGroup
 	g := graph.New[state]().
 		AddNode("a", func(ctx context.Context, s state) (state, error) {
@@ -63,7 +63,7 @@ func TestPanicsOutsideNodes(t *testing.T) {
 			&graph.Config[state]{ErrorState: func(state, *graph.NodeError) state { panic("error state broke") }}},
 		{"checkpointer", fan(), &graph.Config[state]{Checkpointer: panicky{}}},
 		{"on notice", graph.New[state]().AddNode("a", func(ctx context.Context, s state) (state, error) {
-			graph.Notify(ctx, present.UserErrorEventFrom(errBoom, nil))
+			graph.Notify(ctx, present.EventFrom(errBoom, nil))
 			return s, nil
 		}).AddEdge("a", graph.End).SetEntry("a"),
 			&graph.Config[state]{OnNotice: func(context.Context, string, *present.Event) { panic("on notice broke") }}},

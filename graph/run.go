@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/google/uuid"
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/resilience"
 	"github.com/triage-go/triage/wire/present"
@@ -316,7 +317,7 @@ func (r *Runnable[S]) newRun(opts []RunOption, emit func(Event[S])) *run[S] {
 		o(&x.opts)
 	}
 	if x.opts.runID == "" && r.cfg.Checkpointer != nil {
-		x.opts.runID = present.NewUUID()
+		x.opts.runID = uuid.NewString()
 	}
 	return x
 }

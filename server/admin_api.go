@@ -78,10 +78,10 @@ func invalidDoc(errs []fault.FieldError) error {
 		fault.WithFieldErrors(errs...))
 }
 
-// DecodeSchema decodes the body of PUT /v1/schemas/{source}:
+// decodeSchema decodes the body of PUT /v1/schemas/{source}:
 // {"fields": [...], "synonyms": {"missing name": "field"}}. Every synonym
 // maps to one of the fields.
-func DecodeSchema(body []byte) (triage.SchemaInfo, error) {
+func decodeSchema(body []byte) (triage.SchemaInfo, error) {
 	var doc struct {
 		Fields   []string          `json:"fields"`
 		Synonyms map[string]string `json:"synonyms"`
@@ -128,10 +128,10 @@ func quote(s string) string {
 	return string(b)
 }
 
-// DecodeCached decodes the body of PUT /v1/cache/{query_id}:
+// decodeCached decodes the body of PUT /v1/cache/{query_id}:
 // {"summary": "...", "stored_at": RFC 3339, "data": {...}}; stored_at
 // defaults to now.
-func DecodeCached(body []byte, now time.Time) (triage.CachedResult, error) {
+func decodeCached(body []byte, now time.Time) (triage.CachedResult, error) {
 	var doc struct {
 		StoredAt *time.Time     `json:"stored_at"`
 		Summary  string         `json:"summary"`
@@ -157,10 +157,10 @@ func DecodeCached(body []byte, now time.Time) (triage.CachedResult, error) {
 	return r, nil
 }
 
-// DecodeAgent decodes the body of PUT /v1/agents/{agent_id}:
+// decodeAgent decodes the body of PUT /v1/agents/{agent_id}:
 // {"callback_url": "https://…"}, an absolute http or https URL without
 // credentials.
-func DecodeAgent(body []byte) (string, error) {
+func decodeAgent(body []byte) (string, error) {
 	var doc struct {
 		CallbackURL string `json:"callback_url"`
 	}
@@ -209,7 +209,7 @@ func (s *Server) putSchema(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	info, err := DecodeSchema(body)
+	info, err := decodeSchema(body)
 	if err != nil {
 		return err
 	}
@@ -229,7 +229,7 @@ func (s *Server) putCache(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := DecodeCached(body, s.cfg.Now())
+	res, err := decodeCached(body, s.cfg.Now())
 	if err != nil {
 		return err
 	}
@@ -252,7 +252,7 @@ func (s *Server) putAgent(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	callback, err := DecodeAgent(body)
+	callback, err := decodeAgent(body)
 	if err != nil {
 		return err
 	}

@@ -295,10 +295,10 @@ func (s *Server) getError(w http.ResponseWriter, r *http.Request) error {
 	return encodeJSON(w, http.StatusOK, rec)
 }
 
-// ParseFilter reads the query of GET /v1/errors: query_id, agent_id,
+// parseFilter reads the query of GET /v1/errors: query_id, agent_id,
 // error_type, severity, since (RFC 3339), limit, cursor. Every problem is
 // reported at once.
-func ParseFilter(q url.Values) (store.Filter, error) {
+func parseFilter(q url.Values) (store.Filter, error) {
 	var f store.Filter
 	var errs []fault.FieldError
 	bad := func(field, msg string) { errs = append(errs, fault.FieldError{Field: field, Message: msg}) }
@@ -367,7 +367,7 @@ func ParseFilter(q url.Values) (store.Filter, error) {
 
 // listErrors is GET /v1/errors.
 func (s *Server) listErrors(w http.ResponseWriter, r *http.Request) error {
-	f, err := ParseFilter(r.URL.Query())
+	f, err := parseFilter(r.URL.Query())
 	if err != nil {
 		return err
 	}

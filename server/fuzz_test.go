@@ -30,7 +30,7 @@ func checkInvalid(t *testing.T, err error) {
 func FuzzDecodeSchema(f *testing.F) {
 	f.Add([]byte(`{"fields":["a","b"],"synonyms":{"c":"a"}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		info, err := DecodeSchema(body)
+		info, err := decodeSchema(body)
 		checkInvalid(t, err)
 		if err == nil {
 			have := map[string]bool{}
@@ -50,7 +50,7 @@ func FuzzDecodeCached(f *testing.F) {
 	f.Add([]byte(`{"summary":"sales by month","stored_at":"2025-08-08T10:15:00Z","data":{"rows":3}}`))
 	now := time.Date(2025, 8, 8, 12, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, body []byte) {
-		r, err := DecodeCached(body, now)
+		r, err := decodeCached(body, now)
 		checkInvalid(t, err)
 		if err == nil && (r.StoredAt.IsZero() || r.StoredAt.After(now.Add(time.Minute))) {
 			t.Fatalf("stored_at %v", r.StoredAt)
@@ -61,7 +61,7 @@ func FuzzDecodeCached(f *testing.F) {
 func FuzzDecodeAgent(f *testing.F) {
 	f.Add([]byte(`{"callback_url":"https://agents.example/retry"}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		u, err := DecodeAgent(body)
+		u, err := decodeAgent(body)
 		checkInvalid(t, err)
 		if err == nil {
 			p, perr := url.Parse(u)
@@ -79,7 +79,7 @@ func FuzzParseFilter(f *testing.F) {
 		if err != nil {
 			return
 		}
-		filter, err := ParseFilter(q)
+		filter, err := parseFilter(q)
 		checkInvalid(t, err)
 		if err == nil && (filter.Limit < 0 || filter.Limit > 500) {
 			t.Fatalf("limit %d", filter.Limit)

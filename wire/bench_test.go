@@ -37,10 +37,10 @@ func BenchmarkEncode(b *testing.B) {
 	})
 	b.Run("agui.RunError+SSE", func(b *testing.B) {
 		w := agui.NewWriter(sse.NewWriter(io.Discard), &agui.WriterOptions{SkipVerify: true})
-		opts := &agui.ErrorOptions{Now: now}
+		opts := &agui.Options{Now: now}
 		b.ReportAllocs()
 		for b.Loop() {
-			if err := w.WriteEvent(agui.NewRunError(f, opts)); err != nil {
+			if err := w.WriteEvent(agui.RunErrorFrom(f, opts)); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -54,10 +54,10 @@ func BenchmarkEncode(b *testing.B) {
 		}
 	})
 	b.Run("present.UserError", func(b *testing.B) {
-		cfg := &present.Config{Now: now, NewID: func() string { return "00000000-0000-4000-8000-000000000000" }}
+		opts := &present.Options{Now: now, NewID: func() string { return "00000000-0000-4000-8000-000000000000" }}
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := json.Marshal(present.UserErrorEventFrom(f, cfg)); err != nil {
+			if _, err := json.Marshal(present.EventFrom(f, opts)); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -69,7 +69,7 @@ func BenchmarkDecode(b *testing.B) {
 	rec := httptest.NewRecorder()
 	problem.Write(rec, httptest.NewRequest("POST", "/v1/runs", nil), f, nil)
 	prob := rec.Body.Bytes()
-	run, _ := agui.Marshal(agui.NewRunError(f, nil))
+	run, _ := agui.Marshal(agui.RunErrorFrom(f, nil))
 	rpc, _ := json.Marshal(jsonrpc.From(f))
 	pkt, _ := json.Marshal(present.ErrorPacket(present.StreamErrorFrom(f)))
 	var stream bytes.Buffer
@@ -87,10 +87,10 @@ func BenchmarkDecode(b *testing.B) {
 			}
 		}
 	})
-	b.Run("agui.Decode", func(b *testing.B) {
+	b.Run("agui.Parse", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := agui.Decode(run); err != nil {
+			if _, err := agui.Parse(run); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -18,10 +18,40 @@
 // debug output only when asked (JSON-RPC never), so no token, header, body
 // or stack trace reaches a client.
 //
-// Every constructor takes an error (problem.From, agui.NewRunError,
-// jsonrpc.From, present.UserErrorFrom, present.StreamErrorFrom) and returns
+// Every constructor from an error (problem.From, agui.RunErrorFrom,
+// jsonrpc.From, present.UserErrorFrom, present.StreamErrorFrom, …) returns
 // nil for a nil one; a writer given a nil error (problem.Write,
 // agui.Writer.WriteError) writes INTERNAL_ERROR. Reading a peer's document
 // back into a fault trusts its text as the fault's message only under a
 // code the code table knows; otherwise the text is debug output.
+//
+// # Names
+//
+// The subpackages spell each kind of thing one way:
+//
+//   - A constructor from an error is From when it builds the package's main
+//     type, and <Type>From otherwise: problem.From (a *Problem),
+//     jsonrpc.From (an *Error), jsonrpc.DataFrom, jsonrpc.ToolResultFrom,
+//     agui.RunErrorFrom, agui.EventsFrom (the events that report an error),
+//     present.UserErrorFrom, present.EventFrom (a user_error event) and
+//     present.StreamErrorFrom. New<Name> is kept for constructors that do
+//     not take an error: jsonrpc.NewMethodNotFound(method),
+//     jsonrpc.NewErrorResponse(id, e), present.NewUserErrorEvent(u, opts),
+//     agui.NewWriter(w, opts).
+//   - A reader of bytes is Parse for the main type and Parse<Type>
+//     otherwise: problem.Parse, jsonrpc.Parse, agui.Parse (an Event),
+//     jsonrpc.ParseResponse, present.ParsePacket, present.ParseEvent,
+//     present.ParseUserError and present.ParseStreamError. Fuzz targets
+//     named after them, with seeds in their package's testdata/fuzz, cover
+//     every one (present's FuzzParsePacket and FuzzParseEvent reach the
+//     stream error's and the user_error data's decoders).
+//     problem.ReadResponse reads an *http.Response, not bytes.
+//   - An encoder's options are a pointer to a struct named Options, nil
+//     meaning every default: problem.Options, agui.Options and
+//     present.Options. A second set, for one type, is named after that type:
+//     agui.WriterOptions, for NewWriter. jsonrpc has no options.
+//
+// The main types are problem.Problem, jsonrpc.Error and agui.Event. present
+// has none: its packet, event, user_error data and stream error stand side
+// by side, so each of its names says which it builds or reads.
 package wire

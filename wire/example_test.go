@@ -53,7 +53,7 @@ func tour(w io.Writer) {
 	fmt.Fprint(w, rec.Body.String())
 
 	// AG-UI RUN_ERROR, for an agent's user interface.
-	run := agui.NewRunError(err, &agui.ErrorOptions{Now: func() time.Time { return time.UnixMilli(1768132800000) }})
+	run := agui.RunErrorFrom(err, &agui.Options{Now: func() time.Time { return time.UnixMilli(1768132800000) }})
 	show(w, run)
 
 	// JSON-RPC, for MCP peers.

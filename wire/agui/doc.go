@@ -3,7 +3,7 @@
 // it: the run lifecycle (RUN_STARTED, RUN_FINISHED, RUN_ERROR), streamed
 // text messages, steps, state snapshots and custom events, with the exact
 // member names of its schemas; their encoding as Server-Sent Events (on
-// package sse); Decode, which checks an event as the schema does; and a
+// package sse); Parse, which checks an event as the schema does; and a
 // Verifier that enforces the official client's ordering rules.
 //
 // Its centre is the mapping of a Triage fault onto RUN_ERROR:
@@ -12,7 +12,7 @@
 //	aw.WriteEvent(&agui.RunStarted{ThreadID: thread, RunID: run})
 //	…
 //	if err != nil {
-//		aw.WriteError(err, &agui.ErrorOptions{TextMessageID: "msg-err-" + run})
+//		aw.WriteError(err, &agui.Options{TextMessageID: "msg-err-" + run})
 //	}
 //
 // writes
@@ -24,7 +24,7 @@
 //	       "timestamp":…,"metadata":{"category":"UPSTREAM","details":{},"domain":"client",
 //	       "http_status":429,"retry_after":60,"retryable":true,"session_valid":true}}
 //
-// (each a frame of its own). See NewRunError for every member, and
+// (each a frame of its own). See RunErrorFrom for every member, and
 // docs/agui.md for the whole decision.
 //
 // # Why the error facets live in metadata
@@ -56,7 +56,7 @@
 // # Debug output
 //
 // Debug details (the fault's Debug facet, and seed 000's error_type in
-// metadata.details) appear only when ErrorOptions.Debug is set. Details
+// metadata.details) appear only when Options.Debug is set. Details
 // are sanitized and the debug facet redacted either way (see
 // fault.SanitizeDetails and fault.Redact): no token, API key,
 // authorization header or stack trace reaches the wire, debug or not.
@@ -72,10 +72,10 @@
 // A Writer checks events, it does not sanitize them: an event's RawEvent,
 // Metadata the caller supplied and a RUN_ERROR decoded from an upstream are
 // written as given. Relay an upstream's RUN_ERROR by rebuilding it,
-// NewRunError(upstream.Fault(), opts), which sanitizes its metadata again
+// RunErrorFrom(upstream.Fault(), opts), which sanitizes its metadata again
 // and drops its debug output unless opts asks for debug output.
 //
-// NewRunError and ErrorEvents return nil for a nil error; Writer.WriteError
+// RunErrorFrom and EventsFrom return nil for a nil error; Writer.WriteError
 // writes a nil error as INTERNAL_ERROR, since reporting a failure for no
 // error is a programming mistake.
 //
@@ -83,7 +83,7 @@
 //
 // RUN_ERROR is terminal: a 1.0 client accepts nothing after it but a new
 // RUN_STARTED. A backward-compatible text message therefore goes before
-// RUN_ERROR (ErrorEvents), never after it, and RUN_FINISHED never follows
+// RUN_ERROR (EventsFrom), never after it, and RUN_FINISHED never follows
 // RUN_ERROR; a Writer refuses events out of order (see Verifier for the
 // rules, taken from @ag-ui/client 1.0.0's verifyEvents).
 package agui

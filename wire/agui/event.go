@@ -27,7 +27,7 @@ const (
 )
 
 // protocolTypes are the event types AG-UI 1.0 defines (the EventType enum of
-// @ag-ui/core 1.0.0). Decode tells the ones this package does not model
+// @ag-ui/core 1.0.0). Parse tells the ones this package does not model
 // (ErrUnsupportedType) from ones no 1.0 peer sends (ErrUnknownType).
 var protocolTypes = map[EventType]bool{
 	"TEXT_MESSAGE_START": true, "TEXT_MESSAGE_CONTENT": true, "TEXT_MESSAGE_END": true,
@@ -45,7 +45,7 @@ var protocolTypes = map[EventType]bool{
 
 // Event is one AG-UI event. The set is closed: it is implemented by the
 // pointer types of this package (*RunStarted, *RunError, …), which are what
-// Decode returns.
+// Parse returns.
 type Event interface {
 	// Type is the event's type member.
 	Type() EventType
@@ -115,7 +115,7 @@ type RunFinished struct {
 }
 
 // RunError ends a run that failed. It is terminal: a 1.0 client accepts no
-// event after it but a new RUN_STARTED. NewRunError builds one from any
+// event after it but a new RUN_STARTED. RunErrorFrom builds one from any
 // error.
 type RunError struct {
 	// Message is shown to the user.
@@ -423,7 +423,7 @@ func (e Custom) MarshalJSON() ([]byte, error) {
 	}{TypeCustom, plain(e)})
 }
 
-// ErrInvalidEvent is matched by the errors of Marshal and Decode for an
+// ErrInvalidEvent is matched by the errors of Marshal and Parse for an
 // event that AG-UI 1.0 consumers would reject.
 var ErrInvalidEvent = errors.New("agui: invalid event")
 

@@ -19,21 +19,21 @@ func clock() time.Time { return time.Date(2026, 1, 11, 12, 0, 0, 0, time.UTC) }
 
 // A RUN_ERROR frame from an error: a deadline that passed becomes TIMEOUT,
 // 504, retryable, with its facets in metadata.
-func ExampleNewRunError() {
+func ExampleRunErrorFrom() {
 	err := fmt.Errorf("call search tool: %w", context.DeadlineExceeded)
 	w := agui.NewWriter(sse.NewWriter(os.Stdout), &agui.WriterOptions{EventLine: true})
-	w.WriteEvent(agui.NewRunError(err, &agui.ErrorOptions{Now: clock}))
+	w.WriteEvent(agui.RunErrorFrom(err, &agui.Options{Now: clock}))
 	// Output:
 	// event: RUN_ERROR
 	// data: {"type":"RUN_ERROR","message":"Request timed out. Please try again.","code":"TIMEOUT","timestamp":1768132800000,"metadata":{"category":"TIMEOUT","details":{},"domain":"system","http_status":504,"retryable":true,"session_valid":true}}
 }
 
 // Debug output is opt-in: the Go type and the (redacted) cause of an error
-// nothing recognises appear only with ErrorOptions.Debug.
-func ExampleNewRunError_debug() {
+// nothing recognises appear only with Options.Debug.
+func ExampleRunErrorFrom_debug() {
 	err := errors.New("dial db: password=hunter2 refused")
 	for _, debug := range []bool{false, true} {
-		e := agui.NewRunError(err, &agui.ErrorOptions{Debug: debug, Now: clock})
+		e := agui.RunErrorFrom(err, &agui.Options{Debug: debug, Now: clock})
 		fmt.Println(e.Metadata["details"], e.Metadata["debug"])
 	}
 	// Output:
@@ -47,7 +47,7 @@ func ExampleWriter_WriteError() {
 	w := agui.NewWriter(sse.NewWriter(os.Stdout), nil)
 	w.WriteEvent(&agui.RunStarted{ThreadID: "thread-1", RunID: "run-1"})
 	limit := fault.New(fault.RateLimited, "Too many requests. Please wait.", fault.WithRetryAfter(time.Minute))
-	w.WriteError(limit, &agui.ErrorOptions{TextMessageID: "msg-error-run-1", Now: clock})
+	w.WriteError(limit, &agui.Options{TextMessageID: "msg-error-run-1", Now: clock})
 
 	// RUN_FINISHED after RUN_ERROR (seed 000's bridge did this) is refused.
 	err := w.WriteEvent(&agui.RunFinished{ThreadID: "thread-1", RunID: "run-1"})
@@ -66,9 +66,9 @@ func ExampleWriter_WriteError() {
 	// true
 }
 
-// Reading a stream: frames from package sse, events from Decode, and the
+// Reading a stream: frames from package sse, events from Parse, and the
 // fault back from a RUN_ERROR.
-func ExampleDecode() {
+func ExampleParse() {
 	stream := `data: {"type":"RUN_STARTED","threadId":"t1","runId":"r1"}
 
 data: {"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"search"}
@@ -83,7 +83,7 @@ data: {"type":"RUN_ERROR","message":"Too many requests.","code":"RATE_LIMITED","
 		if err == io.EOF {
 			break
 		}
-		e, err := agui.Decode([]byte(frame.Data))
+		e, err := agui.Parse([]byte(frame.Data))
 		if errors.Is(err, agui.ErrUnsupportedType) {
 			fmt.Println("skipped:", err)
 			continue

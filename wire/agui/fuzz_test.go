@@ -9,17 +9,17 @@ import (
 	"github.com/triage-go/triage/fault"
 )
 
-// FuzzDecode checks that Decode never panics, that it fails only with its
+// FuzzParse checks that Parse never panics, that it fails only with its
 // documented errors, and that a decoded event is valid for Marshal and
 // re-encodes to JSON that decodes to an equal event, byte for byte stable;
 // and that a RUN_ERROR's fault follows the rules of (*RunError).Fault.
-// Seeds are in testdata/fuzz/FuzzDecode.
-func FuzzDecode(f *testing.F) {
+// Seeds are in testdata/fuzz/FuzzParse.
+func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
-		e, err := Decode(data)
+		e, err := Parse(data)
 		if err != nil {
 			if e != nil {
-				t.Fatalf("Decode returned %#v with error %v", e, err)
+				t.Fatalf("Parse returned %#v with error %v", e, err)
 			}
 			if !errors.Is(err, ErrInvalidEvent) && !errors.Is(err, ErrUnknownType) && !errors.Is(err, ErrUnsupportedType) {
 				t.Fatalf("undocumented error %v", err)
@@ -28,9 +28,9 @@ func FuzzDecode(f *testing.F) {
 		}
 		b1, err := Marshal(e)
 		if err != nil {
-			t.Fatalf("Marshal(Decode(%q)) = %v", data, err)
+			t.Fatalf("Marshal(Parse(%q)) = %v", data, err)
 		}
-		e2, err := Decode(b1)
+		e2, err := Parse(b1)
 		if err != nil {
 			t.Fatalf("re-decode of %s: %v", b1, err)
 		}
@@ -66,7 +66,7 @@ func checkRunErrorFault(t *testing.T, re *RunError) {
 	if !fault.Code(re.Code).Known() && f.Message != fault.New(f.Code, "").Message {
 		t.Fatalf("Fault() took the message %q from a RUN_ERROR with code %q", f.Message, re.Code)
 	}
-	relay := NewRunError(f, nil)
+	relay := RunErrorFrom(f, nil)
 	if _, err := Marshal(relay); err != nil {
 		t.Fatalf("relayed RUN_ERROR: %v", err)
 	}

@@ -47,21 +47,21 @@ var goldenFiles = []goldenFile{
 		name: "run_error.golden",
 		opts: &WriterOptions{EventLine: true},
 		write: func(w *Writer) error {
-			return w.WriteError(errUnknown, &ErrorOptions{Now: fixedClock})
+			return w.WriteError(errUnknown, &Options{Now: fixedClock})
 		},
 	},
 	{
 		name: "run_error_debug.golden",
 		opts: &WriterOptions{EventLine: true},
 		write: func(w *Writer) error {
-			return w.WriteError(errUnknown, &ErrorOptions{Now: fixedClock, Debug: true})
+			return w.WriteError(errUnknown, &Options{Now: fixedClock, Debug: true})
 		},
 	},
 	{
 		name: "run_error_rate_limited.golden",
 		opts: &WriterOptions{EventLine: true},
 		write: func(w *Writer) error {
-			return w.WriteError(rateLimited(), &ErrorOptions{Now: fixedClock})
+			return w.WriteError(rateLimited(), &Options{Now: fixedClock})
 		},
 	},
 	{
@@ -76,7 +76,7 @@ var goldenFiles = []goldenFile{
 					return err
 				}
 			}
-			return w.WriteError(rateLimited(), &ErrorOptions{Now: fixedClock, TextMessageID: "msg-error-run-1"})
+			return w.WriteError(rateLimited(), &Options{Now: fixedClock, TextMessageID: "msg-error-run-1"})
 		},
 	},
 	{
@@ -172,7 +172,7 @@ func TestGolden(t *testing.T) {
 			// stream as a whole is in order.
 			var events []Event
 			for i, f := range readFrames(t, got) {
-				e, err := Decode([]byte(f.Data))
+				e, err := Parse([]byte(f.Data))
 				if err != nil {
 					t.Fatalf("frame %d: %v", i, err)
 				}

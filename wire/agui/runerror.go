@@ -9,10 +9,11 @@ import (
 	"github.com/triage-go/triage/internal/jsonmember"
 )
 
-// ErrorOptions configures NewRunError, ErrorEvents and Writer.WriteError.
-// A nil *ErrorOptions is the zero value: no debug output, timestamps from
-// time.Now, no text message.
-type ErrorOptions struct {
+// Options configures how a fault becomes events: RunErrorFrom, EventsFrom
+// and Writer.WriteError. A nil *Options is the zero value: no debug output,
+// timestamps from time.Now, no text message. (A Writer itself is configured
+// by WriterOptions.)
+type Options struct {
 	// Debug adds what only developers may see: metadata.debug (the fault's
 	// Debug facet, redacted: Go type, cause text, extras) and seed 000's
 	// error_type in metadata.details. Defaults to false, which emits
@@ -22,7 +23,7 @@ type ErrorOptions struct {
 	// Now returns the time events are stamped with. Defaults to time.Now.
 	Now func() time.Time
 
-	// TextMessageID, when set, makes ErrorEvents send a text message with
+	// TextMessageID, when set, makes EventsFrom send a text message with
 	// this id before RUN_ERROR: TEXT_MESSAGE_START (role assistant),
 	// TEXT_MESSAGE_CONTENT and TEXT_MESSAGE_END, so that a client that does
 	// not render RUN_ERROR still tells the user something. Defaults to ""
@@ -35,14 +36,14 @@ type ErrorOptions struct {
 	Text string
 }
 
-func (o *ErrorOptions) now() time.Time {
+func (o *Options) now() time.Time {
 	if o != nil && o.Now != nil {
 		return o.Now()
 	}
 	return time.Now()
 }
 
-// NewRunError returns the RUN_ERROR event for err, classified with
+// RunErrorFrom returns the RUN_ERROR event for err, classified with
 // fault.From (a *fault.Error anywhere in err's chain is used as it is):
 //
 //   - message is the fault's Message, which is safe for end users (an error
@@ -60,17 +61,17 @@ func (o *ErrorOptions) now() time.Time {
 //     error_type). Without it, neither appears anywhere.
 //
 // Metadata values are plain JSON values (map[string]any, []any, string,
-// bool, json.Number), as Decode returns them.
+// bool, json.Number), as Parse returns them.
 //
 // The facets live in metadata because it is the only place the official
 // client leaves alone: its enforcement stage strips every top-level member
 // the schema does not describe (see the package documentation). A Go
 // client gets the fault back with (*RunError).Fault, and a relay re-encodes
-// an upstream's RUN_ERROR with NewRunError(upstream.Fault(), opts), which
+// an upstream's RUN_ERROR with RunErrorFrom(upstream.Fault(), opts), which
 // sanitizes it again.
 //
-// NewRunError returns nil for a nil error.
-func NewRunError(err error, opts *ErrorOptions) *RunError {
+// RunErrorFrom returns nil for a nil error.
+func RunErrorFrom(err error, opts *Options) *RunError {
 	if err == nil {
 		return nil
 	}
@@ -105,7 +106,7 @@ func NewRunError(err error, opts *ErrorOptions) *RunError {
 			details["error_type"] = d.ErrorType
 		}
 	}
-	// Metadata holds plain JSON values, as Decode returns them, so that an
+	// Metadata holds plain JSON values, as Parse returns them, so that an
 	// event and its decoded copy are equal and encode identically.
 	if v, err := jsonValue(md); err == nil {
 		md = v.(map[string]any)
@@ -130,7 +131,7 @@ func encodable(m map[string]any) map[string]any {
 	return out
 }
 
-// jsonValue converts v to the plain JSON value Decode would produce for it.
+// jsonValue converts v to the plain JSON value Parse would produce for it.
 func jsonValue(v any) (any, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -139,10 +140,10 @@ func jsonValue(v any) (any, error) {
 	return decodeValue(b)
 }
 
-// ErrorEvents returns the events that report err to an AG-UI 1.0 client:
+// EventsFrom returns the events that report err to an AG-UI 1.0 client:
 // with opts.TextMessageID set, a text message carrying the safe text
 // (TEXT_MESSAGE_START, TEXT_MESSAGE_CONTENT, TEXT_MESSAGE_END) for clients
-// that do not render RUN_ERROR, then RUN_ERROR itself (see NewRunError).
+// that do not render RUN_ERROR, then RUN_ERROR itself (see RunErrorFrom).
 // Nothing follows RUN_ERROR: it ends the run, and a 1.0 client rejects any
 // later event but a new RUN_STARTED, so the RUN_FINISHED that seed 000's
 // bridge sent after it would fail the client's run.
@@ -152,9 +153,9 @@ func jsonValue(v any) (any, error) {
 // alone, which 1.0 clients accept as a stream's first event
 // (Writer.WriteError does this by itself).
 //
-// ErrorEvents returns nil for a nil error.
-func ErrorEvents(err error, opts *ErrorOptions) []Event {
-	re := NewRunError(err, opts)
+// EventsFrom returns nil for a nil error.
+func EventsFrom(err error, opts *Options) []Event {
+	re := RunErrorFrom(err, opts)
 	if re == nil {
 		return nil
 	}
@@ -175,7 +176,7 @@ func ErrorEvents(err error, opts *ErrorOptions) []Event {
 }
 
 // Fault rebuilds the fault a RUN_ERROR reports, from its code, message and
-// metadata: the inverse of NewRunError for a Go client. It never returns
+// metadata: the inverse of RunErrorFrom for a Go client. It never returns
 // nil. Its Classification's Method is fault.MethodWire.
 //
 // When the code is one the code table knows (a Triage peer sent it), the
@@ -189,7 +190,7 @@ func ErrorEvents(err error, opts *ErrorOptions) []Event {
 // sends when a run is aborted, is one), and AGENT_EXECUTION_ERROR for an
 // event without a code (Rule "agui_no_code", confidence 0.3).
 //
-// Metadata written by NewRunError overrides the code's defaults: the
+// Metadata written by RunErrorFrom overrides the code's defaults: the
 // facets fault.(*Error).UnmarshalJSON reads, retry_after capped at
 // fault.MaxRetryAfter. Metadata that is not of that shape (a facet of the
 // wrong type, an unknown domain: another producer's metadata) is ignored
@@ -219,7 +220,7 @@ func (e *RunError) Fault() *fault.Error {
 }
 
 // fromMetadata returns the fault with the given code whose facets
-// NewRunError's metadata gives, or the code's defaults when the metadata is
+// RunErrorFrom's metadata gives, or the code's defaults when the metadata is
 // not of that shape.
 func fromMetadata(code fault.Code, md map[string]any) *fault.Error {
 	doc := make(map[string]any, len(md)+2)

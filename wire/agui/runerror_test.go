@@ -22,7 +22,7 @@ import (
 // wireRunError writes the RUN_ERROR for err as a frame (with its event
 // line), reads the frame back as a client would, and returns the event line
 // and the data parsed into plain JSON values.
-func wireRunError(t *testing.T, err error, opts *ErrorOptions) (event string, raw []byte, doc map[string]any) {
+func wireRunError(t *testing.T, err error, opts *Options) (event string, raw []byte, doc map[string]any) {
 	t.Helper()
 	var buf bytes.Buffer
 	w := NewWriter(sse.NewWriter(&buf), &WriterOptions{EventLine: true})
@@ -58,7 +58,7 @@ func TestRunErrorEveryCode(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%v", spec.Code, retryAfter), func(t *testing.T) {
 				t.Parallel()
 				f := fault.New(spec.Code, "", fault.WithRetryAfter(retryAfter))
-				event, _, doc := wireRunError(t, f, &ErrorOptions{Now: fixedClock})
+				event, _, doc := wireRunError(t, f, &Options{Now: fixedClock})
 				if event != "RUN_ERROR" || doc["type"] != "RUN_ERROR" {
 					t.Errorf("event line %q, type %v", event, doc["type"])
 				}
@@ -142,7 +142,7 @@ func TestSeed000(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, raw, doc := wireRunError(t, tt.err, &ErrorOptions{Debug: tt.debug, Now: fixedClock})
+			_, raw, doc := wireRunError(t, tt.err, &Options{Debug: tt.debug, Now: fixedClock})
 			// AC 8: the SSE data parses back to code, message,
 			// http_status, details and the optional retry_after.
 			if doc["code"] != string(tt.code) {
@@ -213,7 +213,7 @@ main.main()
 				if err := w.WriteEvent(started("r")); err != nil {
 					t.Fatal(err)
 				}
-				if err := w.WriteError(err, &ErrorOptions{Debug: debug, TextMessageID: "m1"}); err != nil {
+				if err := w.WriteError(err, &Options{Debug: debug, TextMessageID: "m1"}); err != nil {
 					t.Fatal(err)
 				}
 				out := buf.String()
@@ -224,7 +224,7 @@ main.main()
 				}
 				// Sensitive detail keys are dropped, not just blanked.
 				for _, f := range readFrames(t, buf.Bytes()) {
-					e, err := Decode([]byte(f.Data))
+					e, err := Parse([]byte(f.Data))
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -267,11 +267,11 @@ func TestRunErrorFaultRoundTrip(t *testing.T) {
 	for _, f := range tests {
 		t.Run(string(f.Code), func(t *testing.T) {
 			t.Parallel()
-			b, err := Marshal(NewRunError(f, nil))
+			b, err := Marshal(RunErrorFrom(f, nil))
 			if err != nil {
 				t.Fatal(err)
 			}
-			e, err := Decode(b)
+			e, err := Parse(b)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -337,7 +337,7 @@ func TestRunErrorFaultForeign(t *testing.T) {
 			}
 			// Relayed, none of the peer's text reaches a client.
 			if tt.cause != "" {
-				b, err := Marshal(NewRunError(f, nil))
+				b, err := Marshal(RunErrorFrom(f, nil))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -362,12 +362,12 @@ func TestRunErrorFaultRetryAfterCapped(t *testing.T) {
 	}
 }
 
-// Relaying an upstream's RUN_ERROR through Fault and NewRunError sanitizes
+// Relaying an upstream's RUN_ERROR through Fault and RunErrorFrom sanitizes
 // it again: its debug output and members Triage does not define are
 // dropped, its details sanitized.
 func TestRunErrorRelay(t *testing.T) {
 	t.Parallel()
-	upstream, err := Decode([]byte(`{"type":"RUN_ERROR","message":"Request rate limit exceeded.","code":"RATE_LIMITED",` +
+	upstream, err := Parse([]byte(`{"type":"RUN_ERROR","message":"Request rate limit exceeded.","code":"RATE_LIMITED",` +
 		`"metadata":{"http_status":429,"retryable":true,"retry_after":30,"category":"UPSTREAM","domain":"client",` +
 		`"details":{"providerId":"openai","authorization":"Bearer sk-proj-abcdefghijklmnop"},` +
 		`"debug":{"error_type":"*openai.Error","cause":"POST https://api.openai.com/v1/chat: 429"},` +
@@ -377,7 +377,7 @@ func TestRunErrorRelay(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	w := NewWriter(sse.NewWriter(&buf), nil)
-	if err := w.WriteEvent(NewRunError(upstream.(*RunError).Fault(), &ErrorOptions{Now: fixedClock})); err != nil {
+	if err := w.WriteEvent(RunErrorFrom(upstream.(*RunError).Fault(), &Options{Now: fixedClock})); err != nil {
 		t.Fatal(err)
 	}
 	frames := readFrames(t, buf.Bytes())
@@ -398,10 +398,10 @@ func TestRunErrorRelay(t *testing.T) {
 	}
 }
 
-func TestNewRunErrorDefaults(t *testing.T) {
+func TestRunErrorFromDefaults(t *testing.T) {
 	t.Parallel()
 	before := time.Now().UnixMilli()
-	re := NewRunError(context.DeadlineExceeded, nil)
+	re := RunErrorFrom(context.DeadlineExceeded, nil)
 	after := time.Now().UnixMilli()
 	if re.Timestamp < before || re.Timestamp > after {
 		t.Errorf("timestamp %d not between %d and %d", re.Timestamp, before, after)
@@ -409,46 +409,46 @@ func TestNewRunErrorDefaults(t *testing.T) {
 	if _, ok := re.Metadata["debug"]; ok {
 		t.Error("debug output with nil options")
 	}
-	if re := NewRunError(nil, nil); re != nil {
-		t.Errorf("NewRunError(nil) = %+v, want nil", re)
+	if re := RunErrorFrom(nil, nil); re != nil {
+		t.Errorf("RunErrorFrom(nil) = %+v, want nil", re)
 	}
-	if events := ErrorEvents(nil, &ErrorOptions{TextMessageID: "m"}); events != nil {
-		t.Errorf("ErrorEvents(nil) = %v, want nil", events)
+	if events := EventsFrom(nil, &Options{TextMessageID: "m"}); events != nil {
+		t.Errorf("EventsFrom(nil) = %v, want nil", events)
 	}
 	// A detail JSON cannot encode is dropped; the error is still reported.
-	re = NewRunError(fault.New(fault.UpstreamError, "", fault.WithDetail("ch", make(chan int)), fault.WithDetail("ok", 1)), nil)
+	re = RunErrorFrom(fault.New(fault.UpstreamError, "", fault.WithDetail("ch", make(chan int)), fault.WithDetail("ok", 1)), nil)
 	if _, err := Marshal(re); err != nil {
 		t.Fatalf("Marshal: %v", err)
 	}
 	if d := re.Metadata["details"].(map[string]any); len(d) != 1 || d["ok"] != json.Number("1") {
 		t.Errorf("details = %v, want only ok", d)
 	}
-	// NewRunError's output equals its decoded copy.
+	// RunErrorFrom's output equals its decoded copy.
 	b, _ := Marshal(re)
-	back, err := Decode(b)
+	back, err := Parse(b)
 	if err != nil || !reflect.DeepEqual(back, Event(re)) {
 		t.Errorf("decoded copy differs:\n got %#v\nwant %#v", back, re)
 	}
 }
 
-func TestErrorEvents(t *testing.T) {
+func TestEventsFrom(t *testing.T) {
 	t.Parallel()
 	f := rateLimited()
 	t.Run("RunErrorOnly", func(t *testing.T) {
 		t.Parallel()
-		events := ErrorEvents(f, &ErrorOptions{Now: fixedClock})
+		events := EventsFrom(f, &Options{Now: fixedClock})
 		if len(events) != 1 || events[0].Type() != TypeRunError {
 			t.Fatalf("events = %v", events)
 		}
 	})
 	t.Run("TextBeforeRunError", func(t *testing.T) {
 		t.Parallel()
-		events := ErrorEvents(f, &ErrorOptions{Now: fixedClock, TextMessageID: "m-err"})
+		events := EventsFrom(f, &Options{Now: fixedClock, TextMessageID: "m-err"})
 		want := []Event{
 			&TextMessageStart{MessageID: "m-err", Role: RoleAssistant, BaseEvent: BaseEvent{Timestamp: testTimestamp}},
 			&TextMessageContent{MessageID: "m-err", Delta: f.Message, BaseEvent: BaseEvent{Timestamp: testTimestamp}},
 			&TextMessageEnd{MessageID: "m-err", BaseEvent: BaseEvent{Timestamp: testTimestamp}},
-			NewRunError(f, &ErrorOptions{Now: fixedClock}),
+			RunErrorFrom(f, &Options{Now: fixedClock}),
 		}
 		if !reflect.DeepEqual(events, want) {
 			t.Errorf("events\n got %v\nwant %v", events, want)
@@ -464,7 +464,7 @@ func TestErrorEvents(t *testing.T) {
 	})
 	t.Run("CustomText", func(t *testing.T) {
 		t.Parallel()
-		events := ErrorEvents(f, &ErrorOptions{TextMessageID: "m", Text: "Slow down, please."})
+		events := EventsFrom(f, &Options{TextMessageID: "m", Text: "Slow down, please."})
 		if d := events[1].(*TextMessageContent).Delta; d != "Slow down, please." {
 			t.Errorf("delta = %q", d)
 		}
@@ -495,7 +495,7 @@ func TestWriteErrorOutsideRun(t *testing.T) {
 	w := NewWriter(sse.NewWriter(&buf), nil)
 	// No RUN_STARTED yet: the text message is left out, RUN_ERROR alone is
 	// a valid first event.
-	if err := w.WriteError(rateLimited(), &ErrorOptions{TextMessageID: "m"}); err != nil {
+	if err := w.WriteError(rateLimited(), &Options{TextMessageID: "m"}); err != nil {
 		t.Fatal(err)
 	}
 	frames := readFrames(t, buf.Bytes())

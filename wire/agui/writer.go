@@ -7,7 +7,9 @@ import (
 	"github.com/triage-go/triage/wire/sse"
 )
 
-// WriterOptions configures a Writer. A nil *WriterOptions is the zero value.
+// WriterOptions configures a Writer (see NewWriter); how a fault becomes
+// events is configured per call by Options. A nil *WriterOptions is the
+// zero value.
 type WriterOptions struct {
 	// EventLine writes an "event: TYPE" line before each data line, the
 	// SSE shape seed 000 used ("event: RUN_ERROR"). The official client
@@ -32,12 +34,12 @@ type WriterOptions struct {
 // A Writer checks events against the schema and the ordering rules; it does
 // not sanitize them. What the caller built (an event's RawEvent, Metadata
 // it supplied, a RUN_ERROR it made itself or decoded from an upstream) is
-// written as given. Only WriteError, and events from NewRunError and
-// ErrorEvents, carry a fault sanitized by package fault. To relay an
+// written as given. Only WriteError, and events from RunErrorFrom and
+// EventsFrom, carry a fault sanitized by package fault. To relay an
 // upstream's RUN_ERROR, rebuild it rather than pass it through, so that its
 // metadata is sanitized again and its debug output dropped:
 //
-//	w.WriteEvent(agui.NewRunError(upstream.Fault(), opts))
+//	w.WriteEvent(agui.RunErrorFrom(upstream.Fault(), opts))
 //
 // or w.WriteError(upstream.Fault(), opts).
 type Writer struct {
@@ -66,7 +68,7 @@ func (w *Writer) WriteEvent(e Event) error {
 	return w.write(e)
 }
 
-// WriteError reports err: the events of ErrorEvents, RUN_ERROR last. If no
+// WriteError reports err: the events of EventsFrom, RUN_ERROR last. If no
 // run is in progress (no RUN_STARTED was written, or the last run has
 // ended) the text message is left out, since a 1.0 client accepts a text
 // message only inside a run but RUN_ERROR anywhere but after another
@@ -75,13 +77,13 @@ func (w *Writer) WriteEvent(e Event) error {
 // A nil err is written as INTERNAL_ERROR: writing a failure for no error is
 // a programming mistake of the caller's, and the run must still end as
 // failed rather than seem to hang.
-func (w *Writer) WriteError(err error, opts *ErrorOptions) error {
+func (w *Writer) WriteError(err error, opts *Options) error {
 	if err == nil {
 		err = fault.New(fault.InternalError, "")
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	events := ErrorEvents(err, opts)
+	events := EventsFrom(err, opts)
 	if !w.opts.SkipVerify && !w.v.Running() {
 		events = events[len(events)-1:]
 	}

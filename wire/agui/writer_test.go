@@ -126,7 +126,7 @@ func TestWriterConcurrent(t *testing.T) {
 	}
 	var events []Event
 	for _, f := range readFrames(t, buf.Bytes()) {
-		e, err := Decode([]byte(f.Data))
+		e, err := Parse([]byte(f.Data))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -151,12 +151,12 @@ func TestWriteErrorSequence(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The agent fails mid-message: the error sequence is still accepted.
-	if err := w.WriteError(rateLimited(), &ErrorOptions{TextMessageID: "err-1", Now: fixedClock}); err != nil {
+	if err := w.WriteError(rateLimited(), &Options{TextMessageID: "err-1", Now: fixedClock}); err != nil {
 		t.Fatal(err)
 	}
 	var types []EventType
 	for _, f := range readFrames(t, buf.Bytes()) {
-		e, err := Decode([]byte(f.Data))
+		e, err := Parse([]byte(f.Data))
 		if err != nil {
 			t.Fatal(err)
 		}

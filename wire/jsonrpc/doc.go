@@ -41,7 +41,7 @@
 // only under a data.code the table knows, and otherwise goes, redacted, to
 // Debug.Cause while the Message is the code's default.
 //
-// Constructors given a nil error (From, NewData, ToolError) return nil.
+// Constructors given a nil error (From, DataFrom, ToolResultFrom) return nil.
 //
 // # Nothing secret, and no debug mode
 //
@@ -59,7 +59,7 @@
 // The current MCP specification says a tool's execution failure is a
 // CallToolResult with isError: true, not a JSON-RPC error, and that new
 // implementations should not emit the codes -32000…-32019 that seed 002
-// uses. ToolError builds that result, with the same Data as its
+// uses. ToolResultFrom builds that result, with the same Data as its
 // structuredContent, and is what Triage's MCP bridge sends by default; the
 // seed's JSON-RPC error mode (From) remains for peers that expect it.
 // Protocol failures (an unknown method, invalid params) are JSON-RPC errors

@@ -67,7 +67,7 @@ func (e *Error) Unwrap() error { return e.Fault() }
 // From returns the JSON-RPC error object for err, classified by fault.From
 // (a *fault.Error anywhere in err's chain is used as it is): code is the
 // fault's JSON-RPC code (see CodeFor), message its Message (passed through
-// fault.Redact), data its Data (see NewData).
+// fault.Redact), data its Data (see DataFrom).
 //
 // There is no debug mode: a JSON-RPC peer is another program, which logs
 // what it receives and may hand it to a model, so the fault's Debug and
@@ -90,10 +90,10 @@ func fromFault(f *fault.Error) *Error {
 	return &Error{Code: codeFor(f), Message: message(f), Data: data}
 }
 
-// NewData returns the data member for err, classified by fault.From (see
+// DataFrom returns the data member for err, classified by fault.From (see
 // Data). Missing facets of a hand-built fault take the code table's
 // defaults. It returns nil for a nil error.
-func NewData(err error) *Data {
+func DataFrom(err error) *Data {
 	if err == nil {
 		return nil
 	}

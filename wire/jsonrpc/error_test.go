@@ -640,8 +640,8 @@ func TestFromError(t *testing.T) {
 	if e := From((*fault.Error)(nil)); e == nil || e.Code != -32603 {
 		t.Errorf("From(typed nil) = %+v, want -32603", e)
 	}
-	if NewData(nil) != nil || ToolError(nil) != nil {
-		t.Error("NewData(nil) or ToolError(nil) is not nil")
+	if DataFrom(nil) != nil || ToolResultFrom(nil) != nil {
+		t.Error("DataFrom(nil) or ToolResultFrom(nil) is not nil")
 	}
 }
 
@@ -685,7 +685,7 @@ func TestFaultDistrustsPeerMessage(t *testing.T) {
 			if f.Classification.Method != fault.MethodWire {
 				t.Errorf("classification %+v, want method wire", f.Classification)
 			}
-			for _, out := range []any{From(f), ToolError(f), f.Payload(false)} {
+			for _, out := range []any{From(f), ToolResultFrom(f), f.Payload(false)} {
 				if b := golden.Marshal(t, out); strings.Contains(string(b), "10.0.0.5") || strings.Contains(string(b), "NullPointer") {
 					t.Errorf("relayed as %s", b)
 				}

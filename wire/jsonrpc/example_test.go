@@ -91,9 +91,9 @@ func ExampleParseResponse_invalid() {
 
 // A failed MCP tool call is an isError result, as the MCP specification
 // asks, carrying the same data as structured content.
-func ExampleToolError() {
+func ExampleToolResultFrom() {
 	f := fault.New(fault.ServiceUnavailable, "Server overloaded")
-	printJSON(jsonrpc.ToolError(f))
+	printJSON(jsonrpc.ToolResultFrom(f))
 	// Output:
 	// {
 	//   "content": [

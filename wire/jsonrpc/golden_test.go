@@ -11,7 +11,7 @@ import (
 	"github.com/triage-go/triage/internal/golden"
 )
 
-func TestToolError(t *testing.T) {
+func TestToolResultFrom(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name  string
@@ -30,12 +30,12 @@ func TestToolError(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			r := ToolError(tt.fault)
+			r := ToolResultFrom(tt.fault)
 			if !r.IsError || len(r.Content) != 1 || r.Content[0].Type != "text" || r.Content[0].Text != tt.text {
-				t.Errorf("ToolError = %+v, want text %q", r, tt.text)
+				t.Errorf("ToolResultFrom = %+v, want text %q", r, tt.text)
 			}
-			if !reflect.DeepEqual(r.StructuredContent, NewData(tt.fault)) {
-				t.Errorf("structuredContent = %+v, want NewData's", r.StructuredContent)
+			if !reflect.DeepEqual(r.StructuredContent, DataFrom(tt.fault)) {
+				t.Errorf("structuredContent = %+v, want DataFrom's", r.StructuredContent)
 			}
 			// The structured content is the data a JSON-RPC error carries.
 			if !golden.SameJSON(golden.Marshal(t, r.StructuredContent), From(tt.fault).Data) {
@@ -47,7 +47,7 @@ func TestToolError(t *testing.T) {
 	t.Run("Shape", func(t *testing.T) {
 		t.Parallel()
 		var m map[string]json.RawMessage
-		if err := json.Unmarshal(golden.Marshal(t, ToolError(fault.New(fault.Timeout, ""))), &m); err != nil {
+		if err := json.Unmarshal(golden.Marshal(t, ToolResultFrom(fault.New(fault.Timeout, ""))), &m); err != nil {
 			t.Fatal(err)
 		}
 		if string(m["isError"]) != "true" || len(m) != 3 || m["content"] == nil || m["structuredContent"] == nil {
@@ -75,7 +75,7 @@ func TestGolden(t *testing.T) {
 		{"method_not_found.json", NewErrorResponse(json.RawMessage(`3`), NewMethodNotFound("tools/frobnicate"))},
 		{"invalid_params.json", NewInvalidParams("query is required",
 			fault.FieldError{Field: "arguments.query", Message: "is required"})},
-		{"tool_error.json", ToolError(fault.New(fault.SessionNotFound, "Session not found: abc-123",
+		{"tool_error.json", ToolResultFrom(fault.New(fault.SessionNotFound, "Session not found: abc-123",
 			fault.WithDetail("sessionId", "abc-123")))},
 		{"secrets.json", From(leakyFault())},
 	}

@@ -16,7 +16,7 @@ import (
 // as a JSON-RPC error, which is for failures of the protocol itself
 // (unknown tool, invalid arguments, server errors); it also reserves
 // -32000…-32019 and asks new implementations not to emit them. So an MCP
-// server built on Triage answers a failed tools/call with ToolError's
+// server built on Triage answers a failed tools/call with ToolResultFrom's
 // result by default, and with From's JSON-RPC error (seed 002's codes) only
 // when a peer expects those.
 type ToolResult struct {
@@ -28,21 +28,21 @@ type ToolResult struct {
 	StructuredContent *Data `json:"structuredContent,omitempty"`
 }
 
-// Content is one content block of a tool result; ToolError uses type
+// Content is one content block of a tool result; ToolResultFrom uses type
 // "text".
 type Content struct {
 	Type string `json:"type"`
 	Text string `json:"text"`
 }
 
-// ToolError returns the isError tool result for err, classified by
+// ToolResultFrom returns the isError tool result for err, classified by
 // fault.From. Its text is the fault's message with its category and
 // retryability, as seed 002 words a failure for users and models ("Session
 // not found: abc-123 (UPSTREAM, not retryable)"); its structured content is
-// NewData(err). Like From it never carries debug output.
+// DataFrom(err). Like From it never carries debug output.
 //
-// ToolError returns nil for a nil error.
-func ToolError(err error) *ToolResult {
+// ToolResultFrom returns nil for a nil error.
+func ToolResultFrom(err error) *ToolResult {
 	if err == nil {
 		return nil
 	}

@@ -16,7 +16,7 @@ type Response struct {
 	ID json.RawMessage
 	// Result is a successful response's result, as raw JSON; nil is null.
 	// An MCP tool call that failed answers with a result too (see
-	// ToolError).
+	// ToolResultFrom).
 	Result json.RawMessage
 	// Error is an error response's error. A response has Result or Error,
 	// never both.

@@ -66,8 +66,8 @@ func TestNoSecrets(t *testing.T) {
 		{"Error", From(f)},
 		{"From", From(fmt.Errorf("call: %w", f))},
 		{"Response", NewErrorResponse(json.RawMessage(`1`), From(f))},
-		{"ToolError", ToolError(f)},
-		{"Data", NewData(f)},
+		{"ToolResultFrom", ToolResultFrom(f)},
+		{"Data", DataFrom(f)},
 	}
 	for _, enc := range encodings {
 		t.Run(enc.name, func(t *testing.T) {

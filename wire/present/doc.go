@@ -24,21 +24,24 @@
 //	{"op": "error", "p": {"code": "RATE_LIMITED", "message": "…",
 //	  "severity": "transient", "details": {"retry_after": 30}}}
 //
-// UserErrorEventFrom (or UserErrorFrom, for the data alone) and
-// StreamErrorFrom build either from the same error, as problem.From and
-// jsonrpc.From do; the caller decides which the failure is. Given a nil
-// error, each returns nil.
+// EventFrom (or UserErrorFrom, for the data alone) and StreamErrorFrom
+// build either from the same error, as problem.From and jsonrpc.From do;
+// the caller decides which the failure is. Given a nil error, each returns
+// nil. The package has no one main type, so every constructor and parser
+// names the type it returns (EventFrom, ParsePacket; see package wire for
+// the convention).
 //
 // # user_error
 //
 // The event is {"id", "timestamp", "type": "user_error", "data"}; id is a
-// UUID (NewUUID makes version 4 ones from crypto/rand) and timestamp an RFC
-// 3339 date-time in UTC, both stamped by a Config whose clock and id source
-// tests replace. The data follows seed 001: message is required and must
-// not be blank; code is an optional HTTP-like status from 100 to 599, null
-// by default; domain is one of client, system, llm, tool and security,
-// system by default; retryable is false by default. From a fault, code is
-// its HTTP status and domain, retryable and message are its own.
+// UUID (by default a random version 4 one, from crypto/rand) and timestamp
+// an RFC 3339 date-time in UTC, both stamped by an Options whose clock and
+// id source tests replace. The data follows seed 001: message is required
+// and must not be blank; code is an optional HTTP-like status from 100 to
+// 599, null by default; domain is one of client, system, llm, tool and
+// security, system by default; retryable is false by default. From a
+// fault, code is its HTTP status and domain, retryable and message are its
+// own.
 //
 // Triage extends the data with retry_after, whole seconds before a retry
 // may succeed, written only when it is positive (from a fault, when it has

@@ -1,13 +1,12 @@
 package present
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"math"
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/internal/jsonmember"
 )
@@ -65,49 +64,30 @@ type UserError struct {
 	RetryAfter int64
 }
 
-// Config stamps the events this package builds. A nil *Config uses the
-// defaults.
-type Config struct {
+// Options stamps the events this package builds (see EventFrom and
+// NewUserErrorEvent). A nil *Options uses the defaults.
+type Options struct {
 	// Now returns the time stamped on new events. Defaults to time.Now,
 	// truncated to milliseconds (JavaScript's Date precision).
 	Now func() time.Time
 	// NewID returns the id of new events, which must be a UUID. Defaults
-	// to NewUUID.
+	// to a random (version 4) UUID from crypto/rand, in its canonical
+	// lowercase form (uuid.NewString).
 	NewID func() string
 }
 
-func (c *Config) now() time.Time {
-	if c == nil || c.Now == nil {
+func (o *Options) now() time.Time {
+	if o == nil || o.Now == nil {
 		return time.Now().Truncate(time.Millisecond)
 	}
-	return c.Now()
+	return o.Now()
 }
 
-func (c *Config) newID() string {
-	if c == nil || c.NewID == nil {
-		return NewUUID()
+func (o *Options) newID() string {
+	if o == nil || o.NewID == nil {
+		return uuid.NewString()
 	}
-	return c.NewID()
-}
-
-// NewUUID returns a random (version 4) UUID from crypto/rand, in its
-// canonical lowercase form.
-func NewUUID() string {
-	var u [16]byte
-	_, _ = rand.Read(u[:])  // never fails (crypto/rand, Go 1.24+)
-	u[6] = u[6]&0x0f | 0x40 // version 4
-	u[8] = u[8]&0x3f | 0x80 // variant 10 (RFC 9562)
-	var b [36]byte
-	hex.Encode(b[0:8], u[0:4])
-	b[8] = '-'
-	hex.Encode(b[9:13], u[4:6])
-	b[13] = '-'
-	hex.Encode(b[14:18], u[6:8])
-	b[18] = '-'
-	hex.Encode(b[19:23], u[8:10])
-	b[23] = '-'
-	hex.Encode(b[24:], u[10:])
-	return string(b[:])
+	return o.NewID()
 }
 
 // isUUID reports whether s is a UUID in the 8-4-4-4-12 form, of any version
@@ -170,15 +150,15 @@ func domainList() string {
 }
 
 // NewUserErrorEvent validates u and returns it as a user_error event,
-// stamped with an id and the time by cfg (nil for the defaults).
-func NewUserErrorEvent(u UserError, cfg *Config) (*Event, error) {
+// stamped with an id and the time by opts (nil for the defaults).
+func NewUserErrorEvent(u UserError, opts *Options) (*Event, error) {
 	if err := u.Validate(); err != nil {
 		return nil, err
 	}
 	if u.Domain == "" {
 		u.Domain = fault.DomainSystem
 	}
-	ev := &Event{ID: cfg.newID(), Timestamp: cfg.now().UTC(), Type: TypeUserError, UserError: &u}
+	ev := &Event{ID: opts.newID(), Timestamp: opts.now().UTC(), Type: TypeUserError, UserError: &u}
 	if err := ev.Validate(); err != nil {
 		return nil, err
 	}

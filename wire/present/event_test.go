@@ -17,7 +17,7 @@ const fixedID = "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab"
 var fixedTime = time.Date(2025, 5, 20, 10, 0, 0, 0, time.UTC)
 
 // fixed stamps events with a fixed id and time.
-var fixed = &Config{
+var fixed = &Options{
 	Now:   func() time.Time { return fixedTime },
 	NewID: func() string { return fixedID },
 }
@@ -188,8 +188,8 @@ func TestNewUserErrorEvent(t *testing.T) {
 	})
 	t.Run("TimestampInUTC", func(t *testing.T) {
 		t.Parallel()
-		cfg := &Config{Now: func() time.Time { return time.Date(2025, 5, 20, 12, 0, 0, 5e6, time.FixedZone("CEST", 2*3600)) }, NewID: fixed.NewID}
-		ev, err := NewUserErrorEvent(UserError{Message: "x"}, cfg)
+		opts := &Options{Now: func() time.Time { return time.Date(2025, 5, 20, 12, 0, 0, 5e6, time.FixedZone("CEST", 2*3600)) }, NewID: fixed.NewID}
+		ev, err := NewUserErrorEvent(UserError{Message: "x"}, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -199,11 +199,11 @@ func TestNewUserErrorEvent(t *testing.T) {
 	})
 	t.Run("IDMustBeUUID", func(t *testing.T) {
 		t.Parallel()
-		cfg := &Config{Now: fixed.Now, NewID: func() string { return "evt-1" }}
-		_, err := NewUserErrorEvent(UserError{Message: "x"}, cfg)
+		opts := &Options{Now: fixed.Now, NewID: func() string { return "evt-1" }}
+		_, err := NewUserErrorEvent(UserError{Message: "x"}, opts)
 		jsonmembertest.WantInvalid(t, err, "id", `must be a UUID, got "evt-1"`)
 	})
-	t.Run("DefaultConfig", func(t *testing.T) {
+	t.Run("DefaultOptions", func(t *testing.T) {
 		t.Parallel()
 		before := time.Now().Add(-time.Second)
 		ev, err := NewUserErrorEvent(UserError{Message: "x"}, nil)
@@ -217,7 +217,7 @@ func TestNewUserErrorEvent(t *testing.T) {
 			ev.Timestamp.Nanosecond()%int(time.Millisecond) != 0 {
 			t.Errorf("timestamp %v is not now, in UTC, in milliseconds", ev.Timestamp)
 		}
-		if ev2, _ := NewUserErrorEvent(UserError{Message: "x"}, &Config{}); ev2.ID == ev.ID {
+		if ev2, _ := NewUserErrorEvent(UserError{Message: "x"}, &Options{}); ev2.ID == ev.ID {
 			t.Error("two events have the same id")
 		}
 	})
@@ -227,16 +227,19 @@ func isUUIDv4(s string) bool {
 	return isUUID(s) && s == strings.ToLower(s) && s[14] == '4' && strings.ContainsRune("89ab", rune(s[19]))
 }
 
-func TestNewUUID(t *testing.T) {
+// TestDefaultID checks the default id source of a nil *Options: random,
+// lowercase, version 4 UUIDs.
+func TestDefaultID(t *testing.T) {
 	t.Parallel()
+	var opts *Options
 	seen := make(map[string]bool)
 	for range 1000 {
-		id := NewUUID()
+		id := opts.newID()
 		if !isUUIDv4(id) {
-			t.Fatalf("NewUUID = %q, not a lowercase version 4 UUID", id)
+			t.Fatalf("default id %q is not a lowercase version 4 UUID", id)
 		}
 		if seen[id] {
-			t.Fatalf("NewUUID repeated %q", id)
+			t.Fatalf("default id repeated %q", id)
 		}
 		seen[id] = true
 	}

@@ -10,9 +10,9 @@ import (
 	"github.com/triage-go/triage/wire/present"
 )
 
-// fixed stamps the examples' events with a fixed id and time; leave Config
+// fixed stamps the examples' events with a fixed id and time; leave Options
 // nil in real code for random UUIDs and the current time.
-var fixed = &present.Config{
+var fixed = &present.Options{
 	Now:   func() time.Time { return time.Date(2025, 5, 20, 10, 0, 0, 0, time.UTC) },
 	NewID: func() string { return "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab" },
 }
@@ -27,10 +27,10 @@ func printJSON(v any) {
 
 // A tool failed but the agent carries on: tell the user with a user_error
 // event built from the fault, in an event packet.
-func ExampleUserErrorEventFrom() {
+func ExampleEventFrom() {
 	f := fault.New(fault.UpstreamError, "The search tool is currently unavailable. Please try again later.",
 		fault.WithStatus(503), fault.WithRetryable(true))
-	printJSON(present.EventPacket(present.UserErrorEventFrom(f, fixed)))
+	printJSON(present.EventPacket(present.EventFrom(f, fixed)))
 	// Output:
 	// {
 	//   "op": "event",

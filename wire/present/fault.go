@@ -37,17 +37,17 @@ func UserErrorFrom(err error) *UserError {
 	return u
 }
 
-// UserErrorEventFrom returns the user_error event for err (see
-// UserErrorFrom), stamped by cfg (nil for the defaults). Marshaling it
-// fails only when cfg.NewID returns something that is not a UUID.
+// EventFrom returns the user_error event for err (see UserErrorFrom),
+// stamped by opts (nil for the defaults). Marshaling it fails only when
+// opts.NewID returns something that is not a UUID.
 //
-// UserErrorEventFrom returns nil for a nil error.
-func UserErrorEventFrom(err error, cfg *Config) *Event {
+// EventFrom returns nil for a nil error.
+func EventFrom(err error, opts *Options) *Event {
 	u := UserErrorFrom(err)
 	if u == nil {
 		return nil
 	}
-	return &Event{ID: cfg.newID(), Timestamp: cfg.now().UTC(), Type: TypeUserError, UserError: u}
+	return &Event{ID: opts.newID(), Timestamp: opts.now().UTC(), Type: TypeUserError, UserError: u}
 }
 
 // StreamErrorFrom returns the stream error for err, classified by

@@ -23,10 +23,10 @@ func TestEveryCode(t *testing.T) {
 			t.Parallel()
 			f := fault.New(spec.Code, "")
 
-			ev := UserErrorEventFrom(f, fixed)
+			ev := EventFrom(f, fixed)
 			want := UserError{Message: spec.Message, Code: spec.Status, Domain: spec.Domain, Retryable: spec.Retryable}
 			if *ev.UserError != want || ev.ID != fixedID || !ev.Timestamp.Equal(fixedTime) || ev.Type != TypeUserError {
-				t.Errorf("UserErrorEventFrom = %+v %+v, want data %+v", ev, ev.UserError, want)
+				t.Errorf("EventFrom = %+v %+v, want data %+v", ev, ev.UserError, want)
 			}
 			p, err := ParsePacket(golden.Marshal(t, EventPacket(ev)))
 			if err != nil {
@@ -130,7 +130,7 @@ func TestStreamErrorFrom(t *testing.T) {
 // and is reported.
 func TestNilError(t *testing.T) {
 	t.Parallel()
-	if u, ev, se := UserErrorFrom(nil), UserErrorEventFrom(nil, fixed), StreamErrorFrom(nil); u != nil || ev != nil || se != nil {
+	if u, ev, se := UserErrorFrom(nil), EventFrom(nil, fixed), StreamErrorFrom(nil); u != nil || ev != nil || se != nil {
 		t.Errorf("from nil: %+v, %+v, %+v; want nil", u, ev, se)
 	}
 	var typed *fault.Error
@@ -244,7 +244,7 @@ func TestNoSecrets(t *testing.T) {
 		v    any
 		safe []string
 	}{
-		{"UserErrorEvent", EventPacket(UserErrorEventFrom(f, fixed)), []string{"The search tool is unavailable.", `"domain":"tool"`}},
+		{"UserErrorEvent", EventPacket(EventFrom(f, fixed)), []string{"The search tool is unavailable.", `"domain":"tool"`}},
 		{"StreamError", ErrorPacket(StreamErrorFrom(f)), []string{`"tool":"search"`, `"status":503`, `"retry_after":10`, "called with Bearer [REDACTED] and [REDACTED]"}},
 	}
 	for _, enc := range encodings {

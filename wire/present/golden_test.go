@@ -22,10 +22,10 @@ func TestGolden(t *testing.T) {
 		v    any
 	}{
 		{"user_error_defaults.json", EventPacket(defaults)},
-		{"user_error_fault.json", EventPacket(UserErrorEventFrom(fault.New(fault.UpstreamError,
+		{"user_error_fault.json", EventPacket(EventFrom(fault.New(fault.UpstreamError,
 			"The search tool is currently unavailable. Please try again later.",
 			fault.WithStatus(503), fault.WithRetryable(true), fault.WithDetail("tool", "search")), fixed))},
-		{"user_error_retry_after.json", EventPacket(UserErrorEventFrom(fault.New(fault.RateLimited,
+		{"user_error_retry_after.json", EventPacket(EventFrom(fault.New(fault.RateLimited,
 			"The model is busy. Please try again in a minute.", fault.WithRetryAfter(59500*time.Millisecond)), fixed))},
 		{"stream_error_transient.json", ErrorPacket(StreamErrorFrom(fault.New(fault.RateLimited,
 			"Too many requests", fault.WithRetryAfter(60*time.Second), fault.WithDetail("providerId", "anthropic"))))},
@@ -37,7 +37,7 @@ func TestGolden(t *testing.T) {
 		{"other_event.json", EventPacket(&Event{ID: fixedID, Timestamp: fixedTime, Type: "progress_indicator",
 			Data: json.RawMessage(`{"label":"Analyzing documents...","status":"running","progress_percent":0.45}`)})},
 		{"secrets_stream_error.json", ErrorPacket(StreamErrorFrom(leakyFault()))},
-		{"secrets_user_error.json", EventPacket(UserErrorEventFrom(leakyFault(), fixed))},
+		{"secrets_user_error.json", EventPacket(EventFrom(leakyFault(), fixed))},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -55,7 +55,7 @@ func TestGoldenCodes(t *testing.T) {
 	var events, errs bytes.Buffer
 	for _, spec := range fault.Codes() {
 		f := fault.New(spec.Code, "")
-		events.Write(golden.Marshal(t, EventPacket(UserErrorEventFrom(f, fixed))))
+		events.Write(golden.Marshal(t, EventPacket(EventFrom(f, fixed))))
 		events.WriteByte('\n')
 		errs.Write(golden.Marshal(t, ErrorPacket(StreamErrorFrom(f))))
 		errs.WriteByte('\n')

@@ -9,16 +9,16 @@ import (
 	"strconv"
 )
 
-// ErrUnknownType is matched by Decode's error for a type member that AG-UI
+// ErrUnknownType is matched by Parse's error for a type member that AG-UI
 // 1.0 does not define.
 var ErrUnknownType = errors.New("agui: unknown event type")
 
-// ErrUnsupportedType is matched by Decode's error for an AG-UI 1.0 event
+// ErrUnsupportedType is matched by Parse's error for an AG-UI 1.0 event
 // type that this package does not model (TOOL_CALL_START, say). A reader
 // that only cares about the modelled events can skip these.
 var ErrUnsupportedType = errors.New("agui: unsupported event type")
 
-// Decode parses one event from the JSON of a data line, checking it the way
+// Parse reads one event from the JSON of a data line, checking it the way
 // the @ag-ui/core 1.0.0 schema (EventSchemas) does: required members must be
 // present and of the right JSON type, optional ones absent or of the right
 // type (null is not "absent": "code": null is rejected, as the schema
@@ -35,7 +35,7 @@ var ErrUnsupportedType = errors.New("agui: unsupported event type")
 // Values of open members (rawEvent, input, result, snapshot, value,
 // metadata) decode to map[string]any, []any, string, bool, nil and
 // json.Number, so that numbers keep every digit when re-encoded.
-func Decode(data []byte) (Event, error) {
+func Parse(data []byte) (Event, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("%w: not a JSON object: %w", ErrInvalidEvent, err)

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-func TestDecode(t *testing.T) {
+func TestParse(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
@@ -57,18 +57,18 @@ func TestDecode(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := Decode([]byte(tt.in))
+			got, err := Parse([]byte(tt.in))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("Decode\n got %#v\nwant %#v", got, tt.want)
+				t.Errorf("Parse\n got %#v\nwant %#v", got, tt.want)
 			}
 		})
 	}
 }
 
-func TestDecodeRejects(t *testing.T) {
+func TestParseRejects(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name   string
@@ -122,12 +122,12 @@ func TestDecodeRejects(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			e, err := Decode([]byte(tt.in))
+			e, err := Parse([]byte(tt.in))
 			if err == nil {
-				t.Fatalf("Decode = %#v, want an error", e)
+				t.Fatalf("Parse = %#v, want an error", e)
 			}
 			if e != nil {
-				t.Errorf("Decode returned %#v with its error", e)
+				t.Errorf("Parse returned %#v with its error", e)
 			}
 			if !errors.Is(err, tt.target) || !strings.Contains(err.Error(), tt.msg) {
 				t.Errorf("error = %q, want %v containing %q", err, tt.target, tt.msg)
