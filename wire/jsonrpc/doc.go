@@ -60,8 +60,9 @@
 // CallToolResult with isError: true, not a JSON-RPC error, and that new
 // implementations should not emit the codes -32000…-32019 that seed 002
 // uses. ToolResultFrom builds that result, with the same Data as its
-// structuredContent, and is what Triage's MCP bridge (issue 13, not built yet) will send by default; the
-// seed's JSON-RPC error mode (From) remains for peers that expect it.
+// structuredContent; it is what Triage's MCP bridge (issue 13, not built
+// yet) will send by default. The seed's JSON-RPC error mode (From) remains
+// for peers that expect it.
 // Protocol failures (an unknown method, invalid params) are JSON-RPC errors
 // in both modes.
 package jsonrpc
