@@ -45,9 +45,15 @@ var layers = [][]string{
 
 // Packages whose dependencies are held closer than their layer: the Go
 // client for the service depends on the root, fault, resilience and
-// wire/problem only (DESIGN.md), whatever sits beside it.
+// wire/problem only (DESIGN.md), whatever sits beside it, and the stores
+// on the root and fault (issue 11).
 var allowed = map[string][]string{
 	"client": {"", "fault", "resilience", "wire/problem"},
+	// The storage interfaces and the stores speak the domain only; the
+	// graph executor's adapter is store/checkpoint.
+	"store":          {"", "fault"},
+	"store/sqlite":   {"", "fault", "store"},
+	"store/postgres": {"", "fault", "store"},
 }
 
 // rank returns the layer of a package path under the module, and whether

@@ -104,14 +104,16 @@
 // says is retryable, never before its RetryAfter. A node may send non-fatal
 // notices, seed 001's user_error, with Notify: the run goes on.
 //
-// With a Checkpointer (MemoryCheckpointer here; the store adds a durable
-// one), each step is saved: the state, where the run stands, and the
-// results of a fan-out's completed branches. Resume continues a failed run
-// from where it stopped: the node that failed runs again with the state it
-// received (after a router's failure, only the router), the branches of a
-// fan-out that completed do not, and a fan-in node gets its branches'
-// results again. This is what the Error Handler's next_action "resume"
-// means. A checkpoint whose node this graph no longer has is refused.
+// With a Checkpointer (MemoryCheckpointer here; store/checkpoint.New is the
+// durable one, on a tenant of store/sqlite or store/postgres, which stores
+// the state as JSON), each step is saved: the state, where the run stands,
+// and the results of a fan-out's completed branches. Resume continues a
+// failed run from where it stopped: the node that failed runs again with
+// the state it received (after a router's failure, only the router), the
+// branches of a fan-out that completed do not, and a fan-in node gets its
+// branches' results again. This is what the Error Handler's next_action
+// "resume" means. A checkpoint whose node this graph no longer has is
+// refused.
 //
 // # Copying state
 //

@@ -1,7 +1,8 @@
 // Package store is the durable storage of the Error Handler service
 // (triage serve): error records, the handler's state (attempt counts,
 // failure history, delivered feedback, the schema inventory, cached
-// results), idempotency keys, agents' callback addresses and durable jobs.
+// results), idempotency keys, agents' callback addresses, durable jobs and
+// the checkpoints of graph runs.
 //
 // Store is the interface; store/sqlite (modernc.org/sqlite, WAL, the
 // embedded default) and store/postgres (pgx, for many instances sharing one
@@ -13,4 +14,26 @@
 // (triage.Attempts, History, Deliveries, Synonyms, Cache), so that a
 // handler.Handler built on it keeps its state across restarts and shares
 // it between instances.
+//
+// # Graph checkpoints
+//
+// checkpoint.New (package store/checkpoint) is the durable
+// graph.Checkpointer: on a Tenant, it keeps one
+// checkpoint per run of a graph (the latest; each Save replaces it), keyed
+// by the tenant and the run id, so that graph.Runnable.Resume continues a
+// failed run after a restart, or on another instance sharing the database,
+// and one tenant never loads another's run:
+//
+//	r, err := g.Compile(&graph.Config[State]{Checkpointer: checkpoint.New[State](st.Tenant("acme"))})
+//	…
+//	out, err := r.Resume(ctx, runID) // after a restart, on the store opened anew
+//
+// The state and the branches' results are stored as JSON documents
+// (encoding/json: S must round-trip through it), the node, the path and
+// the failure's message beside them (Checkpoint, Checkpoints.SaveCheckpoint). A
+// checkpoint is at most MaxCheckpointSize (4 MiB) encoded: a larger one
+// fails the Save with ErrCheckpointTooLarge, and so the run. Store.Expire
+// deletes a finished run's checkpoint a day after it was saved and an
+// unfinished one's a week after it was last saved (Retention's
+// FinishedCheckpoints and Checkpoints).
 package store

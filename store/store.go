@@ -18,10 +18,10 @@ type Store interface {
 	Jobs() Jobs
 	// Ping reports whether the storage is reachable (readiness).
 	Ping(ctx context.Context) error
-	// Expire deletes the bookkeeping older than r keeps, for every tenant,
-	// and, when r.Records is set, the error records older than that with
-	// their occurrences and jobs. It returns how many rows it deleted (a
-	// job's attempts go with it, uncounted).
+	// Expire deletes the bookkeeping and the graph checkpoints older than
+	// r keeps, for every tenant, and, when r.Records is set, the error
+	// records older than that with their occurrences and jobs. It returns
+	// how many rows it deleted (a job's attempts go with it, uncounted).
 	Expire(ctx context.Context, r Retention) (int64, error)
 	// Close releases the storage.
 	Close() error
@@ -110,6 +110,10 @@ type Tenant interface {
 	// Enqueue adds a durable job for this tenant; it runs at or after
 	// RunAt. It returns the job's ID.
 	Enqueue(ctx context.Context, j NewJob) (int64, error)
+
+	// The tenant's graph checkpoints, one per run: Checkpointer makes
+	// the graph.Checkpointer of a tenant.
+	Checkpoints
 }
 
 // Agent is a pipeline agent known to the service.
@@ -319,6 +323,14 @@ type Retention struct {
 	// it is still to run (it goes once the job ends). Default 0: records
 	// are kept for ever.
 	Records time.Duration
+	// Checkpoints: the checkpoint of a graph run not finished, by when it
+	// was last saved: past it, the run can no longer be resumed. Default
+	// 7 days.
+	Checkpoints time.Duration
+	// FinishedCheckpoints: the checkpoint of a finished run (Done), by
+	// when it was saved: until then, Resume returns the run's result.
+	// Default 24 hours.
+	FinishedCheckpoints time.Duration
 }
 
 // The default retention.
@@ -326,6 +338,9 @@ const (
 	DefaultDeliveryRetention    = 7 * 24 * time.Hour
 	DefaultIdempotencyRetention = 24 * time.Hour
 	DefaultAttemptRetention     = 7 * 24 * time.Hour
+
+	DefaultCheckpointRetention         = 7 * 24 * time.Hour
+	DefaultFinishedCheckpointRetention = 24 * time.Hour
 )
 
 // WithDefaults returns r with its zero fields set to the defaults.
@@ -338,6 +353,12 @@ func (r Retention) WithDefaults() Retention {
 	}
 	if r.Attempts <= 0 {
 		r.Attempts = DefaultAttemptRetention
+	}
+	if r.Checkpoints <= 0 {
+		r.Checkpoints = DefaultCheckpointRetention
+	}
+	if r.FinishedCheckpoints <= 0 {
+		r.FinishedCheckpoints = DefaultFinishedCheckpointRetention
 	}
 	return r
 }

@@ -17,6 +17,15 @@
 // REPEATABLE READ snapshot. A commit is durable when it returns, as
 // PostgreSQL's synchronous_commit (on by default) makes it.
 //
+// A Tenant keeps the checkpoints of graph runs for checkpoint.New (package store/checkpoint; the
+// graph.Checkpointer that lets a run resume after a restart, or on another
+// instance), one row per tenant and run in the checkpoints table, replaced
+// at each step by one upsert: the state and the branches' results as JSON
+// TEXT, at most store.MaxCheckpointSize encoded; names that TEXT cannot
+// hold (NULs, invalid UTF-8) are refused, on store/sqlite too. Expire
+// deletes the finished runs' and the old ones' (store.Retention), 50 at a
+// time.
+//
 // The event streams read occurrences by the ID of the transaction that
 // saved each (an xid8 column), up to the oldest transaction still running
 // (pg_current_snapshot's xmin), so that one committed late is not passed

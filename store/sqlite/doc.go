@@ -29,6 +29,14 @@
 // counts the failures of each agent and code, so that Record does not
 // read them all.
 //
+// A Tenant keeps the checkpoints of graph runs for checkpoint.New (package store/checkpoint; the
+// graph.Checkpointer that lets a run resume after the process restarts),
+// one row per tenant and run in the checkpoints table, replaced at each
+// step by an upsert through the writer: the state and the branches'
+// results as JSON TEXT, at most store.MaxCheckpointSize encoded. Expire
+// deletes the finished runs' and the old ones' (store.Retention), 50 at a
+// time, so that a large expiry does not hold the writer long.
+//
 // Where package store leaves a detail open, the store behaves as
 // store/storetest settles it, as store/postgres does: both are one
 // implementation over two dialects.

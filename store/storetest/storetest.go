@@ -31,6 +31,14 @@
 //   - Claim records an attempt, with an error, for a job whose lease ran
 //     out, and fails the job instead of leasing it again when that was its
 //     last attempt.
+//   - A checkpoint loads as it was saved (through checkpoint.New, equal
+//     by reflect.DeepEqual for a state that round-trips through JSON): a
+//     nil and an empty Path or Branches stay apart. SaveCheckpoint replaces
+//     the run's checkpoint whatever its step, and leaves it as it was when
+//     it fails; SavedAt is the store's clock's now.
+//
+// ResumeAfterRestart is the suite's test of a graph run resumed from a
+// store opened anew on the same database; each store runs it too.
 package storetest
 
 import (
@@ -67,6 +75,7 @@ func Run(t *testing.T, open Opener) {
 		{"Idempotency", idemTests},
 		{"Jobs", jobsTests},
 		{"Concurrency", concurrencyTests},
+		{"Checkpoints", checkpointTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

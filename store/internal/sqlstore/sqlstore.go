@@ -267,7 +267,7 @@ func scanAll(rows Rows, err error, scan func(Row) error) error {
 	return errors.Join(rows.Err(), rows.Close())
 }
 
-// Expire deletes the bookkeeping older than r keeps.
+// Expire deletes the bookkeeping and the checkpoints older than r keeps.
 func (s *Store) Expire(ctx context.Context, r store.Retention) (int64, error) {
 	r = r.WithDefaults()
 	now := s.now()
@@ -285,6 +285,16 @@ func (s *Store) Expire(ctx context.Context, r store.Retention) (int64, error) {
 			return total, s.errorf("expire", err)
 		}
 		total += n
+	}
+	for _, c := range []struct {
+		done bool
+		keep time.Duration
+	}{{false, r.Checkpoints}, {true, r.FinishedCheckpoints}} {
+		n, err := s.expireCheckpoints(ctx, c.done, nanos(now.Add(-c.keep)))
+		total += n
+		if err != nil {
+			return total, s.errorf("expire checkpoints", err)
+		}
 	}
 	if r.Records > 0 {
 		n, err := s.expireRecords(ctx, nanos(now.Add(-r.Records)))
