@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/internal/jsonmember"
@@ -97,6 +99,10 @@ func decodeReport(raw []byte) (*Report, []fault.FieldError) {
 	if err != nil {
 		return nil, fieldErrorsOf(err)
 	}
+	// Every string is Unicode text, members the format does not define
+	// too: decoding would turn the rest into U+FFFD without a word (see
+	// jsonmember.TextErrors).
+	v.errs = jsonmember.TextErrors(raw)
 	var r Report
 	r.AgentID = v.str(top["agent_id"], "agent_id")
 	if ts := v.str(top["timestamp"], "timestamp"); ts != "" {
@@ -185,8 +191,15 @@ func (r *Report) check(known []fault.FieldError) []fault.FieldError {
 	if d.ErrorCode != "" && !reported("data.error_code") {
 		identifier("data.error_code", d.ErrorCode)
 	}
-	if required("data.message", d.Message) && len(d.Message) > MaxMessage {
-		v.bad("data.message", fmt.Sprintf("is %d bytes; at most %d", len(d.Message), MaxMessage))
+	if required("data.message", d.Message) {
+		if len(d.Message) > MaxMessage {
+			v.bad("data.message", fmt.Sprintf("is %d bytes; at most %d", len(d.Message), MaxMessage))
+		} else if !utf8.ValidString(d.Message) {
+			v.bad("data.message", "is not valid UTF-8")
+		}
+	}
+	if !reported("data.context") { // a report built in code may hold any bytes
+		v.errs = append(v.errs, contextText(d.Context)...)
 	}
 	if required("data.query_id", d.QueryID) {
 		identifier("data.query_id", d.QueryID)
@@ -243,7 +256,7 @@ func (v *validator) data(d map[string]json.RawMessage) Data {
 		} else if c, err := jsonmember.ValueOfMember(raw); err != nil { // a member of the validated report
 			v.bad("data.context", "invalid object")
 		} else {
-			out.Context = c.(map[string]any)
+			out.Context = RedactContext(c.(map[string]any))
 		}
 	}
 	if raw := d["fault"]; !jsonmember.IsNull(raw) {
@@ -259,6 +272,96 @@ func (v *validator) data(d map[string]json.RawMessage) Data {
 		}
 	}
 	return out
+}
+
+// RedactContext returns a report's context as the handler keeps it: safe
+// for any client, log and template. It is fault.SanitizeDetails: members
+// whose names denote credentials, headers, raw requests or responses, or
+// stack traces ("api_key", "password", "authorization", "headers",
+// "stack", "request", "body", "…_token") are dropped, as are members whose
+// names hold a credential; every string is passed through fault.Redact
+// (credentials become [REDACTED], a stack trace and what follows it is cut,
+// a string longer than 1 KiB is truncated), at every depth, and members
+// deeper than 32 levels are dropped. It returns nil for nil, otherwise a
+// copy (an empty context stays empty); c is not changed.
+//
+// DecodeReport redacts the context it decodes, and the handler the
+// context of a report built in code, so that neither the feedback, the
+// stored report, the logs nor the policy ever hold what it removes.
+func RedactContext(c map[string]any) map[string]any {
+	if c == nil {
+		return nil
+	}
+	if out := fault.SanitizeDetails(c); out != nil {
+		return out
+	}
+	return map[string]any{}
+}
+
+// contextText lists the strings of a context (its values and member
+// names, at every depth) that are not valid UTF-8, by their paths
+// ("data.context.rows[1].note"), sorted. The path is made only for an
+// error: a walk of a valid context allocates nothing.
+func contextText(c map[string]any) []fault.FieldError {
+	var buf [8]step
+	w := textWalk{path: buf[:0]}
+	w.value(c)
+	slices.SortFunc(w.errs, func(a, b fault.FieldError) int { return strings.Compare(a.Field, b.Field) })
+	return w.errs
+}
+
+type textWalk struct {
+	path []step
+	errs []fault.FieldError
+}
+
+// step is a step of a path: a member's name, or an element's index (when
+// index is not negative).
+type step struct {
+	name  string
+	index int
+}
+
+func (w *textWalk) bad(msg string) {
+	field := "data.context"
+	for _, p := range w.path {
+		if p.index < 0 {
+			field += "." + p.name
+		} else {
+			field += "[" + strconv.Itoa(p.index) + "]"
+		}
+	}
+	w.errs = append(w.errs, fault.FieldError{Field: field, Message: msg})
+}
+
+func (w *textWalk) value(v any) {
+	switch x := v.(type) {
+	case string:
+		if !utf8.ValidString(x) {
+			w.bad("is not valid UTF-8")
+		}
+	case map[string]any:
+		for k, e := range x {
+			w.path = append(w.path, step{name: k, index: -1})
+			if !utf8.ValidString(k) {
+				w.bad("has a name that is not valid UTF-8")
+			}
+			w.value(e)
+			w.path = w.path[:len(w.path)-1]
+		}
+	case []any:
+		for i, e := range x {
+			w.path = append(w.path, step{index: i})
+			w.value(e)
+			w.path = w.path[:len(w.path)-1]
+		}
+	case []string:
+		for i, e := range x {
+			w.path = append(w.path, step{index: i})
+			w.value(e)
+			w.path = w.path[:len(w.path)-1]
+		}
+	}
 }
 
 // IsIdentifier reports whether s follows the identifier rule of agent ids,

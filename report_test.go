@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/triage-go/triage/fault"
 )
@@ -184,8 +185,8 @@ func TestValidateInCode(t *testing.T) {
 
 // FuzzDecodeReport checks the report decoder on any input: it never panics;
 // it returns a report or an INVALID_REQUEST fault with at least one field
-// error, never both or neither; a report it returns validates, and
-// survives a round trip through its own JSON.
+// error, never both or neither; a report it returns validates, holds only
+// UTF-8 text, and survives a round trip through its own JSON.
 func FuzzDecodeReport(f *testing.F) {
 	f.Add([]byte(validReport))
 	f.Fuzz(func(t *testing.T, raw []byte) {
@@ -205,6 +206,9 @@ func FuzzDecodeReport(f *testing.F) {
 		}
 		if err := r.Validate(); err != nil {
 			t.Fatalf("a decoded report does not validate: %v", err)
+		}
+		if !utf8.ValidString(r.Data.Message) {
+			t.Fatalf("a decoded message is not UTF-8: %q", r.Data.Message)
 		}
 		again, err := json.Marshal(r)
 		if err != nil {

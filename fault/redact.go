@@ -195,6 +195,9 @@ var sensitiveKeys = []string{
 var exactSensitiveKeys = map[string]bool{"request": true, "response": true, "body": true, "raw": true,
 	"auth": true, "key": true}
 
+// sensitiveKey reports whether a member named k is dropped: its name
+// denotes a secret, or holds one itself (a map keyed by URLs with
+// credentials, by tokens).
 func sensitiveKey(k string) bool {
 	l := strings.ToLower(k)
 	if exactSensitiveKeys[l] || strings.HasSuffix(l, "token") {
@@ -205,17 +208,19 @@ func sensitiveKey(k string) bool {
 			return true
 		}
 	}
-	return false
+	return Redact(k) != k
 }
 
 // SanitizeDetails returns a copy of details that is safe for any client and
 // always encodable as JSON: members whose names denote credentials, headers,
-// raw requests or responses, or stack traces are dropped, and strings are
-// redacted (see Redact), at every depth. Values of other types (structs,
-// typed maps and slices, pointers) are normalized through encoding/json
-// first, so their fields are checked by their JSON names too; a value JSON
-// cannot encode (NaN, a channel, a function) is dropped, because an error
-// path must not fail. It returns nil for no details.
+// raw requests or responses, or stack traces are dropped, as are members
+// whose names Redact would change (a name that holds a credential, or is
+// longer than 1 KiB), and strings are redacted (see Redact), at every
+// depth. Values of other types (structs, typed maps and slices, pointers)
+// are normalized through encoding/json first, so their fields are checked
+// by their JSON names too; a value JSON cannot encode (NaN, a channel, a
+// function) is dropped, because an error path must not fail. It returns
+// nil for no details.
 func SanitizeDetails(details map[string]any) map[string]any {
 	if len(details) == 0 {
 		return nil

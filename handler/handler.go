@@ -332,8 +332,15 @@ func attemptKey(r *triage.Report, f *fault.Error) string {
 
 func (h *Handler) ingress(_ context.Context, s state) (state, error) {
 	if s.raw != nil {
-		s.report, s.invalid = triage.DecodeReport(s.raw)
+		s.report, s.invalid = triage.DecodeReport(s.raw) // which redacts the context
 		s.raw = nil
+	} else if s.report != nil && len(s.report.Data.Context) > 0 {
+		// A report built in code: its context is redacted as a decoded
+		// one's, on a copy, so that no secret in it reaches the feedback,
+		// the stores, the logs or the policy.
+		r := *s.report
+		r.Data.Context = triage.RedactContext(r.Data.Context)
+		s.report = &r
 	}
 	return s, nil
 }
