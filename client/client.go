@@ -28,8 +28,14 @@ const DefaultUserAgent = "triage-go-client/1"
 // stuck connection must not hold an agent for ever.
 const DefaultTimeout = 60 * time.Second
 
-// maxBody bounds every response body the client reads: 1 MiB.
+// maxBody bounds the feedback the client reads: 1 MiB.
 const maxBody = 1 << 20
+
+// maxRecordBody bounds a record or a page of occurrences the client reads
+// (Get, Occurrences): 16 MiB. The service bounds them to 4 MiB of
+// documents, or one occurrence when it alone is more (a report of up to
+// the service's largest body, and its feedback).
+const maxRecordBody = 16 << 20
 
 // reportsPath is the path of the reports endpoint, under the base URL.
 const reportsPath = "v1/errors"
@@ -235,9 +241,9 @@ func (c *Client) Report(ctx context.Context, report *triage.Report) (*triage.Fee
 
 // send makes one attempt of a call: method to target, with body (nil for
 // none) and key (the Idempotency-Key, "" for none). It returns the body of
-// a response whose status is in ok, read up to maxBody bytes, or the fault
+// a response whose status is in ok, read up to limit bytes, or the fault
 // of any other outcome.
-func (c *Client) send(ctx context.Context, method, target string, body []byte, key string, ok ...int) ([]byte, int, error) {
+func (c *Client) send(ctx context.Context, method, target string, body []byte, key string, limit int64, ok ...int) ([]byte, int, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -275,7 +281,7 @@ func (c *Client) send(ctx context.Context, method, target string, body []byte, k
 	default:
 		return nil, status, c.protocolError(fmt.Errorf("unexpected status %d", status), status)
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
 		// The answer was cut off. The call is idempotent (a report's
 		// Idempotency-Key makes it so): a retry gets the answer again.
@@ -284,15 +290,15 @@ func (c *Client) send(ctx context.Context, method, target string, body []byte, k
 		f.Classification = fault.Classification{Method: fault.MethodNetwork, Rule: "read_body", Confidence: 0.9}
 		return nil, status, f
 	}
-	if len(data) > maxBody {
-		return nil, status, c.protocolError(fmt.Errorf("response body is longer than %d bytes", maxBody), status)
+	if int64(len(data)) > limit {
+		return nil, status, c.protocolError(fmt.Errorf("response body is longer than %d bytes", limit), status)
 	}
 	return data, status, nil
 }
 
 // post makes one attempt of Report.
 func (c *Client) post(ctx context.Context, body []byte, key string) (*triage.Feedback, error) {
-	data, status, err := c.send(ctx, http.MethodPost, c.reports, body, key, http.StatusCreated, http.StatusOK)
+	data, status, err := c.send(ctx, http.MethodPost, c.reports, body, key, maxBody, http.StatusCreated, http.StatusOK)
 	if err != nil {
 		return nil, err
 	}
@@ -308,35 +314,58 @@ func (c *Client) post(ctx context.Context, body []byte, key string) (*triage.Fee
 
 // Get returns the service's record of the error errorID (GET
 // /v1/errors/{error_id}) as the JSON object the service sends: the error,
-// its occurrences and their feedback. An error the service does not know,
-// or that belongs to another tenant, is a NOT_FOUND fault. A GET is
-// idempotent, so it is retried as the client's resilience.Policy allows.
+// its latest report and feedback, its latest occurrences (the latest
+// first, a page of them: occurrences_next_cursor, when there are more, is
+// the cursor Occurrences takes) and its latest jobs. An error the service
+// does not know, or that belongs to another tenant, is a NOT_FOUND fault.
+// A GET is idempotent, so it is retried as the client's resilience.Policy
+// allows. The answer is read up to 16 MiB.
 //
 // The error, when there is one, is always a *fault.Error.
 func (c *Client) Get(ctx context.Context, errorID string) (json.RawMessage, error) {
+	return c.getObject(ctx, errorID, "", "GET /v1/errors/{error_id}", "error record")
+}
+
+// Occurrences returns a page of the occurrences of the error errorID (GET
+// /v1/errors/{error_id}/occurrences) as the JSON object the service sends:
+// "occurrences", the latest first, each with its report and feedback, and
+// "next_cursor" when there are more. cursor is empty for the first page,
+// else the next_cursor of the page before (or the record's
+// occurrences_next_cursor). Errors and retries are as Get's.
+func (c *Client) Occurrences(ctx context.Context, errorID, cursor string) (json.RawMessage, error) {
+	query := ""
+	if cursor != "" {
+		query = "?" + url.Values{"cursor": {cursor}}.Encode()
+	}
+	return c.getObject(ctx, errorID, "/occurrences"+query, "GET /v1/errors/{error_id}/occurrences", "page of occurrences")
+}
+
+// getObject GETs a JSON object under the record of errorID (sub, after
+// its path) with the retries of op name.
+func (c *Client) getObject(ctx context.Context, errorID, sub, name, what string) (json.RawMessage, error) {
 	if !triage.IsIdentifier(errorID) {
 		return nil, fault.Invalid("The error id is invalid.", fault.FieldError{
 			Field:   "error_id",
 			Message: "must be 1 to 128 letters, digits, '_', '-', '.' or ':', starting with a letter or digit",
 		})
 	}
-	target := c.reports + "/" + url.PathEscape(errorID)
-	op := resilience.Operation{Source: c.source, Name: "GET /v1/errors/{error_id}", Idempotent: true}
-	rec, err := resilience.Do(ctx, c.policy, op, func(ctx context.Context) (json.RawMessage, error) {
-		data, status, err := c.send(ctx, http.MethodGet, target, nil, "", http.StatusOK)
+	target := c.reports + "/" + url.PathEscape(errorID) + sub
+	op := resilience.Operation{Source: c.source, Name: name, Idempotent: true}
+	obj, err := resilience.Do(ctx, c.policy, op, func(ctx context.Context) (json.RawMessage, error) {
+		data, status, err := c.send(ctx, http.MethodGet, target, nil, "", maxRecordBody, http.StatusOK)
 		if err != nil {
 			return nil, err
 		}
 		data = bytes.TrimSpace(data)
 		if len(data) == 0 || data[0] != '{' || !json.Valid(data) {
-			return nil, c.protocolError(errors.New("error record is not a JSON object"), status)
+			return nil, c.protocolError(errors.New(what+" is not a JSON object"), status)
 		}
 		return json.RawMessage(data), nil
 	})
 	if err != nil {
 		return nil, c.final(err)
 	}
-	return rec, nil
+	return obj, nil
 }
 
 // protocolError is the fault of an answer that breaks the API's contract.

@@ -22,7 +22,10 @@
 // (Duplicate true) for one it has seen; both return the *triage.Feedback.
 // Report fills in the report's Timestamp (now) and Status ("error") when
 // they are empty, on a copy: the caller's report is not changed. Get reads
-// the service's record of an error (GET /v1/errors/{error_id}).
+// the service's record of an error (GET /v1/errors/{error_id}): its latest
+// report and feedback with its latest occurrences; Occurrences reads the
+// others, a page at a time, from the cursor the record or the page before
+// gives (GET /v1/errors/{error_id}/occurrences).
 //
 // # Retries and idempotency
 //
@@ -79,7 +82,9 @@
 // The API key never appears in an error: it is registered with
 // fault.RegisterSecret, so that fault.Redact removes it from any text, and
 // the client also removes it from the faults it decodes, however short it
-// is. Response bodies are read up to 1 MiB.
+// is. A feedback is read up to 1 MiB, a record or a page of occurrences up
+// to 16 MiB (the service bounds them to 4 MiB of documents, or one
+// occurrence when it alone is more).
 //
 // Do not give the client an http.Client whose transport retries on its own
 // (a resilience.Transport): retries would multiply.

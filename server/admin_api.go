@@ -12,6 +12,7 @@ import (
 
 	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/internal/jsonmember"
 	"github.com/triage-go/triage/store"
 )
 
@@ -23,10 +24,15 @@ const (
 
 // decodeStrict decodes one JSON object into v: unknown members, a wrong
 // type and trailing data are field errors (400 for a body that is not
-// JSON at all, 422 for one that is JSON but not this document).
+// JSON at all, 422 for one that is JSON but not this document), and so is
+// every string that is not Unicode text (jsonmember.TextErrors), which
+// encoding/json would turn into U+FFFD without a word.
 func decodeStrict(body []byte, v any) error {
 	if !json.Valid(body) {
 		return malformed(body)
+	}
+	if errs := jsonmember.TextErrors(body); len(errs) > 0 {
+		return invalidDoc(errs)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
@@ -143,6 +149,9 @@ func decodeCached(body []byte, now time.Time) (triage.CachedResult, error) {
 	var errs []fault.FieldError
 	if len(doc.Summary) > 1024 {
 		errs = append(errs, fault.FieldError{Field: "summary", Message: "is longer than 1024 bytes"})
+	}
+	if strings.ContainsRune(doc.Summary, 0) { // a column of text, which PostgreSQL's cannot hold
+		errs = append(errs, fault.FieldError{Field: "summary", Message: `holds \u0000, which is not text`})
 	}
 	if doc.StoredAt != nil && doc.StoredAt.After(now.Add(time.Minute)) {
 		errs = append(errs, fault.FieldError{Field: "stored_at", Message: "is in the future"})

@@ -7,8 +7,9 @@
 // OpenAPI 3.1 at /openapi.json; docs/service.md walks through it.
 //
 //	POST /v1/errors               a report → 201 feedback (new) / 200 (duplicate)
-//	GET  /v1/errors               records: query_id, agent_id, error_type, severity, since, cursor
-//	GET  /v1/errors/{error_id}    a record: report, feedback, occurrences, jobs
+//	GET  /v1/errors               record summaries: query_id, agent_id, error_type, severity, since, cursor
+//	GET  /v1/errors/{error_id}    a record: report, feedback, its latest occurrences and jobs
+//	GET  /v1/errors/{error_id}/occurrences   the occurrences, a page at a time: limit, cursor
 //	GET  /v1/events               Server-Sent Events of each new feedback
 //	PUT  /v1/schemas/{source}     the schema inventory, for map_synonym
 //	PUT  /v1/cache/{query_id}     a query's last good result, for use_cache
@@ -29,7 +30,11 @@
 // tenant's record is a 404. Each tenant has a token bucket (429
 // RATE_LIMITED with Retry-After and the RateLimit header fields), and the
 // requests in progress are bounded (503 SERVICE_UNAVAILABLE with
-// Retry-After).
+// Retry-After), each tenant's to a share of them (429). A body must arrive
+// within a deadline and above a minimum rate (408 TIMEOUT); failed
+// authentication is throttled by client address (429); the logs go
+// through a guard that redacts and cuts every value and counts repeated
+// warnings and errors rather than writing them all (logguard.go).
 //
 // # Durability
 //

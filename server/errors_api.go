@@ -45,6 +45,14 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 			return nil, fault.New(fault.PayloadTooLarge, "The request body is too large.",
 				fault.WithDetail("limit_bytes", limit))
 		}
+		if errors.Is(err, errBodyTooSlow) {
+			// 408: the client was too slow to send its request (RFC 9110
+			// §15.5.9), not a gateway's timeout (504); the connection is
+			// closed after the answer, since the rest of the body is unread.
+			w.Header().Set("Connection", "close")
+			return nil, fault.New(fault.Timeout, "The request body did not arrive in time; send it at once, and retry.",
+				fault.WithStatus(http.StatusRequestTimeout), fault.WithRetryAfter(time.Second))
+		}
 		return nil, fault.Wrap(err, fault.InvalidRequest, "The request body could not be read.")
 	}
 	return body, nil
@@ -178,8 +186,9 @@ func (s *Server) report(ctx context.Context, body []byte) (int, []byte, error) {
 			return 0, nil, err
 		}
 	}
-	var compact bytes.Buffer
-	if err := json.Compact(&compact, body); err != nil {
+	// The report as it is stored: its context redacted as the handler's.
+	storedRep, err := storedReport(body)
+	if err != nil {
 		return 0, nil, err
 	}
 	// The stored feedback is the delivery's, not this answer's: a
@@ -204,7 +213,7 @@ func (s *Server) report(ctx context.Context, body []byte) (int, []byte, error) {
 		Attempt:     fb.Attempt,
 		ReportedAt:  rep.Timestamp,
 		ReceivedAt:  s.cfg.Now(),
-		Report:      compact.Bytes(),
+		Report:      storedRep,
 		Feedback:    stored,
 		Actions:     actions,
 		Jobs:        jobs.jobs,
@@ -279,22 +288,6 @@ func encodeJSON(w http.ResponseWriter, status int, v any) error {
 	return nil
 }
 
-// getError is GET /v1/errors/{error_id}.
-func (s *Server) getError(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("error_id")
-	if !triage.IsIdentifier(id) {
-		return fault.New(fault.NotFound, "No such error.")
-	}
-	rec, ok, err := s.cfg.Store.Tenant(tenantOf(r.Context())).ErrorRecord(r.Context(), id)
-	if err != nil {
-		return storeFailure(err)
-	}
-	if !ok {
-		return fault.New(fault.NotFound, "No such error.", fault.WithDetail("error_id", id))
-	}
-	return encodeJSON(w, http.StatusOK, rec)
-}
-
 // parseFilter reads the query of GET /v1/errors: query_id, agent_id,
 // error_type, severity, since (RFC 3339), limit, cursor. Every problem is
 // reported at once.
@@ -363,25 +356,6 @@ func parseFilter(q url.Values) (store.Filter, error) {
 		return store.Filter{}, fault.Invalid("The query is invalid.", errs...)
 	}
 	return f, nil
-}
-
-// listErrors is GET /v1/errors.
-func (s *Server) listErrors(w http.ResponseWriter, r *http.Request) error {
-	f, err := parseFilter(r.URL.Query())
-	if err != nil {
-		return err
-	}
-	page, err := s.cfg.Store.Tenant(tenantOf(r.Context())).ErrorRecords(r.Context(), f)
-	if errors.Is(err, store.ErrBadCursor) {
-		return fault.Invalid("The query is invalid.", fault.FieldError{Field: "cursor", Message: "is not a cursor this service made"})
-	}
-	if err != nil {
-		return storeFailure(err)
-	}
-	if page.Records == nil {
-		page.Records = []store.Record{}
-	}
-	return encodeJSON(w, http.StatusOK, page)
 }
 
 // storeFailure is the fault of the storage's failure: SERVICE_UNAVAILABLE,

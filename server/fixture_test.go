@@ -110,6 +110,9 @@ func TestOnPostgres(t *testing.T) {
 		{"IdempotencyKey", TestIdempotencyKey}, {"Tenancy", TestTenancy}, {"Jobs", TestJobs},
 		{"ConcurrentIdentical", TestConcurrentIdentical}, {"StoresSurviveRestart", TestHandlerStoresSurviveRestart},
 		{"TwoInstances", TestTwoInstances}, {"EventsReplay", TestEventsReplay},
+		{"RecordReadsAreBounded", TestRecordReadsAreBounded}, {"OccurrencesRoute", TestOccurrencesRoute},
+		{"InvalidUTF8Refused", TestInvalidUTF8Refused}, {"InvalidUTF8InDocuments", TestInvalidUTF8InDocuments}, {"ContextSecretsRedacted", TestContextSecretsRedacted},
+		{"RefusedReportRetriedAnew", TestRefusedReportRetriedAnew},
 	} {
 		t.Run(c.name, c.test)
 	}

@@ -46,6 +46,32 @@ type Config struct {
 	MaxConcurrent int
 	// MaxBody bounds a request body, in bytes. Default 1 MiB.
 	MaxBody int64
+	// TenantConcurrent bounds the API requests one tenant has in
+	// progress, within MaxConcurrent: beyond it that tenant is answered
+	// 429 with Retry-After while the others are still served. Default: a
+	// quarter of MaxConcurrent (at least 1) when APIKeys name more than one
+	// tenant, else MaxConcurrent.
+	TenantConcurrent int
+	// BodyTimeout bounds how long a request body may take to arrive,
+	// counted from when its headers were read; a body later than that is
+	// answered 408 (TIMEOUT). Default 10s, at most ReadTimeout; negative:
+	// only ReadTimeout bounds it.
+	BodyTimeout time.Duration
+	// MinBodyRate is the slowest average rate, in bytes a second, a body
+	// may arrive at once BodyGrace has passed (408 below it): a body of n
+	// bytes read so far must have the next byte by BodyGrace + n/MinBodyRate
+	// after the request's start. Default 1024 and 2s; a negative
+	// MinBodyRate checks no rate.
+	MinBodyRate int64
+	BodyGrace   time.Duration
+	// AuthFailRate is each client address's sustained rate of failed
+	// authentications (401, 403), per second, and AuthFailBurst its
+	// bucket: past them the address is answered 429 until a token is back.
+	// A valid key is never refused. Default 1 and 10; a negative
+	// AuthFailRate turns the limit off. The address is the connection's
+	// peer (an IPv6 peer's /64), never X-Forwarded-For.
+	AuthFailRate  float64
+	AuthFailBurst int
 
 	// Webhook receives escalations (a POST of the escalation's JSON, as a
 	// durable job). Defaults to "": escalations are logged.
@@ -86,22 +112,37 @@ type Config struct {
 	// Defaults to "": types stay relative, and resolve to the type pages
 	// this service serves at /errors/{type}.
 	ProblemBaseURI string
-	// Logger receives the service's logs. Defaults to slog.Default().
-	Logger *slog.Logger
+	// Logger receives the service's logs (and the handler's), through a
+	// guard: every string value is redacted (fault.Redact) and cut to
+	// MaxLogValue bytes, and of the lines of one message at one level,
+	// Warn and above, at most LogRepeat are written per LogRepeatWindow,
+	// the others counted in one line at the window's end (default 10 per
+	// 10s; a negative LogRepeat writes them all). Defaults to
+	// slog.Default().
+	Logger          *slog.Logger
+	LogRepeat       int
+	LogRepeatWindow time.Duration
 	// Now tells the time. Defaults to time.Now.
 	Now func() time.Time
 }
 
 // The defaults.
 const (
-	DefaultRateLimit     = 50
-	DefaultRateBurst     = 100
-	DefaultMaxConcurrent = 256
-	DefaultMaxBody       = 1 << 20
-	DefaultJobPoll       = 500 * time.Millisecond
-	DefaultHeartbeat     = 15 * time.Second
-	DefaultEventPoll     = time.Second
-	DefaultMaxReplay     = 1000
+	DefaultRateLimit       = 50
+	DefaultRateBurst       = 100
+	DefaultMaxConcurrent   = 256
+	DefaultMaxBody         = 1 << 20
+	DefaultJobPoll         = 500 * time.Millisecond
+	DefaultHeartbeat       = 15 * time.Second
+	DefaultEventPoll       = time.Second
+	DefaultMaxReplay       = 1000
+	DefaultBodyTimeout     = 10 * time.Second
+	DefaultMinBodyRate     = 1024
+	DefaultBodyGrace       = 2 * time.Second
+	DefaultAuthFailRate    = 1
+	DefaultAuthFailBurst   = 10
+	DefaultLogRepeat       = 10
+	DefaultLogRepeatWindow = 10 * time.Second
 	// DefaultTenant is the tenant of every request when no API keys are
 	// configured.
 	DefaultTenant = "default"
@@ -110,17 +151,22 @@ const (
 // Server is the Error Handler service: an http.Handler with the API, and
 // the worker that runs durable jobs.
 type Server struct {
-	cfg      Config
-	handler  *handler.Handler
-	keys     *keyring
-	limits   *tenantLimits
-	slots    chan struct{}
-	events   *broker
-	registry *prometheus.Registry
-	metrics  *httpMetrics
-	mux      *http.ServeMux
-	problems *problem.Options
-	log      *slog.Logger
+	cfg     Config
+	handler *handler.Handler
+	keys    *keyring
+	limits  *tenantLimits
+	slots   chan struct{}
+	// inProgress bounds each tenant's share of slots.
+	inProgress *tenantSlots
+	authFails  *authLimits
+	body       bodyLimits
+	logs       *logGuard
+	events     *broker
+	registry   *prometheus.Registry
+	metrics    *httpMetrics
+	mux        *http.ServeMux
+	problems   *problem.Options
+	log        *slog.Logger
 
 	stopOnce sync.Once
 	stopped  chan struct{} // closed when the server shuts down
@@ -149,6 +195,39 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = DefaultMaxBody
 	}
+	if cfg.TenantConcurrent <= 0 {
+		cfg.TenantConcurrent = cfg.MaxConcurrent
+		if tenantCount(cfg.APIKeys) > 1 {
+			cfg.TenantConcurrent = max(1, cfg.MaxConcurrent/4)
+		}
+	}
+	cfg.TenantConcurrent = min(cfg.TenantConcurrent, cfg.MaxConcurrent)
+	switch {
+	case cfg.BodyTimeout == 0:
+		cfg.BodyTimeout = DefaultBodyTimeout
+	case cfg.BodyTimeout < 0 || cfg.BodyTimeout > ReadTimeout:
+		cfg.BodyTimeout = ReadTimeout
+	}
+	if cfg.MinBodyRate == 0 {
+		cfg.MinBodyRate = DefaultMinBodyRate
+	}
+	if cfg.BodyGrace <= 0 {
+		cfg.BodyGrace = DefaultBodyGrace
+	}
+	if cfg.AuthFailRate == 0 {
+		cfg.AuthFailRate = DefaultAuthFailRate
+	}
+	if cfg.AuthFailBurst <= 0 {
+		cfg.AuthFailBurst = DefaultAuthFailBurst
+	}
+	if cfg.LogRepeat == 0 {
+		cfg.LogRepeat = DefaultLogRepeat
+	}
+	if cfg.LogRepeatWindow <= 0 {
+		cfg.LogRepeatWindow = DefaultLogRepeatWindow
+	}
+	logs := newLogGuard(cfg.Logger.Handler(), MaxLogValue, cfg.LogRepeat, cfg.LogRepeatWindow)
+	cfg.Logger = slog.New(logs)
 	if cfg.JobPoll == 0 {
 		cfg.JobPoll = DefaultJobPoll
 	}
@@ -178,16 +257,20 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		cfg:      cfg,
-		keys:     keys,
-		limits:   newTenantLimits(cfg.RateLimit, cfg.RateBurst),
-		slots:    make(chan struct{}, cfg.MaxConcurrent),
-		events:   newBroker(),
-		registry: prometheus.NewRegistry(),
-		metrics:  newHTTPMetrics(),
-		problems: &problem.Options{Debug: cfg.Debug, BaseURI: cfg.ProblemBaseURI},
-		log:      cfg.Logger,
-		stopped:  make(chan struct{}),
+		cfg:        cfg,
+		keys:       keys,
+		limits:     newTenantLimits(cfg.RateLimit, cfg.RateBurst),
+		slots:      make(chan struct{}, cfg.MaxConcurrent),
+		inProgress: newTenantSlots(cfg.TenantConcurrent),
+		authFails:  newAuthLimits(cfg.AuthFailRate, cfg.AuthFailBurst),
+		body:       bodyLimits{timeout: cfg.BodyTimeout, rate: float64(max(cfg.MinBodyRate, 0)), grace: cfg.BodyGrace},
+		logs:       logs,
+		events:     newBroker(),
+		registry:   prometheus.NewRegistry(),
+		metrics:    newHTTPMetrics(),
+		problems:   &problem.Options{Debug: cfg.Debug, BaseURI: cfg.ProblemBaseURI},
+		log:        cfg.Logger,
+		stopped:    make(chan struct{}),
 	}
 	ts := tenantStores{s: cfg.Store}
 	s.handler, err = handler.New(handler.Config{
@@ -213,12 +296,44 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// ServeHTTP serves the API.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+// ServeHTTP serves the API. A request whose target is not a path
+// (CONNECT's "host:port"; "*", but OPTIONS', which net/http answers before
+// this) matches no pattern, not even "/", and ServeMux would answer it
+// itself, in text/plain or with no body: it gets a problem instead.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !strings.HasPrefix(r.URL.Path, "/") {
+		s.observe("unmatched", s.handle(s.notAPath)).ServeHTTP(w, r)
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// notAPath answers a request whose target is not a path: "*" is a 400, as
+// ServeMux has it (only OPTIONS takes it), and CONNECT's "host:port" a 404
+// (the service is no proxy).
+func (s *Server) notAPath(w http.ResponseWriter, r *http.Request) error {
+	if r.RequestURI == "*" {
+		return fault.New(fault.InvalidRequest, `The request target "*" is only for OPTIONS.`)
+	}
+	return s.unmatched(w, r)
+}
 
 // Close ends the event streams (a graceful shutdown calls it first, so
-// that the streams do not hold the shutdown open).
-func (s *Server) Close() { s.stopOnce.Do(func() { close(s.stopped) }) }
+// that the streams do not hold the shutdown open), and writes the count of
+// the log lines suppressed so far.
+func (s *Server) Close() {
+	s.stopOnce.Do(func() { close(s.stopped) })
+	s.logs.flush()
+}
+
+// tenantCount returns how many tenants keys name.
+func tenantCount(keys map[string]string) int {
+	seen := map[string]bool{}
+	for _, t := range keys {
+		seen[t] = true
+	}
+	return len(seen)
+}
 
 // Timeouts of the HTTP server Serve runs.
 const (
@@ -306,6 +421,7 @@ func (s *Server) routeTable() []route {
 		{"POST", "/v1/errors", true, s.postError},
 		{"GET", "/v1/errors", true, s.listErrors},
 		{"GET", "/v1/errors/{error_id}", true, s.getError},
+		{"GET", "/v1/errors/{error_id}/occurrences", true, s.listOccurrences},
 		{"GET", "/v1/events", true, s.streamEvents},
 		{"PUT", "/v1/schemas/{source}", true, s.putSchema},
 		{"PUT", "/v1/cache/{query_id}", true, s.putCache},
@@ -379,6 +495,9 @@ func (s *Server) unmatched(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if len(allow) == 0 {
+		if r.URL.Path == "" { // CONNECT's host:port: no path to name
+			return fault.New(fault.NotFound, "No such endpoint.")
+		}
 		return fault.New(fault.NotFound, "No such endpoint.", fault.WithDetail("path", r.URL.Path))
 	}
 	w.Header().Set("Allow", strings.Join(allow, ", "))
@@ -392,12 +511,25 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) error {
 	return err
 }
 
+// readyz answers whether a report can be committed now (store.Store.Ready):
+// 200, or 503 with the reason (unreachable, disk_full, read_only,
+// io_error, corrupt, write_failed), never the database's error itself.
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
-	if err := s.cfg.Store.Ping(ctx); err != nil {
-		s.log.Warn("storage not reachable", slog.Any("error", fault.From(err)))
-		return fault.New(fault.ServiceUnavailable, "Storage is not reachable.", fault.WithRetryAfter(5*time.Second))
+	if err := s.cfg.Store.Ready(ctx); err != nil {
+		reason := store.WriteFailed
+		var nr *store.NotReadyError
+		if errors.As(err, &nr) {
+			reason = nr.Reason
+		}
+		s.log.Warn("storage not ready", slog.String("reason", reason), slog.Any("error", fault.From(err)))
+		msg := "Storage cannot commit a report now."
+		if reason == store.NotReachable {
+			msg = "Storage is not reachable."
+		}
+		return fault.New(fault.ServiceUnavailable, msg, fault.WithRetryAfter(5*time.Second),
+			fault.WithDetail("reason", reason))
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, err := w.Write([]byte(`{"status":"ready"}` + "\n"))

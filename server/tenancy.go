@@ -105,39 +105,76 @@ func tenantOf(ctx context.Context) string {
 	return DefaultTenant
 }
 
-// api wraps a tenant-scoped route: the concurrency bound (503; not for
-// event streams, which would hold their slot for hours), the API key
-// (401, 403), the tenant's rate limit (429).
+// api wraps a tenant-scoped route: the API key (401, 403; 429 for an
+// address whose failed authentications are over their limit), then, for a
+// bounded route, the tenant's share of the requests in progress (429) and
+// the global bound (503) — not for event streams, which would hold their
+// slot for hours — then the tenant's rate limit (429) and the time and
+// rate its body must arrive within (408, see guardBody). A slot is taken
+// only once the key is known: a client without a valid key holds none.
 func (s *Server) api(h handlerFunc, bounded bool) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
+		start := time.Now()
+		// A request refused here leaves its body unread: net/http would
+		// read what is left of it (up to 256 KiB) before answering, at
+		// the client's pace, so the connection is closed instead.
+		refuse := func(err error) error {
+			if r.Body != nil && r.Body != http.NoBody {
+				w.Header().Set("Connection", "close")
+			}
+			return err
+		}
+		tenant := DefaultTenant
+		if !s.keys.empty() {
+			t, err := s.authenticate(w, r)
+			if err != nil {
+				return refuse(err)
+			}
+			tenant = t
+		}
 		if bounded {
+			if !s.inProgress.acquire(tenant) {
+				return refuse(fault.New(fault.RateLimited, "Too many requests of this tenant are in progress. Please retry shortly.",
+					fault.WithRetryAfter(time.Second), fault.WithDetail("max_in_progress", s.cfg.TenantConcurrent)))
+			}
+			defer s.inProgress.release(tenant)
 			select {
 			case s.slots <- struct{}{}:
 				defer func() { <-s.slots }()
 			default:
-				return fault.New(fault.ServiceUnavailable, "The service is busy. Please retry shortly.",
-					fault.WithRetryAfter(time.Second))
+				return refuse(fault.New(fault.ServiceUnavailable, "The service is busy. Please retry shortly.",
+					fault.WithRetryAfter(time.Second)))
 			}
-		}
-		tenant := DefaultTenant
-		if !s.keys.empty() {
-			key := requestKey(r)
-			if key == "" {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="triage"`)
-				return fault.New(fault.TenantRequired, "An API key is required: send it in the X-API-Key header, or in the Authorization header with the scheme Bearer.")
-			}
-			t, ok := s.keys.tenant(key)
-			if !ok {
-				return fault.New(fault.TenantUnauthorized, "The API key is not valid.")
-			}
-			tenant = t
 		}
 		if wait, limited := s.limits.take(tenant, s.cfg.Now()); limited {
 			setRateLimitHeaders(w.Header(), s.cfg.RateLimit, s.cfg.RateBurst, wait)
-			return fault.New(fault.RateLimited, "Too many requests. Please retry later.", fault.WithRetryAfter(wait))
+			return refuse(fault.New(fault.RateLimited, "Too many requests. Please retry later.", fault.WithRetryAfter(wait)))
 		}
+		guardBody(w, r, s.body, start)
 		return h(w, r.WithContext(context.WithValue(r.Context(), tenantKey{}, tenant)))
 	}
+}
+
+// authenticate returns the tenant of the request's API key. A request
+// without a valid key is charged to its client address (see authLimits):
+// 401 or 403 while the address is within its limit, 429 beyond. A valid
+// key is never refused here, whatever its address did.
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (string, error) {
+	key := requestKey(r)
+	if key != "" {
+		if t, ok := s.keys.tenant(key); ok {
+			return t, nil
+		}
+	}
+	if wait, limited := s.authFails.charge(clientAddr(r), s.cfg.Now()); limited {
+		return "", fault.New(fault.RateLimited, "Too many failed authentications from this address. Please retry later.",
+			fault.WithRetryAfter(wait))
+	}
+	if key == "" {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="triage"`)
+		return "", fault.New(fault.TenantRequired, "An API key is required: send it in the X-API-Key header, or in the Authorization header with the scheme Bearer.")
+	}
+	return "", fault.New(fault.TenantUnauthorized, "The API key is not valid.")
 }
 
 // tenantLimits is a token bucket per tenant.

@@ -16,8 +16,18 @@ type Store interface {
 	Tenant(id string) Tenant
 	// Jobs is the durable job queue, shared by every tenant.
 	Jobs() Jobs
-	// Ping reports whether the storage is reachable (readiness).
+	// Ping reports whether the storage is reachable.
 	Ping(ctx context.Context) error
+	// Ready reports whether a write can be committed now (readiness):
+	// nil, or a *NotReadyError saying why not. It answers from the
+	// outcome of the store's latest writes: after a write failed for a
+	// reason of the storage (a full disk, a read-only database, an I/O
+	// error) it is not ready until a write commits again. When no write
+	// committed lately (ReadyFresh), or the latest failed, or none was
+	// proved since the store opened, it probes with a write of its own
+	// (a heartbeat row, updated in place), at most once per
+	// ReadyProbeEvery.
+	Ready(ctx context.Context) error
 	// Expire deletes the bookkeeping and the graph checkpoints older than
 	// r keeps, for every tenant, and, when r.Records is set, the error
 	// records older than that with their occurrences and jobs. It returns
@@ -89,9 +99,21 @@ type Tenant interface {
 	// transactions that ended while an older one still ran; on SQLite,
 	// none. Both are read at one instant.
 	StreamStart(ctx context.Context, limit int) (pos int64, before []int64, err error)
-	// ErrorRecord returns an error's record with its occurrences and jobs.
+	// ErrorRecord returns an error's record: its latest report and
+	// feedback, the first page of its occurrences (as Occurrences returns
+	// it for OccurrenceFilter{}, but that the record's own report and
+	// feedback count in the page's PageBytes) and its latest RecordJobs
+	// jobs, all read at one instant.
 	ErrorRecord(ctx context.Context, errorID string) (Record, bool, error)
-	// ErrorRecords lists records, the most recently first seen first.
+	// Occurrences returns a page of an error's occurrences, the latest
+	// received first: at most f's Limit, and no more than fit in f's
+	// MaxBytes of documents, but always one (see OccurrenceFilter).
+	// It returns false when the tenant has no such error, and
+	// ErrBadCursor for a cursor it did not make.
+	Occurrences(ctx context.Context, errorID string, f OccurrenceFilter) (OccurrencePage, bool, error)
+	// ErrorRecords lists the summaries of records, the most recently
+	// first seen first. It reads no document: its cost does not grow with
+	// the size of the reports.
 	ErrorRecords(ctx context.Context, f Filter) (Page, error)
 
 	// BeginRequest starts the request of an Idempotency-Key. It returns
@@ -159,22 +181,74 @@ type SavedFeedback struct {
 	Feedback json.RawMessage
 }
 
-// Record is an error (all occurrences of one fingerprint): the latest
-// report and feedback, every occurrence and the jobs it started.
-type Record struct {
-	ErrorID     string          `json:"error_id"`
-	QueryID     string          `json:"query_id"`
-	AgentID     string          `json:"agent_id"`
-	ErrorType   string          `json:"error_type"`
-	Severity    string          `json:"severity"`
-	FirstSeen   time.Time       `json:"first_seen"`
-	LastSeen    time.Time       `json:"last_seen"`
-	Count       int             `json:"occurrence_count"`
-	Report      json.RawMessage `json:"report"`
-	Feedback    json.RawMessage `json:"feedback"`
-	Occurrences []Occurrence    `json:"occurrences,omitempty"` // ErrorRecord only, oldest first
-	Jobs        []Job           `json:"jobs,omitempty"`        // ErrorRecord only, by ID
+// RecordSummary is what a listing says of an error (all occurrences of
+// one fingerprint): no document, so that a page of them is small whatever
+// the reports' size.
+type RecordSummary struct {
+	ErrorID   string    `json:"error_id"`
+	QueryID   string    `json:"query_id"`
+	AgentID   string    `json:"agent_id"`
+	ErrorType string    `json:"error_type"`
+	Severity  string    `json:"severity"`
+	FirstSeen time.Time `json:"first_seen"`
+	LastSeen  time.Time `json:"last_seen"`
+	Count     int       `json:"occurrence_count"`
+	// NextAction is the latest occurrence's feedback's next_action (empty
+	// for a record saved before records pointed at their latest
+	// occurrence).
+	NextAction string `json:"next_action,omitempty"`
 }
+
+// Record is an error with its latest report and feedback and, from
+// ErrorRecord, the first page of its occurrences and its latest jobs.
+type Record struct {
+	RecordSummary
+	Report   json.RawMessage `json:"report"`
+	Feedback json.RawMessage `json:"feedback"`
+	// Occurrences are the latest received first, a page of them as
+	// Tenant.ErrorRecord says; OccurrencesNext, when not empty, is the
+	// cursor of the next page (Tenant.Occurrences).
+	Occurrences     []Occurrence `json:"occurrences,omitempty"`
+	OccurrencesNext string       `json:"occurrences_next_cursor,omitempty"`
+	// Jobs are the latest RecordJobs jobs the record's occurrences
+	// started, by ID; MoreJobs tells that there are older ones.
+	Jobs     []Job `json:"jobs,omitempty"`
+	MoreJobs bool  `json:"more_jobs,omitempty"`
+}
+
+// OccurrenceFilter selects a page of an error's occurrences.
+type OccurrenceFilter struct {
+	// Limit bounds the page: 1 to MaxOccurrenceLimit, default
+	// DefaultOccurrenceLimit.
+	Limit int
+	// MaxBytes bounds the documents of the page (the sum of the lengths
+	// of the occurrences' reports, feedback and actions): the page ends
+	// before the occurrence that would pass it, but for the first, which
+	// is in the page whatever its size. Default PageBytes.
+	MaxBytes int64
+	// Cursor continues from an OccurrencePage's Next (or a Record's
+	// OccurrencesNext).
+	Cursor string
+}
+
+// OccurrencePage is a page of an error's occurrences, the latest received
+// first; Next, when not empty, is the cursor of the next page.
+type OccurrencePage struct {
+	Occurrences []Occurrence `json:"occurrences"`
+	Next        string       `json:"next_cursor,omitempty"`
+}
+
+// The bounds of a record and of its pages.
+const (
+	DefaultOccurrenceLimit = 20
+	MaxOccurrenceLimit     = 100
+	// PageBytes bounds the documents of a page of occurrences, and of a
+	// record with its first page (its own report and feedback count):
+	// 4 MiB, four times the service's default largest report.
+	PageBytes = 4 << 20
+	// RecordJobs bounds the jobs a record carries: the latest ones.
+	RecordJobs = 20
+)
 
 // Filter selects records. Zero fields select everything.
 type Filter struct {
@@ -193,14 +267,15 @@ const (
 	MaxLimit     = 500
 )
 
-// Page is one page of records (without occurrences and jobs); Next, when
-// not empty, is the cursor of the next page.
+// Page is one page of record summaries; Next, when not empty, is the
+// cursor of the next page.
 type Page struct {
-	Records []Record `json:"records"`
-	Next    string   `json:"next_cursor,omitempty"`
+	Records []RecordSummary `json:"records"`
+	Next    string          `json:"next_cursor,omitempty"`
 }
 
-// ErrBadCursor is returned by ErrorRecords for a cursor it did not make.
+// ErrBadCursor is returned by ErrorRecords and Occurrences for a cursor
+// they did not make.
 var ErrBadCursor = errors.New("store: invalid cursor")
 
 // ErrNewerSchema is the error of opening a database that a later build of

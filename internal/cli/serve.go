@@ -23,17 +23,23 @@ import (
 
 // serveEnv names the environment variable of each serve flag.
 var serveEnv = map[string]string{
-	"addr":           "TRIAGE_ADDR",
-	"db":             "TRIAGE_DB",
-	"policy":         "TRIAGE_POLICY",
-	"debug":          "TRIAGE_DEBUG",
-	"webhook":        "TRIAGE_WEBHOOK",
-	"rate-limit":     "TRIAGE_RATE_LIMIT",
-	"rate-burst":     "TRIAGE_RATE_BURST",
-	"max-concurrent": "TRIAGE_MAX_CONCURRENT",
-	"max-body":       "TRIAGE_MAX_BODY",
-	"retain-records": "TRIAGE_RETAIN_RECORDS",
-	"problem-base":   "TRIAGE_PROBLEM_BASE",
+	"addr":                  "TRIAGE_ADDR",
+	"db":                    "TRIAGE_DB",
+	"policy":                "TRIAGE_POLICY",
+	"debug":                 "TRIAGE_DEBUG",
+	"webhook":               "TRIAGE_WEBHOOK",
+	"rate-limit":            "TRIAGE_RATE_LIMIT",
+	"rate-burst":            "TRIAGE_RATE_BURST",
+	"max-concurrent":        "TRIAGE_MAX_CONCURRENT",
+	"max-body":              "TRIAGE_MAX_BODY",
+	"max-concurrent-tenant": "TRIAGE_MAX_CONCURRENT_TENANT",
+	"body-timeout":          "TRIAGE_BODY_TIMEOUT",
+	"min-body-rate":         "TRIAGE_MIN_BODY_RATE",
+	"auth-fail-rate":        "TRIAGE_AUTH_FAIL_RATE",
+	"auth-fail-burst":       "TRIAGE_AUTH_FAIL_BURST",
+	"log-repeat":            "TRIAGE_LOG_REPEAT",
+	"retain-records":        "TRIAGE_RETAIN_RECORDS",
+	"problem-base":          "TRIAGE_PROBLEM_BASE",
 }
 
 // days is a duration flag that also takes whole days ("90d").
@@ -79,6 +85,12 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	rateBurst := fs.Int("rate-burst", server.DefaultRateBurst, "each tenant's burst of `requests`")
 	maxConcurrent := fs.Int("max-concurrent", server.DefaultMaxConcurrent, "API `requests` in progress before 503")
 	maxBody := fs.Int64("max-body", server.DefaultMaxBody, "largest request body, in `bytes`")
+	tenantConcurrent := fs.Int("max-concurrent-tenant", 0, "API `requests` one tenant may have in progress before 429 (0: a quarter of --max-concurrent when the keys name more than one tenant, else all of it)")
+	bodyTimeout := fs.Duration("body-timeout", server.DefaultBodyTimeout, "a request body must arrive within this `duration` (at most 30s) before 408")
+	minBodyRate := fs.Int64("min-body-rate", server.DefaultMinBodyRate, "a request body must arrive at this average rate, in `bytes` a second, after its first 2s, before 408 (negative: no minimum)")
+	authFailRate := fs.Float64("auth-fail-rate", server.DefaultAuthFailRate, "each client address's sustained failed authentications per second before 429 (negative: no limit)")
+	authFailBurst := fs.Int("auth-fail-burst", server.DefaultAuthFailBurst, "each client address's burst of failed authentications")
+	logRepeat := fs.Int("log-repeat", server.DefaultLogRepeat, "`lines` of one warning or error message written per 10s, the others counted in one line (negative: all)")
 	problemBase := fs.String("problem-base", "", "resolve problem types against this absolute `URI` (default: relative, served at /errors/{type})")
 	var retainRecords time.Duration
 	fs.Var(days{&retainRecords}, "retain-records", "delete error records last seen longer ago than this `age` (90d, 36h), with their occurrences and jobs (0: keep them)")
@@ -98,6 +110,21 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
+	for _, c := range []struct {
+		bad bool
+		msg string
+	}{
+		{*tenantConcurrent < 0, "--max-concurrent-tenant must be 0 (a share of --max-concurrent) or more"},
+		{*bodyTimeout <= 0 || *bodyTimeout > server.ReadTimeout, "--body-timeout must be more than 0 and at most " + server.ReadTimeout.String()},
+		{*minBodyRate == 0, "--min-body-rate must not be 0 (negative: no minimum)"},
+		{*authFailRate == 0, "--auth-fail-rate must not be 0 (negative: no limit)"},
+		{*authFailBurst <= 0, "--auth-fail-burst must be 1 or more"},
+		{*logRepeat == 0, "--log-repeat must not be 0 (negative: every line is written)"},
+	} {
+		if c.bad {
+			return usagef("%s", c.msg)
+		}
+	}
 	if os.Getenv("TRIAGE_ENV") == "development" {
 		*debug = true
 	}
@@ -113,7 +140,9 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	}
 	cfg := server.Config{APIKeys: keys, RateLimit: *rateLimit, RateBurst: *rateBurst, MaxConcurrent: *maxConcurrent,
 		MaxBody: *maxBody, Webhook: *webhook, Debug: *debug, ProblemBaseURI: *problemBase, Logger: log,
-		Retention: store.Retention{Records: retainRecords}}
+		Retention:        store.Retention{Records: retainRecords},
+		TenantConcurrent: *tenantConcurrent, BodyTimeout: *bodyTimeout, MinBodyRate: *minBodyRate,
+		AuthFailRate: *authFailRate, AuthFailBurst: *authFailBurst, LogRepeat: *logRepeat}
 	if *policyFile != "" {
 		if cfg.Policy, err = policy.Load(*policyFile); err != nil {
 			return err

@@ -13,6 +13,11 @@
 //
 // Each request is a new report (its own query_id), so every one is fully
 // handled and committed (201). The count and the time are bounded.
+//
+//	go run ./internal/loadbench -amplify [-postgres URL]
+//
+// measures instead the process's peak RSS while clients fetch the worst
+// pages of error records (see amplify.go).
 package main
 
 import (
@@ -49,7 +54,15 @@ func main() {
 	duration := flag.Duration("duration", 20*time.Second, "time bound per target")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run (client and servers) to `file`")
 	pg := flag.String("postgres", os.Getenv("TRIAGE_TEST_POSTGRES"), "a postgres:// URL to measure PostgreSQL too (in a scratch schema, dropped after)")
+	amp := flag.Bool("amplify", false, "measure the peak RSS of the worst reads of error records instead (see amplify.go)")
 	flag.Parse()
+	if *amp {
+		if err := runAmplify(*pg); err != nil {
+			fmt.Fprintln(os.Stderr, "loadbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err == nil {

@@ -5,6 +5,7 @@ import (
 	"embed"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -37,8 +38,9 @@ var dialect = sqlstore.Dialect{
 // Store is a store.Store in a PostgreSQL database, which many instances of
 // the service may share. It is safe for concurrent use.
 type Store struct {
-	core *sqlstore.Store
-	pool *pgxpool.Pool
+	core   *sqlstore.Store
+	pool   *pgxpool.Pool
+	health *sqlstore.Health
 }
 
 var _ store.Store = (*Store)(nil)
@@ -71,7 +73,7 @@ func Open(ctx context.Context, url string, opts store.Options) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: open: %w", err)
 	}
-	db := database{pool}
+	db := database{pool, sqlstore.NewHealth(reason)}
 	if _, err := sqlstore.Migrate(ctx, db, dialect, migrationFiles, "migrations"); err != nil {
 		pool.Close()
 		return nil, err
@@ -80,7 +82,7 @@ func Open(ctx context.Context, url string, opts store.Options) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: open: %w", err)
 	}
-	return &Store{core: sqlstore.New(db, dialect, opts), pool: pool}, nil
+	return &Store{core: sqlstore.New(db, dialect, opts), pool: pool, health: db.health}, nil
 }
 
 // forgetForeignXids clears the stream positions (transaction IDs) of
@@ -113,20 +115,41 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
+// Ready reports whether a write can be committed now: see
+// store.Store.Ready. Every write's outcome tells it; its probe is a write
+// of the heartbeat row.
+func (s *Store) Ready(ctx context.Context) error {
+	if err := s.Ping(ctx); err != nil {
+		r := reason(err) // a connection that cannot open its files
+		if r == "" {
+			r = store.NotReachable
+		}
+		return &store.NotReadyError{Reason: r, Since: time.Now(), Err: err}
+	}
+	return s.health.Ready(ctx, s.core.Heartbeat)
+}
+
 // Close closes the connections, once the ones in use are released.
 func (s *Store) Close() error {
+	s.core.Close() // its background releases use the pool
 	s.pool.Close()
 	return nil
 }
 
-// database adapts the pool to sqlstore.DB.
-type database struct{ pool *pgxpool.Pool }
+// database adapts the pool to sqlstore.DB. It tells health the outcome of
+// every write.
+type database struct {
+	pool   *pgxpool.Pool
+	health *sqlstore.Health
+}
 
-func (d database) Writer() sqlstore.Execer  { return querier{d.pool} }
+func (d database) Writer() sqlstore.Execer  { return writer{querier{d.pool}, d.health} }
 func (d database) Reader() sqlstore.Querier { return querier{d.pool} }
 
 func (d database) Write(ctx context.Context, fn func(sqlstore.Querier) error) error {
-	return d.inTx(ctx, pgx.TxOptions{}, fn)
+	err := d.inTx(ctx, pgx.TxOptions{}, fn)
+	d.health.Observe(err)
+	return err
 }
 
 // Read runs fn in a read-only REPEATABLE READ transaction: its statements

@@ -37,6 +37,15 @@
 // deletes the finished runs' and the old ones' (store.Retention), 50 at a
 // time, so that a large expiry does not hold the writer long.
 //
+// Ready is true when a write can be committed: the writer tells it the
+// outcome of every transaction, a failure of the storage (SQLITE_FULL,
+// SQLITE_READONLY, SQLITE_IOERR, …) holds until its probe, an upsert of
+// the heartbeat row, commits, and on Linux it wants MinFree bytes
+// available on the database's file system. Such a failure also closes the
+// writer's connection and the readers' idle ones, so that a file that was
+// read-only when they opened (SQLite then opens it read-only, silently,
+// for good) is written again once it is writable, without a restart.
+//
 // Where package store leaves a detail open, the store behaves as
 // store/storetest settles it, as store/postgres does: both are one
 // implementation over two dialects.

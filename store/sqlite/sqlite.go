@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
 
@@ -34,6 +36,7 @@ const BusyTimeout = 10_000
 // Store is a store.Store in one SQLite database file. It is safe for
 // concurrent use.
 type Store struct {
+	path        string
 	core        *sqlstore.Store
 	write, read *sql.DB
 	writer      *writer
@@ -69,10 +72,11 @@ func Open(ctx context.Context, path string, opts store.Options) (*Store, error) 
 	n := max(2, runtime.GOMAXPROCS(0))
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n) // kept, with their prepared statements
-	s := &Store{write: write, read: read, readStmts: newStmtCache(read)}
+	s := &Store{path: path, write: write, read: read, readStmts: newStmtCache(read)}
 	// The writer creates the file and turns WAL on before any reader
 	// opens it.
 	s.writer = newWriter(write)
+	s.writer.readers = read
 	db := database{w: s.writer, read: read, readStmts: s.readStmts}
 	if _, err := sqlstore.Migrate(ctx, db, dialect, migrationFiles, "migrations"); err != nil {
 		s.Close()
@@ -134,10 +138,61 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
+// Ready reports whether a write can be committed now: see
+// store.Store.Ready. The writer tells it every transaction's outcome;
+// its probe is a write of the heartbeat row, in the writer's next batch.
+// A write that fails for want of a writable file drops the writer's
+// connection, so that the store recovers once the file is writable again
+// (SQLite opens a file it may not write read-only, and the connection
+// stays so).
+//
+// A full disk may still take a small write (SQLite writes the WAL over
+// from its start once it is checkpointed) though not a report: Ready
+// reports disk_full as well while the file system holding the database
+// has less than MinFree bytes available (on Linux).
+func (s *Store) Ready(ctx context.Context) error {
+	if err := s.Ping(ctx); err != nil {
+		r := reason(err) // a connection that cannot open its files
+		if r == "" {
+			r = store.NotReachable
+		}
+		return &store.NotReadyError{Reason: r, Since: time.Now(), Err: err}
+	}
+	if n, ok := freeSpace(filepath.Dir(s.path)); ok && n < MinFree {
+		return &store.NotReadyError{Reason: store.DiskFull, Since: time.Now(),
+			Err: fmt.Errorf("sqlite: %d bytes available to the database, under MinFree (%d)", n, MinFree)}
+	}
+	return s.writer.health.Ready(ctx, s.probe)
+}
+
+// MinFree is the space Ready wants available for the database: room for a
+// report of the service's largest default size (1 MiB) with its feedback,
+// written to the WAL and then to the database, several times over.
+const MinFree = 8 << 20
+
+// freeSpace tells the bytes available in a directory (a variable, for the
+// tests).
+var freeSpace = available
+
+// probe writes the heartbeat row; once more when the write dropped the
+// connections (see writer.reconnect): the file may have become writable
+// since they opened.
+func (s *Store) probe(ctx context.Context) error {
+	n := s.writer.reconnects.Load()
+	err := s.core.Heartbeat(ctx)
+	if err != nil && s.writer.reconnects.Load() != n {
+		err = s.core.Heartbeat(ctx)
+	}
+	return err
+}
+
 // Close closes the database, once the writes queued are committed. The
 // writes that come later fail with ErrClosed.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
+		if s.core != nil {
+			s.core.Close() // its background releases write through the writer
+		}
 		s.writer.stop()
 		s.readStmts.close()
 		if err := errors.Join(s.read.Close(), s.write.Close()); err != nil {

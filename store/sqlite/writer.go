@@ -71,13 +71,21 @@ type writer struct {
 
 	stopOnce sync.Once
 
-	// The transactions committed (or failed to), and the writes they ran.
-	batches, writes atomic.Int64
+	// health hears of every transaction's outcome (see settle).
+	health *sqlstore.Health
+	// readers are the store's readers, whose connections reconnect
+	// closes too (nil: none).
+	readers *sql.DB
+
+	// The transactions committed (or failed to), and the writes they ran;
+	// the connections dropped (see reconnect).
+	batches, writes, reconnects atomic.Int64
 }
 
 func newWriter(db *sql.DB) *writer {
 	w := &writer{
 		db:     db,
+		health: sqlstore.NewHealth(reason),
 		ctx:    context.Background(),
 		reqs:   make(chan *request, MaxBatch),
 		quit:   make(chan struct{}),
@@ -217,6 +225,7 @@ func (w *writer) runTx(batch []*request) (rest []*request) {
 	}
 	tx, err := w.db.BeginTx(w.ctx, nil) // BEGIN IMMEDIATE (_txlock)
 	if err != nil {
+		w.settle(err) // before the callers hear, so that Ready knows as soon as they do
 		for _, r := range live {
 			if r.state.CompareAndSwap(queued, started) {
 				r.done <- result{err: err}
@@ -238,6 +247,7 @@ func (w *writer) runTx(batch []*request) (rest []*request) {
 			// The transaction is broken: what ran is lost.
 			err = fmt.Errorf("sqlite: write batch rolled back: %w", err)
 			_ = tx.Rollback() // SQLite may have rolled it back already
+			w.settle(err)
 			for _, r := range ran {
 				r.done <- result{err: errors.Join(r.err, err), panicked: r.panicked, panicVal: r.panicVal}
 			}
@@ -247,6 +257,16 @@ func (w *writer) runTx(batch []*request) (rest []*request) {
 	cerr := tx.Commit()
 	w.batches.Add(1)
 	w.writes.Add(int64(len(ran)))
+	outcome := cerr
+	for _, r := range ran {
+		if outcome == nil && reason(r.err) != "" {
+			// Rolled back to its savepoint for a failure of the
+			// storage (a read-only file refuses the first write): the
+			// others' commit does not make the storage sound.
+			outcome = r.err
+		}
+	}
+	w.settle(outcome) // before the callers hear, so that Ready knows as soon as they do
 	for _, r := range ran {
 		res := result{err: r.err, panicked: r.panicked, panicVal: r.panicVal}
 		if res.err == nil && !res.panicked {

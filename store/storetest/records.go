@@ -60,17 +60,27 @@ func checkOccurrence(t *testing.T, got, want store.Occurrence) {
 	}
 }
 
-// checkRecord checks r's fields against the occurrences saved of it, the
+// checkSummary checks r's fields against the occurrences saved of it, the
 // one received last giving the latest.
-func checkRecord(t *testing.T, r store.Record, count int, first, last time.Time, latest store.Occurrence) {
+func checkSummary(t *testing.T, r store.RecordSummary, count int, first, last time.Time, latest store.Occurrence) {
 	t.Helper()
 	if r.ErrorID != latest.ErrorID || r.Count != count || !r.FirstSeen.Equal(first) || !r.LastSeen.Equal(last) {
 		t.Errorf("record %s: count %d, first seen %v, last seen %v; want %s, %d, %v, %v",
 			r.ErrorID, r.Count, r.FirstSeen, r.LastSeen, latest.ErrorID, count, first, last)
 	}
 	if r.QueryID != latest.QueryID || r.AgentID != latest.AgentID || r.ErrorType != latest.ErrorType ||
-		r.Severity != latest.Severity || !sameJSON(r.Report, latest.Report) || !sameJSON(r.Feedback, latest.Feedback) {
+		r.Severity != latest.Severity || r.NextAction != latest.NextAction {
 		t.Errorf("record %s =\n%+v\nwant the latest occurrence's fields\n%+v", r.ErrorID, r, latest)
+	}
+}
+
+// checkRecord checks r as checkSummary does, and its report and feedback.
+func checkRecord(t *testing.T, r store.Record, count int, first, last time.Time, latest store.Occurrence) {
+	t.Helper()
+	checkSummary(t, r.RecordSummary, count, first, last, latest)
+	if !sameJSON(r.Report, latest.Report) || !sameJSON(r.Feedback, latest.Feedback) {
+		t.Errorf("record %s: report %s, feedback %s; want the latest occurrence's\n%s\n%s",
+			r.ErrorID, r.Report, r.Feedback, latest.Report, latest.Feedback)
 	}
 }
 
@@ -134,8 +144,8 @@ var occurrenceTests = []test{
 		if none, err := a.FeedbackAfter(t.Context(), all[3].ID, 10); err != nil || len(none) != 0 {
 			t.Errorf("FeedbackAfter(the last) = %+v, %v; want none", none, err)
 		}
-		// ErrorRecord's occurrences carry their IDs.
-		if r := record(t, a, "e0"); len(r.Occurrences) != 2 || r.Occurrences[0].ID != ids[0] || r.Occurrences[1].ID != ids[2] {
+		// ErrorRecord's occurrences carry their IDs, the latest first.
+		if r := record(t, a, "e0"); len(r.Occurrences) != 2 || r.Occurrences[0].ID != ids[2] || r.Occurrences[1].ID != ids[0] {
 			t.Errorf("record e0's occurrences: %+v", r.Occurrences)
 		}
 	}},
@@ -309,10 +319,10 @@ var occurrenceTests = []test{
 		if len(r.Occurrences) != 2 {
 			t.Fatalf("occurrences = %d, want 2", len(r.Occurrences))
 		}
-		checkOccurrence(t, r.Occurrences[0], o1)
-		checkOccurrence(t, r.Occurrences[1], o2)
+		checkOccurrence(t, r.Occurrences[0], o2)
+		checkOccurrence(t, r.Occurrences[1], o1)
 	}},
-	{"OccurrencesOldestFirst", func(t *testing.T, e *env) {
+	{"OccurrencesLatestFirst", func(t *testing.T, e *env) {
 		tn := e.s.Tenant("a")
 		late := newOccurrence("d1", "e1", Epoch.Add(2*time.Hour))
 		early := newOccurrence("d2", "e1", Epoch.Add(time.Hour))
@@ -324,8 +334,8 @@ var occurrenceTests = []test{
 		if len(r.Occurrences) != 2 {
 			t.Fatalf("occurrences = %d, want 2", len(r.Occurrences))
 		}
-		checkOccurrence(t, r.Occurrences[0], early)
-		checkOccurrence(t, r.Occurrences[1], late)
+		checkOccurrence(t, r.Occurrences[0], late)
+		checkOccurrence(t, r.Occurrences[1], early)
 	}},
 	{"RecordHasItsJobs", func(t *testing.T, e *env) {
 		tn := e.s.Tenant("a")
@@ -385,11 +395,7 @@ var listTests = []test{
 		if p.Next != "" {
 			t.Errorf("Next = %q on the only page", p.Next)
 		}
-		r := p.Records[2]
-		checkRecord(t, r, 2, Epoch.Add(time.Minute), o.ReceivedAt, o)
-		if r.Occurrences != nil || r.Jobs != nil {
-			t.Errorf("a listed record has occurrences or jobs: %+v", r)
-		}
+		checkSummary(t, p.Records[2], 2, Epoch.Add(time.Minute), o.ReceivedAt, o)
 	}},
 	{"Empty", func(t *testing.T, e *env) {
 		p := list(t, e.s.Tenant("a"), store.Filter{})

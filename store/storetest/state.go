@@ -140,6 +140,16 @@ var storeTests = []test{
 			t.Fatalf("Ping: %v", err)
 		}
 	}},
+	{"Ready", func(t *testing.T, e *env) {
+		// A fresh store is ready (its probe commits), and stays so
+		// through writes, asked as often as anyone likes.
+		for range 3 {
+			if err := e.s.Ready(t.Context()); err != nil {
+				t.Fatalf("Ready: %v", err)
+			}
+			must(t, e.s.Tenant("a").PutAgent(t.Context(), store.Agent{ID: "agent", CallbackURL: "http://x"}))
+		}
+	}},
 	{"Close", func(t *testing.T, e *env) {
 		s := e.open(t, store.Options{Now: e.clock.Now})
 		must(t, s.Tenant("a").PutAgent(t.Context(), store.Agent{ID: "agent", CallbackURL: "http://x"}))

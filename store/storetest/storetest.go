@@ -24,6 +24,8 @@
 //     ReceivedAt of its occurrences; its QueryID, AgentID, ErrorType,
 //     Severity, Report and Feedback are those of the occurrence received
 //     last. An occurrence without a DeliveryKey is never a duplicate.
+//   - An error's occurrences come the latest received first, and those
+//     received at one instant the latest saved first.
 //   - History.Record counts the failures in [at-window, at], as
 //     memory.History does.
 //   - Deliveries.Claim's and BeginRequest's take-over starts a new lease; a
@@ -72,6 +74,7 @@ func Run(t *testing.T, open Opener) {
 		{"Agents", agentsTests},
 		{"Occurrences", occurrenceTests},
 		{"ErrorRecords", listTests},
+		{"Pages", pageTests},
 		{"Idempotency", idemTests},
 		{"Jobs", jobsTests},
 		{"Concurrency", concurrencyTests},

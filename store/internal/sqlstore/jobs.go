@@ -63,28 +63,20 @@ func scanJob(row Row) (store.Job, error) {
 	return j, err
 }
 
-// errorJobs returns the jobs of an error, by ID, with their attempts.
-func (t *tenant) errorJobs(ctx context.Context, q Querier, errorID string) ([]store.Job, error) {
-	var list []store.Job
-	index := map[int64]int{}
-	rows, err := q.Query(ctx, `SELECT `+jobColumns+` FROM jobs WHERE tenant = $1 AND error_id = $2 ORDER BY id`,
-		t.id, errorID)
-	err = scanAll(rows, err, func(row Row) error {
-		j, err := scanJob(row)
-		index[j.ID] = len(list)
-		list = append(list, j)
-		return err
-	})
-	if err != nil || len(list) == 0 {
-		return list, err
+// jobAttempts reads the attempts of list, jobs of an error by ID, into
+// them.
+func (t *tenant) jobAttempts(ctx context.Context, q Querier, errorID string, list []store.Job) error {
+	index := make(map[int64]int, len(list))
+	for i, j := range list {
+		index[j.ID] = i
 	}
-	rows, err = q.Query(ctx, `
+	rows, err := q.Query(ctx, `
 		SELECT a.job_id, a.attempt, a.at, a.duration_ns, a.error
 		FROM job_attempts a JOIN jobs j ON j.id = a.job_id
-		WHERE j.tenant = $1 AND j.error_id = $2 AND a.tenant = $1
+		WHERE j.tenant = $1 AND j.error_id = $2 AND a.tenant = $1 AND j.id >= $3
 		ORDER BY a.job_id, a.id`,
-		t.id, errorID)
-	err = scanAll(rows, err, func(row Row) error {
+		t.id, errorID, list[0].ID)
+	return scanAll(rows, err, func(row Row) error {
 		var (
 			a     store.JobAttempt
 			id    int64
@@ -94,12 +86,14 @@ func (t *tenant) errorJobs(ctx context.Context, q Querier, errorID string) ([]st
 		if err := row.Scan(&id, &a.Attempt, &at, &nanos, &a.Error); err != nil {
 			return err
 		}
+		i, ok := index[id]
+		if !ok {
+			return nil // enqueued since the jobs were read
+		}
 		a.At, a.Duration = fromNanos(at), time.Duration(nanos)
-		j := &list[index[id]]
-		j.Attempts = append(j.Attempts, a)
+		list[i].Attempts = append(list[i].Attempts, a)
 		return nil
 	})
-	return list, err
 }
 
 // dueJobsSQL selects the jobs Claim may lease; the dialect's SkipLocked

@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"math"
-	"strconv"
-	"strings"
 
 	"github.com/triage-go/triage/store"
 )
@@ -196,18 +194,16 @@ func scanOccurrence(row Row) (store.Occurrence, error) {
 		o                  store.Occurrence
 		key                *string
 		reported, received int64
-		report, feedback   *string
-		actions            *string
 	)
 	if err := row.Scan(&o.ID, &key, &o.ErrorID, &o.QueryID, &o.AgentID, &o.ErrorType, &o.Severity, &o.NextAction,
-		&o.Attempt, &reported, &received, &report, &feedback, &actions); err != nil {
+		&o.Attempt, &reported, &received, docDest(&o.Report), docDest(&o.Feedback), docDest(&o.Actions)); err != nil {
 		return o, err
 	}
 	if key != nil {
 		o.DeliveryKey = *key
 	}
 	o.ReportedAt, o.ReceivedAt = fromNanos(reported), fromNanos(received)
-	o.Report, o.Feedback, o.Actions = raw(report), raw(feedback), raw(actions)
+	o.Report, o.Feedback, o.Actions = nilIfEmpty(o.Report), nilIfEmpty(o.Feedback), nilIfEmpty(o.Actions)
 	return o, nil
 }
 
@@ -290,115 +286,4 @@ func (t *tenant) StreamStart(ctx context.Context, limit int) (int64, []int64, er
 		return 0, nil, t.s.errorf("stream start", err)
 	}
 	return pos, before, nil
-}
-
-// recordColumns are the columns scanRecord reads: the sequence number,
-// then the record's fields, from recordFrom. The report and the feedback
-// are the latest occurrence's (or, for a record written before records
-// pointed at it, the record's own copy).
-const recordColumns = `r.seq, r.error_id, r.query_id, r.agent_id, r.error_type, r.severity,
-	r.first_seen, r.last_seen, r.occurrence_count, COALESCE(o.report, r.report), COALESCE(o.feedback, r.feedback)`
-
-// recordFrom joins a record to its latest occurrence.
-const recordFrom = `records r LEFT JOIN occurrences o ON o.id = r.latest_id`
-
-// scanRecord reads recordColumns.
-func scanRecord(row Row) (store.Record, int64, error) {
-	var (
-		r                store.Record
-		seq, first, last int64
-		report, feedback *string
-	)
-	err := row.Scan(&seq, &r.ErrorID, &r.QueryID, &r.AgentID, &r.ErrorType, &r.Severity,
-		&first, &last, &r.Count, &report, &feedback)
-	r.FirstSeen, r.LastSeen = fromNanos(first), fromNanos(last)
-	r.Report, r.Feedback = raw(report), raw(feedback)
-	return r, seq, err
-}
-
-// ErrorRecord returns an error's record with its occurrences and jobs.
-func (t *tenant) ErrorRecord(ctx context.Context, errorID string) (store.Record, bool, error) {
-	var r store.Record
-	err := t.s.db.Read(ctx, func(q Querier) error {
-		var err error
-		r, _, err = scanRecord(q.QueryRow(ctx, `SELECT `+recordColumns+` FROM `+recordFrom+` WHERE r.tenant = $1 AND r.error_id = $2`,
-			t.id, errorID))
-		if err != nil {
-			return err
-		}
-		rows, err := q.Query(ctx, `SELECT `+occurrenceColumns+`
-			FROM occurrences WHERE tenant = $1 AND error_id = $2 ORDER BY received_at, id`,
-			t.id, errorID)
-		err = scanAll(rows, err, func(row Row) error {
-			o, err := scanOccurrence(row)
-			r.Occurrences = append(r.Occurrences, o)
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		r.Jobs, err = t.errorJobs(ctx, q, errorID)
-		return err
-	})
-	if errors.Is(err, sql.ErrNoRows) {
-		return store.Record{}, false, nil
-	}
-	if err != nil {
-		return store.Record{}, false, t.s.errorf("get record", err)
-	}
-	return r, true, nil
-}
-
-// ErrorRecords lists records, the most recently first seen first.
-func (t *tenant) ErrorRecords(ctx context.Context, f store.Filter) (store.Page, error) {
-	var (
-		where strings.Builder
-		args  = []any{t.id}
-	)
-	where.WriteString("r.tenant = $1")
-	cond := func(column string, v any) {
-		args = append(args, v)
-		where.WriteString(" AND " + column + " $" + strconv.Itoa(len(args)))
-	}
-	for _, c := range []struct{ column, v string }{
-		{"r.query_id =", f.QueryID}, {"r.agent_id =", f.AgentID}, {"r.error_type =", f.ErrorType}, {"r.severity =", f.Severity},
-	} {
-		if c.v != "" {
-			cond(c.column, c.v)
-		}
-	}
-	if !f.Since.IsZero() {
-		cond("r.last_seen >=", nanos(f.Since))
-	}
-	if f.Cursor != "" {
-		after, err := decodeCursor(f.Cursor)
-		if err != nil {
-			return store.Page{}, t.s.errorf("list records", err)
-		}
-		cond("r.seq <", after)
-	}
-	n := pageSize(f.Limit)
-	args = append(args, n+1) // one more tells whether there is a next page
-	query := `SELECT ` + recordColumns + ` FROM ` + recordFrom + ` WHERE ` + where.String() +
-		` ORDER BY r.seq DESC LIMIT $` + strconv.Itoa(len(args))
-
-	page := store.Page{Records: []store.Record{}}
-	var last int64
-	rows, err := t.s.db.Reader().Query(ctx, query, args...)
-	err = scanAll(rows, err, func(row Row) error {
-		r, seq, err := scanRecord(row)
-		if err != nil {
-			return err
-		}
-		if len(page.Records) == n {
-			page.Next = encodeCursor(last)
-			return nil
-		}
-		page.Records, last = append(page.Records, r), seq
-		return nil
-	})
-	if err != nil {
-		return store.Page{}, t.s.errorf("list records", err)
-	}
-	return page, nil
 }

@@ -114,14 +114,18 @@ type Dialect struct {
 	XidPositions bool
 }
 
-// Store implements store.Store but for Ping and Close, which the packages
-// built on it implement.
+// Store implements store.Store but for Ping, Ready and Close, which the
+// packages built on it implement (with Health, Heartbeat and Close).
 type Store struct {
 	db  DB
 	d   Dialect
 	now func() time.Time
 
 	upsertRecord, saveOccurrence, lockIdem, dueJobs, lockJob string
+
+	// unreleased are the delivery claims it failed to release (see
+	// releases.go).
+	unreleased unreleased
 }
 
 // New returns a store on db, whose schema is up to date (see Migrate).
@@ -184,6 +188,21 @@ func text(doc []byte) any {
 		return nil
 	}
 	return string(doc)
+}
+
+// docDest is where a document column is scanned to: into its bytes at
+// once, one copy fewer than through a string (on PostgreSQL; SQLite's
+// driver makes a string first anyway). NULL leaves it nil, and
+// nilIfEmpty makes an empty one (never stored: text stores it as NULL)
+// nil too.
+func docDest(doc *json.RawMessage) *[]byte { return (*[]byte)(doc) }
+
+// nilIfEmpty is doc, or nil when it is empty.
+func nilIfEmpty(doc json.RawMessage) json.RawMessage {
+	if len(doc) == 0 {
+		return nil
+	}
+	return doc
 }
 
 // raw is a stored JSON document: nil for NULL.

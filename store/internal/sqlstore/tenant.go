@@ -151,13 +151,27 @@ SELECT EXISTS (SELECT 1 FROM claimed),
 
 // start claims req.Key and, when count is set and the claim is the first,
 // counts and records req's attempt and failure, in one write.
-func (t *tenant) start(ctx context.Context, req triage.StartRequest, count bool) (triage.StartResult, error) {
+//
+// A claim of req.Key this store failed to release (see releases.go) is
+// taken over, as one past its lease is: the retry of a report whose save
+// failed is handled anew.
+func (t *tenant) start(ctx context.Context, req triage.StartRequest, count bool) (res triage.StartResult, err error) {
 	now := t.s.now()
-	if count && t.s.d.WritableCTE && !t.s.d.HistoryCounts {
-		return t.startOneStatement(ctx, req, now)
+	// Claims in flight taken before lapsed are taken over.
+	lapsed := nanos(now.Add(-store.ClaimLease))
+	c := claimRef{t.id, req.Key}
+	failed, held, err := t.s.holdUnreleased(ctx, c)
+	if err != nil {
+		return res, err
 	}
-	var res triage.StartResult
-	err := retry(func() error {
+	if held {
+		lapsed = max(lapsed, nanos(failed)+1)
+		defer func() { t.s.endHold(c, failed, err == nil) }()
+	}
+	if count && t.s.d.WritableCTE && !t.s.d.HistoryCounts {
+		return t.startOneStatement(ctx, req, now, lapsed)
+	}
+	err = retry(func() error {
 		return t.s.db.Write(ctx, func(q Querier) error {
 			for released := false; ; released = true {
 				res = triage.StartResult{}
@@ -167,7 +181,7 @@ func (t *tenant) start(ctx context.Context, req triage.StartRequest, count bool)
 					ON CONFLICT (tenant, delivery_key) DO UPDATE SET claimed_at = excluded.claimed_at
 						WHERE `+inFlightClaim+` AND deliveries.claimed_at < $4
 					RETURNING claimed_at`,
-					t.id, req.Key, nanos(now), nanos(now.Add(-store.ClaimLease))).Scan(&claimed)
+					t.id, req.Key, nanos(now), lapsed).Scan(&claimed)
 				if err == nil {
 					res.First = true
 					if !count {
@@ -241,7 +255,7 @@ func (t *tenant) releaseVanished(ctx context.Context, q Execer, key string, vani
 
 // startOneStatement is start with startCTE: one round trip for a first
 // delivery, two for a duplicate (its feedback).
-func (t *tenant) startOneStatement(ctx context.Context, req triage.StartRequest, now time.Time) (triage.StartResult, error) {
+func (t *tenant) startOneStatement(ctx context.Context, req triage.StartRequest, now time.Time, lapsed int64) (triage.StartResult, error) {
 	to := nanos(req.At)
 	from := to - int64(max(req.Window, 0))
 	var res triage.StartResult
@@ -250,7 +264,7 @@ func (t *tenant) startOneStatement(ctx context.Context, req triage.StartRequest,
 		var first bool
 		var recent int
 		err := t.s.db.Writer().QueryRow(ctx, startCTE,
-			t.id, req.Key, nanos(now), nanos(now.Add(-store.ClaimLease)), req.AttemptKey,
+			t.id, req.Key, nanos(now), lapsed, req.AttemptKey,
 			req.Agent, req.Code, to, from, historyCap-1).Scan(&first, &res.Attempt, &recent)
 		if err != nil {
 			return err
@@ -303,12 +317,17 @@ func (t *tenant) saveDelivery(ctx context.Context, q Execer, key string, id int6
 	return err
 }
 
-// Release forgets a claim.
+// Release forgets a claim. When it fails (the storage fails), the store
+// releases the claim later, if it is still in flight: see releases.go.
 func (t *tenant) Release(ctx context.Context, key string) error {
+	c := claimRef{t.id, key}
+	failed := t.s.now()
 	_, err := t.s.db.Writer().Exec(ctx, `DELETE FROM deliveries WHERE tenant = $1 AND delivery_key = $2`, t.id, key)
 	if err != nil {
+		t.s.keepUnreleased(c, failed)
 		return t.s.errorf("release delivery", err)
 	}
+	t.s.forgetUnreleased(c) // released: an earlier failure is moot
 	return nil
 }
 

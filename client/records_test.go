@@ -1,0 +1,126 @@
+package client_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/triage-go/triage/client"
+	"github.com/triage-go/triage/fault"
+	triageserver "github.com/triage-go/triage/server"
+	"github.com/triage-go/triage/store"
+	"github.com/triage-go/triage/store/sqlite"
+)
+
+// A record of large occurrences comes in pages: Get reads the record
+// (more than 1 MiB, within the service's bound) and Occurrences the rest,
+// following the cursors.
+func TestOccurrencesAgainstTheService(t *testing.T) {
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "triage.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	const key = "agent-key-0123456789abcdef"
+	srv, err := triageserver.New(triageserver.Config{Store: st, APIKeys: map[string]string{key: "acme"}, JobPoll: -1,
+		Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	const n = 6
+	at := time.Date(2025, 8, 8, 12, 20, 5, 0, time.UTC)
+	for i := range n {
+		doc := json.RawMessage(fmt.Sprintf(`{"n":%d,"text":%q}`, i, strings.Repeat("x", 1<<20)))
+		_, err := st.Tenant("acme").SaveOccurrence(t.Context(), store.Occurrence{DeliveryKey: fmt.Sprint("d", i),
+			ErrorID: "err_big", QueryID: "q_1", AgentID: "agent", ErrorType: "query_error", Severity: "low", NextAction: "resume",
+			Attempt: 1, ReportedAt: at, ReceivedAt: at.Add(time.Duration(i) * time.Second), Report: doc, Feedback: json.RawMessage(`{}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := client.New(hs.URL, client.WithAPIKey(key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type page struct {
+		Occurrences []struct {
+			Report struct{ N int }
+		}
+		Next        string `json:"next_cursor"`
+		RecordsNext string `json:"occurrences_next_cursor"`
+	}
+	raw, err := c.Get(t.Context(), "err_big")
+	if err != nil {
+		t.Fatalf("Get: %v", err)
+	}
+	var p page
+	if err := json.Unmarshal(raw, &p); err != nil || len(raw) <= 1<<20 || p.RecordsNext == "" {
+		t.Fatalf("Get: %d bytes, next %q (%v); want a record of more than 1 MiB, and a cursor", len(raw), p.RecordsNext, err)
+	}
+	var seen []int
+	for _, o := range p.Occurrences {
+		seen = append(seen, o.Report.N)
+	}
+	for cursor := p.RecordsNext; cursor != ""; cursor = p.Next {
+		raw, err := c.Occurrences(t.Context(), "err_big", cursor)
+		if err != nil {
+			t.Fatalf("Occurrences: %v", err)
+		}
+		p = page{}
+		if err := json.Unmarshal(raw, &p); err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range p.Occurrences {
+			seen = append(seen, o.Report.N)
+		}
+	}
+	if fmt.Sprint(seen) != "[5 4 3 2 1 0]" {
+		t.Errorf("occurrences %v, want the latest first, each once", seen)
+	}
+	if _, err := c.Occurrences(t.Context(), "err_nope", ""); fault.CodeOf(err) != fault.NotFound {
+		t.Errorf("an unknown error: %v", err)
+	}
+}
+
+func TestOccurrences(t *testing.T) {
+	s := newServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Query().Get("cursor") {
+		case "":
+			io.WriteString(w, `{"occurrences":[{"attempt":2}],"next_cursor":"c/1=+"}`)
+		case "c/1=+":
+			io.WriteString(w, `{"occurrences":[{"attempt":1}]}`)
+		default:
+			io.WriteString(w, `[]`)
+		}
+	})
+	c := newClient(t, s.URL)
+	first, err := c.Occurrences(context.Background(), "err_7f3a", "")
+	if err != nil || !strings.Contains(string(first), `"next_cursor":"c/1=+"`) {
+		t.Fatalf("first page: %s %v", first, err)
+	}
+	if next, err := c.Occurrences(context.Background(), "err_7f3a", "c/1=+"); err != nil || string(next) != `{"occurrences":[{"attempt":1}]}` {
+		t.Errorf("next page: %s %v", next, err)
+	}
+	if _, err := c.Occurrences(context.Background(), "err_7f3a", "other"); fault.CodeOf(err) != fault.ProtocolError {
+		t.Errorf("an answer that is not an object: %v", err)
+	}
+	for _, r := range s.requests() {
+		if r.method != http.MethodGet || r.path != "/v1/errors/err_7f3a/occurrences" {
+			t.Errorf("request %s %s", r.method, r.path)
+		}
+	}
+	if _, err := c.Occurrences(context.Background(), "../x", ""); fault.CodeOf(err) != fault.InvalidRequest {
+		t.Errorf("an invalid id: %v", err)
+	}
+}

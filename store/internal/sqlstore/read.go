@@ -1,0 +1,295 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/base64"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/triage-go/triage/store"
+)
+
+// summaryColumns are the columns scanSummary reads: the sequence number,
+// then the record's fields and its latest occurrence's next action, from
+// recordFrom. No document: a listing reads a few small columns per
+// record, whatever the size of the reports (the documents are TOASTed
+// out of line on PostgreSQL, and on SQLite they follow next_action in the
+// row, on overflow pages not read).
+const summaryColumns = `r.seq, r.error_id, r.query_id, r.agent_id, r.error_type, r.severity,
+	r.first_seen, r.last_seen, r.occurrence_count, COALESCE(o.next_action, '')`
+
+// recordColumns are summaryColumns and the report and the feedback: the
+// latest occurrence's (or, for a record written before records pointed at
+// it, the record's own copy).
+const recordColumns = summaryColumns + `, COALESCE(o.report, r.report), COALESCE(o.feedback, r.feedback)`
+
+// recordFrom joins a record to its latest occurrence.
+const recordFrom = `records r LEFT JOIN occurrences o ON o.id = r.latest_id`
+
+// scanSummary reads summaryColumns, then more.
+func scanSummary(row Row, r *store.RecordSummary, more ...any) (seq int64, err error) {
+	var first, last int64
+	err = row.Scan(append([]any{&seq, &r.ErrorID, &r.QueryID, &r.AgentID, &r.ErrorType, &r.Severity,
+		&first, &last, &r.Count, &r.NextAction}, more...)...)
+	r.FirstSeen, r.LastSeen = fromNanos(first), fromNanos(last)
+	return seq, err
+}
+
+// ErrorRecord returns an error's record with the first page of its
+// occurrences and its latest jobs, in one snapshot.
+func (t *tenant) ErrorRecord(ctx context.Context, errorID string) (store.Record, bool, error) {
+	var r store.Record
+	err := t.s.db.Read(ctx, func(q Querier) error {
+		r = store.Record{}
+		_, err := scanSummary(q.QueryRow(ctx, `SELECT `+recordColumns+` FROM `+recordFrom+` WHERE r.tenant = $1 AND r.error_id = $2`,
+			t.id, errorID), &r.RecordSummary, docDest(&r.Report), docDest(&r.Feedback))
+		if err != nil {
+			return err
+		}
+		r.Report, r.Feedback = nilIfEmpty(r.Report), nilIfEmpty(r.Feedback)
+		budget := store.PageBytes - int64(len(r.Report)+len(r.Feedback))
+		page, err := t.occurrences(ctx, q, errorID, store.DefaultOccurrenceLimit, budget, nil)
+		if err != nil {
+			return err
+		}
+		r.Occurrences, r.OccurrencesNext = page.Occurrences, page.Next
+		r.Jobs, r.MoreJobs, err = t.errorJobs(ctx, q, errorID, store.RecordJobs)
+		return err
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.Record{}, false, nil
+	}
+	if err != nil {
+		return store.Record{}, false, t.s.errorf("get record", err)
+	}
+	return r, true, nil
+}
+
+// Occurrences returns a page of an error's occurrences, the latest
+// received first.
+func (t *tenant) Occurrences(ctx context.Context, errorID string, f store.OccurrenceFilter) (store.OccurrencePage, bool, error) {
+	var after *occurrenceKey
+	if f.Cursor != "" {
+		k, err := decodeOccurrenceCursor(f.Cursor)
+		if err != nil {
+			return store.OccurrencePage{}, false, t.s.errorf("list occurrences", err)
+		}
+		after = &k
+	}
+	limit := f.Limit
+	switch {
+	case limit <= 0:
+		limit = store.DefaultOccurrenceLimit
+	case limit > store.MaxOccurrenceLimit:
+		limit = store.MaxOccurrenceLimit
+	}
+	budget := f.MaxBytes
+	if budget <= 0 {
+		budget = store.PageBytes
+	}
+	var page store.OccurrencePage
+	found := false
+	err := t.s.db.Read(ctx, func(q Querier) error {
+		var one int
+		err := q.QueryRow(ctx, `SELECT 1 FROM records WHERE tenant = $1 AND error_id = $2`, t.id, errorID).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			found = false
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		found = true
+		page, err = t.occurrences(ctx, q, errorID, limit, budget, after)
+		return err
+	})
+	if err != nil {
+		return store.OccurrencePage{}, false, t.s.errorf("list occurrences", err)
+	}
+	if !found {
+		return store.OccurrencePage{}, false, nil
+	}
+	return page, true, nil
+}
+
+// occurrenceKey is where an occurrence stands in the order of the pages:
+// by received_at, then ID, the latest first.
+type occurrenceKey struct{ received, id int64 }
+
+// occurrences reads a page of an error's occurrences in q: those after
+// after (from the latest when nil), at most limit, and no more than fit in
+// budget bytes of documents but always one. It reads the sizes of the
+// documents first (from the rows' headers on SQLite, the TOAST pointers
+// on PostgreSQL: the documents are not read), then the documents of the
+// occurrences that fit: it holds the page and nothing more.
+func (t *tenant) occurrences(ctx context.Context, q Querier, errorID string, limit int, budget int64,
+	after *occurrenceKey) (store.OccurrencePage, error) {
+	where := ` FROM occurrences WHERE tenant = $1 AND error_id = $2`
+	args := []any{t.id, errorID}
+	if after != nil {
+		where += ` AND (received_at < $3 OR (received_at = $3 AND id < $4))`
+		args = append(args, after.received, after.id)
+	}
+	const order = ` ORDER BY received_at DESC, id DESC LIMIT $`
+	page := store.OccurrencePage{Occurrences: []store.Occurrence{}}
+	var (
+		last       occurrenceKey
+		n          int
+		used       int64
+		more, full bool
+	)
+	rows, err := q.Query(ctx, `SELECT received_at, id, COALESCE(octet_length(report), 0) + COALESCE(octet_length(feedback), 0)
+		+ COALESCE(octet_length(actions), 0)`+where+order+strconv.Itoa(len(args)+1),
+		append(args, limit+1)...) // one more tells whether there is a next page
+	err = scanAll(rows, err, func(row Row) error {
+		if full {
+			return nil
+		}
+		var (
+			k    occurrenceKey
+			size int64
+		)
+		if err := row.Scan(&k.received, &k.id, &size); err != nil {
+			return err
+		}
+		if n == limit || (n > 0 && used+size > budget) {
+			more, full = true, true
+			return nil
+		}
+		last, n, used = k, n+1, used+size
+		return nil
+	})
+	if err != nil || n == 0 {
+		return page, err
+	}
+	// The documents of the n that fit: down to the last of them.
+	args = append(args, last.received, last.id, n)
+	rows, err = q.Query(ctx, `SELECT `+occurrenceColumns+where+` AND (received_at > $`+strconv.Itoa(len(args)-2)+
+		` OR (received_at = $`+strconv.Itoa(len(args)-2)+` AND id >= $`+strconv.Itoa(len(args)-1)+`))`+order+strconv.Itoa(len(args)),
+		args...)
+	err = scanAll(rows, err, func(row Row) error {
+		o, err := scanOccurrence(row)
+		page.Occurrences = append(page.Occurrences, o)
+		return err
+	})
+	if err != nil {
+		return page, err
+	}
+	if more {
+		page.Next = encodeOccurrenceCursor(last)
+	}
+	return page, nil
+}
+
+// occurrenceCursorPrefix tells an occurrences' cursor from a records' one.
+const occurrenceCursorPrefix = "occ:"
+
+// encodeOccurrenceCursor is the cursor continuing a page of occurrences
+// after the one at k.
+func encodeOccurrenceCursor(k occurrenceKey) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(occurrenceCursorPrefix +
+		strconv.FormatInt(k.received, 10) + ":" + strconv.FormatInt(k.id, 10)))
+}
+
+// decodeOccurrenceCursor reads a cursor encodeOccurrenceCursor made; any
+// other string is store.ErrBadCursor.
+func decodeOccurrenceCursor(c string) (occurrenceKey, error) {
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return occurrenceKey{}, store.ErrBadCursor
+	}
+	rest, ok := strings.CutPrefix(string(b), occurrenceCursorPrefix)
+	received, id, ok2 := strings.Cut(rest, ":")
+	if !ok || !ok2 {
+		return occurrenceKey{}, store.ErrBadCursor
+	}
+	var k occurrenceKey
+	k.received, err = strconv.ParseInt(received, 10, 64)
+	if err != nil {
+		return occurrenceKey{}, store.ErrBadCursor
+	}
+	k.id, err = strconv.ParseInt(id, 10, 64)
+	if err != nil || k.id <= 0 {
+		return occurrenceKey{}, store.ErrBadCursor
+	}
+	return k, nil
+}
+
+// ErrorRecords lists record summaries, the most recently first seen first.
+func (t *tenant) ErrorRecords(ctx context.Context, f store.Filter) (store.Page, error) {
+	var (
+		where strings.Builder
+		args  = []any{t.id}
+	)
+	where.WriteString("r.tenant = $1")
+	cond := func(column string, v any) {
+		args = append(args, v)
+		where.WriteString(" AND " + column + " $" + strconv.Itoa(len(args)))
+	}
+	for _, c := range []struct{ column, v string }{
+		{"r.query_id =", f.QueryID}, {"r.agent_id =", f.AgentID}, {"r.error_type =", f.ErrorType}, {"r.severity =", f.Severity},
+	} {
+		if c.v != "" {
+			cond(c.column, c.v)
+		}
+	}
+	if !f.Since.IsZero() {
+		cond("r.last_seen >=", nanos(f.Since))
+	}
+	if f.Cursor != "" {
+		after, err := decodeCursor(f.Cursor)
+		if err != nil {
+			return store.Page{}, t.s.errorf("list records", err)
+		}
+		cond("r.seq <", after)
+	}
+	n := pageSize(f.Limit)
+	args = append(args, n+1) // one more tells whether there is a next page
+	query := `SELECT ` + summaryColumns + ` FROM ` + recordFrom + ` WHERE ` + where.String() +
+		` ORDER BY r.seq DESC LIMIT $` + strconv.Itoa(len(args))
+
+	page := store.Page{Records: []store.RecordSummary{}}
+	var last int64
+	rows, err := t.s.db.Reader().Query(ctx, query, args...)
+	err = scanAll(rows, err, func(row Row) error {
+		var r store.RecordSummary
+		seq, err := scanSummary(row, &r)
+		if err != nil {
+			return err
+		}
+		if len(page.Records) == n {
+			page.Next = encodeCursor(last)
+			return nil
+		}
+		page.Records, last = append(page.Records, r), seq
+		return nil
+	})
+	if err != nil {
+		return store.Page{}, t.s.errorf("list records", err)
+	}
+	return page, nil
+}
+
+// errorJobs returns the latest n jobs of an error, by ID, with their
+// attempts, and whether it has older ones.
+func (t *tenant) errorJobs(ctx context.Context, q Querier, errorID string, n int) ([]store.Job, bool, error) {
+	var list []store.Job
+	rows, err := q.Query(ctx, `SELECT `+jobColumns+` FROM jobs WHERE tenant = $1 AND error_id = $2 ORDER BY id DESC LIMIT $3`,
+		t.id, errorID, n+1)
+	err = scanAll(rows, err, func(row Row) error {
+		j, err := scanJob(row)
+		list = append(list, j)
+		return err
+	})
+	if err != nil || len(list) == 0 {
+		return nil, false, err
+	}
+	more := len(list) > n
+	list = list[:min(len(list), n)]
+	slices.Reverse(list)
+	err = t.jobAttempts(ctx, q, errorID, list)
+	return list, more, err
+}
