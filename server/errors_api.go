@@ -176,13 +176,13 @@ func (s *Server) report(ctx context.Context, body []byte) (int, []byte, error) {
 	if err != nil {
 		return 0, nil, unprocessable(err)
 	}
-	out, err := json.Marshal(fb)
+	out, err := marshal(fb)
 	if err != nil {
 		return 0, nil, err
 	}
 	var actions json.RawMessage
 	if len(fb.Outcomes) > 0 {
-		if actions, err = json.Marshal(fb.Outcomes); err != nil {
+		if actions, err = marshal(fb.Outcomes); err != nil {
 			return 0, nil, err
 		}
 	}
@@ -198,7 +198,7 @@ func (s *Server) report(ctx context.Context, body []byte) (int, []byte, error) {
 	if fb.Duplicate {
 		first := *fb
 		first.Duplicate = false
-		if stored, err = json.Marshal(&first); err != nil {
+		if stored, err = marshal(&first); err != nil {
 			return 0, nil, err
 		}
 	}

@@ -42,6 +42,18 @@ func newEncoder(w io.Writer) *json.Encoder {
 	return enc
 }
 
+// marshal is json.Marshal without HTML escaping: the documents the
+// service stores are written so, or a '<' in a report would take six
+// bytes of the store, of the byte budgets of the pages and of every
+// answer that carries it.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	if err := newEncoder(&b).Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
 // occurrenceHead is an occurrence without its documents: the fields of
 // the same JSON names here hide the embedded ones, and are left empty.
 type occurrenceHead struct {

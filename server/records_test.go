@@ -168,3 +168,28 @@ func TestOccurrencesRoute(t *testing.T) {
 		t.Errorf("all three: %d, next %q", len(list), next)
 	}
 }
+
+// The documents are stored as they are written, without HTML escaping: a
+// '<' in a report takes one byte of the store and of the pages' byte
+// budgets, not six.
+func TestStoredDocumentsNotEscaped(t *testing.T) {
+	f := newFixture(t, nil)
+	note := strings.Repeat("<a&b>", 100)
+	r := f.do("POST", "/v1/errors", reportWith("q_lt", `,"context":{"note":"`+note+`"}`), nil)
+	if r.status != 201 {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+	if bytes.Contains(r.body, []byte(`\u003c`)) || !bytes.Contains(r.body, []byte(note)) {
+		t.Errorf("the answer escapes the note: %.300s", r.body)
+	}
+	id := r.json(t)["error_id"].(string)
+	rec, ok, err := f.store.Tenant(DefaultTenant).ErrorRecord(context.Background(), id)
+	if err != nil || !ok {
+		t.Fatalf("ErrorRecord: %v %v", ok, err)
+	}
+	for name, doc := range map[string][]byte{"report": rec.Report, "feedback": rec.Feedback} {
+		if bytes.Contains(doc, []byte(`\u003c`)) || !bytes.Contains(doc, []byte(note)) {
+			t.Errorf("the stored %s escapes the note: %.300s", name, doc)
+		}
+	}
+}

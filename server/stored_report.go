@@ -39,20 +39,20 @@ func storedReport(body []byte) (json.RawMessage, error) {
 		if err := dec.Decode(&c); err != nil {
 			return nil, err
 		}
-		if data["context"], err = json.Marshal(triage.RedactContext(c)); err != nil {
+		if data["context"], err = marshal(triage.RedactContext(c)); err != nil {
 			return nil, err
 		}
 	}
 	if raw, ok := data["message"]; ok {
 		var msg string
 		if json.Unmarshal(raw, &msg) == nil {
-			if data["message"], err = json.Marshal(fault.Redact(msg)); err != nil {
+			if data["message"], err = marshal(fault.Redact(msg)); err != nil {
 				return nil, err
 			}
 		}
 	}
-	if top["data"], err = json.Marshal(data); err != nil {
+	if top["data"], err = marshal(data); err != nil {
 		return nil, err
 	}
-	return json.Marshal(top)
+	return marshal(top)
 }
