@@ -138,10 +138,10 @@ var triggers = [][]byte{
 // mayHoldSecret reports whether s could match a pattern of Redact: it is
 // long enough to need truncating, or it holds a trigger.
 func mayHoldSecret(s string) bool {
-	if len(s) > 256 {
+	if len(s) > maxRedactedLen {
 		return true
 	}
-	var buf [256]byte
+	var buf [maxRedactedLen]byte
 	b := buf[:len(s)]
 	for i := range len(s) {
 		c := s[i]

@@ -1,6 +1,9 @@
 package fault
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // FuzzTriggers: the fast path of Redact never skips text that a pattern
 // would change.
@@ -37,5 +40,25 @@ func TestEnglishIsNotATrigger(t *testing.T) {
 		if !mayHoldSecret(s) {
 			t.Errorf("%q, a stack frame, skips the patterns", s)
 		}
+	}
+}
+
+// Text up to the truncation length without a trigger skips the patterns
+// (a 1 KiB string once cost a millisecond of backtracking), and a secret
+// anywhere in it is still found.
+func TestRedactGateUpToTheCut(t *testing.T) {
+	plain := strings.Repeat("<", 1000)
+	if mayHoldSecret(plain) || Redact(plain) != plain {
+		t.Errorf("plain text of 1000 bytes goes through the patterns, or changes")
+	}
+	for _, secret := range []string{"sk-proj-Canary0123456789abcdef", "password=hunter2hunter2", "Authorization: Bearer abcdefghijkl", "AKIAIOSFODNN7EXAMPLE"} {
+		s := strings.Repeat("<", 990-len(secret)) + " " + secret
+		if got := Redact(s); strings.Contains(got, "Canary0123456789") || strings.Contains(got, "hunter2") ||
+			strings.Contains(got, "abcdefghijkl") || strings.Contains(got, "IOSFODNN7") {
+			t.Errorf("a secret at the end of %d bytes is kept: %q", len(s), got[len(got)-60:])
+		}
+	}
+	if long := strings.Repeat("<", 3000); len(Redact(long)) > 1100 {
+		t.Errorf("text over the cut is not cut")
 	}
 }
