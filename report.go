@@ -93,6 +93,11 @@ func rank(field string) int {
 
 // decodeReport decodes what it can of a report and returns the structure
 // and type errors; the report is nil when raw is not a JSON object.
+// MaxFaultCode bounds the code of a report's data.fault, in bytes: the
+// table's codes are short words, and an unknown one is echoed in the
+// feedback and stored.
+const MaxFaultCode = 64
+
 func decodeReport(raw []byte) (*Report, []fault.FieldError) {
 	var v validator
 	top, err := dec.Object(raw, "")
@@ -264,9 +269,14 @@ func (v *validator) data(d map[string]json.RawMessage) Data {
 			v.bad("data.fault", "must be a Triage fault (an object), got "+k)
 		} else {
 			var f fault.Error
-			if err := json.Unmarshal(raw, &f); err != nil {
+			switch err := json.Unmarshal(raw, &f); {
+			case err != nil:
 				v.bad("data.fault", strings.TrimPrefix(err.Error(), "fault: decode: "))
-			} else {
+			case len(f.Code) > MaxFaultCode:
+				v.bad("data.fault.code", fmt.Sprintf("is %d bytes; at most %d", len(f.Code), MaxFaultCode))
+			case len(f.Message) > MaxMessage:
+				v.bad("data.fault.message", fmt.Sprintf("is %d bytes; at most %d", len(f.Message), MaxMessage))
+			default:
 				out.Fault = &f
 			}
 		}

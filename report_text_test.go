@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/triage-go/triage/fault"
 )
 
 // withContext is the valid report with its context replaced by raw JSON,
@@ -99,5 +101,20 @@ func TestDecodeReportRedactsContext(t *testing.T) {
 	}
 	if r, err := DecodeReport(withContext(`{}`)); err != nil || r.Data.Context == nil || len(r.Data.Context) != 0 {
 		t.Errorf("an empty context: %v, %v", r, err)
+	}
+}
+
+// A report's fault is bounded as its message is: a 1 MB code was echoed in
+// the feedback and stored.
+func TestDecodeReportBoundsTheFault(t *testing.T) {
+	for field, f := range map[string]string{
+		"data.fault.code":    `{"code":"` + strings.Repeat("X", MaxFaultCode+1) + `","message":"m"}`,
+		"data.fault.message": `{"code":"TIMEOUT","message":"` + strings.Repeat("m", MaxMessage+1) + `"}`,
+	} {
+		_, err := DecodeReport([]byte(`{"agent_id":"a","timestamp":"2025-08-08T12:20:05Z","status":"error","data":{"error_type":"query_error","message":"m","query_id":"q","fault":` + f + `}}`))
+		fe := fault.From(err)
+		if err == nil || len(fe.FieldErrors) != 1 || fe.FieldErrors[0].Field != field {
+			t.Errorf("%s: %v %+v", field, err, fe.FieldErrors)
+		}
 	}
 }

@@ -151,6 +151,7 @@ var canaries = []string{
 	"correct-horse-battery-staple-canary",      // a value under a secret's name
 	"ghp_CanaryCanaryCanaryCanaryCanary012345", // a GitHub token, in a member's name
 	"sk-ant-MessageCanary0123456789",           // a key in data.message
+	"faultcanary4242",                          // a password in data.fault's message
 }
 
 const jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjYW5hcnkifQ.c2lnbmF0dXJlLWNhbmFyeQ"
@@ -178,6 +179,8 @@ func TestContextSecretsRedacted(t *testing.T) {
 	defer closeEvents()
 	canaryReport := bytes.Replace(reportWith("q_canary", canaryContext), []byte("Query timed out after 30s"),
 		[]byte("Query timed out after 30s (client sk-ant-MessageCanary0123456789)"), 1)
+	canaryReport = bytes.Replace(canaryReport, []byte(`"query_id":"q_canary"`),
+		[]byte(`"query_id":"q_canary","fault":{"code":"UPSTREAM_ERROR","message":"upstream said password=faultcanary4242"}`), 1)
 	leaks := func(where string, text []byte) {
 		t.Helper()
 		for _, c := range canaries {

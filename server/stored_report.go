@@ -13,7 +13,8 @@ var reportMembers = jsonmember.Decoder{Package: "server"}
 
 // storedReport is a report's JSON as the service stores it, and as the
 // record shows it: the body's members, with data.context redacted as
-// DecodeReport redacts it (triage.RedactContext) and data.message as
+// DecodeReport redacts it (triage.RedactContext), data.fault the same
+// way, and data.message as
 // fault.Redact redacts any text a client may see, so that a secret an
 // agent put in either is no more in the record than in the feedback.
 //
@@ -40,6 +41,19 @@ func storedReport(body []byte) (json.RawMessage, error) {
 			return nil, err
 		}
 		if data["context"], err = marshal(triage.RedactContext(c)); err != nil {
+			return nil, err
+		}
+	}
+	if raw, ok := data["fault"]; ok && !jsonmember.IsNull(raw) {
+		// A Triage fault from the agent: its strings redacted and its
+		// credential-named members dropped, as the context's.
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		var f map[string]any
+		if err := dec.Decode(&f); err != nil {
+			return nil, err
+		}
+		if data["fault"], err = marshal(triage.RedactContext(f)); err != nil {
 			return nil, err
 		}
 	}
