@@ -152,6 +152,7 @@ var canaries = []string{
 	"ghp_CanaryCanaryCanaryCanaryCanary012345", // a GitHub token, in a member's name
 	"sk-ant-MessageCanary0123456789",           // a key in data.message
 	"faultcanary4242",                          // a password in data.fault's message
+	"extracanary5151",                          // a password in a member the format does not name
 }
 
 const jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjYW5hcnkifQ.c2lnbmF0dXJlLWNhbmFyeQ"
@@ -180,7 +181,8 @@ func TestContextSecretsRedacted(t *testing.T) {
 	canaryReport := bytes.Replace(reportWith("q_canary", canaryContext), []byte("Query timed out after 30s"),
 		[]byte("Query timed out after 30s (client sk-ant-MessageCanary0123456789)"), 1)
 	canaryReport = bytes.Replace(canaryReport, []byte(`"query_id":"q_canary"`),
-		[]byte(`"query_id":"q_canary","fault":{"code":"UPSTREAM_ERROR","message":"upstream said password=faultcanary4242"}`), 1)
+		[]byte(`"query_id":"q_canary","fault":{"code":"UPSTREAM_ERROR","message":"upstream said password=faultcanary4242"},`+
+			`"extra":{"note":"retry with password=extracanary5151"}`), 1)
 	leaks := func(where string, text []byte) {
 		t.Helper()
 		for _, c := range canaries {

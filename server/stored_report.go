@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 
 	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
@@ -33,29 +34,12 @@ func storedReport(body []byte) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	if raw, ok := data["context"]; ok && !jsonmember.IsNull(raw) {
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.UseNumber()
-		var c map[string]any
-		if err := dec.Decode(&c); err != nil {
-			return nil, err
-		}
-		if data["context"], err = marshal(triage.RedactContext(c)); err != nil {
-			return nil, err
-		}
-	}
-	if raw, ok := data["fault"]; ok && !jsonmember.IsNull(raw) {
-		// A Triage fault from the agent: its strings redacted and its
-		// credential-named members dropped, as the context's.
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.UseNumber()
-		var f map[string]any
-		if err := dec.Decode(&f); err != nil {
-			return nil, err
-		}
-		if data["fault"], err = marshal(triage.RedactContext(f)); err != nil {
-			return nil, err
-		}
+	// The context, the agent's fault and every member the format does not
+	// name: their strings redacted, their credential-named members dropped.
+	if err := redactMembers(data, func(name string) bool {
+		return name == "context" || name == "fault" || !slices.Contains(dataMembers, name)
+	}); err != nil {
+		return nil, err
 	}
 	if raw, ok := data["message"]; ok {
 		var msg string
@@ -68,5 +52,47 @@ func storedReport(body []byte) (json.RawMessage, error) {
 	if top["data"], err = marshal(data); err != nil {
 		return nil, err
 	}
+	if err := redactMembers(top, func(name string) bool { return !slices.Contains(reportMembersNamed, name) }); err != nil {
+		return nil, err
+	}
 	return marshal(top)
+}
+
+// The members of a report and of its data that the format names; the
+// identifiers among them are checked by DecodeReport, so only the free
+// text and the documents need redacting.
+var (
+	reportMembersNamed = []string{"agent_id", "timestamp", "status", "data"}
+	dataMembers        = []string{"error_type", "error_code", "message", "context", "query_id", "fault"}
+)
+
+// redactMembers redacts, in place, the members of obj that which selects:
+// as triage.RedactContext redacts a context (strings through fault.Redact,
+// members named for a credential dropped, numbers kept as written).
+func redactMembers(obj map[string]json.RawMessage, which func(string) bool) error {
+	picked := map[string]any{}
+	for name, raw := range obj {
+		if !which(name) || jsonmember.IsNull(raw) {
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return err
+		}
+		picked[name] = v
+		delete(obj, name)
+	}
+	if len(picked) == 0 {
+		return nil
+	}
+	for name, v := range triage.RedactContext(picked) {
+		doc, err := marshal(v)
+		if err != nil {
+			return err
+		}
+		obj[name] = doc
+	}
+	return nil
 }
