@@ -163,6 +163,14 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) error {
 // then, when there was more, a "truncated" event, and returns the cursor
 // to go on from. ok is false when the stream ended.
 func (s *Server) replay(ctx context.Context, t store.Tenant, sw *sse.Writer, cursor int64) (int64, bool) {
+	// What was missed is what was saved before the client came back: a
+	// report saved while the replay is being sent is sent live after it,
+	// and never makes the replay look truncated.
+	missed, err := t.LatestOccurrence(ctx)
+	if err != nil {
+		s.log.Error("event stream: reading feedback failed", "error", fault.From(err))
+		return cursor, false
+	}
 	cursor, sent, ok := s.sendAfter(ctx, t, sw, cursor, s.cfg.MaxReplay, nil)
 	if !ok || sent < s.cfg.MaxReplay {
 		return cursor, ok
@@ -172,7 +180,7 @@ func (s *Server) replay(ctx context.Context, t store.Tenant, sw *sse.Writer, cur
 		s.log.Error("event stream: reading feedback failed", "error", fault.From(err))
 		return cursor, false
 	}
-	if len(more) == 0 {
+	if len(more) == 0 || more[0].ID > missed {
 		return cursor, true
 	}
 	latest, err := t.LatestOccurrence(ctx)
