@@ -5,38 +5,22 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/triage-go/triage/client"
 	"github.com/triage-go/triage/fault"
-	triageserver "github.com/triage-go/triage/server"
 	"github.com/triage-go/triage/store"
-	"github.com/triage-go/triage/store/sqlite"
 )
 
 // A record of large occurrences comes in pages: Get reads the record
 // (more than 1 MiB, within the service's bound) and Occurrences the rest,
 // following the cursors.
 func TestOccurrencesAgainstTheService(t *testing.T) {
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "triage.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	const key = "agent-key-0123456789abcdef"
-	srv, err := triageserver.New(triageserver.Config{Store: st, APIKeys: map[string]string{key: "acme"}, JobPoll: -1,
-		Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
-	defer hs.Close()
+	hs, st := startService(t)
+	const key = serviceKey
 	const n = 6
 	at := time.Date(2025, 8, 8, 12, 20, 5, 0, time.UTC)
 	for i := range n {

@@ -19,19 +19,8 @@ import (
 // TestAgainstTheService runs the client against the real service (package
 // server on SQLite), not a stand-in.
 func TestAgainstTheService(t *testing.T) {
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "triage.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	const key = "agent-key-0123456789abcdef"
-	srv, err := triageserver.New(triageserver.Config{Store: st, APIKeys: map[string]string{key: "acme"}, JobPoll: -1,
-		Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
-	defer hs.Close()
+	hs, _ := startService(t)
+	const key = serviceKey
 	c, err := client.New(hs.URL, client.WithAPIKey(key))
 	if err != nil {
 		t.Fatal(err)
@@ -67,4 +56,26 @@ func TestAgainstTheService(t *testing.T) {
 	if _, err := bad.Report(t.Context(), report); fault.CodeOf(err) != fault.TenantUnauthorized {
 		t.Errorf("wrong key: %v", err)
 	}
+}
+
+// serviceKey is tenant acme's key on the service startService runs.
+const serviceKey = "agent-key-0123456789abcdef"
+
+// startService runs the real service (package server on a fresh SQLite
+// store) for the test, and returns its test server and its store.
+func startService(t *testing.T) (*httptest.Server, store.Store) {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "triage.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	srv, err := triageserver.New(triageserver.Config{Store: st, APIKeys: map[string]string{serviceKey: "acme"}, JobPoll: -1,
+		Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	return hs, st
 }
