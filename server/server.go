@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/triage-go/triage/bridge"
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/handler"
 	"github.com/triage-go/triage/policy"
@@ -124,6 +125,18 @@ type Config struct {
 	LogRepeatWindow time.Duration
 	// Now tells the time. Defaults to time.Now.
 	Now func() time.Time
+
+	// Bridge, when set, is served at /mcp over MCP's streamable HTTP
+	// transport, behind the same API keys and tenants; build it with
+	// Owner: MCPOwner so that sessions belong to tenants.
+	Bridge *bridge.Bridge
+	// MCPMaxBody bounds an /mcp request body. Default 8 MiB: a 1 MiB
+	// prompt may take six times its size as escaped JSON.
+	MCPMaxBody int64
+	// MCPWriteTimeout bounds the answer to an /mcp POST, which streams
+	// while a prompt runs. Default 6 minutes, a minute more than a
+	// prompt's default timeout.
+	MCPWriteTimeout time.Duration
 }
 
 // The defaults.
@@ -132,6 +145,7 @@ const (
 	DefaultRateBurst       = 100
 	DefaultMaxConcurrent   = 256
 	DefaultMaxBody         = 1 << 20
+	DefaultMCPMaxBody      = 8 << 20
 	DefaultJobPoll         = 500 * time.Millisecond
 	DefaultHeartbeat       = 15 * time.Second
 	DefaultEventPoll       = time.Second
@@ -228,6 +242,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	logs := newLogGuard(cfg.Logger.Handler(), MaxLogValue, cfg.LogRepeat, cfg.LogRepeatWindow)
 	cfg.Logger = slog.New(logs)
+	if cfg.MCPMaxBody <= 0 {
+		cfg.MCPMaxBody = DefaultMCPMaxBody
+	}
+	if cfg.MCPWriteTimeout <= 0 {
+		cfg.MCPWriteTimeout = 6 * time.Minute
+	}
 	if cfg.JobPoll == 0 {
 		cfg.JobPoll = DefaultJobPoll
 	}
@@ -402,7 +422,7 @@ func (s *Server) routes() {
 	for _, rt := range s.routeTable() {
 		h := rt.h
 		if rt.api {
-			h = s.api(rt.h, rt.path != "/v1/events")
+			h = s.api(rt.h, rt.path != "/v1/events" && rt.path != "/mcp")
 		}
 		s.mux.Handle(rt.method+" "+rt.path, s.observe(rt.method+" "+rt.path, s.handle(h)))
 	}
@@ -417,7 +437,12 @@ type route struct {
 }
 
 func (s *Server) routeTable() []route {
-	return []route{
+	var mcp []route
+	if s.cfg.Bridge != nil {
+		h := s.mcpHandler(s.cfg.Bridge)
+		mcp = []route{{"POST", "/mcp", true, h}, {"GET", "/mcp", true, h}, {"DELETE", "/mcp", true, h}}
+	}
+	return append(mcp, []route{
 		{"POST", "/v1/errors", true, s.postError},
 		{"GET", "/v1/errors", true, s.listErrors},
 		{"GET", "/v1/errors/{error_id}", true, s.getError},
@@ -432,7 +457,7 @@ func (s *Server) routeTable() []route {
 		{"GET", "/openapi.json", false, s.openAPI},
 		{"GET", "/errors", false, s.problemTypes},
 		{"GET", "/errors/{type}", false, s.problemType},
-	}
+	}...)
 }
 
 // handlerFunc is a route's handler: an error it returns is written as a

@@ -40,6 +40,8 @@ Usage:
   triage handle [--policy FILE] [--debug]  handle error reports from stdin: print the feedback
   triage serve [--addr HOST:PORT] [--db PATH|URL] [--policy FILE] [--debug]
                                            run the Error Handler service (HTTP API)
+  triage bridge [--agents FILE] [--error-mode result|jsonrpc]
+                                           serve the MCP agentic bridge over stdio
   triage version                           print the version
   triage help                              print this help
 
@@ -64,6 +66,8 @@ func Run(ctx context.Context, args []string, env Env) int {
 		err = runHandle(ctx, rest, env)
 	case "serve":
 		err = runServe(ctx, rest, env)
+	case "bridge":
+		err = runBridge(ctx, rest, env)
 	case "version", "--version":
 		err = runVersion(rest, env)
 	case "help", "-h", "-help", "--help":

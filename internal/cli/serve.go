@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/triage-go/triage/bridge"
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/policy"
 	"github.com/triage-go/triage/server"
@@ -40,6 +41,16 @@ var serveEnv = map[string]string{
 	"log-repeat":            "TRIAGE_LOG_REPEAT",
 	"retain-records":        "TRIAGE_RETAIN_RECORDS",
 	"problem-base":          "TRIAGE_PROBLEM_BASE",
+	"mcp-max-concurrent":    "TRIAGE_MCP_MAX_CONCURRENT",
+}
+
+func init() {
+	// The MCP bridge's flags, which serve shares with `triage bridge`.
+	for flag, env := range bridgeEnv {
+		if _, taken := serveEnv[flag]; !taken && flag != "max-concurrent" {
+			serveEnv[flag] = env
+		}
+	}
 }
 
 // days is a duration flag that also takes whole days ("90d").
@@ -92,6 +103,9 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	authFailBurst := fs.Int("auth-fail-burst", server.DefaultAuthFailBurst, "each client address's burst of failed authentications")
 	logRepeat := fs.Int("log-repeat", server.DefaultLogRepeat, "`lines` of one warning or error message written per 10s, the others counted in one line (negative: all)")
 	problemBase := fs.String("problem-base", "", "resolve problem types against this absolute `URI` (default: relative, served at /errors/{type})")
+	var bf bridgeFlags
+	bf.register(fs)
+	fs.IntVar(&bf.maxConcurrent, "mcp-max-concurrent", bridge.DefaultMaxConcurrent, "MCP tool calls running at once at /mcp before \"Server overloaded\" (`calls`)")
 	var retainRecords time.Duration
 	fs.Var(days{&retainRecords}, "retain-records", "delete error records last seen longer ago than this `age` (90d, 36h), with their occurrences and jobs (0: keep them)")
 	fs.Usage = func() {
@@ -101,7 +115,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 			fmt.Fprintf(env.Stderr, "  --%s %s\n    \t%s (%s; default %q)\n", f.Name, name, usage, serveEnv[f.Name], f.DefValue)
 		})
 	}
-	if err := fromEnv(fs); err != nil {
+	if err := fromEnv(fs, serveEnv); err != nil {
 		return usagef("%v", err)
 	}
 	if err := parse(fs, args, env); err != nil {
@@ -110,10 +124,14 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
+	if err := bf.check(); err != nil {
+		return err
+	}
 	for _, c := range []struct {
 		bad bool
 		msg string
 	}{
+		{bf.maxConcurrent <= 0, "--mcp-max-concurrent must be more than 0"},
 		{*tenantConcurrent < 0, "--max-concurrent-tenant must be 0 (a share of --max-concurrent) or more"},
 		{*bodyTimeout <= 0 || *bodyTimeout > server.ReadTimeout, "--body-timeout must be more than 0 and at most " + server.ReadTimeout.String()},
 		{*minBodyRate == 0, "--min-body-rate must not be 0 (negative: no minimum)"},
@@ -164,6 +182,18 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	}
 	defer st.Close()
 	cfg.Store = st
+	share := 0
+	if tenants(keys) > 1 {
+		share = 4
+	}
+	agents, err := bf.start(ctx, log, share)
+	if err != nil {
+		return err
+	}
+	defer agents.Shutdown()
+	bopts := bf.options(agents, log)
+	bopts.Owner = server.MCPOwner
+	cfg.Bridge = bridge.New(bopts)
 	srv, err := server.New(cfg)
 	if err != nil {
 		return err
@@ -175,6 +205,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(env.Stdout, "Triage Error Handler listening on %s (storage: %s)\n", base, what)
 	fmt.Fprintf(env.Stdout, "Try it:\n  curl -s %s/v1/errors -H 'Content-Type: application/json' -d @internal/cli/testdata/handle/db_timeout.json\n", base)
+	fmt.Fprintf(env.Stdout, "MCP bridge at %s/mcp (streamable HTTP; %d agents)\n", base, len(agents.Agents()))
 	if !keysSet(keys) {
 		fmt.Fprintf(env.Stdout, "  (no API keys: every request is the %q tenant's)\n", server.DefaultTenant)
 	}
@@ -208,6 +239,15 @@ func apiKeys() (map[string]string, error) {
 
 func keysSet(keys map[string]string) bool { return len(keys) > 0 }
 
+// tenants counts the tenants keys name.
+func tenants(keys map[string]string) int {
+	seen := map[string]bool{}
+	for _, t := range keys {
+		seen[t] = true
+	}
+	return len(seen)
+}
+
 // openStore opens the storage --db names: a postgres:// (or postgresql://)
 // URL, else a SQLite file.
 func openStore(ctx context.Context, db string) (store.Store, string, error) {
@@ -238,15 +278,15 @@ func redactURL(raw string) string {
 
 // fromEnv sets each flag whose environment variable is set; the command
 // line, parsed after, wins.
-func fromEnv(fs *flag.FlagSet) error {
+func fromEnv(fs *flag.FlagSet, names map[string]string) error {
 	var err error
 	fs.VisitAll(func(f *flag.Flag) {
-		name := serveEnv[f.Name]
+		name := names[f.Name]
 		v, ok := os.LookupEnv(name)
 		if !ok || err != nil {
 			return
 		}
-		if f.Name == "debug" {
+		if _, isBool := f.Value.(interface{ IsBoolFlag() bool }); isBool {
 			if _, perr := strconv.ParseBool(v); perr != nil {
 				err = fmt.Errorf("%s=%q is not a boolean", name, v)
 				return

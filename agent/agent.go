@@ -1,0 +1,85 @@
+package agent
+
+import (
+	"context"
+	"time"
+)
+
+// Kind names how an agent runs.
+type Kind string
+
+// The kinds an agents file may name.
+const (
+	// KindScript is a scripted agent described in the file: its reply, the
+	// delay between chunks, and the failures it plays. It needs no key and
+	// no network, so the bridge runs on a fresh machine.
+	KindScript Kind = "script"
+	// KindOpenAI, KindAnthropic and KindGemini call a model provider
+	// through its official SDK, in process.
+	KindOpenAI    Kind = "openai"
+	KindAnthropic Kind = "anthropic"
+	KindGemini    Kind = "gemini"
+	// KindACP is a command spawned as a pool of worker processes speaking
+	// the Agent Client Protocol over stdio.
+	KindACP Kind = "acp"
+)
+
+// The executors of seed 002: an agent runs in process or in workers.
+const (
+	ExecutorInProcess = "in-process"
+	ExecutorWorker    = "worker"
+)
+
+// Info describes an agent, as discovery shows it.
+type Info struct {
+	ID           string   `json:"id"`
+	Kind         Kind     `json:"kind"`
+	Description  string   `json:"description"`
+	Capabilities []string `json:"capabilities"`
+	// Executor is ExecutorInProcess or ExecutorWorker.
+	Executor string `json:"executor"`
+	// MaxSessions is how many sessions the agent holds at once.
+	MaxSessions int `json:"maxSessions"`
+	// Model is the provider's model, for provider agents.
+	Model string `json:"model,omitempty"`
+}
+
+// Chunk is one piece of an agent's answer, as it streams.
+type Chunk struct {
+	Text string
+}
+
+// Result is a finished prompt: the whole answer and why it stopped.
+type Result struct {
+	Text string `json:"text"`
+	// StopReason is "end_turn" for a complete answer, "cancelled" when the
+	// caller cancelled, or what the agent said (ACP's stop reasons).
+	StopReason string `json:"stopReason"`
+}
+
+// Backend is what one kind of agent implements: the sessions of one agent.
+// The Manager owns the session lifecycle, the limits and the error
+// contract; a Backend only talks to its agent.
+//
+// Every error a Backend returns should be a *fault.Error; anything else is
+// reported as seed 002's "Agent {id} failed" (UPSTREAM).
+type Backend interface {
+	// Start prepares the agent: checks credentials, spawns workers.
+	Start(ctx context.Context) error
+	// NewSession opens a session with the agent and returns the backend's
+	// own id for it.
+	NewSession(ctx context.Context) (string, error)
+	// Prompt sends one prompt and streams the answer to emit, which is
+	// never called after Prompt returns. ctx is cancelled when the caller
+	// cancels or the prompt's deadline passes.
+	Prompt(ctx context.Context, session, text string, emit func(Chunk)) (Result, error)
+	// Cancel asks the agent to stop the session's running prompt.
+	Cancel(ctx context.Context, session string) error
+	// CloseSession forgets a session.
+	CloseSession(session string)
+	// Close stops the agent and releases what Start acquired.
+	Close() error
+}
+
+// Clock tells the time; tests replace it.
+type Clock func() time.Time

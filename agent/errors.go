@@ -1,0 +1,103 @@
+package agent
+
+import (
+	"errors"
+	"time"
+
+	"github.com/triage-go/triage/fault"
+)
+
+// The faults of seed 002's InProcessExecutor table, and the manager's own.
+// Each names its category, as the seed does, and says truthfully whether
+// the session survives.
+
+// errNotStarted is "Executor not started" (INTERNAL).
+func errNotStarted() *fault.Error {
+	return fault.New(fault.InternalError, "Executor not started",
+		fault.WithCategory(fault.CategoryInternal), fault.WithSessionValid(false))
+}
+
+// errNoAgents is "No agents registered" (CONFIG).
+func errNoAgents() *fault.Error {
+	return fault.New(fault.ConfigError, "No agents registered")
+}
+
+// errAgentNotFound is "Agent not found: {agentId}" (UPSTREAM, permanent).
+func errAgentNotFound(id string) *fault.Error {
+	return fault.New(fault.CapabilityNotFound, "Agent not found: "+id,
+		fault.WithCategory(fault.CategoryUpstream), fault.WithDetail("agentId", id),
+		fault.WithSessionValid(false))
+}
+
+// errCapacity is "Session capacity reached" (UPSTREAM, permanent).
+func errCapacity(id string, max int) *fault.Error {
+	return fault.New(fault.ServiceUnavailable, "Session capacity reached",
+		fault.WithCategory(fault.CategoryUpstream), fault.WithRetryable(false),
+		fault.WithDetail("agentId", id), fault.WithDetail("maxSessions", max),
+		fault.WithSessionValid(false))
+}
+
+// errSessionNotFound is "Session not found: {sessionId}" (UPSTREAM).
+func errSessionNotFound(id string) *fault.Error {
+	return fault.New(fault.SessionNotFound, "Session not found: "+id,
+		fault.WithCategory(fault.CategoryUpstream), fault.WithDetail("sessionId", id))
+}
+
+// errSessionInvalid is a session that failed (its worker crashed) and can
+// no longer be used.
+func errSessionInvalid(id string) *fault.Error {
+	return fault.New(fault.SessionNotFound, "Session "+id+" is no longer valid",
+		fault.WithCategory(fault.CategoryUpstream), fault.WithDetail("sessionId", id))
+}
+
+// errSessionBusy is a prompt sent while another runs in the same session.
+func errSessionBusy(id string) *fault.Error {
+	return fault.New(fault.SessionBusy, "Session "+id+" is already running a prompt",
+		fault.WithCategory(fault.CategoryUpstream), fault.WithDetail("sessionId", id),
+		fault.WithSessionValid(true))
+}
+
+// errSessionClosed is a prompt sent to a closed session.
+func errSessionClosed(id string) *fault.Error {
+	return fault.New(fault.SessionNotFound, "Session "+id+" is closed",
+		fault.WithCategory(fault.CategoryUpstream), fault.WithDetail("sessionId", id))
+}
+
+// errCancelled is a prompt the caller cancelled.
+func errCancelled(id string) *fault.Error {
+	return fault.New(fault.Cancelled, "Prompt cancelled",
+		fault.WithDetail("sessionId", id),
+		fault.WithSessionValid(true))
+}
+
+// errPromptTimeout is a prompt that ran past its deadline.
+func errPromptTimeout(id string, d time.Duration) *fault.Error {
+	return fault.New(fault.Timeout, "Prompt timed out after "+d.String(),
+		fault.WithCategory(fault.CategoryTimeout), fault.WithRetryable(true),
+		fault.WithDetail("sessionId", id), fault.WithSessionValid(true))
+}
+
+// agentFailed turns what a backend returned into the fault the caller
+// sees. A fault passes through, with the agent named; anything else is
+// seed 002's "Agent {agentId} failed" (UPSTREAM, not retryable), its text
+// kept for debug only.
+func agentFailed(agentID string, err error) *fault.Error {
+	var f *fault.Error
+	if errors.As(err, &f) {
+		f = f.Clone()
+		if f.Source == "" {
+			f.Source = agentID
+		}
+		if _, ok := f.Details["agentId"]; !ok {
+			if f.Details == nil {
+				f.Details = map[string]any{}
+			}
+			f.Details["agentId"] = agentID
+		}
+		return f
+	}
+	return fault.Wrap(err, fault.UpstreamError, "Agent "+agentID+" failed",
+		fault.WithCategory(fault.CategoryUpstream), fault.WithRetryable(false),
+		fault.WithSource(agentID), fault.WithDetail("agentId", agentID),
+		fault.WithSessionValid(true))
+}

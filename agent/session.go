@@ -1,0 +1,521 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/triage-go/triage/fault"
+)
+
+// State is where a session is in its life.
+type State string
+
+// The states of a session.
+const (
+	StateIdle      State = "idle"      // open, no prompt running
+	StateRunning   State = "running"   // a prompt is running
+	StateCancelled State = "cancelled" // its last prompt was cancelled; it takes new prompts
+	StateClosed    State = "closed"    // closed by the caller or its idle TTL
+	StateFailed    State = "failed"    // its agent failed in a way the session did not survive
+)
+
+// Session is what a caller sees of a session.
+type Session struct {
+	ID         string         `json:"sessionId"`
+	AgentID    string         `json:"agentId"`
+	State      State          `json:"state"`
+	CreatedAt  time.Time      `json:"createdAt"`
+	LastActive time.Time      `json:"lastActiveAt"`
+	Prompts    int            `json:"prompts"`
+	Metadata   map[string]any `json:"metadata,omitempty"`
+	// LastError is the code of the last prompt's failure, if it failed.
+	LastError fault.Code `json:"lastError,omitempty"`
+}
+
+// Options configure a Manager. Zero values take the defaults.
+type Options struct {
+	// IdleTTL closes a session nobody has used for this long (default 30m).
+	IdleTTL time.Duration
+	// PromptTimeout bounds one prompt (default 5m).
+	PromptTimeout time.Duration
+	// OwnerShare, when more than 1, bounds the open sessions one owner (a
+	// tenant) holds with one agent to that fraction of the agent's
+	// MaxSessions (at least one), so that no tenant takes an agent's whole
+	// capacity (default: no bound beyond the agent's own).
+	OwnerShare int
+	// Clock tells the time (default time.Now).
+	Clock Clock
+	// Logger receives the manager's own events (default: discard).
+	Logger *slog.Logger
+}
+
+// The defaults of Options.
+const (
+	DefaultIdleTTL       = 30 * time.Minute
+	DefaultPromptTimeout = 5 * time.Minute
+	DefaultMaxSessions   = 16
+)
+
+// Manager runs the sessions of a registry's agents: seed 002's executors
+// behind one error contract. It is safe for concurrent use.
+type Manager struct {
+	opts   Options
+	agents map[string]*entry
+	order  []string
+
+	mu       sync.Mutex
+	sessions map[string]*session
+	started  bool
+	stopped  bool
+	stop     chan struct{}
+	wg       sync.WaitGroup
+}
+
+type entry struct {
+	info    Info
+	backend Backend
+	open    int            // sessions holding capacity
+	byOwner map[string]int // open sessions per owner
+}
+
+type session struct {
+	Session
+	owner     string
+	backendID string
+	cancel    context.CancelFunc // the running prompt's
+	cancelled bool               // Cancel or Close asked the running prompt to stop
+	holds     bool               // counts against capacity
+}
+
+// NewManager returns a Manager for the agents and their backends. Call
+// Start before anything else.
+func NewManager(agents []Agent, opts Options) *Manager {
+	if opts.IdleTTL <= 0 {
+		opts.IdleTTL = DefaultIdleTTL
+	}
+	if opts.PromptTimeout <= 0 {
+		opts.PromptTimeout = DefaultPromptTimeout
+	}
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	m := &Manager{opts: opts, agents: map[string]*entry{}, sessions: map[string]*session{}, stop: make(chan struct{})}
+	for _, a := range agents {
+		if a.Info.MaxSessions <= 0 {
+			a.Info.MaxSessions = DefaultMaxSessions
+		}
+		m.agents[a.Info.ID] = &entry{info: a.Info, backend: a.Backend, byOwner: map[string]int{}}
+		m.order = append(m.order, a.Info.ID)
+	}
+	return m
+}
+
+// Agent is one agent: what discovery shows and what runs it.
+type Agent struct {
+	Info    Info
+	Backend Backend
+}
+
+// Start starts every agent's backend: a provider agent checks its
+// credential, a worker agent spawns its workers. No agents is "No agents
+// registered" (CONFIG). On failure the backends started so far are closed.
+func (m *Manager) Start(ctx context.Context) error {
+	if len(m.order) == 0 {
+		return errNoAgents()
+	}
+	for i, id := range m.order {
+		e := m.agents[id]
+		if err := e.backend.Start(ctx); err != nil {
+			for _, prev := range m.order[:i] {
+				_ = m.agents[prev].backend.Close()
+			}
+			f := fault.From(err)
+			if f.Source == "" {
+				f.Source = id
+			}
+			return f
+		}
+	}
+	m.mu.Lock()
+	m.started = true
+	m.mu.Unlock()
+	m.wg.Add(1)
+	go m.reap()
+	return nil
+}
+
+// Shutdown closes every session and stops every agent. Later calls return
+// "Executor not started".
+func (m *Manager) Shutdown() error {
+	m.mu.Lock()
+	if !m.started || m.stopped {
+		m.mu.Unlock()
+		return nil
+	}
+	m.stopped = true
+	for _, s := range m.sessions {
+		m.closeLocked(s)
+	}
+	m.mu.Unlock()
+	close(m.stop)
+	m.wg.Wait()
+	var errs []error
+	for _, id := range m.order {
+		errs = append(errs, m.agents[id].backend.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Agents lists the agents in the registry's order.
+func (m *Manager) Agents() []Info {
+	out := make([]Info, 0, len(m.order))
+	for _, id := range m.order {
+		out = append(out, m.agents[id].info)
+	}
+	return out
+}
+
+// ready reports whether the manager takes requests; callers hold mu.
+func (m *Manager) readyLocked() error {
+	if !m.started || m.stopped {
+		return errNotStarted()
+	}
+	return nil
+}
+
+// Create opens a session with an agent for owner.
+func (m *Manager) Create(ctx context.Context, owner, agentID string, metadata map[string]any) (Session, error) {
+	m.mu.Lock()
+	if err := m.readyLocked(); err != nil {
+		m.mu.Unlock()
+		return Session{}, err
+	}
+	e, ok := m.agents[agentID]
+	if !ok {
+		m.mu.Unlock()
+		return Session{}, errAgentNotFound(agentID)
+	}
+	limit := e.info.MaxSessions
+	if m.opts.OwnerShare > 1 {
+		limit = max(1, e.info.MaxSessions/m.opts.OwnerShare)
+	}
+	if e.open >= e.info.MaxSessions || e.byOwner[owner] >= limit {
+		m.mu.Unlock()
+		return Session{}, errCapacity(agentID, min(limit, e.info.MaxSessions))
+	}
+	// Hold the capacity while the backend opens the session.
+	e.open++
+	e.byOwner[owner]++
+	m.mu.Unlock()
+
+	backendID, err := e.backend.NewSession(ctx)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err == nil && m.stopped {
+		e.backend.CloseSession(backendID)
+		err = errNotStarted()
+	}
+	if err != nil {
+		m.releaseLocked(e, owner)
+		return Session{}, agentFailed(agentID, err)
+	}
+	now := m.opts.Clock()
+	s := &session{
+		Session: Session{ID: uuid.NewString(), AgentID: agentID, State: StateIdle,
+			CreatedAt: now, LastActive: now, Metadata: maps.Clone(metadata)},
+		owner: owner, backendID: backendID, holds: true,
+	}
+	m.sessions[s.ID] = s
+	return s.Session, nil
+}
+
+func (m *Manager) releaseLocked(e *entry, owner string) {
+	e.open--
+	if e.byOwner[owner]--; e.byOwner[owner] <= 0 {
+		delete(e.byOwner, owner)
+	}
+}
+
+// lookupLocked finds owner's session; another owner's is not found.
+func (m *Manager) lookupLocked(owner, id string) (*session, error) {
+	if err := m.readyLocked(); err != nil {
+		return nil, err
+	}
+	s, ok := m.sessions[id]
+	if !ok || s.owner != owner {
+		return nil, errSessionNotFound(id)
+	}
+	return s, nil
+}
+
+// Status returns owner's session.
+func (m *Manager) Status(owner, id string) (Session, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, err := m.lookupLocked(owner, id)
+	if err != nil {
+		return Session{}, err
+	}
+	return s.snapshot(), nil
+}
+
+func (s *session) snapshot() Session {
+	c := s.Session
+	c.Metadata = maps.Clone(s.Metadata)
+	return c
+}
+
+// Prompt sends text to the session's agent and streams the answer to emit.
+// Only one prompt runs in a session at a time (SESSION_BUSY otherwise).
+// The prompt ends at PromptTimeout (TIMEOUT), when ctx ends or Cancel is
+// called (CANCELLED); an agent's failure comes back as its fault with the
+// session's validity set.
+func (m *Manager) Prompt(ctx context.Context, owner, id, text string, emit func(Chunk)) (Result, error) {
+	m.mu.Lock()
+	s, err := m.lookupLocked(owner, id)
+	if err != nil {
+		m.mu.Unlock()
+		return Result{}, err
+	}
+	switch {
+	case s.State == StateClosed:
+		m.mu.Unlock()
+		return Result{}, errSessionClosed(id)
+	case s.State == StateFailed:
+		m.mu.Unlock()
+		return Result{}, errSessionInvalid(id)
+	case s.cancel != nil:
+		m.mu.Unlock()
+		return Result{}, errSessionBusy(id)
+	}
+	e := m.agents[s.AgentID]
+	pctx, cancel := context.WithTimeout(ctx, m.opts.PromptTimeout)
+	s.cancel, s.cancelled, s.State = cancel, false, StateRunning
+	s.LastActive = m.opts.Clock()
+	m.mu.Unlock()
+
+	var mu sync.Mutex
+	done := false
+	res, err := e.backend.Prompt(pctx, s.backendID, text, func(c Chunk) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !done && emit != nil {
+			emit(c)
+		}
+	})
+	mu.Lock()
+	done = true
+	mu.Unlock()
+	timedOut := errors.Is(pctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
+	cancel()
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s.cancel = nil
+	s.Prompts++
+	s.LastActive = m.opts.Clock()
+	closed := s.State == StateClosed
+	var f *fault.Error
+	switch {
+	case err == nil:
+		s.LastError = ""
+		if !closed {
+			s.State = StateIdle
+		}
+		return res, nil
+	case s.cancelled || ctx.Err() != nil:
+		f = errCancelled(id)
+		if !closed {
+			s.State = StateCancelled
+		}
+	case timedOut && (!isFault(err) || fault.CodeOf(err) == fault.Cancelled):
+		f = errPromptTimeout(id, m.opts.PromptTimeout)
+		_ = e.backend.Cancel(context.WithoutCancel(ctx), s.backendID)
+		if !closed {
+			s.State = StateIdle
+		}
+	default:
+		f = agentFailed(s.AgentID, err)
+		switch {
+		case closed:
+		case f.SessionValid:
+			s.State = StateIdle
+		default:
+			s.State = StateFailed
+			if s.holds {
+				s.holds = false
+				m.releaseLocked(e, s.owner)
+			}
+			e.backend.CloseSession(s.backendID)
+		}
+	}
+	if closed {
+		f.SessionValid = false
+	}
+	if f.Details == nil {
+		f.Details = map[string]any{}
+	}
+	f.Details["sessionId"] = id
+	s.LastError = f.Code
+	return res, f
+}
+
+func isFault(err error) bool {
+	_, ok := fault.As(err)
+	return ok
+}
+
+// Cancel asks the session's running prompt to stop; the prompt then ends
+// with CANCELLED. It reports whether a prompt was running.
+func (m *Manager) Cancel(ctx context.Context, owner, id string) (Session, bool, error) {
+	m.mu.Lock()
+	s, err := m.lookupLocked(owner, id)
+	if err != nil {
+		m.mu.Unlock()
+		return Session{}, false, err
+	}
+	if s.cancel == nil {
+		snap := s.snapshot()
+		m.mu.Unlock()
+		return snap, false, nil
+	}
+	s.cancelled = true
+	cancel, backendID, b := s.cancel, s.backendID, m.agents[s.AgentID].backend
+	snap := s.snapshot()
+	m.mu.Unlock()
+	err = b.Cancel(ctx, backendID)
+	cancel()
+	if err != nil {
+		return snap, true, agentFailed(snap.AgentID, err)
+	}
+	return snap, true, nil
+}
+
+// Close closes owner's session, stopping a running prompt. Closing a
+// session that is closed or does not exist does nothing (seed 002:
+// sessions_close is idempotent).
+func (m *Manager) Close(owner, id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.readyLocked(); err != nil {
+		return err
+	}
+	s, ok := m.sessions[id]
+	if !ok || s.owner != owner {
+		return nil
+	}
+	m.closeLocked(s)
+	return nil
+}
+
+func (m *Manager) closeLocked(s *session) {
+	if s.State == StateClosed {
+		return
+	}
+	e := m.agents[s.AgentID]
+	s.State = StateClosed
+	s.LastActive = m.opts.Clock()
+	if s.cancel != nil {
+		s.cancelled = true
+		s.cancel()
+	}
+	if s.holds {
+		s.holds = false
+		m.releaseLocked(e, s.owner)
+	}
+	e.backend.CloseSession(s.backendID)
+}
+
+// Delegate runs one task: create a session, prompt it, close it, whatever
+// happened. The session's id is returned with the result or the fault.
+func (m *Manager) Delegate(ctx context.Context, owner, agentID, text string, metadata map[string]any, emit func(Chunk)) (Result, Session, error) {
+	s, err := m.Create(ctx, owner, agentID, metadata)
+	if err != nil {
+		return Result{}, Session{}, err
+	}
+	res, err := m.Prompt(ctx, owner, s.ID, text, emit)
+	_ = m.Close(owner, s.ID)
+	m.mu.Lock()
+	if got, ok := m.sessions[s.ID]; ok {
+		s = got.snapshot()
+	}
+	m.mu.Unlock()
+	if f, ok := fault.As(err); ok {
+		f.SessionValid = false // the session is closed either way
+	}
+	return res, s, err
+}
+
+// Health is the state of the manager and its agents.
+type Health struct {
+	Ready    bool          `json:"ready"`
+	Agents   []AgentHealth `json:"agents"`
+	Sessions int           `json:"sessions"`
+}
+
+// AgentHealth is one agent's load.
+type AgentHealth struct {
+	ID          string `json:"id"`
+	Sessions    int    `json:"sessions"`
+	MaxSessions int    `json:"maxSessions"`
+}
+
+// Health reports readiness and load.
+func (m *Manager) Health() Health {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	h := Health{Ready: m.started && !m.stopped, Agents: []AgentHealth{}}
+	for _, id := range m.order {
+		e := m.agents[id]
+		h.Agents = append(h.Agents, AgentHealth{ID: id, Sessions: e.open, MaxSessions: e.info.MaxSessions})
+		h.Sessions += e.open
+	}
+	return h
+}
+
+// reap closes sessions idle past IdleTTL and forgets closed and failed
+// sessions one IdleTTL after their end.
+func (m *Manager) reap() {
+	defer m.wg.Done()
+	every := min(m.opts.IdleTTL/4, time.Minute)
+	t := time.NewTicker(max(every, 10*time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-m.stop:
+			return
+		case <-t.C:
+			m.reapOnce()
+		}
+	}
+}
+
+func (m *Manager) reapOnce() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.opts.Clock()
+	ids := slices.Collect(maps.Keys(m.sessions))
+	for _, id := range ids {
+		s := m.sessions[id]
+		if now.Sub(s.LastActive) < m.opts.IdleTTL {
+			continue
+		}
+		switch s.State {
+		case StateIdle, StateCancelled:
+			m.closeLocked(s)
+			m.opts.Logger.Info("session closed: idle", "session", id, "agent", s.AgentID)
+		case StateClosed, StateFailed:
+			delete(m.sessions, id)
+		}
+	}
+}

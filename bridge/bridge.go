@@ -1,0 +1,172 @@
+package bridge
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/triage-go/triage/agent"
+	"github.com/triage-go/triage/fault"
+)
+
+// ErrorMode chooses how a failed tool call reaches the client.
+type ErrorMode string
+
+// The error modes.
+const (
+	// ErrorsAsResults, the default, follows the MCP specification: a
+	// failed tool call is a CallToolResult with isError set, its text
+	// written for a model or a person, and the fault as structuredContent
+	// under "error".
+	ErrorsAsResults ErrorMode = "result"
+	// ErrorsAsJSONRPC is seed 002's mode: a failed tool call is a JSON-RPC
+	// error whose code is the category's (CONFIG -32004, AUTH -32003,
+	// UPSTREAM -32002, TIMEOUT -32001, TRANSPORT -32000, INTERNAL -32603)
+	// and whose data is {type, retryable, sessionValid, …}. MCP reserves
+	// -32020…-32099 for itself and -32002 was its resource-not-found code,
+	// so only a client written for seed 002 should ask for it.
+	ErrorsAsJSONRPC ErrorMode = "jsonrpc"
+)
+
+// Options configure a bridge. Zero values take the defaults.
+type Options struct {
+	// Manager runs the agents and their sessions; it must be started.
+	Manager *agent.Manager
+	// ErrorMode is ErrorsAsResults unless set.
+	ErrorMode ErrorMode
+	// MaxPromptBytes bounds a prompt (default 1 MiB).
+	MaxPromptBytes int
+	// MaxMetadataBytes bounds a request's metadata, as JSON (default 64 KiB).
+	MaxMetadataBytes int
+	// MaxConcurrent bounds the tool calls running at once (default 64);
+	// beyond it a call fails with "Server overloaded" (TRANSPORT, retryable).
+	MaxConcurrent int
+	// MaxPerOwner bounds one owner's calls running at once (default: a
+	// quarter of MaxConcurrent when Owner is set, else MaxConcurrent).
+	MaxPerOwner int
+	// RequestTimeout bounds every call but a prompt's (default 30s); a
+	// prompt is bounded by the Manager's PromptTimeout.
+	RequestTimeout time.Duration
+	// Owner names the caller a call belongs to (a tenant): sessions are
+	// visible to their owner only. Nil means one owner, as over stdio.
+	Owner func(ctx context.Context, req *mcp.CallToolRequest) string
+	// Version is reported by bridge_health and the MCP implementation.
+	Version string
+	// Logger receives one line per failed call (code and tool, no text
+	// from the agent).
+	Logger *slog.Logger
+}
+
+// The defaults of Options.
+const (
+	DefaultMaxPromptBytes   = 1 << 20
+	DefaultMaxMetadataBytes = 64 << 10
+	DefaultMaxConcurrent    = 64
+	DefaultRequestTimeout   = 30 * time.Second
+)
+
+// Bridge is the MCP agentic bridge: seed 002's tools over an agent
+// Manager. Serve its Server over any go-sdk transport.
+type Bridge struct {
+	opts   Options
+	server *mcp.Server
+	slots  chan struct{}
+
+	mu      sync.Mutex
+	byOwner map[string]int
+}
+
+// New returns a bridge with its tools registered.
+func New(opts Options) *Bridge {
+	if opts.ErrorMode == "" {
+		opts.ErrorMode = ErrorsAsResults
+	}
+	if opts.MaxPromptBytes <= 0 {
+		opts.MaxPromptBytes = DefaultMaxPromptBytes
+	}
+	if opts.MaxMetadataBytes <= 0 {
+		opts.MaxMetadataBytes = DefaultMaxMetadataBytes
+	}
+	if opts.MaxConcurrent <= 0 {
+		opts.MaxConcurrent = DefaultMaxConcurrent
+	}
+	if opts.MaxPerOwner <= 0 {
+		opts.MaxPerOwner = opts.MaxConcurrent
+		if opts.Owner != nil {
+			opts.MaxPerOwner = max(1, opts.MaxConcurrent/4)
+		}
+	}
+	if opts.RequestTimeout <= 0 {
+		opts.RequestTimeout = DefaultRequestTimeout
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	b := &Bridge{opts: opts, slots: make(chan struct{}, opts.MaxConcurrent), byOwner: map[string]int{}}
+	b.server = mcp.NewServer(&mcp.Implementation{Name: "triage-bridge", Title: "Triage MCP agentic bridge", Version: opts.Version},
+		&mcp.ServerOptions{
+			Instructions: instructions,
+			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		})
+	b.addTools()
+	return b
+}
+
+const instructions = `Triage's agentic bridge: discover agents with agents_discover, open a session with sessions_create, send prompts with sessions_prompt (long answers stream as progress notifications), and close it with sessions_close; tasks_delegate does all three in one call. Every failure says its category, whether it is retryable, whether the session is still valid, and what to do next.`
+
+// Server is the MCP server to run over a transport.
+func (b *Bridge) Server() *mcp.Server { return b.server }
+
+// Run serves the bridge over t (for example &mcp.StdioTransport{}) until
+// the client disconnects or ctx ends.
+func (b *Bridge) Run(ctx context.Context, t mcp.Transport) error { return b.server.Run(ctx, t) }
+
+// acquire takes a slot for owner's call, or says the server is overloaded.
+func (b *Bridge) acquire(owner string) (func(), error) {
+	b.mu.Lock()
+	if b.byOwner[owner] >= b.opts.MaxPerOwner {
+		b.mu.Unlock()
+		return nil, errOverloaded()
+	}
+	select {
+	case b.slots <- struct{}{}:
+	default:
+		b.mu.Unlock()
+		return nil, errOverloaded()
+	}
+	b.byOwner[owner]++
+	b.mu.Unlock()
+	return func() {
+		b.mu.Lock()
+		if b.byOwner[owner]--; b.byOwner[owner] <= 0 {
+			delete(b.byOwner, owner)
+		}
+		b.mu.Unlock()
+		<-b.slots
+	}, nil
+}
+
+// inFlight is how many calls are running.
+func (b *Bridge) inFlight() int { return len(b.slots) }
+
+// errOverloaded is seed 002's "Server overloaded" (TRANSPORT, retryable).
+func errOverloaded() *fault.Error {
+	return fault.New(fault.ServiceUnavailable, "Server overloaded",
+		fault.WithCategory(fault.CategoryTransport), fault.WithRetryable(true),
+		fault.WithRetryAfter(time.Second), fault.WithSessionValid(true))
+}
+
+// errTooLarge is seed 002's "Prompt exceeds maximum size" and "Metadata
+// exceeds maximum size" (UPSTREAM, not retryable).
+func errTooLarge(what string, size, limit int) *fault.Error {
+	return fault.New(fault.PayloadTooLarge, what+" exceeds maximum size",
+		fault.WithCategory(fault.CategoryUpstream), fault.WithRetryable(false),
+		fault.WithDetail("size", size), fault.WithDetail("maxBytes", limit),
+		fault.WithSessionValid(true))
+}

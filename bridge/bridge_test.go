@@ -1,0 +1,185 @@
+package bridge_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/triage-go/triage/agent"
+	"github.com/triage-go/triage/bridge"
+)
+
+// connect starts a bridge over the registry and connects a go-sdk client
+// to it through in-memory transports.
+func connect(t testing.TB, reg *agent.Registry, mopts agent.Options, bopts bridge.Options) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	m := agent.NewManager(reg.Build(agent.BuildOptions{}), mopts)
+	if err := m.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Shutdown() })
+	bopts.Manager = m
+	b := bridge.New(bopts)
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := b.Server().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ss.Close() })
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+// call calls a tool and returns its structured content, decoded.
+func call(t testing.TB, cs *mcp.ClientSession, name string, args any) (map[string]any, *mcp.CallToolResult) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var out map[string]any
+	data, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatalf("%s: structured content %s: %v", name, data, err)
+	}
+	return out, res
+}
+
+func text(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func TestToolsListed(t *testing.T) {
+	cs := connect(t, agent.Default(), agent.Options{}, bridge.Options{})
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]struct{ readOnly, idempotent, destructive bool }{
+		"bridge_health":   {true, true, false},
+		"agents_discover": {true, true, false},
+		"sessions_status": {true, true, false},
+		"sessions_close":  {false, true, true},
+		"sessions_create": {false, false, false},
+		"sessions_prompt": {false, false, false},
+		"sessions_cancel": {false, false, true},
+		"tasks_delegate":  {false, false, false},
+	}
+	if len(res.Tools) != len(want) {
+		t.Fatalf("%d tools, want %d", len(res.Tools), len(want))
+	}
+	for _, tool := range res.Tools {
+		w, ok := want[tool.Name]
+		if !ok {
+			t.Errorf("unexpected tool %s", tool.Name)
+			continue
+		}
+		a := tool.Annotations
+		if a == nil || a.ReadOnlyHint != w.readOnly || a.IdempotentHint != w.idempotent || a.DestructiveHint == nil || *a.DestructiveHint != w.destructive {
+			t.Errorf("%s annotations = %+v, want %+v", tool.Name, a, w)
+		}
+		if tool.InputSchema == nil || tool.OutputSchema == nil {
+			t.Errorf("%s lacks a schema", tool.Name)
+		}
+	}
+}
+
+func TestWholeSession(t *testing.T) {
+	cs := connect(t, agent.Default(), agent.Options{}, bridge.Options{})
+	agents, _ := call(t, cs, "agents_discover", map[string]any{})
+	list := agents["agents"].([]any)
+	if len(list) != 1 || list[0].(map[string]any)["id"] != "echo" {
+		t.Fatalf("agents = %v", agents)
+	}
+	s, res := call(t, cs, "sessions_create", map[string]any{"agentId": "echo"})
+	if res.IsError || s["state"] != "idle" {
+		t.Fatalf("create = %v %s", s, text(res))
+	}
+	id := s["sessionId"].(string)
+	p, res := call(t, cs, "sessions_prompt", map[string]any{"sessionId": id, "prompt": "hello there"})
+	if res.IsError || p["text"] != "You said: hello there" || p["stopReason"] != "end_turn" || p["state"] != "idle" {
+		t.Fatalf("prompt = %v %s", p, text(res))
+	}
+	st, _ := call(t, cs, "sessions_status", map[string]any{"sessionId": id})
+	if st["prompts"] != 1.0 || st["state"] != "idle" {
+		t.Fatalf("status = %v", st)
+	}
+	c, _ := call(t, cs, "sessions_close", map[string]any{"sessionId": id})
+	if c["closed"] != true {
+		t.Fatalf("close = %v", c)
+	}
+	// Closing again is silent (idempotent).
+	if c, res := call(t, cs, "sessions_close", map[string]any{"sessionId": id}); res.IsError || c["closed"] != true {
+		t.Fatalf("second close = %v %s", c, text(res))
+	}
+	d, res := call(t, cs, "tasks_delegate", map[string]any{"agentId": "echo", "prompt": "one call"})
+	if res.IsError || d["text"] != "You said: one call" || d["state"] != "closed" {
+		t.Fatalf("delegate = %v %s", d, text(res))
+	}
+	h, _ := call(t, cs, "bridge_health", map[string]any{})
+	if h["ready"] != true || h["sessions"] != 0.0 {
+		t.Fatalf("health = %v", h)
+	}
+}
+
+func TestProgressStreamsTheAnswer(t *testing.T) {
+	ctx := context.Background()
+	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.Options{})
+	if err := m.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Shutdown()
+	b := bridge.New(bridge.Options{Manager: m})
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := b.Server().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	chunks := make(chan string, 100)
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			chunks <- req.Params.Message
+		},
+	})
+	cs, err := c.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	params := &mcp.CallToolParams{Name: "tasks_delegate", Arguments: map[string]any{"agentId": "echo", "prompt": "a b c"}}
+	params.SetProgressToken("p1")
+	res, err := cs.CallTool(ctx, params)
+	if err != nil || res.IsError {
+		t.Fatalf("delegate: %v %v", err, res)
+	}
+	var got []string
+	timeout := time.After(5 * time.Second)
+	for len(got) < 5 {
+		select {
+		case c := <-chunks:
+			got = append(got, c)
+		case <-timeout:
+			t.Fatalf("progress: got %q", got)
+		}
+	}
+	if strings.Join(got, "") != "You said: a b c" {
+		t.Fatalf("progress chunks %q", got)
+	}
+}

@@ -1,0 +1,58 @@
+// Package bridge is Triage's MCP agentic bridge (seed 002): an MCP server,
+// on the official go-sdk, through which an MCP client discovers agents,
+// opens sessions with them, prompts them, cancels and delegates, and gets
+// every failure back as a precise fault.
+//
+// The tools, with their MCP annotations (seed 002's idempotent operations
+// are idempotentHint; the read-only ones readOnlyHint):
+//
+//	bridge_health     readiness, load and calls in flight      read-only, idempotent
+//	agents_discover   the agents and their capabilities        read-only, idempotent
+//	sessions_create   open a session with an agent             not idempotent
+//	sessions_prompt   prompt it; the answer streams as progress not idempotent
+//	sessions_status   a session's state                        read-only, idempotent
+//	sessions_cancel   stop the running prompt                  destructive, not idempotent
+//	sessions_close    close it (silent when already closed)    destructive, idempotent
+//	tasks_delegate    create, prompt and close in one call     not idempotent
+//
+// # Failures
+//
+// The MCP specification wins where it differs from seed 002: a failed tool
+// call (the agent's failure, a limit, invalid arguments) is a
+// CallToolResult with isError set. Its text is the failure in seed 002's
+// words, for a model or a person:
+//
+//	Failed to submit prompt to agent 'echo':
+//	Session not found: abc-123 (UPSTREAM, not retryable, session not valid)
+//
+//	The session may have expired, been closed, or lost its worker. You can:
+//	1. Create a new session with sessions_create
+//	2. Check available agents with agents_discover
+//
+// and its structuredContent is {"error": Failure}: the category (type),
+// message, code, retryable, retryAfter, sessionValid, details and the
+// recovery options. Every tool's output schema declares that "error"
+// member (anyOf the tool's own required members or "error"), because
+// clients check structuredContent against the output schema even on an
+// error. Protocol failures (an unknown tool, a malformed request) are
+// JSON-RPC errors with the standard codes.
+//
+// ErrorsAsJSONRPC is seed 002's mode instead: a failed call is a JSON-RPC
+// error with the category's code (CONFIG -32004, AUTH -32003, UPSTREAM
+// -32002, TIMEOUT -32001, TRANSPORT -32000, INTERNAL -32603) and the
+// Failure as data. It is not the default: MCP reserves -32020…-32099 and
+// asks new implementations not to emit -32000…-32019, -32002 was MCP's
+// resource-not-found code, and the go-sdk's own client reads -32004 and
+// -32003 as "server is closing" and "client is closing" and drops the
+// connection. Use it only for a client written for seed 002.
+//
+// # Limits
+//
+// A prompt over MaxPromptBytes or metadata over MaxMetadataBytes is
+// refused (UPSTREAM, PAYLOAD_TOO_LARGE); beyond MaxConcurrent calls (or an
+// owner's share of them) a call fails as "Server overloaded" (TRANSPORT,
+// retryable after 1s). bridge_health, sessions_cancel and sessions_close
+// are never held back, so a bridge full of hanging prompts can still be
+// inspected and relieved. Every call but a prompt ends at RequestTimeout;
+// a prompt at the Manager's PromptTimeout.
+package bridge

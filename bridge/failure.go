@@ -1,0 +1,179 @@
+package bridge
+
+import (
+	"strconv"
+	"strings"
+
+	sdkjsonrpc "github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/wire/jsonrpc"
+)
+
+type mcpError = sdkjsonrpc.Error
+
+// Failure is what a failed tool call carries, as structuredContent's
+// "error" member (or, in the JSON-RPC error mode, as the error's data): the
+// five things seed 002 says every failure reports — category (type), the
+// message, retryability, session validity and the recovery options — with
+// the rest of the fault's JSON-RPC data.
+type Failure struct {
+	// Message is the fault's message, safe for users and models.
+	Message string `json:"message"`
+	jsonrpc.Data
+	// Tool is the tool that failed.
+	Tool string `json:"tool"`
+	// Hint says in a sentence what probably happened.
+	Hint string `json:"hint,omitempty"`
+	// Recovery is what the caller can do next, in order.
+	Recovery []Recovery `json:"recovery"`
+}
+
+// Recovery is one thing the caller can do after a failure, with the tool
+// that does it, if one does.
+type Recovery struct {
+	Action string `json:"action"`
+	Tool   string `json:"tool,omitempty"`
+}
+
+func newFailure(tool string, f *fault.Error) *Failure {
+	d := jsonrpc.DataFrom(f)
+	hint, rec := recovery(tool, f)
+	return &Failure{Message: fault.Redact(f.Message), Data: *d, Tool: tool, Hint: hint, Recovery: rec}
+}
+
+// Text is the failure as seed 002 words it for a user or a model:
+//
+//	Failed to submit prompt to agent 'echo':
+//	Session not found: abc-123 (UPSTREAM, not retryable, session not valid)
+//
+//	The session may have expired. You can:
+//	1. Create a new session with sessions_create
+//	2. Check available agents with agents_discover
+func (fl *Failure) Text() string {
+	var b strings.Builder
+	b.WriteString(fl.lead())
+	b.WriteString(":\n")
+	b.WriteString(fl.Message)
+	b.WriteString(" (")
+	b.WriteString(string(fl.Type))
+	if fl.Retryable {
+		b.WriteString(", retryable")
+		if fl.RetryAfter > 0 {
+			b.WriteString(" after " + strconv.FormatInt(fl.RetryAfter, 10) + "s")
+		}
+	} else {
+		b.WriteString(", not retryable")
+	}
+	if fl.SessionValid {
+		b.WriteString(", session still valid)")
+	} else {
+		b.WriteString(", session not valid)")
+	}
+	if len(fl.Recovery) > 0 {
+		b.WriteString("\n\n")
+		if fl.Hint != "" {
+			b.WriteString(fl.Hint + " ")
+		}
+		b.WriteString("You can:")
+		for i, r := range fl.Recovery {
+			b.WriteString("\n" + strconv.Itoa(i+1) + ". " + r.Action)
+			if r.Tool != "" {
+				b.WriteString(" with " + r.Tool)
+			}
+		}
+	}
+	return b.String()
+}
+
+func (fl *Failure) detail(key string) string {
+	s, _ := fl.Details[key].(string)
+	return s
+}
+
+// lead names what the call tried to do.
+func (fl *Failure) lead() string {
+	agentID, sessionID := fl.detail("agentId"), fl.detail("sessionId")
+	switch fl.Tool {
+	case "sessions_prompt":
+		if agentID != "" {
+			return "Failed to submit prompt to agent '" + agentID + "'"
+		}
+		return "Failed to submit prompt to session '" + sessionID + "'"
+	case "sessions_create":
+		return "Failed to create a session with agent '" + agentID + "'"
+	case "tasks_delegate":
+		return "Failed to delegate the task to agent '" + agentID + "'"
+	case "sessions_status":
+		return "Failed to get the status of session '" + sessionID + "'"
+	case "sessions_cancel":
+		return "Failed to cancel session '" + sessionID + "'"
+	case "sessions_close":
+		return "Failed to close session '" + sessionID + "'"
+	case "agents_discover":
+		return "Failed to discover agents"
+	case "bridge_health":
+		return "Failed to check bridge health"
+	}
+	return "Failed to call " + fl.Tool
+}
+
+// recovery says what probably happened and what to do next, from the
+// fault's code and facets and the tool that failed.
+func recovery(tool string, f *fault.Error) (string, []Recovery) {
+	again := Recovery{Action: "Retry the call", Tool: tool}
+	if f.RetryAfter > 0 {
+		again.Action = "Retry the call after " + strconv.FormatInt(fault.Seconds(f.RetryAfter), 10) + " seconds"
+	}
+	newSession := Recovery{Action: "Create a new session", Tool: "sessions_create"}
+	discover := Recovery{Action: "Check available agents", Tool: "agents_discover"}
+	health := Recovery{Action: "Check the bridge's readiness", Tool: "bridge_health"}
+	switch f.Code {
+	case fault.SessionNotFound:
+		return "The session may have expired, been closed, or lost its worker.", []Recovery{newSession, discover}
+	case fault.CapabilityNotFound:
+		return "No agent has that id.", []Recovery{discover}
+	case fault.SessionBusy:
+		return "The session is still answering an earlier prompt.", []Recovery{
+			{Action: "Wait for it and check its state", Tool: "sessions_status"},
+			{Action: "Stop the running prompt", Tool: "sessions_cancel"}}
+	case fault.Cancelled:
+		return "The prompt was cancelled; the session takes new prompts.", []Recovery{
+			{Action: "Send the prompt again", Tool: "sessions_prompt"}}
+	case fault.PayloadTooLarge:
+		return "The request is larger than the bridge accepts.", []Recovery{
+			{Action: "Send a shorter prompt or less metadata", Tool: tool}}
+	case fault.InvalidRequest:
+		return "The arguments do not match the tool's input schema.", []Recovery{
+			{Action: "Correct the arguments and call again", Tool: tool}}
+	case fault.ConfigError:
+		return "The bridge is misconfigured; an operator must fix its agents file or environment.", []Recovery{health, discover}
+	case fault.ProviderAuthFailed:
+		return "The agent's provider rejected its credentials; fix the API key, do not retry.", []Recovery{
+			{Action: "Ask the operator to fix the provider's API key"}, discover}
+	case fault.InternalError:
+		return "The bridge itself failed.", []Recovery{health, {Action: "Restart the bridge if it is not ready"}}
+	case fault.ProtocolError:
+		return "The agent's worker answered something the protocol does not allow.", []Recovery{
+			newSession, {Action: "Report the worker's failure to its maintainer"}}
+	}
+	if f.Code == fault.ServiceUnavailable && !f.Retryable {
+		return "The agent holds as many sessions as it can.", []Recovery{
+			{Action: "Close sessions you no longer use", Tool: "sessions_close"}, again}
+	}
+	if f.Retryable {
+		rec := []Recovery{again}
+		if !f.SessionValid && tool == "sessions_prompt" {
+			rec = []Recovery{newSession, {Action: "Send the prompt to the new session", Tool: "sessions_prompt"}}
+		}
+		if f.Category == fault.CategoryTransport || f.Category == fault.CategoryTimeout {
+			rec = append(rec, health)
+		}
+		return "The failure is transient.", rec
+	}
+	rec := []Recovery{{Action: "Report the failure; retrying will fail the same way"}}
+	if !f.SessionValid && (tool == "sessions_prompt" || tool == "sessions_status") {
+		rec = append([]Recovery{newSession}, rec...)
+	}
+	return "", append(rec, health)
+}

@@ -1,0 +1,173 @@
+package bridge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/wire/jsonrpc"
+)
+
+// addTool registers a tool whose input and output schemas are inferred
+// from In and Out. It does what the go-sdk's AddTool does (decode,
+// validate, structured output) but answers a failure itself: the SDK would
+// put a failed call's zero Out in structuredContent and check it against
+// the output schema, so a failure could not carry the fault.
+//
+// The output schema is Out's, with an "error" member for the failure and
+// "anyOf" [Out's required members, error], so that both a result and a
+// failure match it: the official TypeScript client checks structuredContent
+// against the output schema even when isError is set.
+func addTool[In, Out any](b *Bridge, t *mcp.Tool, h func(context.Context, *mcp.CallToolRequest, In) (Out, error)) {
+	in, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic(fmt.Sprintf("bridge: %s input schema: %v", t.Name, err))
+	}
+	tighten(in)
+	inResolved, err := in.Resolve(nil)
+	if err != nil {
+		panic(fmt.Sprintf("bridge: %s input schema: %v", t.Name, err))
+	}
+	out, err := outputSchema[Out]()
+	if err != nil {
+		panic(fmt.Sprintf("bridge: %s output schema: %v", t.Name, err))
+	}
+	t.InputSchema, t.OutputSchema = in, out
+	name := t.Name
+	b.server.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if !unlimited[name] {
+			release, err := b.acquire(b.owner(ctx, req))
+			if err != nil {
+				return b.fail(name, err)
+			}
+			defer release()
+		}
+		if name != "sessions_prompt" && name != "tasks_delegate" {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, b.opts.RequestTimeout)
+			defer cancel()
+		}
+		var input In
+		if err := decode(req.Params.Arguments, inResolved, &input); err != nil {
+			return b.fail(name, err)
+		}
+		output, err := h(ctx, req, input)
+		if err != nil {
+			return b.fail(name, err)
+		}
+		data, err := json.Marshal(output)
+		if err != nil {
+			return b.fail(name, err)
+		}
+		return &mcp.CallToolResult{
+			Content:           []mcp.Content{&mcp.TextContent{Text: string(data)}},
+			StructuredContent: json.RawMessage(data),
+		}, nil
+	})
+}
+
+// unlimited are the calls the concurrency limit does not hold back: they
+// do little and free what the others hold, so a bridge full of hanging
+// prompts can still be inspected and relieved.
+var unlimited = map[string]bool{"bridge_health": true, "sessions_cancel": true, "sessions_close": true}
+
+// tighten asks for non-empty ids and prompts.
+func tighten(s *jsonschema.Schema) {
+	for name, p := range s.Properties {
+		switch name {
+		case "agentId", "sessionId":
+			p.MinLength, p.MaxLength = ptr(1), ptr(128)
+		case "prompt":
+			p.MinLength = ptr(1)
+		}
+	}
+}
+
+func outputSchema[Out any]() (*jsonschema.Schema, error) {
+	s, err := jsonschema.For[Out](nil)
+	if err != nil {
+		return nil, err
+	}
+	fail, err := jsonschema.For[Failure](nil)
+	if err != nil {
+		return nil, err
+	}
+	if s.Properties == nil {
+		s.Properties = map[string]*jsonschema.Schema{}
+	}
+	s.Properties["error"] = fail
+	s.AnyOf = []*jsonschema.Schema{{Required: s.Required}, {Required: []string{"error"}}}
+	s.Required = nil
+	if _, err := s.Resolve(nil); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// decode reads a call's arguments: JSON, valid against the input schema.
+// Anything else is INVALID_REQUEST, which the MCP specification reports as
+// a tool result so that the model can correct its call.
+func decode(args json.RawMessage, schema *jsonschema.Resolved, v any) error {
+	if len(bytes.TrimSpace(args)) == 0 || bytes.Equal(bytes.TrimSpace(args), []byte("null")) {
+		args = []byte("{}")
+	}
+	var instance any
+	if err := json.Unmarshal(args, &instance); err != nil {
+		return fault.Invalid("The arguments are not JSON", fault.FieldError{Field: "arguments", Message: "not JSON"})
+	}
+	if err := schema.Validate(instance); err != nil {
+		return fault.Invalid("The arguments do not match the tool's input schema",
+			fault.FieldError{Field: "arguments", Message: fault.Redact(trimValidation(err.Error()))})
+	}
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fault.Invalid("The arguments do not match the tool's input schema",
+			fault.FieldError{Field: "arguments", Message: "does not decode"})
+	}
+	return nil
+}
+
+func trimValidation(s string) string {
+	const prefix = "validating root: "
+	if len(s) > len(prefix) && s[:len(prefix)] == prefix {
+		s = s[len(prefix):]
+	}
+	if len(s) > 512 {
+		s = s[:512]
+	}
+	return s
+}
+
+// fail answers a failed call: an isError result carrying the fault (the
+// default), or seed 002's JSON-RPC error.
+func (b *Bridge) fail(tool string, err error) (*mcp.CallToolResult, error) {
+	f := fault.From(err)
+	b.opts.Logger.Info("tool call failed", "tool", tool, "code", string(f.Code), "category", string(f.Category))
+	fl := newFailure(tool, f)
+	if b.opts.ErrorMode == ErrorsAsJSONRPC {
+		e := jsonrpc.From(f)
+		data, merr := json.Marshal(fl)
+		if merr != nil {
+			return nil, errors.Join(err, merr)
+		}
+		return nil, &mcpError{Code: int64(e.Code), Message: e.Message, Data: data}
+	}
+	data, merr := json.Marshal(struct {
+		Error *Failure `json:"error"`
+	}{fl})
+	if merr != nil {
+		return nil, merr
+	}
+	return &mcp.CallToolResult{
+		IsError:           true,
+		Content:           []mcp.Content{&mcp.TextContent{Text: fl.Text()}},
+		StructuredContent: json.RawMessage(data),
+	}, nil
+}

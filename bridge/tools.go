@@ -1,0 +1,230 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/triage-go/triage/agent"
+)
+
+// The tools' inputs and outputs. Their JSON schemas are inferred from these
+// types; every output schema also allows the failure object under "error".
+
+type (
+	healthIn  struct{}
+	healthOut struct {
+		Ready         bool                `json:"ready" jsonschema:"whether the bridge takes requests"`
+		Version       string              `json:"version"`
+		Agents        []agent.AgentHealth `json:"agents"`
+		Sessions      int                 `json:"sessions" jsonschema:"open sessions, all agents"`
+		InFlight      int                 `json:"inFlight" jsonschema:"tool calls running now"`
+		MaxConcurrent int                 `json:"maxConcurrent"`
+	}
+
+	discoverIn struct {
+		Capability string `json:"capability,omitempty" jsonschema:"only agents with this capability"`
+	}
+	discoverOut struct {
+		Agents []agent.Info `json:"agents"`
+	}
+
+	createIn struct {
+		AgentID  string         `json:"agentId" jsonschema:"the agent to open a session with (see agents_discover)"`
+		Metadata map[string]any `json:"metadata,omitempty" jsonschema:"kept with the session (at most 64 KiB as JSON)"`
+	}
+	sessionOut struct {
+		SessionID string      `json:"sessionId"`
+		AgentID   string      `json:"agentId"`
+		State     agent.State `json:"state" jsonschema:"idle, running, cancelled, closed or failed"`
+	}
+
+	promptIn struct {
+		SessionID string         `json:"sessionId"`
+		Prompt    string         `json:"prompt" jsonschema:"the prompt (at most 1 MiB)"`
+		Metadata  map[string]any `json:"metadata,omitempty"`
+	}
+	promptOut struct {
+		SessionID  string      `json:"sessionId"`
+		AgentID    string      `json:"agentId"`
+		Text       string      `json:"text" jsonschema:"the agent's whole answer"`
+		StopReason string      `json:"stopReason"`
+		State      agent.State `json:"state"`
+	}
+
+	sessionIn struct {
+		SessionID string `json:"sessionId"`
+	}
+	cancelOut struct {
+		SessionID string      `json:"sessionId"`
+		Cancelled bool        `json:"cancelled" jsonschema:"whether a running prompt was asked to stop"`
+		State     agent.State `json:"state"`
+	}
+	closeOut struct {
+		SessionID string `json:"sessionId"`
+		Closed    bool   `json:"closed"`
+	}
+
+	delegateIn struct {
+		AgentID  string         `json:"agentId"`
+		Prompt   string         `json:"prompt"`
+		Metadata map[string]any `json:"metadata,omitempty"`
+	}
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// The annotations of seed 002's idempotent and non-idempotent operations.
+var (
+	readOnly   = &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}
+	creates    = &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(true)}
+	stops      = &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)}
+	stopsAgain = &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)}
+)
+
+func (b *Bridge) addTools() {
+	addTool(b, &mcp.Tool{Name: "bridge_health", Title: "Bridge health",
+		Description: "Whether the bridge is ready, its agents' load and the calls in flight. Safe to call at any time, for example after a failure.",
+		Annotations: readOnly}, b.health)
+	addTool(b, &mcp.Tool{Name: "agents_discover", Title: "Discover agents",
+		Description: "Lists the agents sessions can be opened with: id, description, capabilities, executor and session capacity.",
+		Annotations: readOnly}, b.discover)
+	addTool(b, &mcp.Tool{Name: "sessions_create", Title: "Create a session",
+		Description: "Opens a session with an agent. Not idempotent: each call opens a new session and takes one of the agent's session slots until it is closed.",
+		Annotations: creates}, b.create)
+	addTool(b, &mcp.Tool{Name: "sessions_prompt", Title: "Prompt a session",
+		Description: "Sends a prompt to a session's agent and returns its whole answer; with a progress token, the answer also streams as progress notifications. Not idempotent: retry only a failure marked retryable.",
+		Annotations: creates}, b.prompt)
+	addTool(b, &mcp.Tool{Name: "sessions_status", Title: "Session status",
+		Description: "A session's state (idle, running, cancelled, closed, failed), its agent and its prompt count.",
+		Annotations: readOnly}, b.status)
+	addTool(b, &mcp.Tool{Name: "sessions_cancel", Title: "Cancel a prompt",
+		Description: "Asks the session's running prompt to stop; the prompt then fails as CANCELLED and the session takes new prompts.",
+		Annotations: stops}, b.cancel)
+	addTool(b, &mcp.Tool{Name: "sessions_close", Title: "Close a session",
+		Description: "Closes a session, stopping a running prompt and freeing its slot. Idempotent: closing a closed or unknown session succeeds silently.",
+		Annotations: stopsAgain}, b.close)
+	addTool(b, &mcp.Tool{Name: "tasks_delegate", Title: "Delegate a task",
+		Description: "Creates a session with an agent, sends it the prompt and closes it, in one call. Not idempotent.",
+		Annotations: creates}, b.delegate)
+}
+
+func (b *Bridge) health(context.Context, *mcp.CallToolRequest, healthIn) (healthOut, error) {
+	h := b.opts.Manager.Health()
+	return healthOut{Ready: h.Ready, Version: b.opts.Version, Agents: h.Agents, Sessions: h.Sessions,
+		InFlight: b.inFlight(), MaxConcurrent: b.opts.MaxConcurrent}, nil
+}
+
+func (b *Bridge) discover(_ context.Context, _ *mcp.CallToolRequest, in discoverIn) (discoverOut, error) {
+	out := discoverOut{Agents: []agent.Info{}}
+	for _, a := range b.opts.Manager.Agents() {
+		if in.Capability == "" || contains(a.Capabilities, in.Capability) {
+			out.Agents = append(out.Agents, a)
+		}
+	}
+	return out, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if strings.EqualFold(v, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *Bridge) create(ctx context.Context, req *mcp.CallToolRequest, in createIn) (sessionOut, error) {
+	if err := b.checkMetadata(in.Metadata); err != nil {
+		return sessionOut{}, err
+	}
+	s, err := b.opts.Manager.Create(ctx, b.owner(ctx, req), in.AgentID, in.Metadata)
+	if err != nil {
+		return sessionOut{}, err
+	}
+	return sessionOut{SessionID: s.ID, AgentID: s.AgentID, State: s.State}, nil
+}
+
+func (b *Bridge) prompt(ctx context.Context, req *mcp.CallToolRequest, in promptIn) (promptOut, error) {
+	if err := b.checkPrompt(in.Prompt, in.Metadata); err != nil {
+		return promptOut{SessionID: in.SessionID}, err
+	}
+	owner := b.owner(ctx, req)
+	res, err := b.opts.Manager.Prompt(ctx, owner, in.SessionID, in.Prompt, b.progress(ctx, req))
+	s, _ := b.opts.Manager.Status(owner, in.SessionID)
+	out := promptOut{SessionID: in.SessionID, AgentID: s.AgentID, Text: res.Text, StopReason: res.StopReason, State: s.State}
+	return out, err
+}
+
+func (b *Bridge) status(ctx context.Context, req *mcp.CallToolRequest, in sessionIn) (agent.Session, error) {
+	return b.opts.Manager.Status(b.owner(ctx, req), in.SessionID)
+}
+
+func (b *Bridge) cancel(ctx context.Context, req *mcp.CallToolRequest, in sessionIn) (cancelOut, error) {
+	s, running, err := b.opts.Manager.Cancel(ctx, b.owner(ctx, req), in.SessionID)
+	if err != nil {
+		return cancelOut{SessionID: in.SessionID}, err
+	}
+	return cancelOut{SessionID: s.ID, Cancelled: running, State: s.State}, nil
+}
+
+func (b *Bridge) close(ctx context.Context, req *mcp.CallToolRequest, in sessionIn) (closeOut, error) {
+	if err := b.opts.Manager.Close(b.owner(ctx, req), in.SessionID); err != nil {
+		return closeOut{SessionID: in.SessionID}, err
+	}
+	return closeOut{SessionID: in.SessionID, Closed: true}, nil
+}
+
+func (b *Bridge) delegate(ctx context.Context, req *mcp.CallToolRequest, in delegateIn) (promptOut, error) {
+	if err := b.checkPrompt(in.Prompt, in.Metadata); err != nil {
+		return promptOut{AgentID: in.AgentID}, err
+	}
+	res, s, err := b.opts.Manager.Delegate(ctx, b.owner(ctx, req), in.AgentID, in.Prompt, in.Metadata, b.progress(ctx, req))
+	return promptOut{SessionID: s.ID, AgentID: in.AgentID, Text: res.Text, StopReason: res.StopReason, State: s.State}, err
+}
+
+func (b *Bridge) owner(ctx context.Context, req *mcp.CallToolRequest) string {
+	if b.opts.Owner == nil {
+		return ""
+	}
+	return b.opts.Owner(ctx, req)
+}
+
+func (b *Bridge) checkPrompt(prompt string, metadata map[string]any) error {
+	if len(prompt) > b.opts.MaxPromptBytes {
+		return errTooLarge("Prompt", len(prompt), b.opts.MaxPromptBytes)
+	}
+	return b.checkMetadata(metadata)
+}
+
+func (b *Bridge) checkMetadata(metadata map[string]any) error {
+	if len(metadata) == 0 {
+		return nil
+	}
+	data, err := json.Marshal(metadata)
+	if err != nil {
+		return err
+	}
+	if len(data) > b.opts.MaxMetadataBytes {
+		return errTooLarge("Metadata", len(data), b.opts.MaxMetadataBytes)
+	}
+	return nil
+}
+
+// progress sends each chunk of the answer as a progress notification when
+// the client asked for progress.
+func (b *Bridge) progress(ctx context.Context, req *mcp.CallToolRequest) func(agent.Chunk) {
+	token := req.Params.GetProgressToken()
+	if token == nil || req.Session == nil {
+		return nil
+	}
+	var n atomic.Int64
+	return func(c agent.Chunk) {
+		_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+			ProgressToken: token, Progress: float64(n.Add(1)), Message: c.Text,
+		})
+	}
+}

@@ -1,0 +1,140 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/triage-go/triage/agent"
+	"github.com/triage-go/triage/bridge"
+)
+
+// keyTransport sends an API key with every request.
+type keyTransport struct {
+	header, value string
+}
+
+func (k keyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set(k.header, k.value)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func mcpFixture(t *testing.T) *fixture {
+	t.Helper()
+	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.Options{OwnerShare: 4})
+	if err := m.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Shutdown() })
+	return newFixture(t, func(c *Config) {
+		c.APIKeys = map[string]string{"key-a": "acme", "key-b": "globex"}
+		c.Bridge = bridge.New(bridge.Options{Manager: m, Owner: MCPOwner})
+	})
+}
+
+func mcpConnect(t *testing.T, f *fixture, header, key string) *mcp.ClientSession {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
+		Endpoint: f.http.URL + "/mcp", HTTPClient: &http.Client{Transport: keyTransport{header, key}},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+func mcpCall(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (map[string]any, bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var out map[string]any
+	data, _ := json.Marshal(res.StructuredContent)
+	_ = json.Unmarshal(data, &out)
+	return out, res.IsError
+}
+
+func TestMCPOverStreamableHTTP(t *testing.T) {
+	f := mcpFixture(t)
+	a := mcpConnect(t, f, "X-API-Key", "key-a")
+	s, isErr := mcpCall(t, a, "sessions_create", map[string]any{"agentId": "echo"})
+	if isErr {
+		t.Fatalf("create: %v", s)
+	}
+	id := s["sessionId"].(string)
+	p, isErr := mcpCall(t, a, "sessions_prompt", map[string]any{"sessionId": id, "prompt": "over http"})
+	if isErr || p["text"] != "You said: over http" {
+		t.Fatalf("prompt: %v", p)
+	}
+
+	// Another tenant cannot see, prompt or close the session.
+	b := mcpConnect(t, f, "Authorization", "Bearer key-b")
+	for tool, args := range map[string]map[string]any{
+		"sessions_status": {"sessionId": id},
+		"sessions_prompt": {"sessionId": id, "prompt": "mine now"},
+		"sessions_cancel": {"sessionId": id},
+	} {
+		out, isErr := mcpCall(t, b, tool, args)
+		e, _ := out["error"].(map[string]any)
+		if !isErr || e["code"] != "SESSION_NOT_FOUND" {
+			t.Errorf("%s from another tenant: %v", tool, out)
+		}
+	}
+	mcpCall(t, b, "sessions_close", map[string]any{"sessionId": id})
+	if st, isErr := mcpCall(t, a, "sessions_status", map[string]any{"sessionId": id}); isErr || st["state"] != "idle" {
+		t.Errorf("after another tenant's close: %v", st)
+	}
+
+	// One tenant holds at most a quarter of the agent's sessions.
+	for i := 1; ; i++ {
+		out, isErr := mcpCall(t, b, "sessions_create", map[string]any{"agentId": "echo"})
+		if isErr {
+			e := out["error"].(map[string]any)
+			if i != agent.DefaultMaxSessions/4+1 || e["message"] != "Session capacity reached" {
+				t.Fatalf("create #%d: %v", i, out)
+			}
+			break
+		}
+	}
+	if _, isErr := mcpCall(t, a, "sessions_create", map[string]any{"agentId": "echo"}); isErr {
+		t.Fatal("the other tenant's sessions took acme's capacity")
+	}
+}
+
+func TestMCPNeedsAKey(t *testing.T) {
+	f := mcpFixture(t)
+	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)
+	for _, h := range []map[string]string{nil, {"X-API-Key": "wrong"}} {
+		r := f.do("POST", "/mcp", body, h)
+		if r.status != http.StatusUnauthorized && r.status != http.StatusForbidden {
+			t.Errorf("headers %v: status %d %s", h, r.status, r.body)
+		}
+		if r.header.Get("Content-Type") != "application/problem+json" {
+			t.Errorf("headers %v: content type %q", h, r.header.Get("Content-Type"))
+		}
+	}
+}
+
+// A tenant cannot use the MCP session id another tenant's client holds.
+func TestMCPSessionIsTheTenants(t *testing.T) {
+	f := mcpFixture(t)
+	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)
+	r := f.do("POST", "/mcp", body, map[string]string{"X-API-Key": "key-a", "Accept": "application/json, text/event-stream"})
+	sid := r.header.Get("Mcp-Session-Id")
+	if r.status != http.StatusOK || sid == "" {
+		t.Fatalf("initialize: %d %v %s", r.status, r.header, r.body)
+	}
+	list := []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	r = f.do("POST", "/mcp", list, map[string]string{"X-API-Key": "key-b", "Accept": "application/json, text/event-stream",
+		"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-06-18"})
+	if r.status < 400 {
+		t.Fatalf("another tenant used the session: %d %s", r.status, r.body)
+	}
+}
