@@ -238,7 +238,9 @@ func (b *providerBackend) Prompt(ctx context.Context, session, text string, emit
 			return
 		}
 		out.WriteString(d)
-		emit(Chunk{Text: d})
+		if emit != nil {
+			emit(Chunk{Text: d})
+		}
 	})
 	res := Result{Text: out.String()}
 	if ctx.Err() != nil {

@@ -55,6 +55,15 @@ func call(ctx context.Context, url, key string, opts ...option.RequestOption) er
 	return err
 }
 
+// streamHead is the first events of a message stream.
+const streamHead = `event: message_start
+data: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":5,"output_tokens":1}}}
+
+event: ping
+data: {"type":"ping"}
+
+`
+
 // streamReply is a message stream whose second event is an error event
 // carrying data.
 func streamReply(data string) providertest.Reply {
@@ -73,6 +82,7 @@ func TestConformance(t *testing.T) {
 		ID:       anthropic.ProviderID,
 		Key:      testKey,
 		Classify: anthropic.Classify,
+		Wrap:     anthropic.Wrap,
 		NewClient: func(key string) error {
 			_, err := anthropic.NewClient(key)
 			return err
@@ -114,6 +124,7 @@ func TestConformance(t *testing.T) {
 			return providertest.Reply{Status: 401, Body: errorBody("authentication_error", message)}
 		},
 		StreamReply:   streamReply,
+		StreamHead:    streamHead,
 		RetryStatuses: []int{529}, // overloaded_error
 		ProviderText:  []string{"rate limit for your organization", "x-api-key"},
 		Cases:         cases,

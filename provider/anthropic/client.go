@@ -52,3 +52,28 @@ func NewClient(apiKey string, opts ...option.RequestOption) (sdk.Client, error) 
 	all = append(all, option.WithMiddleware(upstream.Middleware(ProviderID)))
 	return sdk.NewClient(all...), nil
 }
+
+// Wrap marks err, an error that a call through a Anthropic client returned, as
+// Anthropic's, so that fault.From names Anthropic (details.providerId "anthropic")
+// whatever the error is. Most errors need no mark: the SDK's error answers
+// are Anthropic's by their type, and a client built by NewClient tags what its
+// transport returns, and what reading an answer's body returns (a stream
+// cut short, a deadline passing mid-stream). Two kinds name no provider:
+//
+//   - the bare context.DeadlineExceeded or context.Canceled that the SDK
+//     returns, instead of its transport's error, when the caller's deadline
+//     or the SDK's own per-request timeout (option.WithRequestTimeout) passes, or the
+//     caller cancels, before the answer arrives: marked, they are TIMEOUT,
+//     retryable, and CANCELLED, naming Anthropic;
+//   - the SDK's own errors, such as an answer it could not decode: marked,
+//     they are seed 002's unknown provider error, UPSTREAM_ERROR, not
+//     retryable (unmarked, fault's rules would read a JSON error as the
+//     caller's invalid request).
+//
+// Wrap changes nothing else: an SDK error's fault is the same marked or
+// not. A nil err stays nil, and an error holding a fault is returned as it
+// is.
+//
+//	_, err := client.Messages.New(ctx, params)
+//	f := fault.From(anthropic.Wrap(err))
+func Wrap(err error) error { return upstream.Wrap(ProviderID, err) }

@@ -54,7 +54,12 @@
 // option.WithRequestTimeout's) comes back as the bare
 // context.DeadlineExceeded, TIMEOUT, retryable. Neither names a provider;
 // Classify declines them, except that a client built by NewClient tags its
-// transport's errors, whose faults then carry providerId "anthropic".
+// transport's errors and its answers' read errors (a stream cut short or
+// timed out mid-stream), whose faults then carry providerId "anthropic".
+// The bare context errors the SDK returns in place of its transport's, and
+// its own errors (an answer it cannot decode), name Anthropic once marked
+// with Wrap: every provider error then carries providerId, as seed 002
+// asks.
 //
 // # Retries
 //

@@ -114,3 +114,27 @@ func truthy(v string) bool {
 	v = strings.ToLower(v)
 	return v == "1" || v == "true"
 }
+
+// Wrap marks err, an error that a call through a Gen AI client returned, as
+// Gemini's, so that fault.From names Gemini (details.providerId
+// "google-gemini") whatever the error is. Most errors need no mark: the
+// SDK's error answers are Gemini's by their type, and a client built by
+// NewClient tags what its transport returns, and what reading an answer's
+// body returns; genai wraps both with %w, so even a passed deadline or a
+// cancelled call names Gemini. What is left are the SDK's own errors, such
+// as an answer it could not decode ("iterateResponseStream: invalid stream
+// chunk"): marked, they are seed 002's unknown provider error,
+// UPSTREAM_ERROR, not retryable (unmarked, fault's rules would read a JSON
+// error as the caller's invalid request).
+//
+// Wrap changes nothing else: an SDK error's fault is the same marked or
+// not. A nil err stays nil, and an error holding a fault is returned as it
+// is.
+//
+//	for resp, err := range client.Models.GenerateContentStream(ctx, model, contents, nil) {
+//		if err != nil {
+//			return fault.From(gemini.Wrap(err))
+//		}
+//		…
+//	}
+func Wrap(err error) error { return upstream.Wrap(ProviderID, err) }

@@ -76,9 +76,11 @@
 // TRANSPORT_ERROR (rule connection_refused), retryable, and a passed
 // deadline (the caller's, or HTTPOptions.Timeout) TIMEOUT, retryable; the
 // SDK wraps them with %w, which hides nothing. Classify declines them,
-// except that a client built by NewClient tags its transport's errors, whose
-// faults then carry providerId "google-gemini"; its Interactions API clients
-// share its HTTP client, and so its tag.
+// except that a client built by NewClient tags its transport's errors and
+// its answers' read errors (a stream cut short or timed out mid-stream),
+// whose faults then carry providerId "google-gemini"; its Interactions API
+// clients share its HTTP client, and so its tag. The SDK's own errors (an
+// answer it cannot decode) name Gemini once marked with Wrap.
 //
 // # Retries
 //

@@ -104,11 +104,13 @@ func call(ctx context.Context, url, key string, change ...func(*genai.ClientConf
 	return err
 }
 
+// streamHead is the first event of a GenerateContent stream.
+const streamHead = `data: {"candidates":[{"content":{"parts":[{"text":"Hel"}],"role":"model"},"index":0}]}` + "\n\n"
+
 // streamReply is a GenerateContent stream whose second event is an error
 // carrying data.
 func streamReply(data string) providertest.Reply {
-	return providertest.Reply{ContentType: "text/event-stream",
-		Body: `data: {"candidates":[{"content":{"parts":[{"text":"Hel"}],"role":"model"},"index":0}]}` + "\n\n" + "data: " + data + "\n\n"}
+	return providertest.Reply{ContentType: "text/event-stream", Body: streamHead + "data: " + data + "\n\n"}
 }
 
 type want = providertest.Want
@@ -127,6 +129,7 @@ func TestConformance(t *testing.T) {
 		ID:       gemini.ProviderID,
 		Key:      testKey,
 		Classify: gemini.Classify,
+		Wrap:     gemini.Wrap,
 		NewClient: func(key string) error {
 			var cfg *genai.ClientConfig // nil: the environment decides
 			if key != "" {
@@ -191,6 +194,7 @@ func TestConformance(t *testing.T) {
 			return providertest.Reply{Status: 400, Body: errorBody(400, "INVALID_ARGUMENT", message, apiKeyInvalidDetails)}
 		},
 		StreamReply:    streamReply,
+		StreamHead:     streamHead,
 		StreamStatus:   true, // Google's error body has its code
 		DeadlineTagged: true, // genai wraps the transport's error
 		ProviderText:   []string{"exceeded your current quota", "API key not valid"},
@@ -311,8 +315,10 @@ func TestNewClientConfig(t *testing.T) {
 		if strings.Contains(err.Error(), testKey) {
 			t.Errorf("the error's text holds the key: %s", err)
 		}
-		if !strings.Contains(err.Error(), "project and location are not supported") {
-			t.Errorf("the error lost the SDK's reason: %s", err)
+		// The reason is the cause's, which debug output and logs show; the
+		// error's text is the fault's code and message only.
+		if f.Cause == nil || !strings.Contains(f.Cause.Error(), "project and location are not supported") {
+			t.Errorf("the error lost the SDK's reason: %v", f.Cause)
 		}
 		providertest.NoSecret(t, f, testKey)
 	})

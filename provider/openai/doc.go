@@ -47,11 +47,15 @@
 //
 // Network failures are fault's to classify: the SDK returns them as it got
 // them from net/http, so a refused connection is TRANSPORT_ERROR (rule
-// connection_refused), retryable, and a passed deadline of the caller's
-// context comes back as the bare context.DeadlineExceeded, TIMEOUT,
-// retryable. Neither names a provider; Classify declines them, except that
-// a client built by NewClient tags its transport's errors, whose faults
-// then carry providerId "openai".
+// connection_refused), retryable, and a passed deadline (the caller's
+// context, or option.WithRequestTimeout's) comes back as the bare
+// context.DeadlineExceeded, TIMEOUT, retryable. Neither names a provider;
+// Classify declines them, except that a client built by NewClient tags its
+// transport's errors and its answers' read errors (a stream cut short or
+// timed out mid-stream), whose faults then carry providerId "openai". The
+// bare context errors the SDK returns in place of its transport's, and its
+// own errors (an answer it cannot decode), name OpenAI once marked with
+// Wrap: every provider error then carries providerId, as seed 002 asks.
 //
 // # Retries
 //

@@ -47,12 +47,13 @@ func call(ctx context.Context, url, key string, opts ...option.RequestOption) er
 	return err
 }
 
+// streamHead is the first event of a chat completion stream.
+const streamHead = `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[{"index":0,"delta":{"content":"Hel"},"finish_reason":null}]}` + "\n\n"
+
 // streamReply is a chat completion stream whose second event is an error
 // event carrying data.
 func streamReply(data string) providertest.Reply {
-	return providertest.Reply{ContentType: "text/event-stream",
-		Body: `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[{"index":0,"delta":{"content":"Hel"},"finish_reason":null}]}` +
-			"\n\n" + "data: " + data + "\n\n"}
+	return providertest.Reply{ContentType: "text/event-stream", Body: streamHead + "data: " + data + "\n\n"}
 }
 
 type want = providertest.Want
@@ -66,6 +67,7 @@ func TestConformance(t *testing.T) {
 		ID:       openai.ProviderID,
 		Key:      testKey,
 		Classify: openai.Classify,
+		Wrap:     openai.Wrap,
 		NewClient: func(key string) error {
 			_, err := openai.NewClient(key)
 			return err
@@ -112,6 +114,7 @@ func TestConformance(t *testing.T) {
 			return providertest.Reply{Status: 401, Body: errorBody(message, "invalid_request_error", "", "invalid_api_key")}
 		},
 		StreamReply:  streamReply,
+		StreamHead:   streamHead,
 		ProviderText: []string{"Rate limit reached", "Incorrect API key"},
 		Cases:        cases,
 		StreamCases:  streamCases,

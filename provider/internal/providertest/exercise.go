@@ -27,6 +27,9 @@ type Provider[E error] struct {
 	Key string
 	// Classify is the package's Classify.
 	Classify func(error) (*fault.Error, bool)
+	// Wrap is the package's Wrap, which marks an error of a call through
+	// the package's client as the provider's.
+	Wrap func(error) error
 
 	// NewClient builds a client with the package's NewClient and key
 	// (empty: whatever the environment holds), and returns its error.
@@ -67,6 +70,9 @@ type Provider[E error] struct {
 	// StreamReply is a stream whose last event is an error carrying data
 	// (an ErrorBody).
 	StreamReply func(data string) Reply
+	// StreamHead is the start of a stream that answers well: its first
+	// event or events, after which the suite's server stalls.
+	StreamHead string
 	// StreamStatus says that an error inside a stream carries an HTTP
 	// status of its own (Gemini's error body has its code). Otherwise the
 	// stream was a 200, and a fault of its error has no upstream_status.
@@ -101,7 +107,8 @@ type Case struct {
 
 // Exercise runs the conformance suite every provider package passes, by
 // area: MissingCredential, DeclineAllocatesNothing, StatusMapping,
-// RetryAfter, Stream, Network, Timeout, RetriesOff, Secrets and Declines.
+// RetryAfter, Stream, Network, Timeout, ProviderErrors, RetriesOff, Secrets
+// and Declines.
 // Each area's cases are parallel subtests. MissingCredential (t.Setenv)
 // and DeclineAllocatesNothing (testing.AllocsPerRun counts every
 // goroutine's allocations) run first and alone, so the test that calls
@@ -118,6 +125,7 @@ func Exercise[E error](t *testing.T, p Provider[E]) {
 		{"Stream", stream[E]},
 		{"Network", network[E]},
 		{"Timeout", timeouts[E]},
+		{"ProviderErrors", providerErrors[E]},
 		{"RetriesOff", retriesOff[E]},
 		{"Secrets", secrets[E]},
 		{"Declines", declines[E]},
@@ -328,9 +336,12 @@ func network[E error](t *testing.T, p Provider[E]) {
 func timeouts[E error](t *testing.T, p Provider[E]) {
 	deadline := func(t *testing.T, err error) *fault.Error {
 		t.Helper()
+		// Marked with Wrap, every deadline names the provider.
+		timeout := Want{Code: fault.Timeout, Category: fault.CategoryTimeout, Domain: fault.DomainSystem, Retryable: true}
+		Check(t, fault.From(p.Wrap(err)), p.ID, p.Key, timeout)
 		f := fault.From(err)
 		if p.DeadlineTagged {
-			Check(t, f, p.ID, p.Key, Want{Code: fault.Timeout, Category: fault.CategoryTimeout, Domain: fault.DomainSystem, Retryable: true})
+			Check(t, f, p.ID, p.Key, timeout)
 			return f
 		}
 		if _, ok := p.Classify(err); ok {
@@ -358,6 +369,127 @@ func timeouts[E error](t *testing.T, p Provider[E]) {
 		deadline(t, p.CallTimeout(t.Context(), srv.URL, 50*time.Millisecond))
 		if got := srv.Hits(); got != 1 {
 			t.Errorf("the server saw %d requests, want 1 (the SDK retries a timed-out attempt unless its retries are off)", got)
+		}
+	})
+}
+
+// providerErrors: seed 002's provider table, through a client built by
+// NewClient against a local server: each error, marked with the package's
+// Wrap, is a fault with the table's category and retryability and with
+// details.providerId, and the mark changes nothing else. An error the
+// client itself names as the provider's (its SDK's error answers, its
+// transport's tagged errors, a body read cut short) does so unmarked; the
+// bare context errors that OpenAI's and Anthropic's SDKs return, and an
+// SDK's own errors, need the mark.
+func providerErrors[E error](t *testing.T, p Provider[E]) {
+	serve := func(t *testing.T, r Reply) string { return NewServer(t, r).URL }
+	call := func(r Reply) func(*testing.T) error {
+		return func(t *testing.T) error { return p.Call(t.Context(), serve(t, r), p.Key) }
+	}
+	callHeaders := call
+	if p.CallHeaders != nil {
+		callHeaders = func(r Reply) func(*testing.T) error {
+			return func(t *testing.T) error { return p.CallHeaders(t.Context(), serve(t, r)) }
+		}
+	}
+	// within calls f with a context that ends, by its deadline or by
+	// cancel, 100ms from now.
+	within := func(cancel bool, f func(context.Context) error) error {
+		ctx, stop := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		if cancel {
+			ctx, stop = context.WithCancel(context.Background())
+			time.AfterFunc(100*time.Millisecond, stop)
+		}
+		defer stop()
+		return f(ctx)
+	}
+	stalled := Reply{ContentType: "text/event-stream", Body: p.StreamHead, Hold: 10 * time.Second}
+	slow := Reply{Delay: 10 * time.Second}
+	for _, c := range []struct {
+		name       string
+		call       func(*testing.T) error
+		code       fault.Code
+		category   fault.Category
+		retryable  bool
+		retryAfter time.Duration
+		// named says that the fault names the provider unmarked.
+		named bool
+	}{
+		{"Unauthorized401", call(Reply{Status: 401, Body: p.ErrorBody(401, rejectedText)}),
+			fault.ProviderAuthFailed, fault.CategoryAuth, false, 0, true},
+		{"RateLimited429RetryAfter", callHeaders(Reply{Status: 429, Header: map[string]string{"Retry-After": "7"}, Body: p.ErrorBody(429, rateLimitedText)}),
+			fault.RateLimited, fault.CategoryUpstream, true, 7 * time.Second, true},
+		{"BadRequest400", call(Reply{Status: 400, Body: p.ErrorBody(400, "Invalid value for 'temperature'.")}),
+			fault.UpstreamError, fault.CategoryUpstream, false, 0, true},
+		{"InternalServerError500", call(Reply{Status: 500, Body: p.ErrorBody(500, internalText)}),
+			fault.UpstreamError, fault.CategoryUpstream, true, 0, true},
+		{"ConnectionRefused", func(t *testing.T) error { return p.Call(t.Context(), ClosedURL(t), p.Key) },
+			fault.TransportError, fault.CategoryTransport, true, 0, true},
+		{"RequestTimeout", func(t *testing.T) error { return p.CallTimeout(t.Context(), serve(t, slow), 50*time.Millisecond) },
+			fault.Timeout, fault.CategoryTimeout, true, 0, p.DeadlineTagged},
+		{"CallerDeadline", func(t *testing.T) error {
+			url := serve(t, slow)
+			return within(false, func(ctx context.Context) error { return p.Call(ctx, url, p.Key) })
+		}, fault.Timeout, fault.CategoryTimeout, true, 0, p.DeadlineTagged},
+		{"Cancelled", func(t *testing.T) error {
+			url := serve(t, slow)
+			return within(true, func(ctx context.Context) error { return p.Call(ctx, url, p.Key) })
+		}, fault.Cancelled, fault.CategoryTransport, false, 0, p.DeadlineTagged},
+		{"UndecodableAnswer", call(Reply{Body: `{"id": "x", "oops`}),
+			fault.UpstreamError, fault.CategoryUpstream, false, 0, false},
+		{"StreamStalledDeadline", func(t *testing.T) error {
+			url := serve(t, stalled)
+			return within(false, func(ctx context.Context) error { return p.CallStream(ctx, url) })
+		}, fault.Timeout, fault.CategoryTimeout, true, 0, true},
+		{"StreamStalledCancelled", func(t *testing.T) error {
+			url := serve(t, stalled)
+			return within(true, func(ctx context.Context) error { return p.CallStream(ctx, url) })
+		}, fault.Cancelled, fault.CategoryTransport, false, 0, true},
+	} {
+		parallel(t, c.name, func(t *testing.T) {
+			start := time.Now()
+			err := c.call(t)
+			if err == nil {
+				t.Fatal("the call succeeded; want an error")
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("the call took %v to fail", d)
+			}
+			f := fault.From(p.Wrap(err))
+			if f.Code != c.code || f.Category != c.category || f.Retryable != c.retryable || f.RetryAfter != c.retryAfter {
+				t.Errorf("got %s/%s retryable=%v retryAfter=%v, want %s/%s retryable=%v retryAfter=%v",
+					f.Code, f.Category, f.Retryable, f.RetryAfter, c.code, c.category, c.retryable, c.retryAfter)
+			}
+			if got := f.Details["providerId"]; got != p.ID || f.Source != p.ID {
+				t.Errorf("details.providerId = %v, Source = %q; want %q", got, f.Source, p.ID)
+			}
+			NoSecret(t, f, p.Key)
+			ownMessage(t, p, f)
+			// The cause is the call's error, marked or not (an error of a
+			// type that does not compare, genai.APIError, by its text).
+			if !errors.Is(f, err) && !sameError(f.Cause, err) && !sameError(errors.Unwrap(f.Cause), err) {
+				t.Errorf("Cause = %v, want the call's error", f.Cause)
+			}
+			bare := fault.From(err)
+			if got := bare.Details["providerId"]; (got == p.ID) != c.named {
+				t.Errorf("unmarked, details.providerId = %v; want it named: %v", got, c.named)
+			}
+			if c.named && (bare.Code != f.Code || bare.Retryable != f.Retryable || bare.RetryAfter != f.RetryAfter) {
+				t.Errorf("Wrap changed the fault: %s retryable=%v unmarked, %s retryable=%v marked", bare.Code, bare.Retryable, f.Code, f.Retryable)
+			}
+		})
+	}
+	parallel(t, "WrapKeepsNilAndFaults", func(t *testing.T) {
+		if p.Wrap(nil) != nil {
+			t.Error("Wrap(nil) is not nil")
+		}
+		f := fault.New(fault.SessionBusy, "")
+		if got := p.Wrap(f); got != error(f) {
+			t.Errorf("Wrap(fault) = %v, want the fault itself", got)
+		}
+		marked := p.Wrap(context.Canceled)
+		if p.Wrap(marked) != marked {
+			t.Error("Wrap marked an error twice")
 		}
 	})
 }

@@ -43,6 +43,9 @@ type Reply struct {
 	ContentType string
 	// Delay holds the answer back this long, or until the client gives up.
 	Delay time.Duration
+	// Hold keeps the answer open this long after its body was sent (a
+	// stream that stalls), or until the client gives up.
+	Hold time.Duration
 }
 
 // Server is a provider stand-in on a local port.
@@ -90,6 +93,15 @@ func NewServer(t testing.TB, r Reply) *Server {
 		}
 		w.WriteHeader(status)
 		_, _ = w.Write([]byte(r.Body))
+		if r.Hold > 0 {
+			_ = http.NewResponseController(w).Flush()
+			t := time.NewTimer(r.Hold)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-req.Context().Done():
+			}
+		}
 	}))
 	t.Cleanup(s.Close)
 	return s

@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"errors"
+	"io"
 	"net/http"
 	"reflect"
 	"strings"
@@ -32,19 +33,66 @@ func Tag(provider string, err error) error {
 	return &callError{provider: provider, err: err}
 }
 
+// Wrap marks err, an error that a call through provider's client returned,
+// as provider's, so that FromCall names the provider whatever the error is:
+// the bare context error an SDK returns when a deadline passes or the caller
+// cancels, an answer the SDK could not decode. A nil err, an error already
+// marked as provider's and an error holding a fault are returned as they
+// are.
+func Wrap(provider string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if c, ok := errors.AsType[*callError](err); ok && c != nil && c.provider == provider {
+		return err
+	}
+	if _, ok := fault.As(err); ok {
+		return err
+	}
+	return Tag(provider, err)
+}
+
 // Middleware returns an SDK middleware (the shape openai-go's and
 // anthropic-sdk-go's option.Middleware share) that tags the errors of the
-// calls it passes on. Installed last, it is the innermost middleware, next
-// to the transport.
+// calls it passes on, and those of reading their answers' bodies (a stream
+// cut short, a deadline passing mid-stream). Installed last, it is the
+// innermost middleware, next to the transport.
 func Middleware(provider string) func(*http.Request, func(*http.Request) (*http.Response, error)) (*http.Response, error) {
 	return func(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
 		res, err := next(req)
+		tagBody(provider, res)
 		return res, Tag(provider, err)
 	}
 }
 
+// tagBody makes the errors of reading res's body tagged as provider's.
+func tagBody(provider string, res *http.Response) {
+	if res == nil || res.Body == nil || res.Body == http.NoBody {
+		return
+	}
+	res.Body = &body{provider: provider, rc: res.Body}
+}
+
+// body is an answer's body whose read errors are tagged. io.EOF, which
+// readers compare with ==, is returned as it is.
+type body struct {
+	provider string
+	rc       io.ReadCloser
+}
+
+func (b *body) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	if err != nil && err != io.EOF {
+		err = Tag(b.provider, err)
+	}
+	return n, err
+}
+
+func (b *body) Close() error { return b.rc.Close() }
+
 // Transport returns a RoundTripper that tags the errors of next
-// (http.DefaultTransport when nil).
+// (http.DefaultTransport when nil), and those of reading its answers'
+// bodies.
 func Transport(provider string, next http.RoundTripper) http.RoundTripper {
 	if next == nil {
 		next = http.DefaultTransport
@@ -59,16 +107,18 @@ type roundTripper struct {
 
 func (t roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	res, err := t.next.RoundTrip(req)
+	tagBody(t.provider, res)
 	return res, Tag(t.provider, err)
 }
 
-// FromCall classifies an error tagged by p's client. fault's own rules
-// decide the code (a refused connection is TRANSPORT_ERROR with rule
-// connection_refused, a deadline TIMEOUT, a cancellation CANCELLED); the
-// fault then names the provider. What fault does not recognise is seed 002's
-// unknown provider error: UPSTREAM_ERROR, not retryable. It reports false for
-// errors that carry no tag of p's, so that fault's rules apply to them
-// directly.
+// FromCall classifies an error tagged by p's client, or marked by Wrap.
+// fault's own rules decide the code (a refused connection is
+// TRANSPORT_ERROR with rule connection_refused, a deadline TIMEOUT, a
+// cancellation CANCELLED); the fault then names the provider. What fault
+// does not recognise, and a JSON error (the SDK's, decoding an answer), is
+// seed 002's unknown provider error: UPSTREAM_ERROR, not retryable. It
+// reports false for errors that carry no tag of p's, so that fault's rules
+// apply to them directly.
 func (p Provider) FromCall(err error) (*fault.Error, bool) {
 	c, ok := errors.AsType[*callError](err)
 	if !ok || c == nil || c.provider != p.ID || c.err == nil {
@@ -80,6 +130,11 @@ func (p Provider) FromCall(err error) (*fault.Error, bool) {
 	switch {
 	case f.Classification.Method == fault.MethodFallback:
 		f = p.Fault(err, Answer{Debug: f.Debug.Cause}, Unknown(), time.Time{})
+	case f.Classification.Method == fault.MethodDecode:
+		// A JSON error here is the SDK's, decoding the provider's answer
+		// (Wrap marks it): not the caller's invalid request, but seed 002's
+		// unknown provider error.
+		f = p.Fault(err, Answer{Debug: c.err.Error()}, Unknown(), time.Time{})
 	case f.Code == fault.TransportError, f.Code == fault.Timeout:
 		f.Message = p.Message(f.Code, f.Retryable)
 	}

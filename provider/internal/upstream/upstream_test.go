@@ -2,9 +2,12 @@ package upstream
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -181,10 +184,107 @@ func TestInvalidConfig(t *testing.T) {
 	if f.Code != fault.ConfigError || f.Details["providerId"] != "acme" {
 		t.Errorf("got %s %v", f.Code, f.Details)
 	}
-	if s := f.Error(); strings.Contains(s, key) || !strings.Contains(s, "project and location are not supported") {
+	if s := f.Error(); strings.Contains(s, key) || s != "CONFIG_ERROR: The service is misconfigured. Please contact the operator" {
 		t.Errorf("Error() = %q", s)
+	}
+	if f.Cause == nil || strings.Contains(f.Cause.Error(), key) || !strings.Contains(f.Cause.Error(), "project and location are not supported") {
+		t.Errorf("cause = %v, want the SDK's reason without the key", f.Cause)
 	}
 	if errors.Is(f, sdkErr) {
 		t.Error("the fault wraps the SDK's error, whose text holds the key")
 	}
 }
+
+func TestWrap(t *testing.T) {
+	t.Parallel()
+	if Wrap("acme", nil) != nil {
+		t.Error("Wrap(nil) is not nil")
+	}
+	inner := fault.New(fault.SessionBusy, "")
+	if got := Wrap("acme", fmt.Errorf("x: %w", inner)); !errors.Is(got, inner) || errors.Unwrap(got) == nil {
+		t.Errorf("Wrap of a fault's chain = %v, want it unchanged", got)
+	}
+	marked := Wrap("acme", context.DeadlineExceeded)
+	if Wrap("acme", marked) != marked {
+		t.Error("Wrap marked an error twice")
+	}
+	f, ok := p.FromCall(marked)
+	if !ok || f.Code != fault.Timeout || !f.Retryable || f.Details["providerId"] != "acme" || !errors.Is(f, context.DeadlineExceeded) {
+		t.Errorf("FromCall(Wrap(DeadlineExceeded)) = %v, %v", f, ok)
+	}
+	// Another provider's mark is not this one's.
+	if _, ok := p.FromCall(Wrap("other", context.DeadlineExceeded)); ok {
+		t.Error("FromCall claimed another provider's mark")
+	}
+}
+
+func TestFromCallDecode(t *testing.T) {
+	t.Parallel()
+	var v struct{ A int }
+	jerr := json.Unmarshal([]byte(`{"A":`), &v)
+	f, ok := p.FromCall(Wrap("acme", fmt.Errorf("decoding: %w", jerr)))
+	if !ok || f.Code != fault.UpstreamError || f.Category != fault.CategoryUpstream || f.Retryable ||
+		f.Classification.Rule != "acme:unknown" || f.Details["providerId"] != "acme" {
+		t.Errorf("FromCall(JSON error) = %v, %v; want the unknown provider error", f, ok)
+	}
+	if d := f.Payload(true).Debug; d == nil || !strings.Contains(d.Cause, "unexpected end of JSON input") {
+		t.Errorf("debug = %+v, want the decoder's text", d)
+	}
+}
+
+// errReader fails every read with err.
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }
+
+func TestBodyTagged(t *testing.T) {
+	t.Parallel()
+	answer := func(err error) *http.Response {
+		return &http.Response{StatusCode: 200, Body: io.NopCloser(io.MultiReader(strings.NewReader("data"), errReader{err}))}
+	}
+	for name, do := range map[string]func(*http.Request, error) (*http.Response, error){
+		"Middleware": func(req *http.Request, err error) (*http.Response, error) {
+			return Middleware("acme")(req, func(*http.Request) (*http.Response, error) { return answer(err), nil })
+		},
+		"Transport": func(req *http.Request, err error) (*http.Response, error) {
+			return Transport("acme", roundTrip(func(*http.Request) (*http.Response, error) { return answer(err), nil })).RoundTrip(req)
+		},
+	} {
+		req := httptest.NewRequest("GET", "http://example.test/", nil)
+		res, err := do(req, context.Canceled)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := io.ReadAll(res.Body)
+		if string(data) != "data" {
+			t.Errorf("%s: read %q", name, data)
+		}
+		if f, ok := p.FromCall(err); !ok || f.Code != fault.Cancelled || f.Details["providerId"] != "acme" {
+			t.Errorf("%s: a read error is not tagged: %v", name, err)
+		}
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: the tag hid the read error: %v", name, err)
+		}
+		// io.EOF stays itself: readers compare it with ==.
+		res, _ = do(req, io.EOF)
+		if _, err := res.Body.Read(make([]byte, 8)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := res.Body.Read(make([]byte, 8)); err != io.EOF {
+			t.Errorf("%s: EOF = %v, want io.EOF itself", name, err)
+		}
+		if err := res.Body.Close(); err != nil {
+			t.Errorf("%s: Close = %v", name, err)
+		}
+	}
+	// No body, no wrapper.
+	res, _ := Middleware("acme")(httptest.NewRequest("HEAD", "http://example.test/", nil),
+		func(*http.Request) (*http.Response, error) { return &http.Response{Body: http.NoBody}, nil })
+	if res.Body != http.NoBody {
+		t.Errorf("http.NoBody was wrapped: %T", res.Body)
+	}
+}
+
+type roundTrip func(*http.Request) (*http.Response, error)
+
+func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
