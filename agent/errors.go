@@ -101,3 +101,19 @@ func agentFailed(agentID string, err error) *fault.Error {
 		fault.WithSource(agentID), fault.WithDetail("agentId", agentID),
 		fault.WithSessionValid(true))
 }
+
+// errWorkerTimeout is seed 002's "Worker {workerId} timed out" (TRANSPORT,
+// retryable): a worker agent's prompt that ran past its deadline. The
+// pool has asked the worker to cancel the turn; the session stays valid.
+func errWorkerTimeout(agentID string, err error) *fault.Error {
+	worker := agentID
+	if f, ok := fault.As(err); ok {
+		if w, ok := f.Details["workerId"].(string); ok && w != "" {
+			worker = w
+		}
+	}
+	return fault.New(fault.Timeout, "Worker "+worker+" timed out",
+		fault.WithCategory(fault.CategoryTransport), fault.WithRetryable(true),
+		fault.WithSource(agentID), fault.WithDetail("agentId", agentID),
+		fault.WithDetail("workerId", worker), fault.WithSessionValid(true))
+}

@@ -340,6 +340,9 @@ func (m *Manager) Prompt(ctx context.Context, owner, id, text string, emit func(
 		}
 	case timedOut && (!isFault(err) || fault.CodeOf(err) == fault.Cancelled):
 		f = errPromptTimeout(id, m.opts.PromptTimeout)
+		if e.info.Executor == ExecutorWorker {
+			f = errWorkerTimeout(s.AgentID, err)
+		}
 		_ = e.backend.Cancel(context.WithoutCancel(ctx), s.backendID)
 		if !closed {
 			s.State = StateIdle

@@ -14,6 +14,7 @@ import (
 
 	"github.com/triage-go/triage/agent"
 	"github.com/triage-go/triage/bridge"
+	"github.com/triage-go/triage/internal/acpworker"
 )
 
 // bridgeEnv names the environment variable of each bridge flag.
@@ -160,3 +161,34 @@ func runBridge(ctx context.Context, args []string, env Env) error {
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
+
+// runWorker serves Triage's own ACP agent over standard input and output:
+// an agent of kind acp with command [triage, worker] (see package
+// internal/acpworker for what it answers and the prompts that make it
+// fail). TRIAGE_WORKER_DELAY sets the pause between chunks.
+func runWorker(ctx context.Context, args []string, env Env) error {
+	fs := flag.NewFlagSet("triage worker", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintf(env.Stderr, "Usage: triage worker\n\nServes Triage's ACP worker agent over standard input and output, for an\nagents file's `kind: acp` agent with `command: [triage, worker]`.\n")
+	}
+	if err := parse(fs, args, env); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	opts, err := acpworker.FromEnv()
+	if err != nil {
+		return usagef("%v", err)
+	}
+	opts.Stderr = env.Stderr
+	in := env.Stdin
+	if in == nil {
+		in = os.Stdin
+	}
+	err = acpworker.Serve(ctx, in, env.Stdout, opts)
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}

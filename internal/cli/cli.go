@@ -42,6 +42,7 @@ Usage:
                                            run the Error Handler service (HTTP API)
   triage bridge [--agents FILE] [--error-mode result|jsonrpc]
                                            serve the MCP agentic bridge over stdio
+  triage worker                            serve Triage's ACP worker agent over stdio
   triage version                           print the version
   triage help                              print this help
 
@@ -68,6 +69,8 @@ func Run(ctx context.Context, args []string, env Env) int {
 		err = runServe(ctx, rest, env)
 	case "bridge":
 		err = runBridge(ctx, rest, env)
+	case "worker":
+		err = runWorker(ctx, rest, env)
 	case "version", "--version":
 		err = runVersion(rest, env)
 	case "help", "-h", "-help", "--help":
