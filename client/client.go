@@ -426,10 +426,12 @@ func statusFault(resp *http.Response) *fault.Error {
 }
 
 // final turns what the policy returned into Report's error: always a
-// *fault.Error, without the API key.
+// *fault.Error, without the API key, in its text or in its cause's (which
+// debug output and logs show; Error leaves the cause out).
 func (c *Client) final(err error) *fault.Error {
 	f := fault.From(err)
-	if c.apiKey != "" && strings.Contains(f.Error(), c.apiKey) {
+	if c.apiKey != "" && (strings.Contains(f.Error(), c.apiKey) || strings.Contains(f.Debug.Cause, c.apiKey) ||
+		(f.Cause != nil && strings.Contains(f.Cause.Error(), c.apiKey))) {
 		f = f.Clone()
 		if f.Cause != nil {
 			f.Cause = redactedError{err: f.Cause, secret: c.apiKey}

@@ -13,7 +13,11 @@
 // are safe for clients by contract, and every encoder redacts them anyway;
 // Debug (the Go type, the cause text) is emitted only when an encoder is
 // asked for debug output, and redacted even then (see Redact). No encoder
-// ever emits Cause.
+// ever emits Cause, and neither does Error: its text is "CODE: message",
+// because error strings reach clients and models (an MCP SDK shows a tool
+// handler's err.Error() to the model). The cause stays reachable through
+// Unwrap (errors.Is, errors.As), Debug and LogValue, which operators' logs
+// use.
 //
 // # The code table
 //

@@ -206,27 +206,21 @@ func Invalid(message string, fields ...FieldError) *Error {
 	return New(InvalidRequest, message, WithFieldErrors(fields...))
 }
 
-// Error returns "CODE: message" and the cause's text after a colon, both
-// redacted (see Redact): an SDK's error text may echo a response body, and
-// error strings end up in logs. It is meant for developers and logs; clients get
-// Message.
+// Error returns "CODE: message", the message redacted (see Redact) and
+// without its final period. It never holds the cause's text: error strings
+// reach clients and models (an MCP SDK puts a tool handler's err.Error() in
+// the isError result a model reads), and the cause is debug output only.
+// The cause stays reachable through Unwrap (errors.Is, errors.As), Debug
+// and LogValue, which operators' logs use.
 func (e *Error) Error() string {
 	if e == nil {
 		return "<nil fault>"
 	}
 	msg := strings.TrimSuffix(Redact(e.Message), ".")
-	var b strings.Builder
-	b.Grow(len(e.Code) + len(msg) + 2)
-	b.WriteString(string(e.Code))
-	if msg != "" {
-		b.WriteString(": ")
-		b.WriteString(msg)
+	if msg == "" {
+		return string(e.Code)
 	}
-	if e.Cause != nil {
-		b.WriteString(": ")
-		b.WriteString(Redact(e.Cause.Error()))
-	}
-	return b.String()
+	return string(e.Code) + ": " + msg
 }
 
 // Unwrap returns the cause, so errors.Is and errors.As reach it.

@@ -46,7 +46,7 @@ func TestNewDefaultsAndOptions(t *testing.T) {
 	if !errors.Is(f, cause) {
 		t.Error("errors.Is does not reach the cause")
 	}
-	if got := f.Error(); got != "TIMEOUT: Worker timed out: worker 3 timed out" {
+	if got := f.Error(); got != "TIMEOUT: Worker timed out" {
 		t.Errorf("Error() = %q", got)
 	}
 	if def := fault.New(fault.Timeout, ""); def.Message != "Request timed out. Please try again." {
@@ -265,6 +265,36 @@ func TestLogValue(t *testing.T) {
 	}
 	if strings.Contains(buf.String(), "sk-live") || strings.Contains(buf.String(), `"authorization"`) {
 		t.Errorf("secret reached the log: %s", buf.Bytes())
+	}
+}
+
+// Error's text reaches clients and models (an MCP SDK puts it in the
+// isError result a model reads), so it never carries the cause, which stays
+// reachable for code and operators.
+func TestErrorTextLeavesOutTheCause(t *testing.T) {
+	t.Parallel()
+	cause := errors.New("dial tcp 10.0.0.5:5432: connection refused by db-internal-7")
+	f := fault.Wrap(cause, fault.UpstreamError, "The search tool failed.")
+	if got := f.Error(); got != "UPSTREAM_ERROR: The search tool failed" {
+		t.Errorf("Error() = %q", got)
+	}
+	wrapped := fmt.Errorf("search: %w", f)
+	if got := wrapped.Error(); strings.Contains(got, "10.0.0.5") || strings.Contains(got, "db-internal-7") {
+		t.Errorf("the cause reached the error text: %q", got)
+	}
+	if !errors.Is(wrapped, cause) || f.Unwrap() != cause {
+		t.Error("the cause is no longer reachable through Unwrap")
+	}
+	if got := fault.New(fault.Timeout, "").Error(); got != "TIMEOUT: Request timed out. Please try again" {
+		t.Errorf("default message: Error() = %q", got)
+	}
+	if got := (&fault.Error{Code: fault.InternalError}).Error(); got != "INTERNAL_ERROR" {
+		t.Errorf("no message: Error() = %q", got)
+	}
+	var buf bytes.Buffer
+	slog.New(slog.NewTextHandler(&buf, nil)).Error("failed", "err", f)
+	if !strings.Contains(buf.String(), "db-internal-7") {
+		t.Errorf("the log line lost the cause: %s", buf.String())
 	}
 }
 

@@ -40,7 +40,8 @@
 //     agui.NewWriter(w, opts).
 //   - A reader of bytes is Parse for the main type and Parse<Type>
 //     otherwise: problem.Parse, jsonrpc.Parse, agui.Parse (an Event),
-//     jsonrpc.ParseResponse, present.ParsePacket, present.ParseEvent,
+//     jsonrpc.ParseResponse, jsonrpc.ParseToolResult (the fault of an MCP
+//     isError result), present.ParsePacket, present.ParseEvent,
 //     present.ParseUserError and present.ParseStreamError. Fuzz targets
 //     named after them, with seeds in their package's testdata/fuzz, cover
 //     every one (present's FuzzParsePacket and FuzzParseEvent reach the
@@ -49,7 +50,9 @@
 //   - An encoder's options are a pointer to a struct named Options, nil
 //     meaning every default: problem.Options, agui.Options and
 //     present.Options. A second set, for one type, is named after that type:
-//     agui.WriterOptions, for NewWriter. jsonrpc has no options.
+//     agui.WriterOptions, for NewWriter, and jsonrpc.ToolResultOptions,
+//     whose ToolResult method builds a tool result (a nil one is
+//     ToolResultFrom's shape). jsonrpc has no Options.
 //
 // The main types are problem.Problem, jsonrpc.Error and agui.Event. present
 // has none: its packet, event, user_error data and stream error stand side

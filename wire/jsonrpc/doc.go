@@ -41,7 +41,8 @@
 // only under a data.code the table knows, and otherwise goes, redacted, to
 // Debug.Cause while the Message is the code's default.
 //
-// Constructors given a nil error (From, DataFrom, ToolResultFrom) return nil.
+// Constructors given a nil error (From, DataFrom, ToolResultFrom,
+// ToolResultOptions.ToolResult, WireError) return nil.
 //
 // # Nothing secret, and no debug mode
 //
@@ -60,9 +61,40 @@
 // CallToolResult with isError: true, not a JSON-RPC error, and that new
 // implementations should not emit the codes -32000…-32019 that seed 002
 // uses. ToolResultFrom builds that result, with the same Data as its
-// structuredContent; it is what Triage's MCP bridge (issue 13, not built
-// yet) will send by default. The seed's JSON-RPC error mode (From) remains
-// for peers that expect it.
-// Protocol failures (an unknown method, invalid params) are JSON-RPC errors
-// in both modes.
+// structuredContent; isError results are what Triage's MCP bridge (issue
+// 13) sends by default. The seed's JSON-RPC error mode (From) remains for
+// peers that expect it. Protocol failures (an unknown method, invalid params) are
+// JSON-RPC errors in both modes.
+//
+// MCP clients validate structuredContent against a tool's outputSchema even
+// in an isError result, so a tool that declares one shapes its failure with
+// ToolResultOptions: Member nests the Data under a member its schema
+// declares ({"error": {…}}), NoStructured leaves structuredContent out:
+//
+//	res := (&jsonrpc.ToolResultOptions{Member: "error"}).ToolResult(err)
+//
+// A client reads an isError result back with ParseToolResult (raw JSON) or
+// ToolResultFault (the Go SDK's type). The fault comes from Triage's Data,
+// bare or under a member, when the structured content holds it with a code
+// the table knows; otherwise it is UPSTREAM_ERROR with the code's default
+// message, and the text content, redacted, goes to Debug.Cause, as Fault
+// treats a peer without Triage's data.
+//
+// # The MCP Go SDK
+//
+// The official SDK (github.com/modelcontextprotocol/go-sdk) sends a
+// handler's error as a protocol error only when it is the SDK's
+// *jsonrpc.Error; any other error goes out with code 0 and no data (from a
+// Server.AddTool handler) or as an isError result whose text is
+// err.Error() (from an mcp.AddTool handler; a *fault.Error's text is its
+// code and message, never its cause). So a server on it returns:
+//
+//	return jsonrpc.ToolResultFrom(err).SDK(), nil // an isError result
+//	return nil, jsonrpc.WireError(err)            // a protocol error
+//
+// On the client side, the SDK returns a server's JSON-RPC error wrapped
+// (`calling "tools/call": …`). Importing this package registers Classify
+// with fault.Register, so fault.From reads it as Fault does: the code, the
+// message under a known data.code, retryable, sessionValid and retryAfter
+// survive the trip.
 package jsonrpc

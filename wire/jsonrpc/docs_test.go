@@ -22,7 +22,7 @@ func TestDocs(t *testing.T) {
 	t.Run("Goldens", func(t *testing.T) {
 		t.Parallel()
 		doc.Shows(t, "json", "session_not_found.json", "rate_limited.json", "worker_timeout.json",
-			"parse_error.json", "invalid_params.json", "secrets.json", "tool_error.json")
+			"parse_error.json", "invalid_params.json", "secrets.json", "tool_error.json", "tool_error_member.json")
 	})
 
 	t.Run("EveryCode", func(t *testing.T) {

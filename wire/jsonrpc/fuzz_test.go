@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/internal/golden"
 	"github.com/triage-go/triage/internal/jsonmember/jsonmembertest"
@@ -102,4 +104,45 @@ func checkError(t *testing.T, e *Error) {
 		g.Category != f.Category || g.Domain != f.Domain || g.HTTPStatus() != f.HTTPStatus() {
 		t.Fatalf("the fault changed on its way through JSON-RPC: %+v → %+v", f, g)
 	}
+}
+
+// FuzzParseToolResult feeds MCP tool results (seeds in
+// testdata/fuzz/FuzzParseToolResult) to ParseToolResult. It may not panic;
+// every failure is a *ValidationError; a result that is not an error gives
+// no fault; a fault is a known code with a capped delay, whose message is
+// its code's default unless Triage's data came with it, and which survives
+// its own trip through ToolResultFrom, in every shape; and the Go SDK's
+// type, when it reads the same result, gives the same fault.
+func FuzzParseToolResult(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := ParseToolResult(data)
+		jsonmembertest.NilOrInvalid(t, err)
+		if err != nil || got == nil {
+			return
+		}
+		if !got.Code.Known() || got.RetryAfter < 0 || got.RetryAfter > fault.MaxRetryAfter {
+			t.Fatalf("ParseToolResult = %+v", got)
+		}
+		if got.Classification.Rule == "tool_result_text" && (got.Code != fault.UpstreamError || got.Message != fault.New(fault.UpstreamError, "").Message) {
+			t.Fatalf("a fault from text only took %s %q", got.Code, got.Message)
+		}
+		for _, o := range []*ToolResultOptions{nil, {Member: "error"}} {
+			again, err := ParseToolResult(golden.Marshal(t, o.ToolResult(got)))
+			if err != nil {
+				t.Fatalf("ParseToolResult(ToolResult(%+v)): %v", got, err)
+			}
+			if again.Code != got.Code || again.Retryable != got.Retryable || again.SessionValid != got.SessionValid ||
+				again.Category != got.Category || again.Domain != got.Domain || again.HTTPStatus() != got.HTTPStatus() ||
+				fault.Seconds(again.RetryAfter) != fault.Seconds(got.RetryAfter) {
+				t.Fatalf("the fault changed on its way through a tool result: %+v → %+v", got, again)
+			}
+		}
+		var r mcp.CallToolResult
+		if json.Unmarshal(data, &r) != nil || !r.IsError {
+			return
+		}
+		if g := ToolResultFault(&r); g == nil || g.Code != got.Code || g.Retryable != got.Retryable {
+			t.Fatalf("ToolResultFault = %+v, ParseToolResult = %+v", g, got)
+		}
+	})
 }

@@ -77,6 +77,8 @@ func TestGolden(t *testing.T) {
 			fault.FieldError{Field: "arguments.query", Message: "is required"})},
 		{"tool_error.json", ToolResultFrom(fault.New(fault.SessionNotFound, "Session not found: abc-123",
 			fault.WithDetail("sessionId", "abc-123")))},
+		{"tool_error_member.json", (&ToolResultOptions{Member: "error"}).ToolResult(fault.New(fault.RateLimited,
+			"Rate limit exceeded", fault.WithRetryAfter(20*time.Second), fault.WithDetail("providerId", "openai")))},
 		{"secrets.json", From(leakyFault())},
 	}
 	for _, tt := range tests {

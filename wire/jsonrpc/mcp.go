@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/triage-go/triage/fault"
 )
 
@@ -18,14 +20,18 @@ import (
 // -32000…-32019 and asks new implementations not to emit them. So an MCP
 // server built on Triage answers a failed tools/call with ToolResultFrom's
 // result by default, and with From's JSON-RPC error (seed 002's codes) only
-// when a peer expects those.
+// when a peer expects those. SDK converts it to the MCP Go SDK's
+// *mcp.CallToolResult; ParseToolResult and ToolResultFault read one back.
 type ToolResult struct {
 	Content []Content `json:"content"`
 	IsError bool      `json:"isError"`
-	// StructuredContent is the same Data a JSON-RPC error would carry.
-	// Leave it out (nil) for a tool that declares an outputSchema the
-	// error does not match, since clients may validate it.
-	StructuredContent *Data `json:"structuredContent,omitempty"`
+	// StructuredContent is the same Data a JSON-RPC error would carry: a
+	// *Data from ToolResultFrom, a map[string]*Data holding it under
+	// ToolResultOptions.Member, or nil (left out) with
+	// ToolResultOptions.NoStructured. Clients validate it against the
+	// tool's outputSchema, even in an isError result, so a tool that
+	// declares one needs ToolResultOptions.
+	StructuredContent any `json:"structuredContent,omitempty"`
 }
 
 // Content is one content block of a tool result; ToolResultFrom uses type
@@ -35,21 +41,65 @@ type Content struct {
 	Text string `json:"text"`
 }
 
-// ToolResultFrom returns the isError tool result for err, classified by
-// fault.From. Its text is the fault's message with its category and
-// retryability, as seed 002 words a failure for users and models ("Session
-// not found: abc-123 (UPSTREAM, not retryable)"); its structured content is
-// DataFrom(err). Like From it never carries debug output.
+// ToolResultOptions shapes an isError result for a tool that declares an
+// outputSchema. MCP clients (the official TypeScript client among them)
+// validate structuredContent against the tool's outputSchema even when
+// isError is set, so the bare Data that ToolResultFrom sends makes them
+// reject the result of such a tool.
 //
-// ToolResultFrom returns nil for a nil error.
-func ToolResultFrom(err error) *ToolResult {
+// A nil *ToolResultOptions is ToolResultFrom's shape: the bare Data.
+type ToolResultOptions struct {
+	// Member, when set, nests the Data under this member of
+	// structuredContent: {"error": {...Data...}}, so it can match an
+	// output schema that declares that member.
+	Member string
+	// NoStructured leaves structuredContent out (for schemas that cannot
+	// hold the fault). It wins over Member.
+	NoStructured bool
+}
+
+// ToolResult returns the isError tool result for err, classified by
+// fault.From, as ToolResultFrom does, with its structured content shaped by
+// o: the bare Data (nil o, or an empty Member), {Member: Data}, or none
+// (NoStructured). The text is the same in every shape. Like From it never
+// carries debug output.
+//
+// ToolResult returns nil for a nil error.
+func (o *ToolResultOptions) ToolResult(err error) *ToolResult {
 	if err == nil {
 		return nil
 	}
 	f := fault.From(err)
 	d := newData(f)
+	r := &ToolResult{
+		Content: []Content{{Type: "text", Text: message(f) + toolSuffix(d)}},
+		IsError: true,
+	}
+	switch {
+	case o == nil || (o.Member == "" && !o.NoStructured):
+		r.StructuredContent = d
+	case !o.NoStructured:
+		r.StructuredContent = map[string]*Data{o.Member: d}
+	}
+	return r
+}
+
+// ToolResultFrom returns the isError tool result for err, classified by
+// fault.From. Its text is the fault's message with its category and
+// retryability, as seed 002 words a failure for users and models ("Session
+// not found: abc-123 (UPSTREAM, not retryable)"); its structured content is
+// DataFrom(err). Like From it never carries debug output. For a tool that
+// declares an outputSchema, use ToolResultOptions.
+//
+// ToolResultFrom returns nil for a nil error.
+func ToolResultFrom(err error) *ToolResult {
+	return (*ToolResultOptions)(nil).ToolResult(err)
+}
+
+// toolSuffix is what a tool result's text adds to the fault's message: its
+// category and retryability, " (UPSTREAM, retryable after 20s)".
+func toolSuffix(d *Data) string {
 	var b strings.Builder
-	b.WriteString(message(f))
 	b.WriteString(" (")
 	b.WriteString(string(d.Type))
 	if d.Retryable {
@@ -63,9 +113,31 @@ func ToolResultFrom(err error) *ToolResult {
 		b.WriteString(", not retryable")
 	}
 	b.WriteString(")")
-	return &ToolResult{
-		Content:           []Content{{Type: "text", Text: b.String()}},
-		IsError:           true,
-		StructuredContent: d,
+	return b.String()
+}
+
+// SDK converts the result to the MCP Go SDK's type
+// (github.com/modelcontextprotocol/go-sdk/mcp), which marshals to the same
+// JSON: text content, structuredContent and isError. A server on the Go SDK
+// returns it from a Server.AddTool handler, or from an mcp.AddTool handler
+// whose output type is any. An mcp.AddTool handler with a typed output
+// replaces StructuredContent with its output value (and validates that
+// against the tool's schema): such a handler returns SDK()'s result for the
+// text and isError, and puts DataFrom(err) in its output, under a member
+// its type declares for errors.
+//
+// SDK returns nil for a nil result.
+func (r *ToolResult) SDK() *mcp.CallToolResult {
+	if r == nil {
+		return nil
 	}
+	out := &mcp.CallToolResult{
+		Content:           make([]mcp.Content, 0, len(r.Content)),
+		IsError:           r.IsError,
+		StructuredContent: r.StructuredContent,
+	}
+	for _, c := range r.Content {
+		out.Content = append(out.Content, &mcp.TextContent{Text: c.Text})
+	}
+	return out
 }
