@@ -139,7 +139,7 @@ func (m *Manager) Start(ctx context.Context) error {
 			for _, prev := range m.order[:i] {
 				_ = m.agents[prev].backend.Close()
 			}
-			f := fault.From(err)
+			f := fault.From(err).Clone()
 			if f.Source == "" {
 				f.Source = id
 			}

@@ -54,7 +54,7 @@ func (fl *Failure) Text() string {
 	var b strings.Builder
 	b.WriteString(fl.lead())
 	b.WriteString(":\n")
-	b.WriteString(fl.Message)
+	b.WriteString(strings.TrimSuffix(fl.Message, "."))
 	b.WriteString(" (")
 	b.WriteString(string(fl.Type))
 	if fl.Retryable {

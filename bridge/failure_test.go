@@ -120,7 +120,7 @@ agents:
 			if !named {
 				t.Errorf("recovery %+v does not name %s", f.Recovery, c.recovery)
 			}
-			want := f.Message + " (" + c.typ
+			want := strings.TrimSuffix(f.Message, ".") + " (" + c.typ
 			if !strings.Contains(txt, want) || !strings.Contains(txt, "You can:\n1. ") {
 				t.Errorf("text %q lacks %q or recovery", txt, want)
 			}
