@@ -1,0 +1,59 @@
+package agent_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/triage-go/triage/agent"
+	"github.com/triage-go/triage/fault"
+)
+
+// A manager over the default registry: one script agent, "echo".
+func ExampleManager() {
+	ctx := context.Background()
+	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.Options{})
+	if err := m.Start(ctx); err != nil {
+		panic(err)
+	}
+	defer m.Shutdown()
+
+	s, _ := m.Create(ctx, "", "echo", nil)
+	res, _ := m.Prompt(ctx, "", s.ID, "hello", func(c agent.Chunk) { fmt.Printf("chunk %q\n", c.Text) })
+	fmt.Println(res.Text, res.StopReason)
+
+	_, err := m.Prompt(ctx, "", s.ID, "fail with RATE_LIMITED", nil)
+	f, _ := fault.As(err)
+	fmt.Println(f.Code, f.Category, f.Retryable, f.RetryAfter, f.SessionValid)
+
+	_, err = m.Prompt(ctx, "", "abc-123", "hi", nil)
+	f, _ = fault.As(err)
+	fmt.Println(f.Message, f.Category, f.SessionValid)
+	// Output:
+	// chunk "You "
+	// chunk "said: "
+	// chunk "hello"
+	// You said: hello end_turn
+	// RATE_LIMITED UPSTREAM true 2s true
+	// Session not found: abc-123 UPSTREAM false
+}
+
+// An agents file with a scripted agent that always fails after one chunk.
+func ExampleParse() {
+	reg, err := agent.Parse([]byte(`
+agents:
+  - id: flaky
+    kind: script
+    script: {chunks: ["partial ", "answer"], fail: {code: UPSTREAM_ERROR, after: 1}}
+`), "agents.yaml")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(reg.Agents[0].ID, reg.Agents[0].Kind)
+
+	_, err = agent.Parse([]byte("agents:\n  - {id: x, kind: mistral}\n"), "agents.yaml")
+	f, _ := fault.As(err)
+	fmt.Println(f.Code, f.Message)
+	// Output:
+	// flaky script
+	// CONFIG_ERROR Provider "mistral" is not registered
+}

@@ -1,0 +1,270 @@
+package agent_test
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/triage-go/triage/agent"
+	"github.com/triage-go/triage/fault"
+)
+
+func manager(t *testing.T, yaml string, opts agent.Options) *agent.Manager {
+	t.Helper()
+	reg, err := agent.Parse([]byte(yaml), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := agent.NewManager(reg.Build(agent.BuildOptions{}), opts)
+	if err := m.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Shutdown() })
+	return m
+}
+
+const oneEcho = "agents:\n  - {id: echo, kind: script, maxSessions: 4}\n"
+
+func TestSessionLifecycle(t *testing.T) {
+	m := manager(t, oneEcho, agent.Options{})
+	ctx := context.Background()
+	s, err := m.Create(ctx, "acme", "echo", map[string]any{"k": "v"})
+	if err != nil || s.State != agent.StateIdle || s.AgentID != "echo" || s.Metadata["k"] != "v" {
+		t.Fatalf("%+v %v", s, err)
+	}
+	var chunks []string
+	res, err := m.Prompt(ctx, "acme", s.ID, "a b", func(c agent.Chunk) { chunks = append(chunks, c.Text) })
+	if err != nil || res.Text != "You said: a b" || res.StopReason != "end_turn" || len(chunks) != 4 {
+		t.Fatalf("%+v %v %q", res, err, chunks)
+	}
+	st, _ := m.Status("acme", s.ID)
+	if st.Prompts != 1 || st.State != agent.StateIdle {
+		t.Fatalf("%+v", st)
+	}
+	// Another owner does not see it.
+	if _, err := m.Status("globex", s.ID); fault.CodeOf(err) != fault.SessionNotFound {
+		t.Fatalf("another owner: %v", err)
+	}
+	if err := m.Close("globex", s.ID); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := m.Status("acme", s.ID); st.State != agent.StateIdle {
+		t.Fatalf("another owner closed it: %+v", st)
+	}
+	if err := m.Close("acme", s.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Close("acme", s.ID); err != nil {
+		t.Fatal("second close:", err)
+	}
+	if st, _ := m.Status("acme", s.ID); st.State != agent.StateClosed {
+		t.Fatalf("%+v", st)
+	}
+	if h := m.Health(); !h.Ready || h.Sessions != 0 {
+		t.Fatalf("%+v", h)
+	}
+}
+
+func TestCapacity(t *testing.T) {
+	m := manager(t, oneEcho, agent.Options{OwnerShare: 2})
+	ctx := context.Background()
+	var ids []string
+	for range 2 {
+		s, err := m.Create(ctx, "acme", "echo", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, s.ID)
+	}
+	_, err := m.Create(ctx, "acme", "echo", nil)
+	f, _ := fault.As(err)
+	if f == nil || f.Message != "Session capacity reached" || f.Category != fault.CategoryUpstream || f.Retryable || f.Details["maxSessions"] != 2 {
+		t.Fatalf("owner's share: %v", err)
+	}
+	for range 2 {
+		if _, err := m.Create(ctx, "globex", "echo", nil); err != nil {
+			t.Fatal("the other owner:", err)
+		}
+	}
+	if _, err := m.Create(ctx, "initech", "echo", nil); err == nil {
+		t.Fatal("past the agent's capacity")
+	}
+	_ = m.Close("acme", ids[0])
+	if _, err := m.Create(ctx, "acme", "echo", nil); err != nil {
+		t.Fatal("a closed session's slot was not freed:", err)
+	}
+}
+
+func TestIdleSessionsClose(t *testing.T) {
+	var now atomic.Int64
+	now.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
+	clock := func() time.Time { return time.Unix(0, now.Load()) }
+	m := manager(t, oneEcho, agent.Options{IdleTTL: 40 * time.Millisecond, Clock: clock})
+	s, err := m.Create(context.Background(), "", "echo", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now.Add(int64(time.Second))
+	waitFor(t, func() bool { st, _ := m.Status("", s.ID); return st.State == agent.StateClosed })
+	if m.Health().Sessions != 0 {
+		t.Fatal("the idle session holds its slot")
+	}
+	// One more TTL and it is forgotten.
+	now.Add(int64(time.Second))
+	waitFor(t, func() bool { _, err := m.Status("", s.ID); return fault.CodeOf(err) == fault.SessionNotFound })
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Cancel racing completion: either the answer or CANCELLED, never both,
+// never a session stuck running.
+func TestCancelRacesCompletion(t *testing.T) {
+	m := manager(t, "agents:\n  - {id: echo, kind: script, script: {delay: 1ms}}\n", agent.Options{})
+	ctx := context.Background()
+	s, err := m.Create(ctx, "", "echo", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var done, cancelled int
+	for i := range 300 {
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			time.Sleep(time.Duration(i%60) * 100 * time.Microsecond)
+			_, _, _ = m.Cancel(ctx, "", s.ID)
+		}()
+		res, err := m.Prompt(ctx, "", s.ID, "hi", nil)
+		wg.Wait()
+		switch {
+		case err == nil && res.Text == "You said: hi":
+			done++
+		case fault.CodeOf(err) == fault.Cancelled:
+			cancelled++
+		default:
+			t.Fatalf("run %d: %+v %v", i, res, err)
+		}
+		st, _ := m.Status("", s.ID)
+		if st.State != agent.StateIdle && st.State != agent.StateCancelled {
+			t.Fatalf("run %d: state %s", i, st.State)
+		}
+	}
+	t.Logf("%d answered, %d cancelled", done, cancelled)
+	if done == 0 || cancelled == 0 {
+		t.Errorf("the race was not run: %d answered, %d cancelled", done, cancelled)
+	}
+}
+
+func TestSessionBusyAndClose(t *testing.T) {
+	m := manager(t, oneEcho, agent.Options{})
+	ctx := context.Background()
+	s, _ := m.Create(ctx, "", "echo", nil)
+	errs := make(chan error, 1)
+	go func() {
+		_, err := m.Prompt(ctx, "", s.ID, "hang", nil)
+		errs <- err
+	}()
+	waitFor(t, func() bool { st, _ := m.Status("", s.ID); return st.State == agent.StateRunning })
+	if _, err := m.Prompt(ctx, "", s.ID, "second", nil); fault.CodeOf(err) != fault.SessionBusy {
+		t.Fatalf("second prompt: %v", err)
+	}
+	_ = m.Close("", s.ID)
+	err := <-errs
+	if f, ok := fault.As(err); !ok || f.Code != fault.Cancelled || f.SessionValid {
+		t.Fatalf("prompt closed under it: %v", err)
+	}
+	if _, err := m.Prompt(ctx, "", s.ID, "x", nil); fault.CodeOf(err) != fault.SessionNotFound {
+		t.Fatalf("prompt after close: %v", err)
+	}
+}
+
+func TestCallerGoesAway(t *testing.T) {
+	m := manager(t, oneEcho, agent.Options{})
+	s, _ := m.Create(context.Background(), "", "echo", nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	_, err := m.Prompt(ctx, "", s.ID, "hang", nil)
+	if f, ok := fault.As(err); !ok || f.Code != fault.Cancelled || !f.SessionValid {
+		t.Fatalf("%v", err)
+	}
+}
+
+func TestNotStartedAndNoAgents(t *testing.T) {
+	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.Options{})
+	if _, err := m.Create(context.Background(), "", "echo", nil); fault.CodeOf(err) != fault.InternalError {
+		t.Fatalf("before Start: %v", err)
+	}
+	_, err := m.Prompt(context.Background(), "", "x", "y", nil)
+	if f, ok := fault.As(err); !ok || f.Message != "Executor not started" || f.Category != fault.CategoryInternal {
+		t.Fatalf("before Start: %v", err)
+	}
+	none := agent.NewManager(nil, agent.Options{})
+	if f, ok := fault.As(none.Start(context.Background())); !ok || f.Message != "No agents registered" || f.Category != fault.CategoryConfig {
+		t.Fatal("no agents")
+	}
+	started := manager(t, oneEcho, agent.Options{})
+	_ = started.Shutdown()
+	if _, err := started.Create(context.Background(), "", "echo", nil); fault.CodeOf(err) != fault.InternalError {
+		t.Fatalf("after Shutdown: %v", err)
+	}
+}
+
+func TestScriptedFailures(t *testing.T) {
+	m := manager(t, `
+agents:
+  - id: echo
+    kind: script
+  - id: flaky
+    kind: script
+    script: {chunks: ["one ", "two"], fail: {code: UPSTREAM_ERROR, after: 1, message: "Flaky upstream"}}
+`, agent.Options{})
+	ctx := context.Background()
+	s, _ := m.Create(ctx, "", "echo", nil)
+	_, err := m.Prompt(ctx, "", s.ID, "fail with RATE_LIMITED after 9s", nil)
+	if f, ok := fault.As(err); !ok || f.Code != fault.RateLimited || f.RetryAfter != 9*time.Second || f.Source != "echo" || f.Details["agentId"] != "echo" {
+		t.Fatalf("%v", err)
+	}
+	_, err = m.Prompt(ctx, "", s.ID, "fail with TIMEOUT", nil)
+	if f, _ := fault.As(err); f.RetryAfter != 2*time.Second {
+		t.Fatalf("default delay: %v", f.RetryAfter)
+	}
+	_, err = m.Prompt(ctx, "", s.ID, "fail", nil)
+	if f, ok := fault.As(err); !ok || f.Message != "Agent echo failed" || f.Category != fault.CategoryUpstream || f.Retryable || !f.SessionValid {
+		t.Fatalf("%v", err)
+	}
+	fs, _ := m.Create(ctx, "", "flaky", nil)
+	var got string
+	res, err := m.Prompt(ctx, "", fs.ID, "x", func(c agent.Chunk) { got += c.Text })
+	if f, ok := fault.As(err); !ok || f.Message != "Flaky upstream" || got != "one " || res.Text != "one " {
+		t.Fatalf("%+v %v %q", res, err, got)
+	}
+}
+
+func TestDelegate(t *testing.T) {
+	m := manager(t, oneEcho, agent.Options{})
+	res, s, err := m.Delegate(context.Background(), "", "echo", "task", nil, nil)
+	if err != nil || res.Text != "You said: task" || s.State != agent.StateClosed {
+		t.Fatalf("%+v %+v %v", res, s, err)
+	}
+	_, _, err = m.Delegate(context.Background(), "", "echo", "fail with TIMEOUT", nil, nil)
+	if f, ok := fault.As(err); !ok || f.SessionValid {
+		t.Fatalf("a delegated session is closed either way: %v", err)
+	}
+	if _, _, err := m.Delegate(context.Background(), "", "nobody", "x", nil, nil); fault.CodeOf(err) != fault.CapabilityNotFound {
+		t.Fatal(err)
+	}
+	if m.Health().Sessions != 0 {
+		t.Fatal("delegation left a session open")
+	}
+}
