@@ -56,6 +56,12 @@ type Options struct {
 	Logger *slog.Logger
 }
 
+// MaxEnded bounds the closed and failed sessions a Manager remembers (so
+// that sessions_status can say "closed"); past it the oldest are
+// forgotten, and their ids are "not found". Their metadata is dropped at
+// once.
+const MaxEnded = 4096
+
 // The defaults of Options.
 const (
 	DefaultIdleTTL       = 30 * time.Minute
@@ -72,6 +78,7 @@ type Manager struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session
+	ended    []string // closed and failed sessions, oldest first
 	started  bool
 	stopped  bool
 	stop     chan struct{}
@@ -239,6 +246,20 @@ func (m *Manager) Create(ctx context.Context, owner, agentID string, metadata ma
 	return s.Session, nil
 }
 
+// endedLocked remembers a session that ended, forgetting the oldest past
+// MaxEnded.
+func (m *Manager) endedLocked(s *session) {
+	s.Metadata = nil
+	m.ended = append(m.ended, s.ID)
+	for len(m.ended) > MaxEnded {
+		old := m.sessions[m.ended[0]]
+		if old != nil && (old.State == StateClosed || old.State == StateFailed) && old.cancel == nil {
+			delete(m.sessions, m.ended[0])
+		}
+		m.ended = m.ended[1:]
+	}
+}
+
 func (m *Manager) releaseLocked(e *entry, owner string) {
 	e.open--
 	if e.byOwner[owner]--; e.byOwner[owner] <= 0 {
@@ -355,6 +376,7 @@ func (m *Manager) Prompt(ctx context.Context, owner, id, text string, emit func(
 			s.State = StateIdle
 		default:
 			s.State = StateFailed
+			m.endedLocked(s)
 			if s.holds {
 				s.holds = false
 				m.releaseLocked(e, s.owner)
@@ -426,6 +448,9 @@ func (m *Manager) closeLocked(s *session) {
 		return
 	}
 	e := m.agents[s.AgentID]
+	if s.State != StateFailed {
+		m.endedLocked(s)
+	}
 	s.State = StateClosed
 	s.LastActive = m.opts.Clock()
 	if s.cancel != nil {
@@ -520,5 +545,14 @@ func (m *Manager) reapOnce() {
 		case StateClosed, StateFailed:
 			delete(m.sessions, id)
 		}
+	}
+	if len(m.ended) > 0 {
+		live := m.ended[:0]
+		for _, id := range m.ended {
+			if _, ok := m.sessions[id]; ok {
+				live = append(live, id)
+			}
+		}
+		m.ended = slices.Clip(live)
 	}
 }

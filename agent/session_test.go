@@ -268,3 +268,29 @@ func TestDelegate(t *testing.T) {
 		t.Fatal("delegation left a session open")
 	}
 }
+
+// A tenant opening and closing sessions in a loop cannot grow the memory of
+// ended sessions without bound.
+func TestEndedSessionsAreBounded(t *testing.T) {
+	m := manager(t, oneEcho, agent.Options{})
+	ctx := context.Background()
+	var first, last string
+	for i := range agent.MaxEnded + 10 {
+		s, err := m.Create(ctx, "", "echo", map[string]any{"big": "metadata"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = s.ID
+		}
+		last = s.ID
+		_ = m.Close("", s.ID)
+	}
+	if _, err := m.Status("", first); fault.CodeOf(err) != fault.SessionNotFound {
+		t.Errorf("the oldest ended session is remembered: %v", err)
+	}
+	st, err := m.Status("", last)
+	if err != nil || st.State != agent.StateClosed || st.Metadata != nil {
+		t.Errorf("the newest: %+v %v", st, err)
+	}
+}
