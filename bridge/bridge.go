@@ -127,6 +127,16 @@ func (b *Bridge) Server() *mcp.Server { return b.server }
 // the client disconnects or ctx ends.
 func (b *Bridge) Run(ctx context.Context, t mcp.Transport) error { return b.server.Run(ctx, t) }
 
+// Disconnect closes every MCP connection the bridge serves: its clients'
+// streams end (an HTTP server shutting down calls it first, so that the
+// streams do not hold the shutdown open). Agent sessions are the
+// Manager's and stay.
+func (b *Bridge) Disconnect() {
+	for ss := range b.server.Sessions() {
+		_ = ss.Close()
+	}
+}
+
 // acquire takes a slot for owner's call, or says the server is overloaded.
 func (b *Bridge) acquire(owner string) (func(), error) {
 	b.mu.Lock()

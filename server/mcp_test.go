@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -136,5 +137,23 @@ func TestMCPSessionIsTheTenants(t *testing.T) {
 		"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-06-18"})
 	if r.status < 400 {
 		t.Fatalf("another tenant used the session: %d %s", r.status, r.body)
+	}
+}
+
+// Closing the server (the first step of a graceful shutdown) ends the MCP
+// connections, so that their streams do not hold the shutdown open.
+func TestMCPCloseEndsTheConnections(t *testing.T) {
+	f := mcpFixture(t)
+	cs := mcpConnect(t, f, "X-API-Key", "key-a")
+	if _, isErr := mcpCall(t, cs, "bridge_health", map[string]any{}); isErr {
+		t.Fatal("health")
+	}
+	f.srv.Close()
+	done := make(chan struct{})
+	go func() { _ = cs.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the MCP connection outlived Close")
 	}
 }

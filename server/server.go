@@ -338,11 +338,14 @@ func (s *Server) notAPath(w http.ResponseWriter, r *http.Request) error {
 	return s.unmatched(w, r)
 }
 
-// Close ends the event streams (a graceful shutdown calls it first, so
+// Close ends the event streams and the MCP connections (a graceful shutdown calls it first, so
 // that the streams do not hold the shutdown open), and writes the count of
 // the log lines suppressed so far.
 func (s *Server) Close() {
 	s.stopOnce.Do(func() { close(s.stopped) })
+	if s.cfg.Bridge != nil {
+		s.cfg.Bridge.Disconnect()
+	}
 	s.logs.flush()
 }
 
