@@ -124,3 +124,15 @@ func TestNothingLeaks(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+func TestWorkerWithoutSessionID(t *testing.T) {
+	yaml := strings.Replace(workerAgents(t, 1, "1ms"), `TRIAGE_WORKER_DELAY:`, `TRIAGE_WORKER_NO_SESSION_ID: "1", TRIAGE_WORKER_DELAY:`, 1)
+	cs := connect(t, scripted(t, yaml), agent.Options{}, bridge.Options{})
+	f, txt := failed(t, cs, "sessions_create", map[string]any{"agentId": "worker"})
+	if f.Code != "PROTOCOL_ERROR" || f.Type != "UPSTREAM" || f.Message != "Invalid worker response: missing sessionId" || f.Retryable {
+		t.Errorf("%+v\n%s", f, txt)
+	}
+	if h, _ := call(t, cs, "bridge_health", map[string]any{}); h["sessions"] != 0.0 {
+		t.Errorf("the failed create holds a slot: %v", h)
+	}
+}
