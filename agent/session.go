@@ -491,12 +491,19 @@ type Health struct {
 	Sessions int           `json:"sessions"`
 }
 
-// AgentHealth is one agent's load.
+// AgentHealth is one agent's load and, for a worker agent, its workers.
 type AgentHealth struct {
 	ID          string `json:"id"`
+	Ready       bool   `json:"ready" jsonschema:"whether the agent can take a prompt now (a worker agent: at least one worker alive)"`
 	Sessions    int    `json:"sessions"`
 	MaxSessions int    `json:"maxSessions"`
+	// WorkersAlive and Workers count a worker agent's processes.
+	WorkersAlive int `json:"workersAlive,omitempty"`
+	Workers      int `json:"workers,omitempty"`
 }
+
+// healthReporter is a Backend that knows how many of its workers live.
+type healthReporter interface{ Healthy() (alive, total int) }
 
 // Health reports readiness and load.
 func (m *Manager) Health() Health {
@@ -505,7 +512,12 @@ func (m *Manager) Health() Health {
 	h := Health{Ready: m.started && !m.stopped, Agents: []AgentHealth{}}
 	for _, id := range m.order {
 		e := m.agents[id]
-		h.Agents = append(h.Agents, AgentHealth{ID: id, Sessions: e.open, MaxSessions: e.info.MaxSessions})
+		a := AgentHealth{ID: id, Ready: h.Ready, Sessions: e.open, MaxSessions: e.info.MaxSessions}
+		if r, ok := e.backend.(healthReporter); ok && h.Ready {
+			a.WorkersAlive, a.Workers = r.Healthy()
+			a.Ready = a.WorkersAlive > 0
+		}
+		h.Agents = append(h.Agents, a)
 		h.Sessions += e.open
 	}
 	return h

@@ -110,3 +110,14 @@ func (b *workerBackend) Close() error {
 	}
 	return p.Close()
 }
+
+// Healthy counts the pool's live workers.
+func (b *workerBackend) Healthy() (alive, total int) {
+	b.mu.Lock()
+	p := b.pool
+	b.mu.Unlock()
+	if p == nil {
+		return 0, 0
+	}
+	return p.Healthy()
+}

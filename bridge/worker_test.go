@@ -25,6 +25,10 @@ func TestWorkerFailures(t *testing.T) {
 		}
 		return s["sessionId"].(string)
 	}
+	h, _ := call(t, cs, "bridge_health", map[string]any{})
+	if a := h["agents"].([]any)[0].(map[string]any); a["ready"] != true || a["workersAlive"] != 1.0 || a["workers"] != 1.0 {
+		t.Fatalf("health: %v", h)
+	}
 	id := newSession()
 	if p, res := call(t, cs, "sessions_prompt", map[string]any{"sessionId": id, "prompt": "hello worker"}); res.IsError || p["text"] != "You said: hello worker" {
 		t.Fatalf("prompt: %v %s", p, text(res))

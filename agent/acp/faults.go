@@ -1,0 +1,182 @@
+package acp
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	acpsdk "github.com/coder/acp-go-sdk"
+
+	"github.com/triage-go/triage/fault"
+)
+
+// The operations a fault's message and details.operation name.
+const (
+	opInitialize = "initialize"
+	opNewSession = acpsdk.AgentMethodSessionNew
+	opPrompt     = acpsdk.AgentMethodSessionPrompt
+	opCancel     = acpsdk.AgentMethodSessionCancel
+)
+
+// Causes the pool sets on a request's context, so that the fault says why
+// the request ended.
+var (
+	errClosed    = errors.New("acp: pool closed")
+	errDown      = errors.New("acp: worker exited")
+	errMalformed = errors.New("acp: malformed response")
+	errAbandoned = errors.New("acp: prompt abandoned by its caller")
+	errForgotten = errors.New("acp: session forgotten")
+	errCancelled = errors.New("acp: worker did not answer session/cancel in time")
+)
+
+// opts are the options every fault of the pool takes: Source and
+// details.agentId name the agent, details.workerId the worker, when known.
+func (p *Pool) opts(workerID string, more ...fault.Option) []fault.Option {
+	o := make([]fault.Option, 0, 3+len(more))
+	if p != nil && p.cfg.Source != "" {
+		o = append(o, fault.WithSource(p.cfg.Source), fault.WithDetail("agentId", p.cfg.Source))
+	}
+	if workerID != "" {
+		o = append(o, fault.WithDetail("workerId", workerID))
+	}
+	return append(o, more...)
+}
+
+// notStarted is seed 002's "Executor not started": the pool is used before
+// Start or after Close.
+func (p *Pool) notStarted() *fault.Error {
+	return fault.New(fault.InternalError, "Executor not started", p.opts("")...)
+}
+
+// startFailed is seed 002's "Failed to start StdioBus": a worker could not
+// be spawned or initialized. No session exists yet.
+func (p *Pool) startFailed(workerID string, cause error, extra ...fault.Option) *fault.Error {
+	return fault.Wrap(cause, fault.TransportError, "Failed to start worker", p.opts(workerID,
+		append([]fault.Option{fault.WithRetryable(true), fault.WithSessionValid(false)}, extra...)...)...)
+}
+
+// failed is seed 002's "Worker {workerId} failed: {operation}": the worker
+// answered with a JSON-RPC error. It is not retryable unless the error's
+// data says retryable: true, and the session survives unless the data says
+// sessionValid: false (or there is no session yet).
+func (p *Pool) failed(w *worker, op, sessionID string, re *acpsdk.RequestError, sessionValid bool) *fault.Error {
+	o := p.opts(w.id, fault.WithDetail("operation", op), fault.WithRetryable(false),
+		fault.WithSessionValid(sessionValid), fault.WithDebug("rpc_code", re.Code))
+	if sessionID != "" {
+		o = append(o, fault.WithDetail("sessionId", sessionID))
+	}
+	if data, ok := re.Data.(map[string]any); ok {
+		if r, ok := data["retryable"].(bool); ok {
+			o = append(o, fault.WithRetryable(r))
+		}
+		if v, ok := data["sessionValid"].(bool); ok && sessionValid {
+			o = append(o, fault.WithSessionValid(v))
+		}
+		if s, ok := data["retryAfter"].(float64); ok && s > 0 {
+			o = append(o, fault.WithRetryAfter(min(time.Duration(s*float64(time.Second)), fault.MaxRetryAfter)))
+		}
+		if c, ok := data["code"].(string); ok && fault.Code(c).Known() {
+			o = append(o, fault.WithDetail("workerCode", c))
+		}
+	}
+	return fault.Wrap(re, fault.UpstreamError, fmt.Sprintf("Worker %s failed: %s", w.id, op), o...)
+}
+
+// timedOut is seed 002's "Worker {workerId} timed out": TIMEOUT in category
+// TRANSPORT, retryable.
+func (p *Pool) timedOut(w *worker, op, sessionID string, sessionValid bool) *fault.Error {
+	o := p.opts(w.id, fault.WithCategory(fault.CategoryTransport), fault.WithRetryable(true),
+		fault.WithSessionValid(sessionValid), fault.WithDetail("operation", op))
+	if sessionID != "" {
+		o = append(o, fault.WithDetail("sessionId", sessionID))
+	}
+	return fault.New(fault.Timeout, fmt.Sprintf("Worker %s timed out", w.id), o...)
+}
+
+// exited says the worker's process ended (it crashed, or Close stopped it)
+// while a request was in flight: TRANSPORT, retryable (the pool respawns the
+// worker), and every session on the worker is gone. It waits up to wait for
+// the process to be reaped, to say how it ended.
+func (p *Pool) exited(w *worker, op, sessionID string, wait time.Duration) *fault.Error {
+	dbg, cause := w.debug(wait)
+	o := p.opts(w.id, append(dbg, fault.WithRetryable(true), fault.WithSessionValid(false),
+		fault.WithDetail("operation", op))...)
+	if sessionID != "" {
+		o = append(o, fault.WithDetail("sessionId", sessionID))
+	}
+	return fault.Wrap(cause, fault.TransportError, fmt.Sprintf("Worker %s exited", w.id), o...)
+}
+
+// debug is what a fault about w keeps in Debug: the pid, how the process
+// ended (waiting up to wait for it to be reaped) and its last stderr lines,
+// already redacted. The error says the worker exited, and how.
+func (w *worker) debug(wait time.Duration) ([]fault.Option, error) {
+	o := []fault.Option{fault.WithDebug("pid", w.pid)}
+	st, cause := w.exitStatus(wait)
+	if st != "" {
+		o = append(o, fault.WithDebug("exit", st))
+	}
+	if tail := w.stderr.tail(); len(tail) > 0 {
+		o = append(o, fault.WithDebug("stderr", tail))
+	}
+	return o, cause
+}
+
+// malformed is seed 002's "Invalid worker response: malformed prompt
+// result" (and the same for another operation's result), in the seed's
+// category UPSTREAM.
+func (p *Pool) malformed(w *worker, op, sessionID string, sessionValid bool, extra ...fault.Option) *fault.Error {
+	what := op + " result"
+	if op == opPrompt {
+		what = "prompt result"
+	}
+	o := p.opts(w.id, fault.WithCategory(fault.CategoryUpstream), fault.WithSessionValid(sessionValid),
+		fault.WithDetail("operation", op))
+	if sessionID != "" {
+		o = append(o, fault.WithDetail("sessionId", sessionID))
+	}
+	o = append(o, extra...)
+	return fault.Wrap(errMalformed, fault.ProtocolError, "Invalid worker response: malformed "+what, o...)
+}
+
+// missingSessionID is seed 002's "Invalid worker response: missing
+// sessionId": session/new answered without one.
+func (p *Pool) missingSessionID(w *worker) *fault.Error {
+	return fault.New(fault.ProtocolError, "Invalid worker response: missing sessionId", p.opts(w.id,
+		fault.WithCategory(fault.CategoryUpstream), fault.WithSessionValid(false),
+		fault.WithDetail("operation", opNewSession))...)
+}
+
+// duplicateSessionID says session/new answered with the id of a session the
+// pool already has (on another worker, say): routing by it would mix the
+// two sessions.
+func (p *Pool) duplicateSessionID(w *worker, id string) *fault.Error {
+	return fault.New(fault.ProtocolError, "Invalid worker response: duplicate sessionId", p.opts(w.id,
+		fault.WithCategory(fault.CategoryUpstream), fault.WithSessionValid(false),
+		fault.WithDetail("operation", opNewSession), fault.WithDetail("sessionId", id))...)
+}
+
+// sessionNotFound is seed 002's "Session not found: {sessionId}".
+func (p *Pool) sessionNotFound(id string) *fault.Error {
+	return fault.New(fault.SessionNotFound, "Session not found: "+id,
+		p.opts("", fault.WithDetail("sessionId", id))...)
+}
+
+// busy says the session is running another prompt.
+func (p *Pool) busy(w *worker, id string) *fault.Error {
+	return fault.New(fault.SessionBusy, "", p.opts(w.id, fault.WithDetail("sessionId", id))...)
+}
+
+// cancelled says the caller cancelled the operation (its context, Cancel,
+// Forget).
+func (p *Pool) cancelled(w *worker, op, sessionID string, sessionValid bool, cause error) *fault.Error {
+	workerID := ""
+	if w != nil {
+		workerID = w.id
+	}
+	o := p.opts(workerID, fault.WithSessionValid(sessionValid), fault.WithDetail("operation", op))
+	if sessionID != "" {
+		o = append(o, fault.WithDetail("sessionId", sessionID))
+	}
+	return fault.Wrap(cause, fault.Cancelled, "", o...)
+}

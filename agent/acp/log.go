@@ -1,0 +1,145 @@
+package acp
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/triage-go/triage/fault"
+)
+
+// maxLogLine is how much of a worker's stderr line, or of anything else the
+// worker wrote, reaches a log record: redacted first, then cut.
+const maxLogLine = 1024
+
+// tailLines is how many of a worker's last stderr lines a start or exit
+// fault keeps in its Debug.
+const tailLines = 8
+
+// safeText is s as the pool logs it: cut to 4 KiB (so that redaction never
+// runs over a huge line), redacted with fault.Redact, then cut to 1 KiB.
+func safeText(s string) string {
+	return cut(fault.Redact(cut(s, 4*maxLogLine)), maxLogLine)
+}
+
+// cut returns s cut to at most n bytes, on a rune boundary.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i]
+}
+
+// stderrLog is a worker's standard error: each line goes to the logger at
+// debug level, made safe by safeText, and the last few stay for the faults.
+type stderrLog struct {
+	log *slog.Logger
+
+	mu      sync.Mutex
+	partial []byte
+	last    []string
+}
+
+func (s *stderrLog) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := len(b)
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			s.partial = append(s.partial, b...)
+			if len(s.partial) > 4*maxLogLine {
+				s.line(s.partial)
+				s.partial = s.partial[:0]
+			}
+			break
+		}
+		if len(s.partial) > 0 {
+			s.partial = append(s.partial, b[:i]...)
+			s.line(s.partial)
+			s.partial = s.partial[:0]
+		} else {
+			s.line(b[:i])
+		}
+		b = b[i+1:]
+	}
+	return n, nil
+}
+
+// line logs one line; s.mu is held.
+func (s *stderrLog) line(b []byte) {
+	line := safeText(string(bytes.TrimRight(b, "\r")))
+	if line == "" {
+		return
+	}
+	s.log.Debug("worker stderr", "line", line)
+	if len(s.last) == tailLines {
+		s.last = append(s.last[:0], s.last[1:]...)
+	}
+	s.last = append(s.last, line)
+}
+
+// tail returns the last lines, already safe.
+func (s *stderrLog) tail() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.last...)
+}
+
+// sdkHandler is the SDK connection's logger: every record at debug level,
+// its message and string values made safe by safeText, since the SDK puts
+// raw wire lines and the peer's error text in its records.
+type sdkHandler struct{ next slog.Handler }
+
+func (h sdkHandler) Enabled(ctx context.Context, _ slog.Level) bool {
+	return h.next.Enabled(ctx, slog.LevelDebug)
+}
+
+func (h sdkHandler) Handle(ctx context.Context, r slog.Record) error {
+	out := slog.NewRecord(r.Time, slog.LevelDebug, safeText(r.Message), r.PC)
+	r.Attrs(func(a slog.Attr) bool {
+		out.AddAttrs(safeAttr(a))
+		return true
+	})
+	return h.next.Handle(ctx, out)
+}
+
+func (h sdkHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	safe := make([]slog.Attr, len(attrs))
+	for i, a := range attrs {
+		safe[i] = safeAttr(a)
+	}
+	return sdkHandler{h.next.WithAttrs(safe)}
+}
+
+func (h sdkHandler) WithGroup(name string) slog.Handler { return sdkHandler{h.next.WithGroup(name)} }
+
+// safeAttr makes an attribute's text safe: strings, errors and anything
+// else that is not a number, a boolean, a time or a group becomes its text
+// through safeText.
+func safeAttr(a slog.Attr) slog.Attr {
+	v := a.Value.Resolve()
+	switch v.Kind() {
+	case slog.KindGroup:
+		g := v.Group()
+		safe := make([]any, len(g))
+		for i, x := range g {
+			safe[i] = safeAttr(x)
+		}
+		return slog.Group(a.Key, safe...)
+	case slog.KindBool, slog.KindInt64, slog.KindUint64, slog.KindFloat64, slog.KindDuration, slog.KindTime:
+		return slog.Attr{Key: a.Key, Value: v}
+	case slog.KindString:
+		return slog.String(a.Key, safeText(v.String()))
+	}
+	if err, ok := v.Any().(error); ok {
+		return slog.String(a.Key, safeText(err.Error()))
+	}
+	return slog.String(a.Key, safeText(v.String()))
+}
