@@ -84,7 +84,13 @@ func (b *workerBackend) Prompt(ctx context.Context, session, text string, emit f
 	})
 	mu.Lock()
 	defer mu.Unlock()
-	return Result{Text: string(out), StopReason: stop}, err
+	res := Result{Text: string(out), StopReason: stop}
+	if err == nil && stop == "refusal" {
+		// ACP's "refusal": the agent declined to go on. Not a success.
+		return res, fault.New(fault.ContentRefused, "", fault.WithSource(b.cfg.Source),
+			fault.WithDetail("stopReason", stop))
+	}
+	return res, err
 }
 
 func (b *workerBackend) Cancel(ctx context.Context, session string) error {
