@@ -50,6 +50,12 @@ func TestWorkerFailures(t *testing.T) {
 		t.Errorf("worker error: %+v", f)
 	}
 
+	// A refusal is not a success.
+	f, _ = failed(t, cs, "sessions_prompt", map[string]any{"sessionId": id, "prompt": "refuse"})
+	if f.Code != "CONTENT_REFUSED" || f.Retryable {
+		t.Errorf("refusal: %+v", f)
+	}
+
 	// A malformed answer.
 	id = newSession()
 	f, _ = failed(t, cs, "sessions_prompt", map[string]any{"sessionId": id, "prompt": "malformed"})

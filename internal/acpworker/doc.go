@@ -34,6 +34,8 @@
 //	                    Options.Exit(3) (os.Exit by default)
 //	malformed           stream the echo, then answer with a line that is not
 //	                    JSON (a response cut short after its id)
+//	refuse              stream the echo, then answer with the stop reason
+//	                    "refusal" (the agent declined to go on)
 //	bad stop reason     stream the echo, then answer with the stop reason
 //	                    "exploded", which ACP does not define
 //	bad result          stream the echo, then answer with a result whose

@@ -216,6 +216,8 @@ func (a *agent) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.Prom
 			Meta: map[string]any{mangleKey: word}})
 	case "bad stop reason":
 		return t.echo(prompt, acpsdk.PromptResponse{StopReason: "exploded"})
+	case "refuse":
+		return t.echo(prompt, acpsdk.PromptResponse{StopReason: acpsdk.StopReasonRefusal})
 	case "log":
 		a.stderrMu.Lock()
 		fmt.Fprintln(a.opts.Stderr, rest)
@@ -240,7 +242,7 @@ func (a *agent) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.Prom
 // directives are the words a prompt may start with (see the package
 // documentation).
 var directives = []string{"fail with", "hang", "crash", "malformed", "bad stop reason", "bad result",
-	"log", "request permission", "read file", "write file", "terminal", "pid"}
+	"refuse", "log", "request permission", "read file", "write file", "terminal", "pid"}
 
 // directive returns the directive prompt starts with and the text after it,
 // or "" when it starts with none.
