@@ -391,6 +391,9 @@ func (m *Manager) Prompt(ctx context.Context, owner, id, text string, emit func(
 		f.Details = map[string]any{}
 	}
 	f.Details["sessionId"] = id
+	if _, ok := f.Details["agentId"]; !ok {
+		f.Details["agentId"] = s.AgentID
+	}
 	s.LastError = f.Code
 	return res, f
 }

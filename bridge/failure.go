@@ -154,8 +154,11 @@ func recovery(tool string, f *fault.Error) (string, []Recovery) {
 	case fault.InternalError:
 		return "The bridge itself failed.", []Recovery{health, {Action: "Restart the bridge if it is not ready"}}
 	case fault.ProtocolError:
-		return "The agent's worker answered something the protocol does not allow.", []Recovery{
-			newSession, {Action: "Report the worker's failure to its maintainer"}}
+		report := Recovery{Action: "Report the worker's failure to its maintainer"}
+		if f.SessionValid {
+			return "The agent's worker answered something the protocol does not allow.", []Recovery{report, health}
+		}
+		return "The agent's worker answered something the protocol does not allow.", []Recovery{newSession, report}
 	}
 	if f.Code == fault.ServiceUnavailable && !f.Retryable {
 		return "The agent holds as many sessions as it can.", []Recovery{

@@ -126,6 +126,12 @@ agents:
 			}
 		})
 	}
+	// Every failure of a known session names its agent.
+	for _, p := range []string{"hang", "fail", "fail with SESSION_BUSY"} {
+		if _, txt := failed(t, cs, "sessions_prompt", map[string]any{"sessionId": id, "prompt": p}); !strings.HasPrefix(txt, "Failed to submit prompt to agent 'echo':\n") {
+			t.Errorf("%s: %q", p, txt)
+		}
+	}
 	// The rate limit carries the delay the prompt asked for.
 	f, txt := failed(t, cs, "sessions_prompt", map[string]any{"sessionId": id, "prompt": "fail with RATE_LIMITED after 7s"})
 	if f.RetryAfter != 7 || !strings.Contains(txt, "retryable after 7s") {
