@@ -112,3 +112,41 @@ func benchPerNode(b *testing.B, nodes int, op func()) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/perNode, "ns/node")
 	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/perNode, "allocs/node")
 }
+
+// BenchmarkStreamEmit measures a streamed run of one node that emits 100
+// outputs, read by a loop that does nothing with them: events/s counts
+// every event the loop gets (the outputs, node_started, node_finished and
+// the end), ns/output the cost of one Emit through the stream.
+func BenchmarkStreamEmit(b *testing.B) {
+	const outputs = 100
+	r, err := graph.New[benchCounter]().
+		AddNode("llm", func(ctx context.Context, s benchCounter) (benchCounter, error) {
+			for i := range outputs {
+				graph.Emit(ctx, i)
+			}
+			return s, nil
+		}).
+		AddEdge("llm", graph.End).SetEntry("llm").Compile(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	events := 0
+	for b.Loop() {
+		for ev, err := range r.Stream(ctx, benchCounter{}) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			if ev.Type == graph.EventOutput && ev.Output.(int) < 0 {
+				b.Fatal("bad output")
+			}
+			events++
+		}
+	}
+	if events != b.N*(outputs+3) {
+		b.Fatalf("%d events in %d runs", events, b.N)
+	}
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*outputs), "ns/output")
+}

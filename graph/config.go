@@ -58,6 +58,16 @@ type Config[S any] struct {
 	// nil: such notices are dropped.
 	OnNotice func(ctx context.Context, node string, notice *present.Event)
 
+	// OnOutput receives the output nodes send with Emit, when the run is
+	// not streamed (a stream yields it as events instead): the node, its
+	// call's Step, and the output, on the goroutine that called Emit and
+	// with its context, before Emit returns; every call for a node call
+	// returns before that node call ends. It may be called concurrently:
+	// by the branches of a parallel fan-out, by goroutines a node started.
+	// Defaults to nil: such output is dropped. If it panics, the panic is
+	// Emit's: in a node, the node's failure.
+	OnOutput func(ctx context.Context, node string, step int, output any)
+
 	// Debug keeps a recovered panic's stack in its PanicError. Defaults to
 	// false.
 	Debug bool

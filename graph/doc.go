@@ -30,9 +30,9 @@
 // seed 003's two modes: raised (the iterator's error value, then the end) or,
 // with ErrorEvents, as a last event of type EventError whose JSON is
 // {"type":"error","node":…,"error":…,"state":…}. Before the failure, a
-// Stream delivers every event of the nodes that ran, even when the failure
-// is the caller's context ending: only a loop that stops reading loses
-// events.
+// Stream delivers every event of the nodes that ran, their output
+// included, even when the failure is the caller's context ending: only a
+// loop that stops reading loses events.
 //
 //	path                       NodeError.Node        cause                             Invoke, Stream    Stream with ErrorEvents
 //	a node returns an error    the node              the error                         *NodeError        last event EventError
@@ -45,8 +45,8 @@
 //	a node or router panics    the node              *PanicError (stack only with      *NodeError        last event EventError
 //	                                                 Config.Debug)
 //	a Clone, ErrorState,       the node being run    *PanicError, wrapped for          *NodeError        last event EventError
-//	  Checkpointer or OnNotice   or exited then      ErrorState and a checkpoint
-//	  panics                                         (see below)
+//	  Checkpointer, OnNotice     or exited then      ErrorState and a checkpoint
+//	  or OnOutput panics                             (see below)
 //	the context is cancelled   the next node (in a   context.Canceled                  *NodeError        last event EventError
 //	  or its deadline passes     fan-out, each       / DeadlineExceeded
 //	                             branch's)
@@ -95,6 +95,39 @@
 // *PanicError, as a Load that fails does. A Logger whose handler panics
 // loses the record, not the run.
 //
+// # Streaming
+//
+// Stream yields a run as events: node_started and node_finished for every
+// node call, error_routed, and the end or the failure. A node streams its
+// own output (text chunks from an LLM, tool calls, changes of state) with
+// Emit, and its non-fatal notices with Notify; both may be called from
+// goroutines the node starts, with its context. They reach the stream
+// through the same ordered channel as the node events, so the events come
+// in the order the nodes ran: for every node call, its node_started, then
+// its outputs and notices in the order they were sent, then its
+// node_finished, or its failure (error_routed, or the run's error, last).
+// The branches of a parallel fan-out interleave, each branch node's events
+// still between its own node_started and node_finished, and each call has
+// its own Step. What a node sends after its call returned is dropped;
+// under WithRetry the call lasts until the last attempt returns, so a
+// failed attempt's outputs (already streamed) are followed by the next
+// attempt's. The stream holds 16 events for the loop: a node that emits
+// faster than the loop reads blocks in Emit, and Emit returns at once when
+// the loop has stopped reading. Without a stream, Config.OnOutput and
+// Config.OnNotice receive what nodes send.
+//
+//	what a node does                    Stream                                      Invoke
+//	(is called)                         node_started {node, step}                   -
+//	Emit(ctx, output)                   EventOutput {"type":"output","node":…,      Config.OnOutput(ctx, node, step, output),
+//	                                      "step":…,"output":…}                        or dropped
+//	Notify(ctx, notice)                 EventNotice {"type":"notice","node":…,      Config.OnNotice(ctx, node, notice),
+//	                                      "notice":…}                                 or dropped
+//	(returns)                           node_finished {node, step, state}           -
+//	(fails, with an error route)        error_routed, then the route's node         the route's node runs
+//	(fails)                             EventError, or the iterator's error         *NodeError
+//	Emit or Notify after it returned,   dropped                                     dropped
+//	  or outside a node call
+//
 // # Recovery
 //
 // A node may declare an error route (OnError): its failure goes into the
@@ -102,7 +135,8 @@
 // pipeline hands its errors to the Error Handler agent. A node may retry
 // under a resilience policy (WithRetry), which retries only what the fault
 // says is retryable, never before its RetryAfter. A node may send non-fatal
-// notices, seed 001's user_error, with Notify: the run goes on.
+// notices, seed 001's user_error, with Notify: the run goes on (see
+// Streaming for where they go).
 //
 // With a Checkpointer (MemoryCheckpointer here; store/checkpoint.New is the
 // durable one, on a tenant of store/sqlite or store/postgres, which stores

@@ -1,7 +1,6 @@
 package graph
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 
@@ -15,6 +14,7 @@ type EventType string
 const (
 	EventNodeStarted  EventType = "node_started"  // a node is about to run
 	EventNodeFinished EventType = "node_finished" // a node ran; State is its result
+	EventOutput       EventType = "output"        // a node sent output (Emit); Output is it
 	EventNotice       EventType = "notice"        // a node sent a non-fatal notice (a user_error)
 	EventErrorRouted  EventType = "error_routed"  // a node failed and its error route runs next
 	EventError        EventType = "error"         // the run failed; the last event, in ErrorEvents mode
@@ -25,9 +25,14 @@ const (
 // error event is exactly seed 003's {"type":"error","node":…,"error":…,
 // "state":…}.
 type Event[S any] struct {
-	Type  EventType
-	Node  string
-	Step  int // the node execution's number, from 1
+	Type EventType
+	Node string
+	// Step is the node call's number, from 1, on the events of a node
+	// call: node_started, output, notice (not in its JSON) and
+	// node_finished. Each call has its own; the calls of concurrent
+	// branches are numbered as they are reached, so their node_started
+	// events may come out of that order.
+	Step  int
 	State S
 	// Err is the failure, for EventError and EventErrorRouted.
 	Err *NodeError
@@ -35,6 +40,8 @@ type Event[S any] struct {
 	Handler string
 	// Notice is the notice, for EventNotice.
 	Notice *present.Event
+	// Output is what the node sent with Emit, for EventOutput.
+	Output any
 }
 
 // MarshalJSON writes the event's members for its type.
@@ -52,6 +59,11 @@ func (e Event[S]) MarshalJSON() ([]byte, error) {
 			step
 			State S `json:"state"`
 		}{step{e.Type, e.Node, e.Step}, e.State})
+	case EventOutput:
+		return json.Marshal(struct {
+			step
+			Output any `json:"output"`
+		}{step{e.Type, e.Node, e.Step}, e.Output})
 	case EventNotice:
 		return json.Marshal(struct {
 			Type   EventType      `json:"type"`
@@ -91,24 +103,4 @@ func causeText(e *NodeError) string {
 		text += fmt.Sprintf("; error in node %q: %v", br.Node, br.Err)
 	}
 	return text
-}
-
-// Notify sends a non-fatal notice (seed 001's user_error) from a node: the
-// run goes on. A streamed run yields it as an EventNotice; otherwise
-// Config.OnNotice receives it. Outside a run, Notify does nothing.
-//
-// Notify may be called from goroutines the node starts, with the node's
-// context; a notice sent after the run has ended is dropped.
-func Notify(ctx context.Context, notice *present.Event) {
-	if n, ok := ctx.Value(noticeKey{}).(notifier); ok && notice != nil {
-		n.send(ctx, n.node, notice)
-	}
-}
-
-type noticeKey struct{}
-
-// notifier delivers one node's notices; each node call gets its own.
-type notifier struct {
-	node string
-	send func(ctx context.Context, node string, notice *present.Event)
 }

@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -205,4 +206,72 @@ func ExampleRunnable_Stream() {
 	// node_started chart
 	// error chart
 	// error in node "chart": pie chart cannot show a time series
+}
+
+// A node streams its output with Emit: a streamed run yields each piece as
+// an output event between the node's node_started and node_finished, in
+// the order sent, here as text chunks an LLM would send.
+func ExampleEmit() {
+	g := graph.New[Doc]().
+		AddNode("retrieve", func(_ context.Context, d Doc) (Doc, error) {
+			d.Rows = []string{"revenue 2025: 12M"}
+			return d, nil
+		}).
+		AddNode("answer", func(ctx context.Context, d Doc) (Doc, error) {
+			for _, chunk := range []string{"Revenue ", "was ", "12M."} {
+				graph.Emit(ctx, chunk)
+				d.Answer += chunk
+			}
+			return d, nil
+		}).
+		AddEdge("retrieve", "answer").AddEdge("answer", graph.End).
+		SetEntry("retrieve")
+	r, _ := g.Compile(nil)
+	for ev, err := range r.Stream(context.Background(), Doc{Query: "revenue?"}) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		switch ev.Type {
+		case graph.EventOutput:
+			b, _ := json.Marshal(ev)
+			fmt.Println(string(b))
+		case graph.EventEnd:
+			fmt.Println(ev.Type, ev.State.Answer)
+		default:
+			fmt.Println(ev.Type, ev.Node, ev.Step)
+		}
+	}
+	// Output:
+	// node_started retrieve 1
+	// node_finished retrieve 1
+	// node_started answer 2
+	// {"type":"output","node":"answer","step":2,"output":"Revenue "}
+	// {"type":"output","node":"answer","step":2,"output":"was "}
+	// {"type":"output","node":"answer","step":2,"output":"12M."}
+	// node_finished answer 2
+	// end Revenue was 12M.
+}
+
+// Invoke does not stream: Config.OnOutput receives what nodes Emit, with
+// the node and its step.
+func ExampleConfig_onOutput() {
+	g := graph.New[Doc]().
+		AddNode("answer", func(ctx context.Context, d Doc) (Doc, error) {
+			graph.Emit(ctx, "Hello, ")
+			graph.Emit(ctx, "world.")
+			return d, nil
+		}).
+		AddEdge("answer", graph.End).SetEntry("answer")
+	r, _ := g.Compile(&graph.Config[Doc]{
+		OnOutput: func(_ context.Context, node string, step int, output any) {
+			fmt.Printf("%s #%d: %q\n", node, step, output)
+		},
+	})
+	_, err := r.Invoke(context.Background(), Doc{})
+	fmt.Println(err)
+	// Output:
+	// answer #1: "Hello, "
+	// answer #1: "world."
+	// <nil>
 }

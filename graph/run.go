@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"iter"
 	"log/slog"
 	"reflect"
 	"runtime/debug"
@@ -227,80 +226,6 @@ func (r *Runnable[S]) checkPosition(cp Checkpoint[S]) error {
 	return nil
 }
 
-// Stream runs the graph and yields its events: each node started and
-// finished, notices, errors handed to error routes, and finally the end (or
-// the failure). A failure ends the stream either as the iterator's error
-// value (the default) or, with ErrorEvents, as a last event of type
-// EventError. Config.OnNotice is not called: notices are events.
-//
-// While the loop reads, every event of the run is delivered, in order,
-// even once ctx has ended: the nodes that finished before the run noticed
-// report it, and then the failure (a cancellation) ends the stream. Only
-// stopping the loop early (break, return, a panic) drops the events not
-// yet read, and cancels the run.
-func (r *Runnable[S]) Stream(ctx context.Context, state S, opts ...RunOption) iter.Seq2[Event[S], error] {
-	return func(yield func(Event[S], error) bool) {
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		events := make(chan Event[S], 16)
-		// gone is closed when the loop is no longer there to read: an
-		// event sent after that is dropped. The caller's context ending is
-		// not the loop going: it still reads.
-		gone := make(chan struct{})
-		defer close(gone)
-		var (
-			mu     sync.Mutex
-			closed bool
-		)
-		// emit may be called from a branch, or from a goroutine a node
-		// started, even after the run: once the stream is closed it does
-		// nothing.
-		emit := func(e Event[S]) {
-			mu.Lock()
-			defer mu.Unlock()
-			if closed {
-				return
-			}
-			select {
-			case events <- e:
-			case <-gone:
-			}
-		}
-		x := r.newRun(opts, emit)
-		var (
-			final S
-			err   error
-		)
-		go func() {
-			final, err = x.run(ctx, position{node: r.entry}, state, nil, nil)
-			mu.Lock()
-			closed = true
-			close(events)
-			mu.Unlock()
-		}()
-		for e := range events {
-			if !yield(e, nil) {
-				x.stopped.Store(true)
-				cancel()
-				for range events {
-				}
-				return
-			}
-		}
-		if err == nil {
-			yield(Event[S]{Type: EventEnd, State: final}, nil)
-			return
-		}
-		var ne *NodeError
-		if x.opts.errorEvents && errors.As(err, &ne) {
-			st, _ := ne.State.(S)
-			yield(Event[S]{Type: EventError, Node: ne.Node, State: st, Err: ne}, nil)
-			return
-		}
-		yield(Event[S]{}, err)
-	}
-}
-
 // run is one run's state.
 type run[S any] struct {
 	r       *Runnable[S]
@@ -322,8 +247,11 @@ func (r *Runnable[S]) newRun(opts []RunOption, emit func(Event[S])) *run[S] {
 	return x
 }
 
-// notices reports whether the run delivers notices at all.
-func (x *run[S]) notices() bool { return x.emit != nil || x.r.cfg.OnNotice != nil }
+// delivers reports whether the run delivers its nodes' output or notices
+// at all: when it does not, nodes run with the context they are given.
+func (x *run[S]) delivers() bool {
+	return x.emit != nil || x.r.cfg.OnOutput != nil || x.r.cfg.OnNotice != nil
+}
 
 // run runs from pos to the end, checkpointing on the way. On failure it
 // returns the state the failing node received, which its NodeError
@@ -331,7 +259,7 @@ func (x *run[S]) notices() bool { return x.emit != nil || x.r.cfg.OnNotice != ni
 // fan-in node, a checkpoint), that is the one answer.
 //
 // A panic outside a node or router (a Clone, ErrorState, a Checkpointer,
-// OnNotice) is recovered where it happens, so that it fails the node being
+// OnNotice or OnOutput) is recovered where it happens, so that it fails the node being
 // run or exited, as an error there would.
 func (x *run[S]) run(ctx context.Context, pos position, state S, path []string, done map[string]S) (S, error) {
 	out, path, ne := x.walk(ctx, pos, "", state, path, done)
@@ -388,7 +316,10 @@ func (x *run[S]) walk(ctx context.Context, pos position, stop string, state S, p
 			if err := ctx.Err(); err != nil {
 				return x.fail(ctx, top, here, hereBranches, cur, path, state, err)
 			}
-			if x.steps.Add(1) > int64(x.r.cfg.MaxSteps) {
+			// The step is this call's own number: concurrent branches each
+			// get theirs (reading the counter again could see a sibling's).
+			n := x.steps.Add(1)
+			if n > int64(x.r.cfg.MaxSteps) {
 				return x.fail(ctx, top, here, hereBranches, cur, path, state, fmt.Errorf("%w: %d steps", ErrStepLimit, x.r.cfg.MaxSteps))
 			}
 			if top {
@@ -396,15 +327,22 @@ func (x *run[S]) walk(ctx context.Context, pos position, stop string, state S, p
 					return x.fail(ctx, top, here, hereBranches, cur, path, state, fmt.Errorf("save checkpoint: %w", err))
 				}
 			}
-			step := int(x.steps.Load())
+			step := int(n)
 			if x.emit != nil {
 				x.emit(Event[S]{Type: EventNodeStarted, Node: cur, Step: step})
 			}
-			nctx := ctx
-			if x.notices() {
-				nctx = context.WithValue(ctx, noticeKey{}, notifier{node: cur, send: x.notice})
+			// The node's output and notices go through its call, open from
+			// here until the node returns: closing it waits for those in
+			// flight, so that none follows the node's next event.
+			nctx, nc := ctx, (*nodeCall)(nil)
+			if x.delivers() {
+				nc = newNodeCall(cur, step, x)
+				nctx = context.WithValue(ctx, callKey{}, nc)
 			}
 			out, err := x.call(nctx, spec, state, branchResults)
+			if nc != nil {
+				nc.close()
+			}
 			branchResults, fork, forkDone = nil, nil, nil
 			if err != nil {
 				if spec.onError != "" {
@@ -614,13 +552,24 @@ func snapshot[S any](clone func(S) S, branches map[string]S) map[string]S {
 	return out
 }
 
-// notice delivers a node's notice to the stream or to Config.OnNotice.
-func (x *run[S]) notice(ctx context.Context, node string, n *present.Event) {
+// output delivers a node call's output to the stream or to
+// Config.OnOutput.
+func (x *run[S]) output(ctx context.Context, node string, step int, v any) {
 	if x.emit != nil {
-		x.emit(Event[S]{Type: EventNotice, Node: node, Notice: n})
-		return
+		x.emit(Event[S]{Type: EventOutput, Node: node, Step: step, Output: v})
+	} else if f := x.r.cfg.OnOutput; f != nil {
+		f(ctx, node, step, v)
 	}
-	x.r.cfg.OnNotice(ctx, node, n)
+}
+
+// notice delivers a node call's notice to the stream or to
+// Config.OnNotice.
+func (x *run[S]) notice(ctx context.Context, node string, step int, n *present.Event) {
+	if x.emit != nil {
+		x.emit(Event[S]{Type: EventNotice, Node: node, Step: step, Notice: n})
+	} else if f := x.r.cfg.OnNotice; f != nil {
+		f(ctx, node, n)
+	}
 }
 
 // log records a failure.
