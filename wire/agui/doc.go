@@ -1,10 +1,13 @@
 // Package agui speaks AG-UI 1.0, the protocol between agent backends and
 // their user interfaces, as the official @ag-ui/core 1.0.0 package defines
-// it: the run lifecycle (RUN_STARTED, RUN_FINISHED, RUN_ERROR), streamed
-// text messages, steps, state snapshots and custom events, with the exact
-// member names of its schemas; their encoding as Server-Sent Events (on
-// package sse); Parse, which checks an event as the schema does; and a
-// Verifier that enforces the official client's ordering rules.
+// it: the request that starts a run (RunAgentInput, read and checked by
+// ParseRunAgentInput), and the events of a run: its lifecycle
+// (RUN_STARTED, RUN_FINISHED, RUN_ERROR), streamed text messages, tool
+// calls and their results, steps, state snapshots and deltas, message
+// snapshots and custom events, with the exact member names of the schemas;
+// their encoding as Server-Sent Events (on package sse); Parse, which
+// checks an event as the schema does; and a Verifier that enforces the
+// official client's ordering rules.
 //
 // Its centre is the mapping of a Triage fault onto RUN_ERROR:
 //
@@ -82,8 +85,25 @@
 // # Order
 //
 // RUN_ERROR is terminal: a 1.0 client accepts nothing after it but a new
-// RUN_STARTED. A backward-compatible text message therefore goes before
-// RUN_ERROR (EventsFrom), never after it, and RUN_FINISHED never follows
-// RUN_ERROR; a Writer refuses events out of order (see Verifier for the
-// rules, taken from @ag-ui/client 1.0.0's verifyEvents).
+// RUN_STARTED, and a Writer, which writes one run's stream, nothing at all.
+// A backward-compatible text message therefore goes before RUN_ERROR
+// (EventsFrom), never after it, and RUN_FINISHED never follows RUN_ERROR;
+// a Writer refuses events out of order (see Verifier for the rules, taken
+// from @ag-ui/client 1.0.0's verifyEvents).
+//
+// Writer.WriteError ends a run that fails mid-stream: it ends every open
+// text message, so the text already streamed stands; writes the optional
+// fallback text only when it can (never at the cost of the RUN_ERROR);
+// leaves open tool calls open, since ending one would hand its truncated
+// arguments to the application; and writes the RUN_ERROR last.
+//
+// # Requests
+//
+// ParseRunAgentInput reads the body the official client's HttpAgent POSTs
+// to start a run, checks it as RunAgentInputSchema does, and bounds what a
+// hostile client can make a server hold (MaxInputMessages, MaxInputItems,
+// MaxInputIDBytes, MaxInputDepth). An invalid body is a *ValidationError
+// listing every invalid member by its JSON path, which fault.From turns
+// into an INVALID_REQUEST: answer it with a problem before the stream
+// starts, as HttpAgent reports a failed request through onRunFailed.
 package agui

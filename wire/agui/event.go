@@ -12,7 +12,8 @@ import (
 type EventType string
 
 // The event types this package models: the run lifecycle, streamed text
-// messages, steps, state snapshots and custom events.
+// messages, steps, state snapshots and custom events (and, in
+// event_tool.go, tool calls, state deltas and message snapshots).
 const (
 	TypeRunStarted         EventType = "RUN_STARTED"
 	TypeRunFinished        EventType = "RUN_FINISHED"
@@ -126,18 +127,23 @@ type RunError struct {
 	BaseEvent
 }
 
-// Role is the role of a streamed text message.
+// Role is the role of a message.
 type Role string
 
-// The roles TEXT_MESSAGE_START allows. (A tool's output is a
-// TOOL_CALL_RESULT, never a streamed text message.)
+// The roles of messages. TEXT_MESSAGE_START allows the first four (a tool's
+// output is a TOOL_CALL_RESULT, never a streamed text message); a Message
+// may have any of them.
 const (
 	RoleDeveloper Role = "developer"
 	RoleSystem    Role = "system"
 	RoleAssistant Role = "assistant"
 	RoleUser      Role = "user"
+	RoleTool      Role = "tool"
+	RoleActivity  Role = "activity"
+	RoleReasoning Role = "reasoning"
 )
 
+// valid reports whether r is a role TEXT_MESSAGE_START allows.
 func (r Role) valid() bool {
 	switch r {
 	case RoleDeveloper, RoleSystem, RoleAssistant, RoleUser:
@@ -296,8 +302,9 @@ func (e *RunStarted) validate() error {
 		if err != nil {
 			return fmt.Errorf("input: %w", err)
 		}
-		if err := checkRunAgentInput(raw); err != nil {
-			return err
+		d := &decoder{}
+		if d.input(raw, "input"); d.first() != "" {
+			return errors.New(d.first())
 		}
 	}
 	return e.BaseEvent.validate()

@@ -2,6 +2,7 @@ package agui
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"reflect"
 	"testing"
@@ -46,6 +47,52 @@ func FuzzParse(f *testing.F) {
 		}
 		if re, ok := e.(*RunError); ok {
 			checkRunErrorFault(t, re)
+		}
+	})
+}
+
+// FuzzParseRunAgentInput checks that ParseRunAgentInput never panics, that
+// it fails only with a *ValidationError naming at least one member, and
+// that an input it reads encodes to JSON that reads back as an equal
+// input, byte for byte stable. Seeds are in
+// testdata/fuzz/FuzzParseRunAgentInput.
+func FuzzParseRunAgentInput(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		in, err := ParseRunAgentInput(data)
+		if err != nil {
+			var ve *ValidationError
+			if in != nil || !errors.As(err, &ve) || !errors.Is(err, ErrInvalidInput) || len(ve.Fields) == 0 {
+				t.Fatalf("ParseRunAgentInput = %#v, %v", in, err)
+			}
+			for _, fe := range ve.Fields {
+				if fe.Field == "" || fe.Message == "" {
+					t.Fatalf("field error %+v", fe)
+				}
+			}
+			return
+		}
+		_ = in.LastUserText()
+		b1, err := json.Marshal(in)
+		if err != nil {
+			t.Fatalf("json.Marshal(ParseRunAgentInput(%q)) = %v", data, err)
+		}
+		in2, err := ParseRunAgentInput(b1)
+		if err != nil {
+			t.Fatalf("re-read of %s: %v", b1, err)
+		}
+		if !reflect.DeepEqual(in, in2) {
+			t.Fatalf("re-read input differs\nfirst  %#v\nsecond %#v", in, in2)
+		}
+		b2, err := json.Marshal(in2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(b1, b2) {
+			t.Fatalf("encoding is not stable:\n%s\n%s", b1, b2)
+		}
+		// An input RUN_STARTED echoes is valid for it.
+		if _, err := Marshal(&RunStarted{ThreadID: in.ThreadID, RunID: in.RunID, Input: in}); err != nil {
+			t.Fatalf("RUN_STARTED echoing the input: %v", err)
 		}
 	})
 }

@@ -80,6 +80,26 @@ var goldenFiles = []goldenFile{
 		},
 	},
 	{
+		// A run failing mid-stream: a message and a tool call open.
+		name: "error_mid_stream.golden",
+		write: func(w *Writer) error {
+			ts := BaseEvent{Timestamp: testTimestamp - 1500}
+			for _, e := range []Event{
+				&RunStarted{ThreadID: "thread-1", RunID: "run-1", BaseEvent: ts},
+				&StepStarted{StepName: "answer", BaseEvent: ts},
+				&TextMessageStart{MessageID: "msg-1", Role: RoleAssistant, BaseEvent: ts},
+				&TextMessageContent{MessageID: "msg-1", Delta: "The incident started at", BaseEvent: ts},
+				&ToolCallStart{ToolCallID: "call-1", ToolCallName: "search", ParentMessageID: "msg-1", BaseEvent: ts},
+				&ToolCallArgs{ToolCallID: "call-1", Delta: `{"query":"gate`, BaseEvent: ts},
+			} {
+				if err := w.WriteEvent(e); err != nil {
+					return err
+				}
+			}
+			return w.WriteError(rateLimited(), &Options{Now: fixedClock, TextMessageID: "msg-error-run-1"})
+		},
+	},
+	{
 		name:  "events.golden",
 		write: writeAllEvents,
 	},
@@ -108,6 +128,49 @@ func writeAllEvents(w *Writer) error {
 		&StateSnapshot{Snapshot: nil, BaseEvent: ts(5)},
 		&Custom{Name: "triage.diagnosis", Value: map[string]any{"code": "TIMEOUT", "confidence": 0.9}, BaseEvent: ts(6)},
 		&Custom{Name: "triage.null", Value: nil},
+		&TextMessageStart{MessageID: "msg-3", Role: RoleAssistant, BaseEvent: ts(6)},
+		&ToolCallStart{ToolCallID: "call-1", ToolCallName: "search", ParentMessageID: "msg-3", BaseEvent: ts(6)},
+		&ToolCallArgs{ToolCallID: "call-1", Delta: `{"query":"incident`, BaseEvent: ts(6)},
+		&ToolCallStart{ToolCallID: "call-2", ToolCallName: "lookup", BaseEvent: ts(6)},
+		&ToolCallArgs{ToolCallID: "call-1", Delta: ` 42"}`, BaseEvent: ts(6)},
+		&TextMessageEnd{MessageID: "msg-3", BaseEvent: ts(6)},
+		&ToolCallEnd{ToolCallID: "call-1", BaseEvent: ts(6)},
+		&ToolCallEnd{ToolCallID: "call-2", BaseEvent: ts(6)},
+		&ToolCallResult{MessageID: "msg-tool-1", ToolCallID: "call-1", Content: "3 results", Role: RoleTool, BaseEvent: ts(6)},
+		&ToolCallResult{MessageID: "msg-tool-2", ToolCallID: "call-2", Parts: []ContentPart{
+			{Type: PartText, ID: "p1", Text: "a chart:", Metadata: "any value"},
+			{Type: PartImage, Source: &PartSource{Type: SourceData, Value: "iVBORw0KGgo=", MimeType: "image/png"}},
+			{Type: PartDocument, Source: &PartSource{Type: SourceURL, Value: "https://example.com/r.pdf"}},
+			{Type: PartAudio, Source: &PartSource{Type: SourceFile, Value: "file-123", Provider: "openai", MimeType: "audio/wav"}},
+			{Type: PartVideo, Source: &PartSource{Type: SourceData, Value: ""}},
+		}},
+		&StateDelta{Delta: []PatchOperation{
+			{Op: PatchAdd, Path: "/attempts", Value: 3},
+			{Op: PatchAdd, Path: "/codes/-", Value: nil},
+			{Op: PatchReplace, Path: "/a~1b/c~0d", Value: map[string]any{"x": []any{1, "y"}}},
+			{Op: PatchTest, Path: "", Value: false},
+			{Op: PatchMove, From: "/attempts", Path: "/tries"},
+			{Op: PatchCopy, From: "/tries", Path: "/attempts"},
+			{Op: PatchRemove, Path: "/tries"},
+		}, BaseEvent: ts(6)},
+		&StateDelta{BaseEvent: ts(6)},
+		&MessagesSnapshot{Messages: []Message{
+			{ID: "msg-dev", Role: RoleDeveloper, Content: "Be brief.", Name: "ops"},
+			{ID: "msg-sys", Role: RoleSystem, Content: "You triage incidents.", EncryptedValue: "enc"},
+			{ID: "msg-user-1", Role: RoleUser, Content: "Summarise the incident.", Metadata: map[string]any{"k": "v"}},
+			{ID: "msg-user-2", Role: RoleUser, Parts: []ContentPart{{Type: PartText, Text: "And this: "},
+				{Type: PartImage, Source: &PartSource{Type: SourceURL, Value: "https://example.com/a.png", MimeType: "image/png"}}}},
+			{ID: "msg-3", Role: RoleAssistant, ToolCalls: []ToolCall{
+				{ID: "call-1", Function: FunctionCall{Name: "search", Arguments: `{"query":"incident 42"}`}},
+				{ID: "call-2", Function: FunctionCall{Name: "lookup", Arguments: ""}, EncryptedValue: "e", Metadata: map[string]any{}},
+			}},
+			{ID: "msg-tool-1", Role: RoleTool, Content: "3 results", ToolCallID: "call-1"},
+			{ID: "msg-tool-2", Role: RoleTool, Parts: []ContentPart{}, ToolCallID: "call-2", Error: "lookup failed"},
+			{ID: "msg-1", Role: RoleAssistant, Content: "Upstream timeout.", Name: "triage", SubagentRunID: "sub-1"},
+			{ID: "msg-act", Role: RoleActivity, ActivityType: "progress", ActivityContent: map[string]any{"done": 2}},
+			{ID: "msg-act-2", Role: RoleActivity, ActivityType: "empty"},
+			{ID: "msg-think", Role: RoleReasoning, Content: "Checking the gateway first."},
+		}, BaseEvent: ts(6)},
 		&StepFinished{StepName: "classify", BaseEvent: ts(7)},
 		&RunFinished{ThreadID: "thread-1", RunID: "run-1", Result: map[string]any{"ok": true},
 			Outcome: &Outcome{Type: OutcomeSuccess, PendingToolCallIDs: []string{"call-1"}}, BaseEvent: ts(8)},

@@ -14,7 +14,7 @@ import (
 var ErrUnknownType = errors.New("agui: unknown event type")
 
 // ErrUnsupportedType is matched by Parse's error for an AG-UI 1.0 event
-// type that this package does not model (TOOL_CALL_START, say). A reader
+// type that this package does not model (REASONING_START, say). A reader
 // that only cares about the modelled events can skip these.
 var ErrUnsupportedType = errors.New("agui: unsupported event type")
 
@@ -24,7 +24,10 @@ var ErrUnsupportedType = errors.New("agui: unsupported event type")
 // type (null is not "absent": "code": null is rejected, as the schema
 // rejects it), timestamp an integer within ±(2^53−1), metadata an object,
 // rawEvent and result anything but null, role and outcome one of their
-// values. Member names are matched exactly, as JavaScript matches them, not
+// values; RUN_STARTED's input a RunAgentInput, MESSAGES_SNAPSHOT's messages
+// and TOOL_CALL_RESULT's content as ParseRunAgentInput checks them (without
+// its bounds), STATE_DELTA's operations of a known op with JSON Pointer
+// paths. Member names are matched exactly, as JavaScript matches them, not
 // case-insensitively as encoding/json would.
 //
 // Members the package does not model are ignored. (The schema keeps them;
@@ -33,8 +36,9 @@ var ErrUnsupportedType = errors.New("agui: unsupported event type")
 // ErrUnknownType or ErrUnsupportedType and name the member at fault.
 //
 // Values of open members (rawEvent, input, result, snapshot, value,
-// metadata) decode to map[string]any, []any, string, bool, nil and
-// json.Number, so that numbers keep every digit when re-encoded.
+// metadata, a patch operation's value) decode to map[string]any, []any,
+// string, bool, nil and json.Number, so that numbers keep every digit when
+// re-encoded.
 func Parse(data []byte) (Event, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(data, &m); err != nil {
@@ -103,6 +107,37 @@ func Parse(data []byte) (Event, error) {
 			Value:     o.value("value", true, true),
 			BaseEvent: o.base(),
 		}
+	case TypeToolCallStart:
+		e = &ToolCallStart{
+			ToolCallID:      o.str("toolCallId", true),
+			ToolCallName:    o.str("toolCallName", true),
+			ParentMessageID: o.str("parentMessageId", false),
+			BaseEvent:       o.base(),
+		}
+	case TypeToolCallArgs:
+		e = &ToolCallArgs{ToolCallID: o.str("toolCallId", true), Delta: o.str("delta", true), BaseEvent: o.base()}
+	case TypeToolCallEnd:
+		e = &ToolCallEnd{ToolCallID: o.str("toolCallId", true), BaseEvent: o.base()}
+	case TypeToolCallResult:
+		r := &ToolCallResult{MessageID: o.str("messageId", true), ToolCallID: o.str("toolCallId", true)}
+		o.decode(func(d *decoder) { r.Content, r.Parts = d.content(o.m, "") })
+		if _, ok := o.get("role", false); ok {
+			if r.Role = Role(o.str("role", false)); o.err == nil && r.Role != RoleTool {
+				o.fail("member \"role\" must be tool, not %q", r.Role)
+			}
+		}
+		r.BaseEvent = o.base()
+		e = r
+	case TypeStateDelta:
+		sd := &StateDelta{}
+		o.decode(func(d *decoder) { sd.Delta = d.patch(o.m, "", "delta") })
+		sd.BaseEvent = o.base()
+		e = sd
+	case TypeMessagesSnapshot:
+		ms := &MessagesSnapshot{}
+		o.decode(func(d *decoder) { ms.Messages = d.messages(o.m, "", "messages") })
+		ms.BaseEvent = o.base()
+		e = ms
 	default:
 		if protocolTypes[typ] {
 			return nil, fmt.Errorf("%w %q: AG-UI 1.0 defines it, this package does not model it", ErrUnsupportedType, typ)
@@ -238,11 +273,24 @@ func (o *object) input() any {
 	if !ok {
 		return nil
 	}
-	if err := checkRunAgentInput(raw); err != nil {
-		o.fail("member \"input\": %v", err)
+	o.decode(func(d *decoder) { d.input(raw, "input") })
+	if o.err != nil {
 		return nil
 	}
 	return o.value("input", false, false)
+}
+
+// decode runs a decoder over the event's members, unbounded (an event is
+// checked as the schema checks it), and records its first invalid member.
+func (o *object) decode(read func(d *decoder)) {
+	if o.err != nil {
+		return
+	}
+	d := &decoder{}
+	read(d)
+	if msg := d.first(); msg != "" {
+		o.fail("%s", msg)
+	}
 }
 
 func (o *object) outcome() *Outcome {
@@ -319,28 +367,6 @@ func (o *object) sub(raw json.RawMessage, path string) *object {
 		return nil
 	}
 	return &object{typ: o.typ, path: path + ".", m: m}
-}
-
-// checkRunAgentInput checks the members of a RunAgentInput that every 1.0
-// peer requires: threadId, runId and messages. The messages themselves are
-// not checked.
-func checkRunAgentInput(raw json.RawMessage) error {
-	var m map[string]json.RawMessage
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &m) != nil {
-		return errors.New("input must be a RunAgentInput object")
-	}
-	for _, k := range []string{"threadId", "runId"} {
-		v, ok := m[k]
-		var s string
-		if !ok || len(v) == 0 || v[0] != '"' || json.Unmarshal(v, &s) != nil {
-			return fmt.Errorf("input.%s must be a string", k)
-		}
-	}
-	if v, ok := m["messages"]; !ok || len(v) == 0 || v[0] != '[' {
-		return errors.New("input.messages must be an array")
-	}
-	return nil
 }
 
 // decodeValue decodes any JSON value, keeping numbers as json.Number.

@@ -1,6 +1,7 @@
 package agui
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -41,24 +42,61 @@ func (e *SequenceError) Is(target error) bool { return target == ErrOutOfOrder }
 //   - no RUN_STARTED while a run is active;
 //   - TEXT_MESSAGE_START not for a message id that is already open;
 //     TEXT_MESSAGE_CONTENT and TEXT_MESSAGE_END only for an open one;
+//   - TOOL_CALL_START not for a tool call id that is already open;
+//     TOOL_CALL_ARGS and TOOL_CALL_END only for an open one;
 //   - STEP_STARTED not for a step name that is already active;
 //     STEP_FINISHED only for an active one;
-//   - no RUN_FINISHED while a text message or step is open (RUN_ERROR may
-//     end a run anywhere);
-//   - a new RUN_STARTED after a run ended forgets that run's messages and
-//     steps.
+//   - no RUN_FINISHED while a step, text message or tool call is open
+//     (RUN_ERROR may end a run anywhere, with anything open);
+//   - a TOOL_CALL_START whose id the run already knows (an earlier call,
+//     or a tool call of a message in a MESSAGES_SNAPSHOT or in
+//     RUN_STARTED's input) must not name a parent message that belongs to
+//     another subagent than the call does (Message.SubagentRunID);
+//   - a new RUN_STARTED after a run ended forgets that run's messages,
+//     tool calls and steps.
 //
-// The client's rules about subagent attribution, tool calls and reasoning
-// concern events this package does not model. The zero Verifier is ready
-// to check a new stream; it is not safe for concurrent use.
+// Messages and tool calls interleave freely: several may be open at once,
+// a tool call inside an open text message or not, and a message id may be
+// reused once it is closed. TOOL_CALL_RESULT, STATE_SNAPSHOT, STATE_DELTA,
+// MESSAGES_SNAPSHOT and CUSTOM are accepted anywhere inside a run.
+//
+// The client's other rules (reasoning, activities, subagent lifecycle and
+// attribution tags on events) concern members and events this package does
+// not model. The zero Verifier is ready to check a new stream; it is not
+// safe for concurrent use.
 type Verifier struct {
 	n        int
+	seq      int  // counts openings, to list open things in the order they opened
 	seen     bool // an event was accepted
 	started  bool // RUN_STARTED was accepted
 	finished bool // the current run sent RUN_FINISHED
 	errored  bool // the current run sent RUN_ERROR
-	messages map[string]bool
-	steps    map[string]bool
+	// messages, toolCalls and steps map what is open to when it opened.
+	messages  map[string]int
+	toolCalls map[string]int
+	steps     map[string]int
+	// msgOwners and callOwners record, for the run, the subagent each
+	// message and tool call id belongs to, as the client's owners maps do.
+	msgOwners  map[string]owner
+	callOwners map[string]owner
+}
+
+// owner is the subagent a message or tool call belongs to; the zero owner
+// is the parent agent.
+type owner struct {
+	subagent bool
+	id       string
+}
+
+func (o owner) String() string {
+	if !o.subagent {
+		return "(the parent agent)"
+	}
+	return o.id
+}
+
+func ownerOf(m *Message) owner {
+	return owner{subagent: m.SubagentRunID != "", id: m.SubagentRunID}
 }
 
 // Running reports whether a run is in progress: RUN_STARTED was accepted
@@ -95,76 +133,201 @@ func (v *Verifier) check(e Event) string {
 	}
 	switch e := e.(type) {
 	case *TextMessageStart:
-		if v.messages[e.MessageID] {
+		if _, open := v.messages[e.MessageID]; open {
 			return fmt.Sprintf("Cannot send 'TEXT_MESSAGE_START' event: A text message with ID '%s' is already in progress. Complete it with 'TEXT_MESSAGE_END' first.", e.MessageID)
 		}
 	case *TextMessageContent:
-		if !v.messages[e.MessageID] {
+		if _, open := v.messages[e.MessageID]; !open {
 			return fmt.Sprintf("Cannot send 'TEXT_MESSAGE_CONTENT' event: No active text message found with ID '%s'. Start a text message with 'TEXT_MESSAGE_START' first.", e.MessageID)
 		}
 	case *TextMessageEnd:
-		if !v.messages[e.MessageID] {
+		if _, open := v.messages[e.MessageID]; !open {
 			return fmt.Sprintf("Cannot send 'TEXT_MESSAGE_END' event: No active text message found with ID '%s'. A 'TEXT_MESSAGE_START' event must be sent first.", e.MessageID)
 		}
+	case *ToolCallStart:
+		return v.checkToolCallStart(e)
+	case *ToolCallArgs:
+		if _, open := v.toolCalls[e.ToolCallID]; !open {
+			return fmt.Sprintf("Cannot send 'TOOL_CALL_ARGS' event: No active tool call found with ID '%s'. Start a tool call with 'TOOL_CALL_START' first.", e.ToolCallID)
+		}
+	case *ToolCallEnd:
+		if _, open := v.toolCalls[e.ToolCallID]; !open {
+			return fmt.Sprintf("Cannot send 'TOOL_CALL_END' event: No active tool call found with ID '%s'. A 'TOOL_CALL_START' event must be sent first.", e.ToolCallID)
+		}
 	case *StepStarted:
-		if v.steps[e.StepName] {
+		if _, open := v.steps[e.StepName]; open {
 			return fmt.Sprintf("Step %q is already active for 'STEP_STARTED'", e.StepName)
 		}
 	case *StepFinished:
-		if !v.steps[e.StepName] {
+		if _, open := v.steps[e.StepName]; !open {
 			return fmt.Sprintf("Cannot send 'STEP_FINISHED' for step %q that was not started", e.StepName)
 		}
 	case *RunFinished:
 		if len(v.steps) > 0 {
-			return "Cannot send 'RUN_FINISHED' while steps are still active: " + joinKeys(v.steps)
+			return "Cannot send 'RUN_FINISHED' while steps are still active: " + strings.Join(inOrder(v.steps), ", ")
 		}
 		if len(v.messages) > 0 {
-			return "Cannot send 'RUN_FINISHED' while text messages are still active: " + joinKeys(v.messages)
+			return "Cannot send 'RUN_FINISHED' while text messages are still active: " + strings.Join(inOrder(v.messages), ", ")
 		}
+		if len(v.toolCalls) > 0 {
+			return "Cannot send 'RUN_FINISHED' while tool calls are still active: " + strings.Join(inOrder(v.toolCalls), ", ")
+		}
+	}
+	return ""
+}
+
+func (v *Verifier) checkToolCallStart(e *ToolCallStart) string {
+	if _, open := v.toolCalls[e.ToolCallID]; open {
+		return fmt.Sprintf("Cannot send 'TOOL_CALL_START' event: A tool call with ID '%s' is already in progress. Complete it with 'TOOL_CALL_END' first.", e.ToolCallID)
+	}
+	// An untagged call inherits its parent message's owner; a call the run
+	// already knows must keep its owner.
+	existing, known := v.callOwners[e.ToolCallID]
+	if !known || e.ParentMessageID == "" {
+		return ""
+	}
+	if inherited, ok := v.msgOwners[e.ParentMessageID]; ok && inherited != existing {
+		return fmt.Sprintf("Cannot send 'TOOL_CALL_START': tool call '%s' is owned by '%s' but its parent message '%s' is owned by '%s'. A tool call belongs to the message that carries it.",
+			e.ToolCallID, existing, e.ParentMessageID, inherited)
 	}
 	return ""
 }
 
 func (v *Verifier) apply(e Event) {
 	if e.Type() == TypeRunStarted && (v.finished || v.errored) {
-		clear(v.messages)
-		clear(v.steps)
+		for _, m := range []map[string]int{v.messages, v.toolCalls, v.steps} {
+			clear(m)
+		}
+		clear(v.msgOwners)
+		clear(v.callOwners)
 		v.finished, v.errored = false, false
 	}
 	v.seen = true
 	switch e := e.(type) {
 	case *RunStarted:
 		v.started = true
+		if in := inputOf(e.Input); in != nil {
+			v.seed(in.Messages, false)
+		}
 	case *RunFinished:
 		v.finished = true
 	case *RunError:
 		v.errored = true
 	case *TextMessageStart:
-		if v.messages == nil {
-			v.messages = make(map[string]bool)
+		v.messages = v.open(v.messages, e.MessageID)
+		if _, ok := v.msgOwners[e.MessageID]; !ok {
+			v.msgOwners = setOwner(v.msgOwners, e.MessageID, owner{})
 		}
-		v.messages[e.MessageID] = true
 	case *TextMessageEnd:
 		delete(v.messages, e.MessageID)
-	case *StepStarted:
-		if v.steps == nil {
-			v.steps = make(map[string]bool)
+	case *ToolCallStart:
+		v.toolCalls = v.open(v.toolCalls, e.ToolCallID)
+		if _, ok := v.callOwners[e.ToolCallID]; !ok {
+			var o owner // an absent parentMessageId inherits nothing
+			if e.ParentMessageID != "" {
+				o = v.msgOwners[e.ParentMessageID]
+			}
+			v.callOwners = setOwner(v.callOwners, e.ToolCallID, o)
 		}
-		v.steps[e.StepName] = true
+	case *ToolCallEnd:
+		delete(v.toolCalls, e.ToolCallID)
+	case *ToolCallResult:
+		v.msgOwners = setOwner(v.msgOwners, e.MessageID, owner{})
+	case *MessagesSnapshot:
+		v.seed(e.Messages, true)
+	case *StepStarted:
+		v.steps = v.open(v.steps, e.StepName)
 	case *StepFinished:
 		delete(v.steps, e.StepName)
 	}
 }
 
-// joinKeys lists a set's keys in sorted order (the client lists them in
-// insertion order; sorting keeps the message deterministic).
-func joinKeys(m map[string]bool) string {
+// open records key as open in m, allocating m if need be.
+func (v *Verifier) open(m map[string]int, key string) map[string]int {
+	if m == nil {
+		m = make(map[string]int)
+	}
+	v.seq++
+	m[key] = v.seq
+	return m
+}
+
+func setOwner(m map[string]owner, key string, o owner) map[string]owner {
+	if m == nil {
+		m = make(map[string]owner)
+	}
+	m[key] = o
+	return m
+}
+
+// seed records the owners of replayed messages and their tool calls: a
+// snapshot's replace those on record, an input echo's only add to them.
+// (Reasoning and activity messages stream through events this package
+// does not model, and have owners of their own kind.)
+func (v *Verifier) seed(messages []Message, authoritative bool) {
+	for i := range messages {
+		m := &messages[i]
+		if m.Role == RoleReasoning || m.Role == RoleActivity {
+			continue
+		}
+		if _, ok := v.msgOwners[m.ID]; authoritative || !ok {
+			v.msgOwners = setOwner(v.msgOwners, m.ID, ownerOf(m))
+		}
+		for _, c := range m.ToolCalls {
+			if _, ok := v.callOwners[c.ID]; authoritative || !ok {
+				v.callOwners = setOwner(v.callOwners, c.ID, ownerOf(m))
+			}
+		}
+	}
+}
+
+// inputOf reads RUN_STARTED's input as a RunAgentInput, or returns nil.
+func inputOf(input any) *RunAgentInput {
+	switch in := input.(type) {
+	case nil:
+		return nil
+	case *RunAgentInput:
+		return in
+	case RunAgentInput:
+		return &in
+	}
+	raw, err := json.Marshal(input)
+	if err != nil {
+		return nil
+	}
+	d := &decoder{}
+	in := d.input(raw, "input")
+	if d.first() != "" {
+		return nil
+	}
+	return in
+}
+
+// openMessages lists the open text messages, the most recently opened
+// first.
+func (v *Verifier) openMessages() []string {
+	ids := inOrder(v.messages)
+	slices.Reverse(ids)
+	return ids
+}
+
+// knownMessage reports whether the run has a message with this id: one it
+// streamed (open or closed), a tool result's, or one replayed by a
+// snapshot or RUN_STARTED's input.
+func (v *Verifier) knownMessage(id string) bool {
+	_, ok := v.msgOwners[id]
+	return ok
+}
+
+// inOrder lists a set's keys in the order they opened, as the client lists
+// them.
+func inOrder(m map[string]int) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
-	slices.Sort(keys)
-	return strings.Join(keys, ", ")
+	slices.SortFunc(keys, func(a, b string) int { return m[a] - m[b] })
+	return keys
 }
 
 // Verify checks a whole stream with a new Verifier and returns the first

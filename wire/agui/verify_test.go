@@ -27,6 +27,23 @@ type sequenceCase struct {
 	wantMsg string // part of the rejection's reason
 }
 
+func callStart(id, parent string) *ToolCallStart {
+	return &ToolCallStart{ToolCallID: id, ToolCallName: "search", ParentMessageID: parent}
+}
+func callArgs(id string) *ToolCallArgs { return &ToolCallArgs{ToolCallID: id, Delta: "{}"} }
+func callEnd(id string) *ToolCallEnd   { return &ToolCallEnd{ToolCallID: id} }
+
+// subagentHistory has message a, of subagent s1, which made call c1, and
+// message b, of the parent agent.
+var subagentHistory = []Message{
+	{ID: "a", Role: RoleAssistant, SubagentRunID: "s1", ToolCalls: []ToolCall{{ID: "c1", Function: FunctionCall{Name: "search"}}}},
+	{ID: "b", Role: RoleAssistant, Content: "b"},
+}
+
+func startedWith(run string, history []Message) *RunStarted {
+	return &RunStarted{ThreadID: "t", RunID: run, Input: &RunAgentInput{ThreadID: "t", RunID: run, Messages: history}}
+}
+
 var sequenceCases = []sequenceCase{
 	{name: "RunFinished", events: []Event{started("r"), finished("r")}, wantAt: -1},
 	{name: "RunError", events: []Event{started("r"), runError()}, wantAt: -1},
@@ -45,6 +62,31 @@ var sequenceCases = []sequenceCase{
 	{name: "StateAndCustom", events: []Event{started("r"), &StateSnapshot{}, &Custom{Name: "c"}, finished("r")}, wantAt: -1},
 	{name: "OpenStateForgottenByNewRun", events: []Event{started("r"), stepStart("s"), msgStart("m"), runError(), started("r2"), finished("r2")}, wantAt: -1},
 
+	{name: "ToolCall", events: []Event{started("r"), callStart("c", ""), callArgs("c"), callArgs("c"), callEnd("c"), finished("r")}, wantAt: -1},
+	{
+		name:   "ToolCallsInterleaveWithText",
+		events: []Event{started("r"), msgStart("m"), callStart("c", "m"), msgContent("m"), callStart("d", "m"), callArgs("c"), msgEnd("m"), callEnd("d"), callArgs("c"), callEnd("c"), finished("r")}, wantAt: -1,
+	},
+	{name: "ToolCallIDReusedAfterEnd", events: []Event{started("r"), callStart("c", ""), callEnd("c"), callStart("c", ""), callEnd("c"), finished("r")}, wantAt: -1},
+	{name: "RunErrorWithOpenToolCall", events: []Event{started("r"), callStart("c", ""), callArgs("c"), runError()}, wantAt: -1},
+	{
+		name: "ResultDeltaSnapshotAnywhereInRun",
+		events: []Event{started("r"), &ToolCallResult{MessageID: "tm", ToolCallID: "never-started", Content: "ok"},
+			&StateDelta{Delta: []PatchOperation{{Op: PatchRemove, Path: "/nowhere"}}}, &MessagesSnapshot{}, finished("r")}, wantAt: -1,
+	},
+	{name: "ToolCallOfOwnSubagentMessage", events: []Event{started("r"), &MessagesSnapshot{Messages: subagentHistory}, callStart("c1", "a"), callEnd("c1"), finished("r")}, wantAt: -1},
+	{name: "ToolCallOwnersForgottenByNewRun", events: []Event{startedWith("r", subagentHistory), runError(), started("r2"), callStart("c1", "b"), callEnd("c1"), finished("r2")}, wantAt: -1},
+	{name: "ToolCallArgsWithoutStart", events: []Event{started("r"), callArgs("c")}, wantAt: 1, wantMsg: "No active tool call found with ID 'c'. Start a tool call"},
+	{name: "ToolCallEndWithoutStart", events: []Event{started("r"), callEnd("c")}, wantAt: 1, wantMsg: "No active tool call found with ID 'c'. A 'TOOL_CALL_START'"},
+	{name: "ToolCallArgsAfterEnd", events: []Event{started("r"), callStart("c", ""), callEnd("c"), callArgs("c")}, wantAt: 3, wantMsg: "No active tool call"},
+	{name: "ToolCallStartedTwice", events: []Event{started("r"), callStart("c", ""), callStart("c", "")}, wantAt: 2, wantMsg: "A tool call with ID 'c' is already in progress"},
+	{name: "RunFinishedWithOpenToolCalls", events: []Event{started("r"), callStart("d", ""), callStart("c", ""), finished("r")}, wantAt: 3, wantMsg: "tool calls are still active: d, c"},
+	{name: "ToolCallAfterRunError", events: []Event{started("r"), runError(), callStart("c", "")}, wantAt: 2, wantMsg: "already errored"},
+	{name: "ToolCallBeforeRunStarted", events: []Event{callStart("c", "")}, wantAt: 0, wantMsg: "First event must be 'RUN_STARTED'"},
+	{name: "ToolCallOfOtherSubagentsMessage", events: []Event{started("r"), &MessagesSnapshot{Messages: subagentHistory}, callStart("c1", "b")}, wantAt: 2, wantMsg: "tool call 'c1' is owned by 's1' but its parent message 'b' is owned by '(the parent agent)'"},
+	{name: "ToolCallOfOtherSubagentsMessageInInput", events: []Event{startedWith("r", subagentHistory), callStart("c1", "b")}, wantAt: 1, wantMsg: "is owned by 's1'"},
+	{name: "ToolCallReopenedUnderOtherOwner", events: []Event{started("r"), &MessagesSnapshot{Messages: subagentHistory}, callStart("c2", "a"), callEnd("c2"), callStart("c2", "b")}, wantAt: 4, wantMsg: "tool call 'c2' is owned by 's1'"},
+
 	// Seed 000's bug: RUN_FINISHED after RUN_ERROR.
 	{name: "RunFinishedAfterRunError", events: []Event{started("r"), runError(), finished("r")}, wantAt: 2, wantMsg: "already errored"},
 	{name: "TextAfterRunError", events: []Event{started("r"), runError(), msgStart("m")}, wantAt: 2, wantMsg: "already errored"},
@@ -60,7 +102,7 @@ var sequenceCases = []sequenceCase{
 	{name: "MessageStartedTwice", events: []Event{started("r"), msgStart("m"), msgStart("m")}, wantAt: 2, wantMsg: "already in progress"},
 	{name: "StepFinishedNotStarted", events: []Event{started("r"), stepEnd("s")}, wantAt: 1, wantMsg: `step "s" that was not started`},
 	{name: "StepStartedTwice", events: []Event{started("r"), stepStart("s"), stepStart("s")}, wantAt: 2, wantMsg: "already active"},
-	{name: "RunFinishedWithOpenStep", events: []Event{started("r"), stepStart("b"), stepStart("a"), finished("r")}, wantAt: 3, wantMsg: "steps are still active: a, b"},
+	{name: "RunFinishedWithOpenStep", events: []Event{started("r"), stepStart("b"), stepStart("a"), finished("r")}, wantAt: 3, wantMsg: "steps are still active: b, a"},
 	{name: "RunFinishedWithOpenMessage", events: []Event{started("r"), msgStart("m"), finished("r")}, wantAt: 2, wantMsg: "text messages are still active: m"},
 	{name: "StepOfPreviousRun", events: []Event{started("r"), stepStart("s"), runError(), started("r2"), stepEnd("s")}, wantAt: 4, wantMsg: "not started"},
 }

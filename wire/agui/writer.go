@@ -1,6 +1,7 @@
 package agui
 
 import (
+	"errors"
 	"sync"
 
 	"github.com/triage-go/triage/fault"
@@ -18,11 +19,13 @@ type WriterOptions struct {
 	// false: data lines only.
 	EventLine bool
 
-	// SkipVerify turns off the ordering check. Defaults to false: the
+	// SkipVerify turns off the ordering checks. Defaults to false: the
 	// Writer passes every event through a Verifier and refuses (writing
 	// nothing) one that a 1.0 client would reject, so a RUN_FINISHED after
-	// RUN_ERROR never reaches the wire. Turn it off only for a stream that
-	// carries events written elsewhere too.
+	// RUN_ERROR never reaches the wire, and it refuses every event after a
+	// RUN_ERROR it wrote. Turn it off only for a stream that carries events
+	// written elsewhere too; WriteError then writes its events as
+	// EventsFrom returns them, since the Writer cannot know what is open.
 	SkipVerify bool
 }
 
@@ -30,6 +33,12 @@ type WriterOptions struct {
 // the event's JSON on one data line, flushed at once. Its methods are safe
 // for concurrent use, and events are written in the order they are
 // verified.
+//
+// A Writer writes one stream, the response to one request: RUN_ERROR ends
+// it. Unless SkipVerify is set, once it has written a RUN_ERROR it refuses
+// every event, a new RUN_STARTED too (an error matching ErrOutOfOrder),
+// although a 1.0 client would accept a new run there: a run's failure must
+// be the last thing its stream says.
 //
 // A Writer checks events against the schema and the ordering rules; it does
 // not sanitize them. What the caller built (an event's RawEvent, Metadata
@@ -43,10 +52,11 @@ type WriterOptions struct {
 //
 // or w.WriteError(upstream.Fault(), opts).
 type Writer struct {
-	mu   sync.Mutex
-	sse  *sse.Writer
-	opts WriterOptions
-	v    Verifier
+	mu    sync.Mutex
+	sse   *sse.Writer
+	opts  WriterOptions
+	v     Verifier
+	ended bool // a RUN_ERROR was written
 }
 
 // NewWriter returns a Writer on an SSE stream. The *sse.Writer may still be
@@ -61,18 +71,43 @@ func NewWriter(w *sse.Writer, opts *WriterOptions) *Writer {
 
 // WriteEvent writes e. It writes nothing and returns an error matching
 // ErrInvalidEvent for an event a 1.0 consumer's schema would reject, or one
-// matching ErrOutOfOrder for an event out of order (unless SkipVerify).
+// matching ErrOutOfOrder for an event out of order or after a RUN_ERROR
+// (unless SkipVerify). It writes e alone: a RUN_ERROR written with
+// WriteEvent ends no open text message, which WriteError does.
 func (w *Writer) WriteEvent(e Event) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.write(e)
 }
 
-// WriteError reports err: the events of EventsFrom, RUN_ERROR last. If no
-// run is in progress (no RUN_STARTED was written, or the last run has
-// ended) the text message is left out, since a 1.0 client accepts a text
-// message only inside a run but RUN_ERROR anywhere but after another
-// RUN_ERROR. With SkipVerify the Writer does not know, and writes them all.
+// WriteError ends the run with err's RUN_ERROR (see RunErrorFrom), always
+// the last event of the stream. Before it, when a run is in progress:
+//
+//  1. every open text message is ended (TEXT_MESSAGE_END), the most
+//     recently opened first, so that the text already streamed stands as a
+//     finished message;
+//  2. the backward-compatible text message of EventsFrom is written, when
+//     Options.TextMessageID asks for it and can be written: it is left out
+//     when its id is one the run already has (an open or earlier message,
+//     whose text the client would append to) or the Writer refuses it.
+//     The fallback text is optional; it never prevents the RUN_ERROR.
+//
+// Open tool calls are left open: TOOL_CALL_END says a call's arguments are
+// complete, and the official client then hands the call to the application
+// (onToolCallEndEvent, onNewToolCall), which might run a frontend tool with
+// the truncated arguments of a call the failure interrupted. RUN_ERROR is
+// accepted with calls, steps and messages open; active steps are left so,
+// since they did not finish.
+//
+// Without a run in progress (no RUN_STARTED was written, or the last run
+// has ended) WriteError writes the RUN_ERROR alone, which a 1.0 client
+// accepts anywhere but after another RUN_ERROR. After a RUN_ERROR the
+// Writer wrote, WriteError writes nothing and returns an error matching
+// ErrOutOfOrder. With SkipVerify the Writer knows none of this, and writes
+// the events of EventsFrom as they are.
+//
+// WriteError returns an error only when the RUN_ERROR was not written (the
+// stream failed, or a RUN_ERROR was written before).
 //
 // A nil err is written as INTERNAL_ERROR: writing a failure for no error is
 // a programming mistake of the caller's, and the run must still end as
@@ -84,16 +119,42 @@ func (w *Writer) WriteError(err error, opts *Options) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	events := EventsFrom(err, opts)
-	if !w.opts.SkipVerify && !w.v.Running() {
-		events = events[len(events)-1:]
+	if w.opts.SkipVerify {
+		for _, e := range events {
+			if err := w.write(e); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
-	for _, e := range events {
-		if err := w.write(e); err != nil {
+	runError, fallback := events[len(events)-1], events[:len(events)-1]
+	if w.ended || !w.v.Running() {
+		return w.write(runError)
+	}
+	// What comes before the RUN_ERROR is optional: an event refused is
+	// left out (with the rest of the fallback); only a failed stream stops.
+	for _, id := range w.v.openMessages() {
+		end := &TextMessageEnd{MessageID: id, BaseEvent: BaseEvent{Timestamp: runError.Base().Timestamp}}
+		if err := w.write(end); err != nil && !refused(err) {
 			return err
 		}
 	}
-	return nil
+	if len(fallback) > 0 && !w.v.knownMessage(opts.TextMessageID) {
+		for _, e := range fallback {
+			if err := w.write(e); err != nil {
+				if !refused(err) {
+					return err
+				}
+				break
+			}
+		}
+	}
+	return w.write(runError)
 }
+
+// refused reports whether a write failed because the Writer refused the
+// event, not because the stream failed.
+func refused(err error) bool { return errors.Is(err, ErrOutOfOrder) || errors.Is(err, ErrInvalidEvent) }
 
 func (w *Writer) write(e Event) error {
 	data, err := Marshal(e)
@@ -101,9 +162,14 @@ func (w *Writer) write(e Event) error {
 		return err
 	}
 	if !w.opts.SkipVerify {
+		if w.ended {
+			return &SequenceError{Index: w.v.n, Type: e.Type(),
+				Reason: "The stream has ended with 'RUN_ERROR': this Writer writes nothing after it."}
+		}
 		if err := w.v.Verify(e); err != nil {
 			return err
 		}
+		w.ended = e.Type() == TypeRunError
 	}
 	f := sse.Frame{Data: string(data)}
 	if w.opts.EventLine {

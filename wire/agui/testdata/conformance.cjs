@@ -7,7 +7,7 @@
 //   npm install --prefix DIR @ag-ui/core@1.0.0 zod@4.6.7
 // and optionally @ag-ui/client@1.0.0 as well. CASES.json holds
 //   {"events":  [{"name", "event", "valid"}],      // one event each
-//    "streams": [{"name", "events", "ok"}]}         // whole streams
+//    "streams": [{"name", "events", "ok", "rejectAt", "reason"}]}  // whole streams
 //
 // Every event is parsed with @ag-ui/core/schemas' EventSchemas; a valid one
 // must parse, keep its metadata intact and keep every member it sent; an
@@ -15,7 +15,8 @@
 // installed, every stream also goes through the client's own pipeline
 // stages, enforceEvents (which strips unknown members) and verifyEvents
 // (the ordering rules): an "ok" stream must pass with nothing stripped and
-// RUN_ERROR metadata intact, any other stream must be rejected.
+// RUN_ERROR metadata intact, any other stream must be rejected, at event
+// "rejectAt" and, when "reason" is given, with exactly that message.
 //
 // Prints one line per failure and a summary; exits 1 on any failure.
 "use strict";
@@ -76,7 +77,7 @@ try {
 
 async function checkStreams() {
   if (!client) return 0;
-  const { of, lastValueFrom, toArray } = load("rxjs");
+  const { of, lastValueFrom, toArray, tap } = load("rxjs");
   let checked = 0;
   for (const s of cases.streams) {
     const warnings = [];
@@ -84,8 +85,11 @@ async function checkStreams() {
     console.warn = (...args) => warnings.push(args.join(" "));
     let out;
     let err;
+    let accepted = 0;
     try {
-      out = await lastValueFrom(of(...s.events).pipe(client.enforceEvents(), client.verifyEvents(), toArray()));
+      out = await lastValueFrom(
+        of(...s.events).pipe(client.enforceEvents(), client.verifyEvents(), tap(() => accepted++), toArray()),
+      );
     } catch (e) {
       err = e;
     } finally {
@@ -93,7 +97,13 @@ async function checkStreams() {
     }
     checked++;
     if (!s.ok) {
-      if (!err) failures.push(`${s.name}: @ag-ui/client accepted a stream that must be rejected`);
+      if (!err) {
+        failures.push(`${s.name}: @ag-ui/client accepted a stream that must be rejected`);
+      } else if (s.rejectAt !== undefined && s.rejectAt >= 0 && accepted !== s.rejectAt) {
+        failures.push(`${s.name}: @ag-ui/client rejected event ${accepted}, the Verifier event ${s.rejectAt}: ${err.message}`);
+      } else if (s.reason && err.message !== s.reason) {
+        failures.push(`${s.name}: @ag-ui/client's reason differs:\n  client:   ${err.message}\n  Verifier: ${s.reason}`);
+      }
       continue;
     }
     if (err) {
