@@ -120,7 +120,7 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) error {
 	rc := http.NewResponseController(w)
 	// A stream outlives the server's write timeout; each write has its
 	// own deadline instead.
-	sw := sse.NewWriter(deadlineWriter{w: w, rc: rc})
+	sw := sse.NewWriter(deadlineWriter{w: w, rc: rc, timeout: eventWriteTimeout})
 	sse.SetHeaders(w.Header())
 	_ = rc.SetWriteDeadline(time.Now().Add(eventWriteTimeout))
 	w.WriteHeader(http.StatusOK)
@@ -253,12 +253,13 @@ func (s *Server) sendAfter(ctx context.Context, t store.Tenant, sw *sse.Writer, 
 // deadlineWriter sets the connection's write deadline before each write
 // of a stream.
 type deadlineWriter struct {
-	w  http.ResponseWriter
-	rc *http.ResponseController
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
 }
 
 func (d deadlineWriter) Write(p []byte) (int, error) {
-	_ = d.rc.SetWriteDeadline(time.Now().Add(eventWriteTimeout))
+	_ = d.rc.SetWriteDeadline(time.Now().Add(d.timeout))
 	return d.w.Write(p)
 }
 

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/triage-go/triage/aguirun"
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/wire/problem"
 )
@@ -18,6 +20,7 @@ type httpMetrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	jobs     *prometheus.CounterVec
+	runs     *prometheus.CounterVec
 }
 
 func newHTTPMetrics() *httpMetrics {
@@ -35,11 +38,15 @@ func newHTTPMetrics() *httpMetrics {
 			Name: "triage_jobs_total",
 			Help: "Job attempts, by kind and outcome (succeeded, retrying, failed).",
 		}, []string{"kind", "outcome"}),
+		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "triage_runs_total",
+			Help: "AG-UI agent runs, by agent, outcome (finished, failed, disconnected) and, for a failed run, its fault code.",
+		}, []string{"agent", "outcome", "code"}),
 	}
 }
 
 func (m *httpMetrics) collectors() []prometheus.Collector {
-	return []prometheus.Collector{m.requests, m.duration, m.jobs}
+	return []prometheus.Collector{m.requests, m.duration, m.jobs, m.runs}
 }
 
 // statusWriter remembers the status a handler wrote.
@@ -103,4 +110,21 @@ func panicText(v any) string {
 		return s
 	}
 	return "a non-error value"
+}
+
+// run counts a finished run. A code the table does not know (a peer's) is
+// counted as OTHER, so that no client can grow the label set.
+func (m *httpMetrics) run(agentID string, err error) {
+	switch {
+	case err == nil:
+		m.runs.WithLabelValues(agentID, "finished", "").Inc()
+	case errors.Is(err, aguirun.ErrStream):
+		m.runs.WithLabelValues(agentID, "disconnected", "").Inc()
+	default:
+		code := fault.CodeOf(err)
+		if !code.Known() {
+			code = "OTHER"
+		}
+		m.runs.WithLabelValues(agentID, "failed", string(code)).Inc()
+	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/triage-go/triage/agent"
 	"github.com/triage-go/triage/bridge"
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/handler"
@@ -126,6 +127,9 @@ type Config struct {
 	// Now tells the time. Defaults to time.Now.
 	Now func() time.Time
 
+	// Agents, when set, are run for AG-UI clients at POST
+	// /v1/runs/{agent_id} (each agent as a graph; see package aguirun).
+	Agents *agent.Manager
 	// Bridge, when set, is served at /mcp over MCP's streamable HTTP
 	// transport, behind the same API keys and tenants; build it with
 	// Owner: MCPOwner so that sessions belong to tenants.
@@ -181,6 +185,7 @@ type Server struct {
 	mux        *http.ServeMux
 	problems   *problem.Options
 	log        *slog.Logger
+	runs       *runs
 
 	stopOnce sync.Once
 	stopped  chan struct{} // closed when the server shuts down
@@ -291,6 +296,9 @@ func New(cfg Config) (*Server, error) {
 		problems:   &problem.Options{Debug: cfg.Debug, BaseURI: cfg.ProblemBaseURI},
 		log:        cfg.Logger,
 		stopped:    make(chan struct{}),
+	}
+	if cfg.Agents != nil {
+		s.runs = newRuns(cfg.Agents)
 	}
 	ts := tenantStores{s: cfg.Store}
 	s.handler, err = handler.New(handler.Config{
@@ -454,6 +462,7 @@ func (s *Server) routeTable() []route {
 		{"PUT", "/v1/schemas/{source}", true, s.putSchema},
 		{"PUT", "/v1/cache/{query_id}", true, s.putCache},
 		{"PUT", "/v1/agents/{agent_id}", true, s.putAgent},
+		{"POST", "/v1/runs/{agent_id}", true, s.postRun},
 		{"GET", "/healthz", false, s.healthz},
 		{"GET", "/readyz", false, s.readyz},
 		{"GET", "/metrics", false, s.metricsHandler},

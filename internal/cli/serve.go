@@ -194,6 +194,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	bopts := bf.options(agents, log)
 	bopts.Owner = server.MCPOwner
 	cfg.Bridge = bridge.New(bopts)
+	cfg.Agents = agents
 	srv, err := server.New(cfg)
 	if err != nil {
 		return err

@@ -1,0 +1,218 @@
+package aguirun
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/graph"
+	"github.com/triage-go/triage/wire/agui"
+)
+
+// Text is output a node streams as part of a text message (send it with
+// graph.Emit): the first Text of a MessageID opens the message
+// (TEXT_MESSAGE_START, with Role, assistant when empty), each Delta is a
+// TEXT_MESSAGE_CONTENT, and the message is closed (TEXT_MESSAGE_END) by an
+// EndText or when the node that opened it finishes.
+type Text struct {
+	MessageID string
+	Role      agui.Role
+	Delta     string
+}
+
+// EndText closes a text message before its node finishes.
+type EndText struct {
+	MessageID string
+}
+
+// Options say how a run is written.
+type Options[S any] struct {
+	// ThreadID and RunID name the run (RUN_STARTED, RUN_FINISHED); both
+	// are required. ParentRunID is optional.
+	ThreadID, RunID, ParentRunID string
+	// Input is echoed in RUN_STARTED (the RunAgentInput); nil leaves it out.
+	Input any
+	// Snapshot, when set, gives the state to send as a STATE_SNAPSHOT
+	// after each node finishes (nil from it sends none for that node).
+	Snapshot func(S) any
+	// Result, when set, gives RUN_FINISHED's result.
+	Result func(S) any
+	// Errors configures the RUN_ERROR of a failed run (debug details, the
+	// optional fallback text for old frontends).
+	Errors *agui.Options
+	// Now tells the time of the events' timestamps (default time.Now).
+	Now func() time.Time
+}
+
+// ErrStream is the error Run returns when the stream itself failed (the
+// client went away, or the Writer refused an event): the run was stopped,
+// and nothing more can be written.
+var ErrStream = errors.New("aguirun: the stream failed")
+
+// Run runs r from state and writes the run as AG-UI events on w:
+// RUN_STARTED; for each node STEP_STARTED, its streamed text
+// (TEXT_MESSAGE_START, _CONTENT, _END) and notices (a CUSTOM "user_error"
+// event carrying seed 001's payload, which does not end the run),
+// STATE_SNAPSHOT when Options.Snapshot says so, STEP_FINISHED; then
+// RUN_FINISHED, or RUN_ERROR, always the last event.
+//
+// Events are written in the order the graph produced them, which is the
+// order the nodes ran (graph.Stream keeps each node's output between its
+// node_started and node_finished). A failure at any point — a node, a
+// router, a branch, a panic, the context — ends the run with the fault's
+// RUN_ERROR (see agui.Writer.WriteError): text already streamed stays, an
+// open message is ended first, nothing follows.
+//
+// Run returns the final state and the run's failure as a *fault.Error (nil
+// when it finished), or an error matching ErrStream when the stream itself
+// failed, after which the run was stopped.
+func Run[S any](ctx context.Context, w *agui.Writer, r *graph.Runnable[S], state S, opts Options[S]) (S, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	x := &writer[S]{w: w, opts: opts, open: map[string]string{}, steps: map[string]int{}}
+	var zero S
+	if err := x.write(&agui.RunStarted{ThreadID: opts.ThreadID, RunID: opts.RunID, ParentRunID: opts.ParentRunID, Input: opts.Input}); err != nil {
+		return zero, err
+	}
+	final := state
+	for ev, err := range r.Stream(ctx, state, graph.WithRunID(opts.RunID), graph.ErrorEvents()) {
+		if err != nil {
+			return final, x.fail(err)
+		}
+		switch ev.Type {
+		case graph.EventNodeStarted:
+			err = x.write(&agui.StepStarted{StepName: ev.Node})
+			x.steps[ev.Node]++
+		case graph.EventOutput:
+			err = x.output(ev.Node, ev.Output)
+		case graph.EventNotice:
+			err = x.write(&agui.Custom{Name: "user_error", Value: ev.Notice})
+		case graph.EventNodeFinished:
+			err = x.finishNode(ev.Node, ev.State)
+		case graph.EventErrorRouted:
+			// A node's failure comes before its node_finished; a router's
+			// after it, when the step is already finished.
+			err = x.closeNode(ev.Node)
+			if err == nil && x.steps[ev.Node] > 0 {
+				err = x.endStep(ev.Node)
+			}
+		case graph.EventError:
+			return ev.State, x.fail(ev.Err)
+		case graph.EventEnd:
+			final = ev.State
+			var result any
+			if opts.Result != nil {
+				result = opts.Result(ev.State)
+			}
+			return final, x.write(&agui.RunFinished{ThreadID: opts.ThreadID, RunID: opts.RunID, Result: result})
+		}
+		if err != nil {
+			return final, err
+		}
+	}
+	return final, nil
+}
+
+// writer is one run's writing state.
+type writer[S any] struct {
+	w     *agui.Writer
+	opts  Options[S]
+	open  map[string]string // open text messages → the node that opened them
+	steps map[string]int    // open steps, by node
+}
+
+func (x *writer[S]) write(e agui.Event) error {
+	e.Base().Timestamp = x.opts.Now().UnixMilli()
+	if err := x.w.WriteEvent(e); err != nil {
+		return errors.Join(ErrStream, err)
+	}
+	return nil
+}
+
+func (x *writer[S]) output(node string, out any) error {
+	switch o := out.(type) {
+	case Text:
+		if _, ok := x.open[o.MessageID]; !ok {
+			role := o.Role
+			if role == "" {
+				role = agui.RoleAssistant
+			}
+			if err := x.write(&agui.TextMessageStart{MessageID: o.MessageID, Role: role}); err != nil {
+				return err
+			}
+			x.open[o.MessageID] = node
+		}
+		if o.Delta == "" {
+			return nil // TEXT_MESSAGE_CONTENT must not be empty
+		}
+		return x.write(&agui.TextMessageContent{MessageID: o.MessageID, Delta: o.Delta})
+	case EndText:
+		if _, ok := x.open[o.MessageID]; !ok {
+			return nil
+		}
+		delete(x.open, o.MessageID)
+		return x.write(&agui.TextMessageEnd{MessageID: o.MessageID})
+	case agui.Event:
+		return x.write(o)
+	}
+	return nil // output of a kind AG-UI has no event for
+}
+
+// closeNode ends the text messages node opened, in the order of their ids.
+func (x *writer[S]) closeNode(node string) error {
+	var ids []string
+	for id, n := range x.open {
+		if n == node {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		delete(x.open, id)
+		if err := x.write(&agui.TextMessageEnd{MessageID: id}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (x *writer[S]) finishNode(node string, state S) error {
+	if err := x.closeNode(node); err != nil {
+		return err
+	}
+	if x.opts.Snapshot != nil {
+		if snap := x.opts.Snapshot(state); snap != nil {
+			if err := x.write(&agui.StateSnapshot{Snapshot: snap}); err != nil {
+				return err
+			}
+		}
+	}
+	return x.endStep(node)
+}
+
+func (x *writer[S]) endStep(node string) error {
+	if x.steps[node]--; x.steps[node] <= 0 {
+		delete(x.steps, node)
+	}
+	return x.write(&agui.StepFinished{StepName: node})
+}
+
+// fail writes the run's RUN_ERROR and returns its fault, which names the
+// node that failed in details.node.
+func (x *writer[S]) fail(err error) error {
+	f := fault.From(err).Clone()
+	var ne *graph.NodeError
+	if errors.As(err, &ne) {
+		if f.Details == nil {
+			f.Details = map[string]any{}
+		}
+		f.Details["node"] = ne.Node
+	}
+	if werr := x.w.WriteError(f, x.opts.Errors); werr != nil {
+		return errors.Join(ErrStream, werr)
+	}
+	return f
+}

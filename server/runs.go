@@ -1,0 +1,124 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/triage-go/triage/agent"
+	"github.com/triage-go/triage/aguirun"
+	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/graph"
+	"github.com/triage-go/triage/wire/agui"
+	"github.com/triage-go/triage/wire/sse"
+)
+
+// runWriteTimeout bounds each write of a run's stream: a client that stops
+// reading loses its stream, and the run is stopped.
+var runWriteTimeout = 10 * time.Second
+
+// runs serves AG-UI agent runs: POST /v1/runs/{agent_id}.
+type runs struct {
+	agents *agent.Manager
+	mu     sync.Mutex
+	graphs map[string]*graph.Runnable[aguirun.AgentState]
+}
+
+func newRuns(m *agent.Manager) *runs {
+	return &runs{agents: m, graphs: map[string]*graph.Runnable[aguirun.AgentState]{}}
+}
+
+// graph returns the agent's graph, built on first use.
+func (rs *runs) graph(agentID string) (*graph.Runnable[aguirun.AgentState], error) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if g, ok := rs.graphs[agentID]; ok {
+		return g, nil
+	}
+	known := false
+	for _, a := range rs.agents.Agents() {
+		known = known || a.ID == agentID
+	}
+	if !known {
+		return nil, fault.New(fault.CapabilityNotFound, "Agent not found: "+agentID,
+			fault.WithDetail("agentId", agentID))
+	}
+	g, err := aguirun.AgentGraph(rs.agents, agentID)
+	if err != nil {
+		return nil, fault.Wrap(err, fault.InternalError, "")
+	}
+	rs.graphs[agentID] = g
+	return g, nil
+}
+
+// postRun runs an agent for an AG-UI client (HttpAgent): the body is a
+// RunAgentInput; a request that is not one is a problem (400, 415, 422)
+// before the stream starts. Once the stream has started, every failure is
+// a RUN_ERROR, the last event. The client going away cancels the run.
+func (s *Server) postRun(w http.ResponseWriter, r *http.Request) error {
+	if s.runs == nil {
+		return fault.New(fault.CapabilityNotFound, "This service runs no agents.")
+	}
+	if err := requireJSON(r); err != nil {
+		return err
+	}
+	body, err := readBody(w, r, s.cfg.MaxBody)
+	if err != nil {
+		return err
+	}
+	in, err := agui.ParseRunAgentInput(body)
+	if err != nil {
+		return err
+	}
+	agentID := r.PathValue("agent_id")
+	g, err := s.runs.graph(agentID)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	runID := in.RunID
+	if runID == "" {
+		runID = uuid.NewString()
+	}
+	state := aguirun.AgentState{AgentID: agentID, Owner: tenantOf(ctx), Prompt: in.LastUserText(), MessageID: "msg-" + runID}
+
+	rc := http.NewResponseController(w)
+	sw := sse.NewWriter(deadlineWriter{w: w, rc: rc, timeout: runWriteTimeout})
+	aw := agui.NewWriter(sw, nil)
+	sse.SetHeaders(w.Header())
+	_ = rc.SetWriteDeadline(time.Now().Add(runWriteTimeout))
+	w.WriteHeader(http.StatusOK)
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(s.cfg.Heartbeat)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if sw.WriteComment("keep-alive") != nil {
+					cancel()
+					return
+				}
+			}
+		}
+	}()
+	_, runErr := aguirun.Run(ctx, aw, g, state, aguirun.Options[aguirun.AgentState]{
+		ThreadID: in.ThreadID, RunID: runID, ParentRunID: in.ParentRunID,
+		Errors: &agui.Options{Debug: s.cfg.Debug},
+		Now:    s.cfg.Now,
+	})
+	cancel()
+	wg.Wait()
+	s.metrics.run(agentID, runErr)
+	return nil
+}

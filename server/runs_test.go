@@ -1,0 +1,140 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/triage-go/triage/agent"
+	"github.com/triage-go/triage/wire/agui"
+	"github.com/triage-go/triage/wire/sse"
+)
+
+func runsFixture(t *testing.T, opts agent.Options) *fixture {
+	t.Helper()
+	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), opts)
+	if err := m.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Shutdown() })
+	return newFixture(t, func(c *Config) { c.Agents = m })
+}
+
+func runInput(prompt string) []byte {
+	return fmt.Appendf(nil, `{"threadId":"t1","runId":"r1","messages":[{"id":"m1","role":"user","content":%q}],"tools":[],"context":[],"state":{},"forwardedProps":{}}`, prompt)
+}
+
+// runEvents reads a run's stream and checks it as a 1.0 client would.
+func runEvents(t *testing.T, r response) []agui.Event {
+	t.Helper()
+	if r.status != http.StatusOK || r.header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("status %d %s: %s", r.status, r.header.Get("Content-Type"), r.body)
+	}
+	var events []agui.Event
+	rd := sse.NewReader(strings.NewReader(string(r.body)))
+	for {
+		f, err := rd.Next()
+		if err != nil {
+			break
+		}
+		e, err := agui.Parse([]byte(f.Data))
+		if err != nil {
+			t.Fatalf("%s: %v", f.Data, err)
+		}
+		events = append(events, e)
+	}
+	if err := agui.Verify(events...); err != nil {
+		t.Fatalf("stream: %v", err)
+	}
+	return events
+}
+
+func TestRunStreamsTheAgent(t *testing.T) {
+	f := runsFixture(t, agent.Options{})
+	events := runEvents(t, f.do("POST", "/v1/runs/echo", runInput("hello there"), nil))
+	var text strings.Builder
+	var types []string
+	for _, e := range events {
+		types = append(types, string(e.Type()))
+		if c, ok := e.(*agui.TextMessageContent); ok {
+			text.WriteString(c.Delta)
+		}
+	}
+	if text.String() != "You said: hello there" || types[0] != "RUN_STARTED" || types[1] != "STEP_STARTED" || types[len(types)-1] != "RUN_FINISHED" {
+		t.Fatalf("%v %q", types, text.String())
+	}
+}
+
+func TestRunFailsWithRunError(t *testing.T) {
+	f := runsFixture(t, agent.Options{})
+	events := runEvents(t, f.do("POST", "/v1/runs/echo", runInput("fail with RATE_LIMITED after 7s"), nil))
+	last, ok := events[len(events)-1].(*agui.RunError)
+	if !ok || last.Code != "RATE_LIMITED" || fmt.Sprint(last.Metadata["retry_after"]) != "7" || last.Metadata["retryable"] != true {
+		t.Fatalf("last event %#v", events[len(events)-1])
+	}
+	body := f.do("GET", "/metrics", nil, nil).body
+	if !strings.Contains(string(body), `triage_runs_total{agent="echo",code="RATE_LIMITED",outcome="failed"} 1`) {
+		t.Errorf("metrics lack the failed run")
+	}
+}
+
+func TestRunRefusesBadInput(t *testing.T) {
+	f := runsFixture(t, agent.Options{})
+	for _, c := range []struct {
+		path string
+		body string
+		want int
+	}{
+		{"/v1/runs/echo", `{"threadId":"t1"}`, http.StatusBadRequest},
+		{"/v1/runs/echo", `not json`, http.StatusBadRequest},
+		{"/v1/runs/nobody", string(runInput("hi")), http.StatusNotFound},
+	} {
+		r := f.do("POST", c.path, []byte(c.body), nil)
+		if r.status != c.want || r.header.Get("Content-Type") != "application/problem+json" {
+			t.Errorf("%s %s: %d %s", c.path, c.body, r.status, r.body)
+		}
+	}
+}
+
+// A client that goes away stops the run: its session is closed.
+func TestRunStopsWhenTheClientGoes(t *testing.T) {
+	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.Options{})
+	if err := m.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Shutdown()
+	f := newFixture(t, func(c *Config) { c.Agents = m })
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "POST", f.http.URL+"/v1/runs/echo", strings.NewReader(string(runInput("hang"))))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := f.http.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd := bufio.NewReader(resp.Body)
+	for {
+		line, err := rd.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(line, "STEP_STARTED") {
+			break
+		}
+	}
+	if m.Health().Sessions != 1 {
+		t.Fatalf("sessions %d while running", m.Health().Sessions)
+	}
+	cancel()
+	resp.Body.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for m.Health().Sessions != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the run outlived its client")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
