@@ -211,7 +211,27 @@ func (x *writer[S]) fail(err error) error {
 		}
 		f.Details["node"] = ne.Node
 	}
-	if werr := x.w.WriteError(f, x.opts.Errors); werr != nil {
+	// End the open messages with this run's clock (WriteError would end
+	// them too), then the RUN_ERROR, stamped by the same clock.
+	var ids []string
+	for id := range x.open {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		delete(x.open, id)
+		if werr := x.write(&agui.TextMessageEnd{MessageID: id}); werr != nil {
+			return werr
+		}
+	}
+	opts := agui.Options{}
+	if x.opts.Errors != nil {
+		opts = *x.opts.Errors
+	}
+	if opts.Now == nil {
+		opts.Now = x.opts.Now
+	}
+	if werr := x.w.WriteError(f, &opts); werr != nil {
 		return errors.Join(ErrStream, werr)
 	}
 	return f
