@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/triage-go/triage/fault"
@@ -21,11 +22,18 @@ const eventPage = 100
 // open.
 var eventWriteTimeout = 10 * time.Second
 
+// runQueue is how many finished runs a stream may have waiting to be
+// written: past it, the stream misses runs, and says so.
+const runQueue = 64
+
 // subscriber is one event stream: wake tells it that its tenant has new
-// feedback to read from the store.
+// feedback to read from the store; runs brings the records of the
+// tenant's runs that this instance finished (live only: see publishRun).
 type subscriber struct {
 	tenant string
 	wake   chan struct{} // one slot: wake-ups coalesce
+	runs   chan []byte
+	missed atomic.Int64 // runs dropped with the queue full
 }
 
 // broker wakes the tenant's event streams when feedback is saved. The
@@ -41,7 +49,7 @@ type broker struct {
 func newBroker() *broker { return &broker{subs: map[*subscriber]struct{}{}} }
 
 func (b *broker) subscribe(tenant string) *subscriber {
-	sub := &subscriber{tenant: tenant, wake: make(chan struct{}, 1)}
+	sub := &subscriber{tenant: tenant, wake: make(chan struct{}, 1), runs: make(chan []byte, runQueue)}
 	b.mu.Lock()
 	b.subs[sub] = struct{}{}
 	b.mu.Unlock()
@@ -69,6 +77,39 @@ func (b *broker) wake(tenant string) {
 	}
 }
 
+// publishRun sends a finished run's record (its JSON) to the tenant's
+// streams on this instance, as a "run" event. Runs are not positions of
+// the stream: the event has no id, is not replayed after Last-Event-ID,
+// and a stream on another instance sharing the store does not get it. A
+// stream whose queue is full misses it, and is told so (runs_missed).
+func (b *broker) publishRun(tenant string, data []byte) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for sub := range b.subs {
+		if sub.tenant != tenant {
+			continue
+		}
+		select {
+		case sub.runs <- data:
+		default:
+			sub.missed.Add(1)
+		}
+	}
+}
+
+// sendRun writes a "run" event, after a "runs_missed" event when the
+// stream missed runs since the last one. It reports whether the stream
+// goes on.
+func sendRun(sw *sse.Writer, sub *subscriber, data []byte) bool {
+	if n := sub.missed.Swap(0); n > 0 {
+		missed := `{"missed":` + strconv.FormatInt(n, 10) + `,"reason":"the stream fell behind; GET /v1/runs/{run_id} has every run"}`
+		if sw.WriteFrame(sse.Frame{Event: "runs_missed", Data: missed}) != nil {
+			return false
+		}
+	}
+	return sw.WriteFrame(sse.Frame{Event: "run", Data: string(data)}) == nil
+}
+
 // streamEvents is GET /v1/events: Server-Sent Events, one "feedback"
 // event per feedback the tenant's reports get (by any instance on the
 // store), in the order it was committed, with its stream position as the
@@ -76,7 +117,8 @@ func (b *broker) wake(tenant string) {
 // goes or the service shuts down. A client that reconnects with
 // Last-Event-ID is first sent the feedback saved after that event, up to
 // MaxReplay events; past that, a "truncated" event, and the stream goes on
-// from the newest.
+// from the newest. Besides, a "run" event (without an id, never replayed)
+// for each AG-UI run of the tenant this instance finishes (publishRun).
 func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	t := s.cfg.Store.Tenant(tenantOf(ctx))
@@ -140,6 +182,11 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) error {
 	for {
 		select {
 		case <-sub.wake:
+		case data := <-sub.runs:
+			if !sendRun(sw, sub, data) {
+				return nil
+			}
+			continue
 		case <-poll.C:
 		case <-heartbeat.C:
 			if sw.WriteComment("keep-alive") != nil {

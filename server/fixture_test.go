@@ -113,6 +113,8 @@ func TestOnPostgres(t *testing.T) {
 		{"RecordReadsAreBounded", TestRecordReadsAreBounded}, {"OccurrencesRoute", TestOccurrencesRoute},
 		{"InvalidUTF8Refused", TestInvalidUTF8Refused}, {"InvalidUTF8InDocuments", TestInvalidUTF8InDocuments}, {"ContextSecretsRedacted", TestContextSecretsRedacted},
 		{"RefusedReportRetriedAnew", TestRefusedReportRetriedAnew},
+		{"RunRecords", TestRunRecords}, {"RunIDUsedOnce", TestRunIDUsedOnce}, {"RunRecordsDisconnect", TestRunRecordsDisconnect},
+		{"RunRecordStoreFailures", TestRunRecordStoreFailures}, {"RunRecordEvents", TestRunRecordEvents},
 	} {
 		t.Run(c.name, c.test)
 	}

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -9,7 +8,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/triage-go/triage/aguirun"
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/wire/problem"
 )
@@ -112,19 +110,16 @@ func panicText(v any) string {
 	return "a non-error value"
 }
 
-// run counts a finished run. A code the table does not know (a peer's) is
-// counted as OTHER, so that no client can grow the label set.
-func (m *httpMetrics) run(agentID string, err error) {
-	switch {
-	case err == nil:
-		m.runs.WithLabelValues(agentID, "finished", "").Inc()
-	case errors.Is(err, aguirun.ErrStream):
-		m.runs.WithLabelValues(agentID, "disconnected", "").Inc()
-	default:
-		code := fault.CodeOf(err)
-		if !code.Known() {
+// run counts a finished run by its outcome (see runOutcome) and, for a
+// failed run, its fault's code. A code the table does not know (a peer's)
+// is counted as OTHER, so that no client can grow the label set.
+func (m *httpMetrics) run(agentID, outcome string, f *fault.Error) {
+	code := ""
+	if f != nil {
+		code = string(f.Code)
+		if !f.Code.Known() {
 			code = "OTHER"
 		}
-		m.runs.WithLabelValues(agentID, "failed", string(code)).Inc()
 	}
+	m.runs.WithLabelValues(agentID, outcome, code).Inc()
 }

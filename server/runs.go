@@ -56,8 +56,11 @@ func (rs *runs) graph(agentID string) (*graph.Runnable[aguirun.AgentState], erro
 
 // postRun runs an agent for an AG-UI client (HttpAgent): the body is a
 // RunAgentInput; a request that is not one is a problem (400, 415, 422)
-// before the stream starts. Once the stream has started, every failure is
-// a RUN_ERROR, the last event. The client going away cancels the run.
+// before the stream starts, as is a runId the tenant used already (409).
+// Once the stream has started, every failure is a RUN_ERROR, the last
+// event. The client going away cancels the run. The run is recorded
+// before the stream starts and its outcome after it ends (see
+// run_records.go).
 func (s *Server) postRun(w http.ResponseWriter, r *http.Request) error {
 	if s.runs == nil {
 		return fault.New(fault.CapabilityNotFound, "This service runs no agents.")
@@ -84,6 +87,9 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) error {
 		runID = uuid.NewString()
 	}
 	state := aguirun.AgentState{AgentID: agentID, Owner: tenantOf(ctx), Prompt: in.LastUserText(), MessageID: "msg-" + runID}
+	if err := s.startRunRecord(ctx, in, runID, agentID); err != nil {
+		return err
+	}
 
 	rc := http.NewResponseController(w)
 	sw := sse.NewWriter(deadlineWriter{w: w, rc: rc, timeout: runWriteTimeout})
@@ -112,13 +118,18 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) error {
 			}
 		}
 	}()
-	_, runErr := aguirun.Run(ctx, aw, g, state, aguirun.Options[aguirun.AgentState]{
+	final, runErr := aguirun.Run(ctx, aw, g, state, aguirun.Options[aguirun.AgentState]{
 		ThreadID: in.ThreadID, RunID: runID, ParentRunID: in.ParentRunID,
 		Errors: &agui.Options{Debug: s.cfg.Debug},
 		Now:    s.cfg.Now,
 	})
+	// The run's context ended before it did: the client went away, or
+	// a keep-alive could not be written.
+	streamGone := ctx.Err() != nil
 	cancel()
 	wg.Wait()
-	s.metrics.run(agentID, runErr)
+	outcome, f := runOutcome(runErr, streamGone)
+	s.metrics.run(agentID, outcome, f)
+	s.finishRunRecord(ctx, runID, agentID, runEndOf(final, outcome, f))
 	return nil
 }

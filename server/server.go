@@ -463,6 +463,7 @@ func (s *Server) routeTable() []route {
 		{"PUT", "/v1/cache/{query_id}", true, s.putCache},
 		{"PUT", "/v1/agents/{agent_id}", true, s.putAgent},
 		{"POST", "/v1/runs/{agent_id}", true, s.postRun},
+		{"GET", "/v1/runs/{run_id}", true, s.getRun},
 		{"GET", "/healthz", false, s.healthz},
 		{"GET", "/readyz", false, s.readyz},
 		{"GET", "/metrics", false, s.metricsHandler},

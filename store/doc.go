@@ -1,8 +1,8 @@
 // Package store is the durable storage of the Error Handler service
 // (triage serve): error records, the handler's state (attempt counts,
 // failure history, delivered feedback, the schema inventory, cached
-// results), idempotency keys, agents' callback addresses, durable jobs and
-// the checkpoints of graph runs.
+// results), idempotency keys, agents' callback addresses, durable jobs,
+// the checkpoints of graph runs and the records of AG-UI agent runs.
 //
 // Store is the interface; store/sqlite (modernc.org/sqlite, WAL, the
 // embedded default) and store/postgres (pgx, for many instances sharing one
@@ -36,4 +36,14 @@
 // deletes a finished run's checkpoint a day after it was saved and an
 // unfinished one's a week after it was last saved (Retention's
 // FinishedCheckpoints and Checkpoints).
+//
+// # Run records
+//
+// A Tenant's Runs keep one record per AG-UI agent run and run id: StartRun
+// records it running (a second start of the id is ErrRunExists, until the
+// record expires), FinishRun its outcome, once (ErrRunEnded after), with
+// a failed run's fault as JSON; GetRun reads it. A record holds ids, times,
+// the outcome, the fault (at most MaxRunFaultBytes) and the answer's
+// length: no prompt, answer or state. Store.Expire deletes it a week after
+// the run started (Retention's Runs).
 package store

@@ -28,10 +28,11 @@ type Store interface {
 	// (a heartbeat row, updated in place), at most once per
 	// ReadyProbeEvery.
 	Ready(ctx context.Context) error
-	// Expire deletes the bookkeeping and the graph checkpoints older than
-	// r keeps, for every tenant, and, when r.Records is set, the error
-	// records older than that with their occurrences and jobs. It returns
-	// how many rows it deleted (a job's attempts go with it, uncounted).
+	// Expire deletes the bookkeeping, the graph checkpoints and the run
+	// records older than r keeps, for every tenant, and, when r.Records
+	// is set, the error records older than that with their occurrences
+	// and jobs. It returns how many rows it deleted (a job's attempts go
+	// with it, uncounted).
 	Expire(ctx context.Context, r Retention) (int64, error)
 	// Close releases the storage.
 	Close() error
@@ -136,6 +137,9 @@ type Tenant interface {
 	// The tenant's graph checkpoints, one per run: Checkpointer makes
 	// the graph.Checkpointer of a tenant.
 	Checkpoints
+
+	// The tenant's records of AG-UI agent runs, one per run id.
+	Runs
 }
 
 // Agent is a pipeline agent known to the service.
@@ -406,6 +410,11 @@ type Retention struct {
 	// when it was saved: until then, Resume returns the run's result.
 	// Default 24 hours.
 	FinishedCheckpoints time.Duration
+	// Runs: the record of an agent run, by when it started, whatever its
+	// outcome (a run still recorded as running, whose instance stopped,
+	// goes too). Until then its run id cannot be used again. Default 7
+	// days.
+	Runs time.Duration
 }
 
 // The default retention.
@@ -416,6 +425,8 @@ const (
 
 	DefaultCheckpointRetention         = 7 * 24 * time.Hour
 	DefaultFinishedCheckpointRetention = 24 * time.Hour
+
+	DefaultRunRetention = 7 * 24 * time.Hour
 )
 
 // WithDefaults returns r with its zero fields set to the defaults.
@@ -434,6 +445,9 @@ func (r Retention) WithDefaults() Retention {
 	}
 	if r.FinishedCheckpoints <= 0 {
 		r.FinishedCheckpoints = DefaultFinishedCheckpointRetention
+	}
+	if r.Runs <= 0 {
+		r.Runs = DefaultRunRetention
 	}
 	return r
 }

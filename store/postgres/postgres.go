@@ -102,7 +102,7 @@ func (s *Store) Tenant(id string) store.Tenant { return s.core.Tenant(id) }
 func (s *Store) Jobs() store.Jobs { return s.core.Jobs() }
 
 // Expire deletes the bookkeeping older than r keeps: delivery claims,
-// idempotency keys, attempt counts, graph checkpoints.
+// idempotency keys, attempt counts, graph checkpoints, run records.
 func (s *Store) Expire(ctx context.Context, r store.Retention) (int64, error) {
 	return s.core.Expire(ctx, r)
 }

@@ -38,6 +38,8 @@
 //     nil and an empty Path or Branches stay apart. SaveCheckpoint replaces
 //     the run's checkpoint whatever its step, and leaves it as it was when
 //     it fails; SavedAt is the store's clock's now.
+//   - A run's StartedAt and FinishedAt are the store's clock's now, its
+//     fault loads as the same JSON value, and an empty Fault is nil.
 //
 // ResumeAfterRestart is the suite's test of a graph run resumed from a
 // store opened anew on the same database; each store runs it too.
@@ -79,6 +81,7 @@ func Run(t *testing.T, open Opener) {
 		{"Jobs", jobsTests},
 		{"Concurrency", concurrencyTests},
 		{"Checkpoints", checkpointTests},
+		{"Runs", runTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -286,7 +286,8 @@ func scanAll(rows Rows, err error, scan func(Row) error) error {
 	return errors.Join(rows.Err(), rows.Close())
 }
 
-// Expire deletes the bookkeeping and the checkpoints older than r keeps.
+// Expire deletes the bookkeeping, the checkpoints and the run records
+// older than r keeps.
 func (s *Store) Expire(ctx context.Context, r store.Retention) (int64, error) {
 	r = r.WithDefaults()
 	now := s.now()
@@ -298,6 +299,7 @@ func (s *Store) Expire(ctx context.Context, r store.Retention) (int64, error) {
 		{`DELETE FROM deliveries WHERE claimed_at < $1`, r.Deliveries},
 		{`DELETE FROM idempotency WHERE started_at < $1`, r.Idempotency},
 		{`DELETE FROM attempts WHERE updated_at < $1`, r.Attempts},
+		{`DELETE FROM runs WHERE started_at < $1`, r.Runs},
 	} {
 		n, err := s.db.Writer().Exec(ctx, d.query, nanos(now.Add(-d.keep)))
 		if err != nil {

@@ -1,0 +1,152 @@
+package sqlstore
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/triage-go/triage/store"
+)
+
+// StartRun records a run as running, in one statement: an insert that
+// does nothing on (tenant, run_id) taken.
+func (t *tenant) StartRun(ctx context.Context, r store.Run) (store.Run, error) {
+	for _, c := range []struct {
+		what, id string
+		required bool
+	}{{"run id", r.RunID, true}, {"thread id", r.ThreadID, false}, {"agent id", r.AgentID, true}} {
+		if err := checkRunID(c.what, c.id, c.required); err != nil {
+			return store.Run{}, t.s.errorf("start run", err)
+		}
+	}
+	run := store.Run{RunID: r.RunID, ThreadID: r.ThreadID, AgentID: r.AgentID, Outcome: store.RunRunning,
+		StartedAt: fromNanos(nanos(t.s.now()))}
+	n, err := t.s.db.Writer().Exec(ctx, `
+		INSERT INTO runs (tenant, run_id, thread_id, agent_id, outcome, started_at, finished_at, fault, answer_bytes)
+		VALUES ($1, $2, $3, $4, $5, $6, 0, NULL, 0)
+		ON CONFLICT (tenant, run_id) DO NOTHING`,
+		t.id, run.RunID, run.ThreadID, run.AgentID, run.Outcome, nanos(run.StartedAt))
+	if err == nil && n == 0 {
+		err = fmt.Errorf("%w: %q", store.ErrRunExists, r.RunID)
+	}
+	if err != nil {
+		return store.Run{}, t.s.errorf("start run", err)
+	}
+	return run, nil
+}
+
+// FinishRun records how a running run ended, in one statement: an update
+// of the row still running, which returns it.
+func (t *tenant) FinishRun(ctx context.Context, runID string, end store.RunEnd) (store.Run, error) {
+	run, err := t.finishRun(ctx, runID, end)
+	if err != nil {
+		return store.Run{}, t.s.errorf("finish run", err)
+	}
+	return run, nil
+}
+
+func (t *tenant) finishRun(ctx context.Context, runID string, end store.RunEnd) (store.Run, error) {
+	if err := checkRunEnd(end); err != nil {
+		return store.Run{}, err
+	}
+	if !isText(runID) {
+		return store.Run{}, fmt.Errorf("%w: %q", store.ErrNoRun, runID) // never stored
+	}
+	run := store.Run{RunID: runID, Outcome: end.Outcome, FinishedAt: fromNanos(nanos(t.s.now())),
+		Fault: nilIfEmpty(end.Fault), AnswerBytes: end.AnswerBytes}
+	var started int64
+	err := t.s.db.Writer().QueryRow(ctx, `
+		UPDATE runs SET outcome = $3, finished_at = $4, fault = $5, answer_bytes = $6
+		WHERE tenant = $1 AND run_id = $2 AND outcome = 'running'
+		RETURNING thread_id, agent_id, started_at`,
+		t.id, runID, run.Outcome, nanos(run.FinishedAt), text(run.Fault), run.AnswerBytes).Scan(&run.ThreadID, &run.AgentID, &started)
+	if errors.Is(err, sql.ErrNoRows) {
+		// Ended already, or none: the row tells which.
+		_, found, gerr := t.getRun(ctx, runID)
+		switch {
+		case gerr != nil:
+			return store.Run{}, gerr
+		case found:
+			return store.Run{}, fmt.Errorf("%w: %q", store.ErrRunEnded, runID)
+		}
+		return store.Run{}, fmt.Errorf("%w: %q", store.ErrNoRun, runID)
+	}
+	if err != nil {
+		return store.Run{}, err
+	}
+	run.StartedAt = fromNanos(started)
+	return run, nil
+}
+
+// GetRun returns a run's record.
+func (t *tenant) GetRun(ctx context.Context, runID string) (store.Run, bool, error) {
+	run, found, err := t.getRun(ctx, runID)
+	if err != nil {
+		return store.Run{}, false, t.s.errorf("get run", err)
+	}
+	return run, found, nil
+}
+
+func (t *tenant) getRun(ctx context.Context, runID string) (store.Run, bool, error) {
+	if !isText(runID) {
+		return store.Run{}, false, nil // never stored
+	}
+	run := store.Run{RunID: runID}
+	var started, finished int64
+	err := t.s.db.Reader().QueryRow(ctx, `
+		SELECT thread_id, agent_id, outcome, started_at, finished_at, fault, answer_bytes
+		FROM runs WHERE tenant = $1 AND run_id = $2`,
+		t.id, runID).Scan(&run.ThreadID, &run.AgentID, &run.Outcome, &started, &finished, docDest(&run.Fault), &run.AnswerBytes)
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.Run{}, false, nil
+	}
+	if err != nil {
+		return store.Run{}, false, err
+	}
+	run.StartedAt, run.FinishedAt, run.Fault = fromNanos(started), fromNanos(finished), nilIfEmpty(run.Fault)
+	return run, true, nil
+}
+
+// checkRunID refuses an id the runs table may not hold: see
+// store.ErrInvalidRun.
+func checkRunID(what, id string, required bool) error {
+	switch {
+	case id == "" && required:
+		return fmt.Errorf("%w: the %s is empty", store.ErrInvalidRun, what)
+	case len(id) > store.MaxRunIDBytes:
+		return fmt.Errorf("%w: the %s is %d bytes long, over %d (store.MaxRunIDBytes)", store.ErrInvalidRun, what, len(id), store.MaxRunIDBytes)
+	case !isText(id):
+		return fmt.Errorf("%w: the %s %q is not UTF-8 text without NULs", store.ErrInvalidRun, what, id)
+	}
+	return nil
+}
+
+// checkRunEnd refuses an end FinishRun may not record: see
+// store.ErrInvalidRun.
+func checkRunEnd(end store.RunEnd) error {
+	switch end.Outcome {
+	case store.RunFinished, store.RunDisconnected:
+		if len(end.Fault) > 0 {
+			return fmt.Errorf("%w: a %s run has no fault", store.ErrInvalidRun, end.Outcome)
+		}
+	case store.RunFailed:
+		switch {
+		case len(end.Fault) == 0:
+			return fmt.Errorf("%w: a failed run needs its fault", store.ErrInvalidRun)
+		case len(end.Fault) > store.MaxRunFaultBytes:
+			return fmt.Errorf("%w: the fault is %d bytes, over %d (store.MaxRunFaultBytes)", store.ErrInvalidRun, len(end.Fault), store.MaxRunFaultBytes)
+		case !utf8.Valid(end.Fault) || !json.Valid(end.Fault) || !bytes.HasPrefix(bytes.TrimSpace(end.Fault), []byte("{")):
+			return fmt.Errorf("%w: the fault is not a JSON object in UTF-8", store.ErrInvalidRun)
+		}
+	default:
+		return fmt.Errorf("%w: unknown outcome %q", store.ErrInvalidRun, end.Outcome)
+	}
+	if end.AnswerBytes < 0 {
+		return fmt.Errorf("%w: negative answer_bytes %d", store.ErrInvalidRun, end.AnswerBytes)
+	}
+	return nil
+}

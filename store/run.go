@@ -1,0 +1,107 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// The outcomes of a run.
+const (
+	// RunRunning is a run started and not finished: its stream is going
+	// on, or the instance running it stopped before it could record the
+	// outcome (the record stays so until it expires).
+	RunRunning = "running"
+	// RunFinished is a run that ended with RUN_FINISHED.
+	RunFinished = "finished"
+	// RunFailed is a run that ended with RUN_ERROR: Fault is its fault.
+	RunFailed = "failed"
+	// RunDisconnected is a run stopped because its stream failed: the
+	// client went away, or stopped reading.
+	RunDisconnected = "disconnected"
+)
+
+// Run is the record of an AG-UI agent run (POST /v1/runs/{agent_id}): who
+// ran what, when, and how it ended. It holds no prompt, answer or state:
+// its size is bounded by MaxRunIDBytes and MaxRunFaultBytes.
+type Run struct {
+	// RunID is the RunAgentInput's runId: one run per tenant and id.
+	RunID string `json:"run_id"`
+	// ThreadID is the RunAgentInput's threadId (may be empty).
+	ThreadID string `json:"thread_id"`
+	// AgentID is the agent that ran.
+	AgentID string `json:"agent_id"`
+	// Outcome is RunRunning, RunFinished, RunFailed or RunDisconnected.
+	Outcome string `json:"outcome"`
+	// StartedAt and FinishedAt are by the store's clock: StartRun's and
+	// FinishRun's now. FinishedAt is zero while the run is running.
+	StartedAt  time.Time `json:"started_at"`
+	FinishedAt time.Time `json:"finished_at,omitzero"`
+	// Fault is a failed run's fault as a JSON object (fault.Payload,
+	// without debug output: never the cause's text); nil otherwise.
+	Fault json.RawMessage `json:"fault,omitempty"`
+	// AnswerBytes is the length, in bytes, of a finished run's answer
+	// text; 0 for the other outcomes.
+	AnswerBytes int64 `json:"answer_bytes"`
+}
+
+// RunEnd is how a run ended, as FinishRun records it.
+type RunEnd struct {
+	// Outcome is RunFinished, RunFailed or RunDisconnected.
+	Outcome string
+	// Fault is required for RunFailed, and refused for the others: a JSON
+	// object of at most MaxRunFaultBytes.
+	Fault json.RawMessage
+	// AnswerBytes is the answer text's length (0 or more).
+	AnswerBytes int64
+}
+
+// The bounds of a run record.
+const (
+	// MaxRunIDBytes bounds a run's run id, thread id and agent id, each
+	// (AG-UI's ids, as wire/agui parses them, are at most 128 bytes).
+	MaxRunIDBytes = 256
+	// MaxRunFaultBytes bounds a failed run's fault document (16 KiB):
+	// the caller drops what does not fit (the details, say) before.
+	MaxRunFaultBytes = 16 << 10
+)
+
+// The errors of the run records. Each method wraps them with what it was
+// doing; test them with errors.Is.
+var (
+	// ErrRunExists is StartRun's answer when the tenant has a run with
+	// that id already, running or ended (until it expires).
+	ErrRunExists = errors.New("store: run id already used")
+	// ErrRunEnded is FinishRun's answer for a run that ended already: its
+	// first outcome stays.
+	ErrRunEnded = errors.New("store: run already ended")
+	// ErrNoRun is FinishRun's answer when the tenant has no run with that
+	// id (never started, expired, or another tenant's).
+	ErrNoRun = errors.New("store: no such run")
+	// ErrInvalidRun is wrapped for a run or an end the store refuses: an
+	// empty run id; an id that is not UTF-8 text without NULs (which
+	// PostgreSQL's TEXT cannot hold) or is over MaxRunIDBytes; an unknown
+	// outcome; a fault that is not a JSON object, is over
+	// MaxRunFaultBytes, or comes with an outcome other than RunFailed (or
+	// is missing for RunFailed); a negative AnswerBytes.
+	ErrInvalidRun = errors.New("store: invalid run record")
+)
+
+// Runs keeps one tenant's run records: every Tenant has them.
+type Runs interface {
+	// StartRun records that run r.RunID of agent r.AgentID started now,
+	// running (r's Outcome, StartedAt, FinishedAt, Fault and AnswerBytes
+	// are ignored), and returns the record. It returns ErrRunExists when
+	// the tenant has a run with that id, whatever its outcome, and changes
+	// nothing; of concurrent starts of one id, one succeeds.
+	StartRun(ctx context.Context, r Run) (Run, error)
+	// FinishRun records how a running run ended, finished now, and
+	// returns the record. A run ends once: for a run that ended already
+	// it returns ErrRunEnded and changes nothing; ErrNoRun when the
+	// tenant has no such run.
+	FinishRun(ctx context.Context, runID string, end RunEnd) (Run, error)
+	// GetRun returns a run's record, and false when the tenant has none
+	// with that id (never started, expired, or another tenant's).
+	GetRun(ctx context.Context, runID string) (Run, bool, error)
+}

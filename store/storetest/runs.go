@@ -1,0 +1,292 @@
+package storetest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/triage-go/triage/store"
+)
+
+// failedEnd is a failed run's end, with a fault as the service records it.
+func failedEnd() store.RunEnd {
+	return store.RunEnd{Outcome: store.RunFailed, Fault: json.RawMessage(
+		`{"code":"RATE_LIMITED","message":"Request rate limit exceeded.","http_status":429,"category":"upstream","domain":"provider",` +
+			`"retryable":true,"retry_after":7,"session_valid":true,"details":{"node":"echo","note":"ü \u0000 \"q\""}}`)}
+}
+
+// getRun returns tenant's run, which must exist.
+func getRun(t *testing.T, tn store.Tenant, runID string) store.Run {
+	t.Helper()
+	r, found, err := tn.GetRun(t.Context(), runID)
+	if err != nil || !found {
+		t.Fatalf("GetRun(%q) = %+v, %v, %v; want the run", runID, r, found, err)
+	}
+	return r
+}
+
+// noRun checks that tenant has no run runID.
+func noRun(t *testing.T, tn store.Tenant, runID string) {
+	t.Helper()
+	if r, found, err := tn.GetRun(t.Context(), runID); err != nil || found {
+		t.Errorf("GetRun(%q) = %+v, %v, %v; want none", runID, r, found, err)
+	}
+}
+
+// sameRun checks that got is want, the fault compared as JSON.
+func sameRun(t *testing.T, what string, got, want store.Run) {
+	t.Helper()
+	gf, wf := got.Fault, want.Fault
+	got.Fault, want.Fault = nil, nil
+	if !reflect.DeepEqual(got, want) || !sameJSON(gf, wf) {
+		t.Errorf("%s =\n%+v %s\nwant\n%+v %s", what, got, gf, want, wf)
+	}
+}
+
+var runTests = []test{
+	{"RoundTrip", func(t *testing.T, e *env) {
+		ctx := t.Context()
+		tn := e.s.Tenant("a")
+		started := e.clock.Now()
+		got, err := tn.StartRun(ctx, store.Run{RunID: "run-1", ThreadID: "thread-1", AgentID: "echo",
+			Outcome: store.RunFinished, FinishedAt: started, AnswerBytes: 99}) // ignored
+		must(t, err)
+		running := store.Run{RunID: "run-1", ThreadID: "thread-1", AgentID: "echo", Outcome: store.RunRunning, StartedAt: started}
+		sameRun(t, "StartRun", got, running)
+		sameRun(t, "GetRun of a running run", getRun(t, tn, "run-1"), running)
+
+		finished := e.clock.Advance(1500 * time.Millisecond)
+		end := failedEnd()
+		got, err = tn.FinishRun(ctx, "run-1", end)
+		must(t, err)
+		failed := running
+		failed.Outcome, failed.FinishedAt, failed.Fault = store.RunFailed, finished, end.Fault
+		sameRun(t, "FinishRun", got, failed)
+		sameRun(t, "GetRun of a failed run", getRun(t, tn, "run-1"), failed)
+
+		// The other outcomes; an empty thread id.
+		for i, c := range []store.RunEnd{{Outcome: store.RunFinished, AnswerBytes: 21}, {Outcome: store.RunDisconnected}} {
+			id := fmt.Sprint("run-", i+2)
+			_, err := tn.StartRun(ctx, store.Run{RunID: id, AgentID: "echo"})
+			must(t, err)
+			got, err := tn.FinishRun(ctx, id, c)
+			must(t, err)
+			want := store.Run{RunID: id, AgentID: "echo", Outcome: c.Outcome, StartedAt: finished, FinishedAt: finished, AnswerBytes: c.AnswerBytes}
+			sameRun(t, "FinishRun", got, want)
+			sameRun(t, "GetRun", getRun(t, tn, id), want)
+		}
+	}},
+	{"UnknownRun", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		noRun(t, tn, "never-started")
+		noRun(t, tn, "")
+		noRun(t, tn, "bad\x00id")
+		for _, id := range []string{"never-started", "", "bad\x00id", "\xff"} {
+			if _, err := tn.FinishRun(t.Context(), id, store.RunEnd{Outcome: store.RunFinished}); !errors.Is(err, store.ErrNoRun) {
+				t.Errorf("FinishRun(%q) of no run: %v, want ErrNoRun", id, err)
+			}
+		}
+	}},
+	{"DuplicateID", func(t *testing.T, e *env) {
+		ctx := t.Context()
+		tn := e.s.Tenant("a")
+		first, err := tn.StartRun(ctx, store.Run{RunID: "run", ThreadID: "t1", AgentID: "echo"})
+		must(t, err)
+		e.clock.Advance(time.Second)
+		// While it runs, and once it ended: the first record stays.
+		if _, err := tn.StartRun(ctx, store.Run{RunID: "run", ThreadID: "t2", AgentID: "other"}); !errors.Is(err, store.ErrRunExists) {
+			t.Errorf("StartRun of a running run's id: %v, want ErrRunExists", err)
+		}
+		sameRun(t, "GetRun after a refused start", getRun(t, tn, "run"), first)
+		ended, err := tn.FinishRun(ctx, "run", store.RunEnd{Outcome: store.RunFinished, AnswerBytes: 3})
+		must(t, err)
+		if _, err := tn.StartRun(ctx, store.Run{RunID: "run", ThreadID: "t1", AgentID: "echo"}); !errors.Is(err, store.ErrRunExists) {
+			t.Errorf("StartRun of a finished run's id: %v, want ErrRunExists", err)
+		}
+		sameRun(t, "GetRun after a refused start", getRun(t, tn, "run"), ended)
+	}},
+	{"ConcurrentStarts", func(t *testing.T, e *env) {
+		const n = 16
+		tn := e.s.Tenant("a")
+		var (
+			wg       sync.WaitGroup
+			mu       sync.Mutex
+			started  int
+			refused  int
+			failures []error
+		)
+		for i := range n {
+			wg.Go(func() {
+				_, err := tn.StartRun(t.Context(), store.Run{RunID: "run", ThreadID: fmt.Sprint("t", i), AgentID: "echo"})
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case err == nil:
+					started++
+				case errors.Is(err, store.ErrRunExists):
+					refused++
+				default:
+					failures = append(failures, err)
+				}
+			})
+		}
+		wg.Wait()
+		if started != 1 || refused != n-1 || len(failures) > 0 {
+			t.Errorf("%d concurrent starts of one run id: %d started, %d refused, errors %v; want 1 and %d", n, started, refused, failures, n-1)
+		}
+	}},
+	{"FinishTwice", func(t *testing.T, e *env) {
+		ctx := t.Context()
+		tn := e.s.Tenant("a")
+		_, err := tn.StartRun(ctx, store.Run{RunID: "run", AgentID: "echo"})
+		must(t, err)
+		first, err := tn.FinishRun(ctx, "run", failedEnd())
+		must(t, err)
+		e.clock.Advance(time.Minute)
+		for _, end := range []store.RunEnd{{Outcome: store.RunFinished, AnswerBytes: 5}, {Outcome: store.RunDisconnected}, failedEnd()} {
+			if _, err := tn.FinishRun(ctx, "run", end); !errors.Is(err, store.ErrRunEnded) {
+				t.Errorf("FinishRun(%s) of an ended run: %v, want ErrRunEnded", end.Outcome, err)
+			}
+		}
+		sameRun(t, "GetRun after a second finish", getRun(t, tn, "run"), first)
+
+		// Concurrent finishes: one wins, and its outcome is the record's.
+		_, err = tn.StartRun(ctx, store.Run{RunID: "raced", AgentID: "echo"})
+		must(t, err)
+		var wg sync.WaitGroup
+		results := make([]error, 8)
+		for i := range results {
+			wg.Go(func() {
+				_, results[i] = tn.FinishRun(ctx, "raced", store.RunEnd{Outcome: store.RunFinished, AnswerBytes: int64(i)})
+			})
+		}
+		wg.Wait()
+		winner := -1
+		for i, err := range results {
+			switch {
+			case err == nil && winner < 0:
+				winner = i
+			case err == nil || !errors.Is(err, store.ErrRunEnded):
+				t.Errorf("concurrent FinishRun %d: %v", i, err)
+			}
+		}
+		if r := getRun(t, tn, "raced"); winner < 0 || r.AnswerBytes != int64(winner) {
+			t.Errorf("after concurrent finishes: %+v, winner %d", r, winner)
+		}
+	}},
+	{"TenantIsolation", func(t *testing.T, e *env) {
+		ctx := t.Context()
+		a, b := e.s.Tenant("a"), e.s.Tenant("b")
+		_, err := a.StartRun(ctx, store.Run{RunID: "run", ThreadID: "of-a", AgentID: "echo"})
+		must(t, err)
+		noRun(t, b, "run")
+		if _, err := b.FinishRun(ctx, "run", store.RunEnd{Outcome: store.RunFinished}); !errors.Is(err, store.ErrNoRun) {
+			t.Errorf("another tenant's FinishRun: %v, want ErrNoRun", err)
+		}
+		// The id is each tenant's own.
+		_, err = b.StartRun(ctx, store.Run{RunID: "run", ThreadID: "of-b", AgentID: "other"})
+		must(t, err)
+		_, err = b.FinishRun(ctx, "run", failedEnd())
+		must(t, err)
+		if r := getRun(t, a, "run"); r.ThreadID != "of-a" || r.Outcome != store.RunRunning {
+			t.Errorf("a's run after b's: %+v", r)
+		}
+		if r := getRun(t, b, "run"); r.ThreadID != "of-b" || r.Outcome != store.RunFailed {
+			t.Errorf("b's run: %+v", r)
+		}
+	}},
+	{"Refused", func(t *testing.T, e *env) {
+		ctx := t.Context()
+		tn := e.s.Tenant("a")
+		long := strings.Repeat("x", store.MaxRunIDBytes+1)
+		for _, r := range []store.Run{
+			{AgentID: "echo"}, // no run id
+			{RunID: "run"},    // no agent
+			{RunID: long, AgentID: "echo"},
+			{RunID: "run", ThreadID: long, AgentID: "echo"},
+			{RunID: "run", AgentID: long},
+			{RunID: "run\x00", AgentID: "echo"},
+			{RunID: "run", ThreadID: "t\xff", AgentID: "echo"},
+			{RunID: "run", AgentID: "echo\x00"},
+		} {
+			if _, err := tn.StartRun(ctx, r); !errors.Is(err, store.ErrInvalidRun) {
+				t.Errorf("StartRun(%.40q, %.40q, %.40q): %v, want ErrInvalidRun", r.RunID, r.ThreadID, r.AgentID, err)
+			}
+		}
+		noRun(t, tn, "run")
+		// At the bound, accepted.
+		at := strings.Repeat("é", store.MaxRunIDBytes/2)
+		_, err := tn.StartRun(ctx, store.Run{RunID: at, ThreadID: at, AgentID: at})
+		must(t, err)
+		getRun(t, tn, at)
+
+		_, err = tn.StartRun(ctx, store.Run{RunID: "run", AgentID: "echo"})
+		must(t, err)
+		big := json.RawMessage(`{"code":"INTERNAL_ERROR","message":"` + strings.Repeat("m", store.MaxRunFaultBytes) + `"}`)
+		for what, end := range map[string]store.RunEnd{
+			"an unknown outcome":        {Outcome: "exploded"},
+			"a running outcome":         {Outcome: store.RunRunning},
+			"a failure without a fault": {Outcome: store.RunFailed},
+			"a fault that is not JSON":  {Outcome: store.RunFailed, Fault: json.RawMessage(`{"code":`)},
+			"a fault that is an array":  {Outcome: store.RunFailed, Fault: json.RawMessage(`["code"]`)},
+			"a fault not in UTF-8":      {Outcome: store.RunFailed, Fault: json.RawMessage("{\"code\":\"\xff\"}")},
+			"a fault over the bound":    {Outcome: store.RunFailed, Fault: big},
+			"a finished run's fault":    {Outcome: store.RunFinished, Fault: failedEnd().Fault},
+			"a negative answer length":  {Outcome: store.RunFinished, AnswerBytes: -1},
+		} {
+			if _, err := tn.FinishRun(ctx, "run", end); !errors.Is(err, store.ErrInvalidRun) {
+				t.Errorf("FinishRun with %s: %v, want ErrInvalidRun", what, err)
+			}
+		}
+		if r := getRun(t, tn, "run"); r.Outcome != store.RunRunning {
+			t.Errorf("a refused FinishRun changed the run: %+v", r)
+		}
+	}},
+	{"Expire", func(t *testing.T, e *env) {
+		ctx := t.Context()
+		const day = 24 * time.Hour
+		a, b := e.s.Tenant("a"), e.s.Tenant("b")
+		start := func(tn store.Tenant, id string) {
+			t.Helper()
+			_, err := tn.StartRun(ctx, store.Run{RunID: id, AgentID: "echo"})
+			must(t, err)
+		}
+		start(a, "old-running") // its instance stopped: it never ends
+		start(a, "old-finished")
+		start(b, "old-finished")
+		e.clock.Advance(6 * day)
+		_, err := a.FinishRun(ctx, "old-finished", store.RunEnd{Outcome: store.RunFinished}) // ended lately: its start counts
+		must(t, err)
+		start(a, "recent")
+		e.clock.Advance(2 * day)
+
+		// Eight days: the runs started more than a week ago, whatever
+		// their outcome.
+		n, err := e.s.Expire(ctx, store.Retention{})
+		must(t, err)
+		if n != 3 {
+			t.Errorf("Expire after eight days deleted %d rows, want 3 (the runs started a week ago)", n)
+		}
+		noRun(t, a, "old-running")
+		noRun(t, a, "old-finished")
+		noRun(t, b, "old-finished")
+		getRun(t, a, "recent")
+		// An expired run's id may be used again.
+		start(a, "old-running")
+
+		// A shorter retention.
+		e.clock.Advance(2 * time.Hour)
+		n, err = e.s.Expire(ctx, store.Retention{Runs: time.Hour})
+		must(t, err)
+		if n != 2 {
+			t.Errorf("Expire with an hour's retention deleted %d rows, want 2", n)
+		}
+		noRun(t, a, "recent")
+		noRun(t, a, "old-running")
+	}},
+}
