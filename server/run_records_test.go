@@ -56,7 +56,7 @@ func (f *fixture) getRunRecord(id string, header map[string]string) (store.Run, 
 
 func TestRunRecords(t *testing.T) {
 	f := recordsFixture(t, func(c *Config) { c.Debug = true })
-	runEvents(t, f.do("POST", "/v1/runs/echo", runBody("run-ok", "hello there"), nil))
+	runEvents(t, f.do("POST", "/v1/agents/echo/runs", runBody("run-ok", "hello there"), nil))
 	run, doc := f.getRunRecord("run-ok", nil)
 	want := store.Run{RunID: "run-ok", ThreadID: "t1", AgentID: "echo", Outcome: store.RunFinished,
 		StartedAt: scenarioNow, FinishedAt: scenarioNow, AnswerBytes: int64(len("You said: hello there"))}
@@ -73,7 +73,7 @@ func TestRunRecords(t *testing.T) {
 
 	// A failed run keeps its fault, as RUN_ERROR carried it but for the
 	// debug output (the service is in debug mode).
-	events := runEvents(t, f.do("POST", "/v1/runs/echo", runBody("run-failed", "fail with RATE_LIMITED after 7s"), nil))
+	events := runEvents(t, f.do("POST", "/v1/agents/echo/runs", runBody("run-failed", "fail with RATE_LIMITED after 7s"), nil))
 	runError := events[len(events)-1]
 	run, doc = f.getRunRecord("run-failed", nil)
 	fd, _ := doc["fault"].(map[string]any)
@@ -110,10 +110,10 @@ func TestRunIDUsedOnce(t *testing.T) {
 	const keyA, keyB = "key-a-0123456789abcdef", "key-b-0123456789abcdef"
 	f := recordsFixture(t, func(c *Config) { c.APIKeys = map[string]string{keyA: "acme", keyB: "globex"} })
 	a, b := map[string]string{"X-API-Key": keyA}, map[string]string{"X-API-Key": keyB}
-	runEvents(t, f.do("POST", "/v1/runs/echo", runBody("r1", "hello"), a))
+	runEvents(t, f.do("POST", "/v1/agents/echo/runs", runBody("r1", "hello"), a))
 	first, _ := f.getRunRecord("r1", a)
 
-	r := f.do("POST", "/v1/runs/echo", runBody("r1", "fail with TIMEOUT"), a)
+	r := f.do("POST", "/v1/agents/echo/runs", runBody("r1", "fail with TIMEOUT"), a)
 	if r.status != http.StatusConflict || codeOf(t, r) != "INVALID_REQUEST" || !fieldsOf(t, r)["runId"] || r.json(t)["retryable"] != false {
 		t.Errorf("a run id used again: %d %s", r.status, r.body)
 	}
@@ -125,7 +125,7 @@ func TestRunIDUsedOnce(t *testing.T) {
 	if r := f.do("GET", "/v1/runs/r1", nil, b); r.status != 404 || codeOf(t, r) != "NOT_FOUND" {
 		t.Errorf("another tenant's run: %d %s", r.status, r.body)
 	}
-	runEvents(t, f.do("POST", "/v1/runs/echo", runBody("r1", "fail with TIMEOUT"), b))
+	runEvents(t, f.do("POST", "/v1/agents/echo/runs", runBody("r1", "fail with TIMEOUT"), b))
 	if run, _ := f.getRunRecord("r1", b); run.Outcome != store.RunFailed {
 		t.Errorf("globex's r1: %+v", run)
 	}
@@ -134,7 +134,7 @@ func TestRunIDUsedOnce(t *testing.T) {
 	}
 
 	// An id the store cannot hold is the client's fault.
-	r = f.do("POST", "/v1/runs/echo", []byte(`{"threadId":"t\u0000","runId":"r\u0000","messages":[]}`), a)
+	r = f.do("POST", "/v1/agents/echo/runs", []byte(`{"threadId":"t\u0000","runId":"r\u0000","messages":[]}`), a)
 	if fields := fieldsOf(t, r); r.status != http.StatusBadRequest || !fields["runId"] || !fields["threadId"] {
 		t.Errorf("ids with NULs: %d %s", r.status, r.body)
 	}
@@ -145,7 +145,7 @@ func TestRunRecordsDisconnect(t *testing.T) {
 	f := recordsFixture(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "POST", f.http.URL+"/v1/runs/echo", bytes.NewReader(runBody("gone", "hang")))
+	req, _ := http.NewRequestWithContext(ctx, "POST", f.http.URL+"/v1/agents/echo/runs", bytes.NewReader(runBody("gone", "hang")))
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := f.http.Client().Do(req)
 	if err != nil {
@@ -217,13 +217,13 @@ func (t recordingTenant) FinishRun(ctx context.Context, runID string, end store.
 // stream has ended as it would have.
 func TestRunRecordStoreFailures(t *testing.T) {
 	f := recordsFixture(t, func(c *Config) { c.Store = recordingStore{Store: c.Store, failStart: true} })
-	r := f.do("POST", "/v1/runs/echo", runBody("r1", "hello"), nil)
+	r := f.do("POST", "/v1/agents/echo/runs", runBody("r1", "hello"), nil)
 	if r.status != http.StatusServiceUnavailable || codeOf(t, r) != "SERVICE_UNAVAILABLE" || r.header.Get("Retry-After") == "" {
 		t.Errorf("the run could not be recorded: %d %s", r.status, r.body)
 	}
 
 	f = recordsFixture(t, func(c *Config) { c.Store = recordingStore{Store: c.Store, failFinish: true} })
-	events := runEvents(t, f.do("POST", "/v1/runs/echo", runBody("r1", "hello"), nil))
+	events := runEvents(t, f.do("POST", "/v1/agents/echo/runs", runBody("r1", "hello"), nil))
 	if last := events[len(events)-1].Type(); last != "RUN_FINISHED" {
 		t.Errorf("the stream ended with %s", last)
 	}
@@ -277,7 +277,7 @@ func TestRunRecordEvents(t *testing.T) {
 	if fb.Event != "feedback" || fb.ID == "" {
 		t.Fatalf("first event %+v", fb)
 	}
-	runEvents(t, f.do("POST", "/v1/runs/echo", runBody("r-event", "fail with UPSTREAM_ERROR"), a))
+	runEvents(t, f.do("POST", "/v1/agents/echo/runs", runBody("r-event", "fail with UPSTREAM_ERROR"), a))
 	ev := nextFrame(t, rd)
 	var run store.Run
 	if err := json.Unmarshal([]byte(ev.Data), &run); err != nil || ev.Event != "run" || ev.ID != "" {
@@ -291,7 +291,7 @@ func TestRunRecordEvents(t *testing.T) {
 	}
 
 	// Globex's stream had none of it: its next event is its own run.
-	runEvents(t, f.do("POST", "/v1/runs/echo", runBody("r-globex", "hi"), b))
+	runEvents(t, f.do("POST", "/v1/agents/echo/runs", runBody("r-globex", "hi"), b))
 	if ev := nextFrame(t, other); ev.Event != "run" || !strings.Contains(ev.Data, `"run_id":"r-globex"`) {
 		t.Errorf("globex's first event %+v", ev)
 	}

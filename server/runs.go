@@ -20,7 +20,7 @@ import (
 // reading loses its stream, and the run is stopped.
 var runWriteTimeout = 10 * time.Second
 
-// runs serves AG-UI agent runs: POST /v1/runs/{agent_id}.
+// runs serves AG-UI agent runs: POST /v1/agents/{agent_id}/runs.
 type runs struct {
 	agents *agent.Manager
 	mu     sync.Mutex

@@ -55,7 +55,7 @@ func runEvents(t *testing.T, r response) []agui.Event {
 
 func TestRunStreamsTheAgent(t *testing.T) {
 	f := runsFixture(t, agent.Options{})
-	events := runEvents(t, f.do("POST", "/v1/runs/echo", runInput("hello there"), nil))
+	events := runEvents(t, f.do("POST", "/v1/agents/echo/runs", runInput("hello there"), nil))
 	var text strings.Builder
 	var types []string
 	for _, e := range events {
@@ -71,7 +71,7 @@ func TestRunStreamsTheAgent(t *testing.T) {
 
 func TestRunFailsWithRunError(t *testing.T) {
 	f := runsFixture(t, agent.Options{})
-	events := runEvents(t, f.do("POST", "/v1/runs/echo", runInput("fail with RATE_LIMITED after 7s"), nil))
+	events := runEvents(t, f.do("POST", "/v1/agents/echo/runs", runInput("fail with RATE_LIMITED after 7s"), nil))
 	last, ok := events[len(events)-1].(*agui.RunError)
 	if !ok || last.Code != "RATE_LIMITED" || fmt.Sprint(last.Metadata["retry_after"]) != "7" || last.Metadata["retryable"] != true {
 		t.Fatalf("last event %#v", events[len(events)-1])
@@ -89,9 +89,9 @@ func TestRunRefusesBadInput(t *testing.T) {
 		body string
 		want int
 	}{
-		{"/v1/runs/echo", `{"threadId":"t1"}`, http.StatusBadRequest},
-		{"/v1/runs/echo", `not json`, http.StatusBadRequest},
-		{"/v1/runs/nobody", string(runInput("hi")), http.StatusNotFound},
+		{"/v1/agents/echo/runs", `{"threadId":"t1"}`, http.StatusBadRequest},
+		{"/v1/agents/echo/runs", `not json`, http.StatusBadRequest},
+		{"/v1/agents/nobody/runs", string(runInput("hi")), http.StatusNotFound},
 	} {
 		r := f.do("POST", c.path, []byte(c.body), nil)
 		if r.status != c.want || r.header.Get("Content-Type") != "application/problem+json" {
@@ -109,7 +109,7 @@ func TestRunStopsWhenTheClientGoes(t *testing.T) {
 	defer m.Shutdown()
 	f := newFixture(t, func(c *Config) { c.Agents = m })
 	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, "POST", f.http.URL+"/v1/runs/echo", strings.NewReader(string(runInput("hang"))))
+	req, _ := http.NewRequestWithContext(ctx, "POST", f.http.URL+"/v1/agents/echo/runs", strings.NewReader(string(runInput("hang"))))
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := f.http.Client().Do(req)
 	if err != nil {

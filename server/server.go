@@ -128,7 +128,7 @@ type Config struct {
 	Now func() time.Time
 
 	// Agents, when set, are run for AG-UI clients at POST
-	// /v1/runs/{agent_id} (each agent as a graph; see package aguirun).
+	// /v1/agents/{agent_id}/runs (each agent as a graph; see package aguirun).
 	Agents *agent.Manager
 	// Bridge, when set, is served at /mcp over MCP's streamable HTTP
 	// transport, behind the same API keys and tenants; build it with
@@ -462,7 +462,7 @@ func (s *Server) routeTable() []route {
 		{"PUT", "/v1/schemas/{source}", true, s.putSchema},
 		{"PUT", "/v1/cache/{query_id}", true, s.putCache},
 		{"PUT", "/v1/agents/{agent_id}", true, s.putAgent},
-		{"POST", "/v1/runs/{agent_id}", true, s.postRun},
+		{"POST", "/v1/agents/{agent_id}/runs", true, s.postRun},
 		{"GET", "/v1/runs/{run_id}", true, s.getRun},
 		{"GET", "/healthz", false, s.healthz},
 		{"GET", "/readyz", false, s.readyz},

@@ -22,7 +22,7 @@ const (
 	RunDisconnected = "disconnected"
 )
 
-// Run is the record of an AG-UI agent run (POST /v1/runs/{agent_id}): who
+// Run is the record of an AG-UI agent run (POST /v1/agents/{agent_id}/runs): who
 // ran what, when, and how it ended. It holds no prompt, answer or state:
 // its size is bounded by MaxRunIDBytes and MaxRunFaultBytes.
 type Run struct {

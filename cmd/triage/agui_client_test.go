@@ -21,7 +21,7 @@ const aguiClientDir = "testdata/agui-client"
 // TestAGUIClient builds the triage binary and runs testdata/agui-client's
 // tests (`node --test`) against `triage serve`: the official AG-UI client
 // (@ag-ui/client and @ag-ui/core 1.0.0, pinned in package.json and
-// package-lock.json) points its HttpAgent at POST /v1/runs/{agent_id} and
+// package-lock.json) points its HttpAgent at POST /v1/agents/{agent_id}/runs and
 // checks what its subscriber callbacks receive: a streamed answer, runs
 // failing before and after text (RUN_ERROR with code, retryability and
 // retry delay), the client aborting a run (the server stops it), inputs and

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 
 import { TIMEOUT, metric, newAgent, recorder, run, runs, say, startServe, waitFor, watchConsole } from './helpers.js';
 
-const ROUTE = { route: 'POST /v1/runs/{agent_id}', status: '200' };
+const ROUTE = { route: 'POST /v1/agents/{agent_id}/runs', status: '200' };
 
 // stopped waits until the server has counted the aborted run, which it
 // does once the run has returned, as disconnected (the client left: not a

@@ -1,6 +1,6 @@
 // Shared helpers of the AG-UI client tests: they start the triage binary
 // (TRIAGE_BIN) as `triage serve`, point the official @ag-ui/client
-// HttpAgent at POST /v1/runs/{agent_id}, and record what the agent's
+// HttpAgent at POST /v1/agents/{agent_id}/runs, and record what the agent's
 // subscriber callbacks receive. Every process a test starts is stopped by
 // the test's cleanup, and by this process's exit as a backstop.
 
@@ -155,7 +155,7 @@ export async function startServe(t, args = [], keys = `acme=${KEY_A},globex=${KE
     });
   });
   child.stdout.resume();
-  return { base, runURL: (agentId = 'echo') => `${base}/v1/runs/${agentId}`, stderr: () => logs };
+  return { base, runURL: (agentId = 'echo') => `${base}/v1/agents/${agentId}/runs`, stderr: () => logs };
 }
 
 // newAgent makes an HttpAgent for the agent's URL. Its fetch is the
@@ -164,7 +164,7 @@ export async function startServe(t, args = [], keys = `acme=${KEY_A},globex=${KE
 // of what arrived before the stream broke).
 export function newAgent(base, agentId = 'echo', { headers = ACME, messages = [], ...config } = {}) {
   const agent = new HttpAgent({
-    url: `${base}/v1/runs/${agentId}`,
+    url: `${base}/v1/agents/${agentId}/runs`,
     headers,
     initialMessages: messages,
     ...config,

@@ -45,7 +45,7 @@ test('triage serve: runs refused before the stream', { timeout: 90_000 }, async 
       const p = res.json();
       assert.equal(p.code, 'INVALID_REQUEST');
       assert.equal(p.retryable, false);
-      assert.equal(p.instance, '/v1/runs/echo');
+      assert.equal(p.instance, '/v1/agents/echo/runs');
       assert.equal(p.errors.length, fields.length, `${body}: ${res.text}`);
       for (const [i, [field, message]] of fields.entries()) {
         assert.equal(p.errors[i].field, field, res.text);
@@ -81,7 +81,7 @@ test('triage serve: runs refused before the stream', { timeout: 90_000 }, async 
     const p = refusedRun(await run(agent), agent, 404);
     assert.equal(p.code, 'CAPABILITY_NOT_FOUND');
     assert.equal(p.detail, 'Agent not found: nobody');
-    assert.equal(p.instance, '/v1/runs/nobody');
+    assert.equal(p.instance, '/v1/agents/nobody/runs');
     con.clean(1);
   });
 });
@@ -135,7 +135,7 @@ async function subtests(t, base, runURL, holder, holding) {
   });
 
   await t.test('once the slot is free, the run goes through', { timeout: TIMEOUT }, async () => {
-    const route = { route: 'POST /v1/runs/{agent_id}', status: '200' };
+    const route = { route: 'POST /v1/agents/{agent_id}/runs', status: '200' };
     const requests = await metric(base, 'triage_http_requests_total', route);
     holder.abortRun();
     const r = await holding;

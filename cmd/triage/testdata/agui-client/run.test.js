@@ -11,7 +11,7 @@ import {
   ACME, GLOBEX, TIMEOUT, frames, input, metric, newAgent, post, problemOf, run, say, startServe, watchConsole,
 } from './helpers.js';
 
-test('triage serve: POST /v1/runs/echo through HttpAgent', { timeout: 90_000 }, async (t) => {
+test('triage serve: POST /v1/agents/echo/runs through HttpAgent', { timeout: 90_000 }, async (t) => {
   const { base, runURL } = await startServe(t);
 
   await t.test('a run streams the answer, step by step, and finishes', { timeout: TIMEOUT }, async () => {
@@ -180,7 +180,7 @@ test('triage serve: POST /v1/runs/echo through HttpAgent', { timeout: 90_000 }, 
     const p = problemOf(error);
     assert.equal(p.status, 401);
     assert.equal(p.code, 'TENANT_REQUIRED');
-    assert.equal(p.instance, '/v1/runs/echo');
+    assert.equal(p.instance, '/v1/agents/echo/runs');
     // The client got no event: it failed the run, and said so once.
     assert.deepEqual(rec.callbacks(), ['onRunInitialized', 'onRunFailed', 'onRunFinalized']);
     assert.equal(rec.only('onRunFailed')[0].error, error);
