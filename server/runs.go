@@ -2,7 +2,9 @@ package server
 
 import (
 	"context"
+	"mime"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -91,6 +93,26 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 
+	var (
+		final      aguirun.AgentState
+		runErr     error
+		streamGone bool
+	)
+	if wantsCAP(r) {
+		final, streamGone, runErr = s.streamCAP(ctx, w, g, state, runID)
+	} else {
+		final, streamGone, runErr = s.streamAGUI(ctx, w, g, state, in, runID)
+	}
+	outcome, f := runOutcome(runErr, streamGone)
+	s.metrics.run(agentID, outcome, f)
+	s.finishRunRecord(ctx, runID, agentID, runEndOf(final, outcome, f))
+	return nil
+}
+
+// streamAGUI streams the run as AG-UI events over SSE, with a keep-alive
+// comment every Heartbeat. streamGone says the run's context ended before
+// the run did: the client went away, or a keep-alive could not be written.
+func (s *Server) streamAGUI(ctx context.Context, w http.ResponseWriter, g *graph.Runnable[aguirun.AgentState], state aguirun.AgentState, in *agui.RunAgentInput, runID string) (aguirun.AgentState, bool, error) {
 	rc := http.NewResponseController(w)
 	sw := sse.NewWriter(deadlineWriter{w: w, rc: rc, timeout: runWriteTimeout})
 	aw := agui.NewWriter(sw, nil)
@@ -123,13 +145,43 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) error {
 		Errors: &agui.Options{Debug: s.cfg.Debug},
 		Now:    s.cfg.Now,
 	})
-	// The run's context ended before it did: the client went away, or
-	// a keep-alive could not be written.
 	streamGone := ctx.Err() != nil
 	cancel()
 	wg.Wait()
-	outcome, f := runOutcome(runErr, streamGone)
-	s.metrics.run(agentID, outcome, f)
-	s.finishRunRecord(ctx, runID, agentID, runEndOf(final, outcome, f))
-	return nil
+	return final, streamGone, runErr
+}
+
+// wantsCAP says the client asked for seed 001's CAP stream: an Accept
+// naming application/x-ndjson and not text/event-stream (HttpAgent sends
+// the latter).
+func wantsCAP(r *http.Request) bool {
+	cap := false
+	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
+		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil || params["q"] == "0" {
+			continue
+		}
+		switch mt {
+		case "text/event-stream":
+			return false
+		case "application/x-ndjson":
+			cap = true
+		}
+	}
+	return cap
+}
+
+// streamCAP streams the run as CAP packets, one JSON packet a line.
+func (s *Server) streamCAP(ctx context.Context, w http.ResponseWriter, g *graph.Runnable[aguirun.AgentState], state aguirun.AgentState, runID string) (aguirun.AgentState, bool, error) {
+	rc := http.NewResponseController(w)
+	dw := deadlineWriter{w: w, rc: rc, timeout: runWriteTimeout}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("X-Accel-Buffering", "no")
+	_ = rc.SetWriteDeadline(time.Now().Add(runWriteTimeout))
+	w.WriteHeader(http.StatusOK)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	final, runErr := aguirun.RunCAP(ctx, dw, g, state, aguirun.CAPOptions{StreamID: runID, Flush: dw.Flush})
+	return final, ctx.Err() != nil, runErr
 }

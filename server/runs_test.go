@@ -11,6 +11,7 @@ import (
 
 	"github.com/triage-go/triage/agent"
 	"github.com/triage-go/triage/wire/agui"
+	"github.com/triage-go/triage/wire/present"
 	"github.com/triage-go/triage/wire/sse"
 )
 
@@ -136,5 +137,31 @@ func TestRunStopsWhenTheClientGoes(t *testing.T) {
 			t.Fatal("the run outlived its client")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A client that asks for application/x-ndjson gets seed 001's CAP packets.
+func TestRunAsCAPStream(t *testing.T) {
+	f := runsFixture(t, agent.Options{})
+	r := f.do("POST", "/v1/agents/echo/runs", runInput("fail with RATE_LIMITED"), map[string]string{"Accept": "application/x-ndjson"})
+	if r.status != http.StatusOK || r.header.Get("Content-Type") != "application/x-ndjson" {
+		t.Fatalf("%d %s: %s", r.status, r.header.Get("Content-Type"), r.body)
+	}
+	lines := strings.Split(strings.TrimSpace(string(r.body)), "\n")
+	last, err := present.ParsePacket([]byte(lines[len(lines)-1]))
+	if err != nil || last.Op != present.OpError || last.Error.Code != "RATE_LIMITED" || last.Error.Severity != present.SeverityTransient {
+		t.Fatalf("last packet %s: %v", lines[len(lines)-1], err)
+	}
+	r = f.do("POST", "/v1/agents/echo/runs", runBody("cap-2", "hi there"), map[string]string{"Accept": "application/x-ndjson"})
+	var text strings.Builder
+	for _, l := range strings.Split(strings.TrimSpace(string(r.body)), "\n") {
+		p, err := present.ParsePacket([]byte(l))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text.WriteString(p.Delta)
+	}
+	if text.String() != "You said: hi there" || !strings.Contains(string(r.body), `"op":"close"`) {
+		t.Fatalf("%s", r.body)
 	}
 }
