@@ -1,0 +1,115 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/triage-go/triage/agent"
+	"github.com/triage-go/triage/store"
+	"github.com/triage-go/triage/store/sqlite"
+	"github.com/triage-go/triage/wire/sse"
+)
+
+// benchWords is the answer of the benchmark's agent: 200 chunks.
+var benchWords = strings.Repeat("word ", 200)
+
+// BenchmarkRunEndpoint streams a run of 200 text chunks (about 206 AG-UI
+// events) through POST /v1/agents/{agent_id}/runs over loopback HTTP, and
+// reports events per second and the time to the first byte; BenchmarkBareSSE
+// is the floor: a handler writing as many SSE frames of the same size.
+func BenchmarkRunEndpoint(b *testing.B) {
+	reg, err := agent.Parse(fmt.Appendf(nil, "agents:\n  - {id: bench, kind: script, maxSessions: 64, script: {reply: %q}}\n", benchWords), "bench.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := agent.NewManager(reg.Build(agent.BuildOptions{}), agent.Options{})
+	if err := m.Start(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	defer m.Shutdown()
+	st, err := sqlite.Open(context.Background(), b.TempDir()+"/bench.db", store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	srv, err := New(Config{Store: st, Agents: m, JobPoll: -1, RateLimit: -1, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	defer srv.Close()
+	benchStream(b, func(i int) (*http.Request, error) {
+		body := fmt.Sprintf(`{"threadId":"t","runId":"bench-%d","messages":[{"id":"m","role":"user","content":"x"}]}`, i)
+		req, err := http.NewRequest("POST", hs.URL+"/v1/agents/bench/runs", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		return req, err
+	})
+}
+
+func BenchmarkBareSSE(b *testing.B) {
+	frame := `{"type":"TEXT_MESSAGE_CONTENT","messageId":"msg-bench","delta":"word ","timestamp":1700000000000}`
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		sse.SetHeaders(w.Header())
+		sw := sse.NewWriter(w)
+		for range 206 {
+			if sw.WriteFrame(sse.Frame{Data: frame}) != nil {
+				return
+			}
+		}
+	}))
+	defer hs.Close()
+	benchStream(b, func(int) (*http.Request, error) {
+		return http.NewRequest("POST", hs.URL, strings.NewReader(`{}`))
+	})
+}
+
+func benchStream(b *testing.B, req func(i int) (*http.Request, error)) {
+	var events int
+	var ttfb time.Duration
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		r, err := req(i)
+		if err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		br := bufio.NewReader(resp.Body)
+		first := true
+		for {
+			line, err := br.ReadBytes('\n')
+			if first && len(line) > 0 {
+				ttfb += time.Since(start)
+				first = false
+			}
+			if bytes.HasPrefix(line, []byte("data: ")) {
+				events++
+			}
+			if err != nil {
+				break
+			}
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			b.Fatalf("status %d", resp.StatusCode)
+		}
+	}
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(ttfb.Microseconds())/float64(b.N), "µs-ttfb")
+}
