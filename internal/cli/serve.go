@@ -40,6 +40,7 @@ var serveEnv = map[string]string{
 	"auth-fail-burst":       "TRIAGE_AUTH_FAIL_BURST",
 	"log-repeat":            "TRIAGE_LOG_REPEAT",
 	"retain-records":        "TRIAGE_RETAIN_RECORDS",
+	"retain-runs":           "TRIAGE_RETAIN_RUNS",
 	"problem-base":          "TRIAGE_PROBLEM_BASE",
 	"mcp-max-concurrent":    "TRIAGE_MCP_MAX_CONCURRENT",
 }
@@ -106,7 +107,8 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	var bf bridgeFlags
 	bf.register(fs)
 	fs.IntVar(&bf.maxConcurrent, "mcp-max-concurrent", bridge.DefaultMaxConcurrent, "MCP tool calls running at once at /mcp before \"Server overloaded\" (`calls`)")
-	var retainRecords time.Duration
+	var retainRecords, retainRuns time.Duration
+	fs.Var(days{&retainRuns}, "retain-runs", "delete AG-UI run records started longer ago than this `age` (7d, 36h; 0: the default, 7 days)")
 	fs.Var(days{&retainRecords}, "retain-records", "delete error records last seen longer ago than this `age` (90d, 36h), with their occurrences and jobs (0: keep them)")
 	fs.Usage = func() {
 		fmt.Fprintf(env.Stderr, "Usage: triage serve [flags]\n\nRuns the Error Handler service. Each flag may also come from its environment\nvariable (the flag wins); API keys come from TRIAGE_API_KEYS=\"tenant=key,…\"\nand the file TRIAGE_API_KEYS_FILE names (a tenant=key per line).\n\n")
@@ -158,7 +160,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	}
 	cfg := server.Config{APIKeys: keys, RateLimit: *rateLimit, RateBurst: *rateBurst, MaxConcurrent: *maxConcurrent,
 		MaxBody: *maxBody, Webhook: *webhook, Debug: *debug, ProblemBaseURI: *problemBase, Logger: log,
-		Retention:        store.Retention{Records: retainRecords},
+		Retention:        store.Retention{Records: retainRecords, Runs: retainRuns},
 		TenantConcurrent: *tenantConcurrent, BodyTimeout: *bodyTimeout, MinBodyRate: *minBodyRate,
 		AuthFailRate: *authFailRate, AuthFailBurst: *authFailBurst, LogRepeat: *logRepeat}
 	if *policyFile != "" {
