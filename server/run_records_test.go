@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -143,29 +142,11 @@ func TestRunIDUsedOnce(t *testing.T) {
 // A client that goes away leaves a disconnected run.
 func TestRunRecordsDisconnect(t *testing.T) {
 	f := recordsFixture(t, nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "POST", f.http.URL+"/v1/agents/echo/runs", bytes.NewReader(runBody("gone", "hang")))
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := f.http.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rd := bufio.NewReader(resp.Body)
-	for {
-		line, err := rd.ReadString('\n')
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(line, "STEP_STARTED") {
-			break
-		}
-	}
+	leave := startRun(t, f, runBody("gone", "hang"))
 	if run, _ := f.getRunRecord("gone", nil); run.Outcome != store.RunRunning || !run.FinishedAt.IsZero() {
 		t.Errorf("while it runs: %+v", run)
 	}
-	cancel()
-	resp.Body.Close()
+	leave()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		run, doc := f.getRunRecord("gone", nil)

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -109,28 +110,11 @@ func TestRunStopsWhenTheClientGoes(t *testing.T) {
 	}
 	defer m.Shutdown()
 	f := newFixture(t, func(c *Config) { c.Agents = m })
-	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, "POST", f.http.URL+"/v1/agents/echo/runs", strings.NewReader(string(runInput("hang"))))
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := f.http.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rd := bufio.NewReader(resp.Body)
-	for {
-		line, err := rd.ReadString('\n')
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(line, "STEP_STARTED") {
-			break
-		}
-	}
+	leave := startRun(t, f, runInput("hang"))
 	if m.Health().Sessions != 1 {
 		t.Fatalf("sessions %d while running", m.Health().Sessions)
 	}
-	cancel()
-	resp.Body.Close()
+	leave()
 	deadline := time.Now().Add(5 * time.Second)
 	for m.Health().Sessions != 0 {
 		if time.Now().After(deadline) {
@@ -163,5 +147,34 @@ func TestRunAsCAPStream(t *testing.T) {
 	}
 	if text.String() != "You said: hi there" || !strings.Contains(string(r.body), `"op":"close"`) {
 		t.Fatalf("%s", r.body)
+	}
+}
+
+// startRun posts a run and reads its stream until the agent's step has
+// started; it returns what a client that goes away does.
+func startRun(t *testing.T, f *fixture, body []byte) (leave func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "POST", f.http.URL+"/v1/agents/echo/runs", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := f.http.Client().Do(req)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	rd := bufio.NewReader(resp.Body)
+	for {
+		line, err := rd.ReadString('\n')
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		if strings.Contains(line, "STEP_STARTED") {
+			break
+		}
+	}
+	return func() {
+		cancel()
+		resp.Body.Close()
 	}
 }
