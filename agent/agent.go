@@ -22,6 +22,11 @@ const (
 	// KindACP is a command spawned as a pool of worker processes speaking
 	// the Agent Client Protocol over stdio.
 	KindACP Kind = "acp"
+	// KindTeam is agents of the registry run in parallel on one prompt:
+	// its answer is theirs, member by member, and the first member to fail
+	// fails it. Over AG-UI a team's run is a fan-out graph, one branch a
+	// member.
+	KindTeam Kind = "team"
 )
 
 // The executors of seed 002: an agent runs in process or in workers.
@@ -42,6 +47,8 @@ type Info struct {
 	MaxSessions int `json:"maxSessions"`
 	// Model is the provider's model, for provider agents.
 	Model string `json:"model,omitempty"`
+	// Members are a team's agents, in order.
+	Members []string `json:"members,omitempty"`
 }
 
 // Chunk is one piece of an agent's answer, as it streams.

@@ -23,7 +23,7 @@ func (r *Registry) Build(opts BuildOptions) []Agent {
 	for _, c := range r.Agents {
 		info := Info{ID: c.ID, Kind: c.Kind, Description: c.Description,
 			Capabilities: slices.Clone(c.Capabilities), MaxSessions: c.MaxSessions,
-			Executor: ExecutorInProcess, Model: c.Model}
+			Executor: ExecutorInProcess, Model: c.Model, Members: slices.Clone(c.Members)}
 		if info.Capabilities == nil {
 			info.Capabilities = []string{}
 		}
@@ -41,6 +41,8 @@ func (r *Registry) Build(opts BuildOptions) []Agent {
 		case KindACP:
 			info.Executor = ExecutorWorker
 			b = newWorker(c, opts)
+		case KindTeam:
+			b = newTeam(c.ID, c.Members)
 		default:
 			b = newProvider(c, opts)
 		}

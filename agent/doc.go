@@ -11,6 +11,9 @@
 //   - acp: a command spawned as a pool of worker processes speaking the
 //     Agent Client Protocol over stdio, so existing ACP agents plug in
 //     unchanged (see package agent/acp, and `triage worker`).
+//   - team: agents of the file answering one prompt in parallel; the first
+//     member to fail fails the team with its fault. Over AG-UI a team is a
+//     fan-out graph (package aguirun).
 //
 // A Manager runs them: sessions with ids, an owner agent and an owner
 // (a tenant), a state (idle, running, cancelled, closed, failed), a

@@ -63,11 +63,16 @@ func errSessionClosed(id string) *fault.Error {
 		fault.WithCategory(fault.CategoryUpstream), fault.WithDetail("sessionId", id))
 }
 
-// errCancelled is a prompt the caller cancelled.
-func errCancelled(id string) *fault.Error {
-	return fault.New(fault.Cancelled, "Prompt cancelled",
-		fault.WithDetail("sessionId", id),
-		fault.WithSessionValid(true))
+// errCancelled is a prompt the caller cancelled. cause, when not nil, is
+// the caller's context's error, so that errors.Is(err, context.Canceled)
+// holds for a prompt its context stopped (a graph tells a branch its
+// sibling's failure stopped from one that failed by that).
+func errCancelled(id string, cause error) *fault.Error {
+	opts := []fault.Option{fault.WithDetail("sessionId", id), fault.WithSessionValid(true)}
+	if cause != nil {
+		return fault.Wrap(cause, fault.Cancelled, "Prompt cancelled", opts...)
+	}
+	return fault.New(fault.Cancelled, "Prompt cancelled", opts...)
 }
 
 // errPromptTimeout is a prompt that ran past its deadline.

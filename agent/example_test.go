@@ -57,3 +57,37 @@ agents:
 	// flaky script
 	// CONFIG_ERROR Provider "mistral" is not registered
 }
+
+// A team: its members answer the same prompt in parallel, and its answer is
+// theirs in the team's order; the first member to fail fails the team.
+func ExampleKindTeam() {
+	ctx := context.Background()
+	reg, err := agent.Parse([]byte(`
+agents:
+  - {id: fast, kind: script, script: {reply: "quick {{prompt}}"}}
+  - {id: slow, kind: script, script: {chunks: ["one ", "two"], delay: 20ms}}
+  - {id: limited, kind: script, script: {fail: {code: RATE_LIMITED, retryAfter: 3s}}}
+  - {id: panel, kind: team, members: [slow, fast]}
+  - {id: strained, kind: team, members: [fast, limited]}
+`), "agents.yaml")
+	if err != nil {
+		panic(err)
+	}
+	m := agent.NewManager(reg.Build(agent.BuildOptions{}), agent.Options{})
+	if err := m.Start(ctx); err != nil {
+		panic(err)
+	}
+	defer m.Shutdown()
+
+	res, _, _ := m.Delegate(ctx, "acme", "panel", "hi", nil, nil)
+	fmt.Println(res.Text)
+
+	_, _, err = m.Delegate(ctx, "acme", "strained", "hi", nil, nil)
+	f, _ := fault.As(err)
+	fmt.Println(f.Code, f.RetryAfter, f.Details["agentId"])
+	// Output:
+	// slow: one two
+	//
+	// fast: quick hi
+	// RATE_LIMITED 3s limited
+}

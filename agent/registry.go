@@ -32,6 +32,9 @@ import (
 //	    kind: acp
 //	    command: [triage, worker]
 //	    workers: 2
+//	  - id: panel
+//	    kind: team
+//	    members: [gpt, worker]
 type Config struct {
 	ID           string   `yaml:"id" json:"id"`
 	Kind         Kind     `yaml:"kind" json:"kind"`
@@ -58,6 +61,10 @@ type Config struct {
 
 	// Script agents.
 	Script *Script `yaml:"script" json:"script,omitempty"`
+
+	// Team agents: the agents of the file that answer together, in the
+	// order their answers are given. A member may not be a team.
+	Members []string `yaml:"members" json:"members,omitempty"`
 }
 
 // Registry is the agents of an agents file, in order.
@@ -141,6 +148,11 @@ func Parse(data []byte, name string) (*Registry, error) {
 		if err := checkKind(a); err != nil {
 			return nil, configErr(name, field, err.Error())
 		}
+		if a.Kind == KindTeam {
+			if err := checkMembers(a, doc.Agents); err != nil {
+				return nil, configErr(name, field+".members", err.Error())
+			}
+		}
 		if a.Kind == KindScript && a.Script != nil && a.Script.Fail != nil && !a.Script.Fail.Code.Known() {
 			return nil, configErr(name, field+".script.fail.code", fmt.Sprintf("%q is not a code of the table", a.Script.Fail.Code))
 		}
@@ -152,27 +164,61 @@ func Parse(data []byte, name string) (*Registry, error) {
 func checkKind(a Config) error {
 	switch a.Kind {
 	case KindScript:
-		if len(a.Command) > 0 || a.Model != "" {
-			return errors.New("a script agent takes a script, not a command or a model")
+		if len(a.Command) > 0 || a.Model != "" || len(a.Members) > 0 {
+			return errors.New("a script agent takes a script, not a command, a model or members")
+		}
+	case KindTeam:
+		if a.Script != nil || len(a.Command) > 0 || a.Model != "" {
+			return errors.New("a team agent takes members, not a script, a command or a model")
 		}
 	case KindOpenAI, KindAnthropic, KindGemini:
-		if a.Script != nil || len(a.Command) > 0 {
-			return errors.New("a provider agent takes a model, not a script or a command")
+		if a.Script != nil || len(a.Command) > 0 || len(a.Members) > 0 {
+			return errors.New("a provider agent takes a model, not a script, a command or members")
 		}
 	case KindACP:
 		if len(a.Command) == 0 {
 			return errors.New("an acp agent needs a command")
 		}
-		if a.Script != nil || a.Model != "" {
-			return errors.New("an acp agent takes a command, not a script or a model")
+		if a.Script != nil || a.Model != "" || len(a.Members) > 0 {
+			return errors.New("an acp agent takes a command, not a script, a model or members")
 		}
+	}
+	return nil
+}
+
+// maxMembers bounds a team: each member is a session and a goroutine per
+// prompt.
+const maxMembers = 16
+
+// checkMembers checks a team's members: two or more, each an agent of the
+// file that is not a team, none twice.
+func checkMembers(team Config, all []Config) error {
+	if len(team.Members) < 2 || len(team.Members) > maxMembers {
+		return fmt.Errorf("a team needs 2 to %d members, not %d", maxMembers, len(team.Members))
+	}
+	kinds := map[string]Kind{}
+	for _, a := range all {
+		kinds[a.ID] = a.Kind
+	}
+	seen := map[string]bool{}
+	for _, m := range team.Members {
+		kind, ok := kinds[m]
+		switch {
+		case !ok:
+			return fmt.Errorf("%q is not an agent of the file", m)
+		case kind == KindTeam:
+			return fmt.Errorf("%q is a team; a member must be an agent that answers itself", m)
+		case seen[m]:
+			return fmt.Errorf("%q appears twice", m)
+		}
+		seen[m] = true
 	}
 	return nil
 }
 
 func (k Kind) known() bool {
 	switch k {
-	case KindScript, KindOpenAI, KindAnthropic, KindGemini, KindACP:
+	case KindScript, KindOpenAI, KindAnthropic, KindGemini, KindACP, KindTeam:
 		return true
 	}
 	return false

@@ -123,9 +123,16 @@ func NewManager(agents []Agent, opts Options) *Manager {
 		}
 		m.agents[a.Info.ID] = &entry{info: a.Info, backend: a.Backend, byOwner: map[string]int{}}
 		m.order = append(m.order, a.Info.ID)
+		if b, ok := a.Backend.(interface{ bind(*Manager) }); ok {
+			b.bind(m) // a team delegates to its members through m
+		}
 	}
 	return m
 }
+
+// ownerKey carries a prompt's owner to its backend (a team's members run
+// for the team's owner).
+type ownerKey struct{}
 
 // Agent is one agent: what discovery shows and what runs it.
 type Agent struct {
@@ -212,17 +219,11 @@ func (m *Manager) Create(ctx context.Context, owner, agentID string, metadata ma
 		m.mu.Unlock()
 		return Session{}, errAgentNotFound(agentID)
 	}
-	limit := e.info.MaxSessions
-	if m.opts.OwnerShare > 1 {
-		limit = max(1, e.info.MaxSessions/m.opts.OwnerShare)
-	}
-	if e.open >= e.info.MaxSessions || e.byOwner[owner] >= limit {
-		m.mu.Unlock()
-		return Session{}, errCapacity(agentID, min(limit, e.info.MaxSessions))
-	}
 	// Hold the capacity while the backend opens the session.
-	e.open++
-	e.byOwner[owner]++
+	if err := m.acquireLocked(e, owner); err != nil {
+		m.mu.Unlock()
+		return Session{}, err
+	}
 	m.mu.Unlock()
 
 	backendID, err := e.backend.NewSession(ctx)
@@ -258,6 +259,50 @@ func (m *Manager) endedLocked(s *session) {
 		}
 		m.ended = m.ended[1:]
 	}
+}
+
+// acquireLocked takes one of the agent's sessions for owner, or says
+// "Session capacity reached" when the agent, or owner's share of it, is
+// full.
+func (m *Manager) acquireLocked(e *entry, owner string) error {
+	limit := e.info.MaxSessions
+	if m.opts.OwnerShare > 1 {
+		limit = max(1, e.info.MaxSessions/m.opts.OwnerShare)
+	}
+	if e.open >= e.info.MaxSessions || e.byOwner[owner] >= limit {
+		return errCapacity(e.info.ID, min(limit, e.info.MaxSessions))
+	}
+	e.open++
+	e.byOwner[owner]++
+	return nil
+}
+
+// Reserve takes one of the agent's sessions for owner without opening one
+// with its backend, for a run that reaches the agent another way: an
+// AG-UI run of a team, whose graph delegates to the members itself, still
+// counts against the team's capacity. release gives the slot back; calls
+// after the first do nothing.
+func (m *Manager) Reserve(owner, agentID string) (release func(), err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.readyLocked(); err != nil {
+		return nil, err
+	}
+	e, ok := m.agents[agentID]
+	if !ok {
+		return nil, errAgentNotFound(agentID)
+	}
+	if err := m.acquireLocked(e, owner); err != nil {
+		return nil, err
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			m.mu.Lock()
+			m.releaseLocked(e, owner)
+			m.mu.Unlock()
+		})
+	}, nil
 }
 
 func (m *Manager) releaseLocked(e *entry, owner string) {
@@ -320,7 +365,7 @@ func (m *Manager) Prompt(ctx context.Context, owner, id, text string, emit func(
 		return Result{}, errSessionBusy(id)
 	}
 	e := m.agents[s.AgentID]
-	pctx, cancel := context.WithTimeout(ctx, m.opts.PromptTimeout)
+	pctx, cancel := context.WithTimeout(context.WithValue(ctx, ownerKey{}, s.owner), m.opts.PromptTimeout)
 	s.cancel, s.cancelled, s.State = cancel, false, StateRunning
 	s.LastActive = m.opts.Clock()
 	m.mu.Unlock()
@@ -355,7 +400,7 @@ func (m *Manager) Prompt(ctx context.Context, owner, id, text string, emit func(
 		}
 		return res, nil
 	case s.cancelled || ctx.Err() != nil:
-		f = errCancelled(id)
+		f = errCancelled(id, ctx.Err())
 		if !closed {
 			s.State = StateCancelled
 		}
