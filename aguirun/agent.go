@@ -2,6 +2,7 @@ package aguirun
 
 import (
 	"context"
+	"strings"
 
 	"github.com/triage-go/triage/agent"
 	"github.com/triage-go/triage/graph"
@@ -23,22 +24,69 @@ type AgentState struct {
 }
 
 // AgentGraph is an agent of the registry as a graph, so that an AG-UI run
-// of any agent is a graph run: one node, named after the agent, which
+// of any agent is a graph run. A new kind of agent is a new graph, not a
+// new endpoint. Its failures are the Manager's faults (seed 002's), which
+// Run writes as RUN_ERROR.
+//
+// An agent that answers itself is one node, named after the agent, which
 // opens a session with it, sends the prompt, streams the answer as Text
-// and closes the session. A new kind of agent is a new graph, not a new
-// endpoint. Its failures are the Manager's faults (seed 002's), which Run
-// writes as RUN_ERROR.
+// and closes the session. A team (agent.KindTeam) is a fan-out: a node
+// named after the team, then one branch per member, run in parallel, each
+// streaming its answer as a text message of its own (MessageID-member),
+// then the fan-in node "{team}/answer", which joins the members' answers
+// in the team's order. The first member to fail ends the run with its
+// fault, naming the member in details.agentId and the branch in
+// details.node; the other members are cancelled.
+//
+// A team's graph delegates to its members directly, so its own capacity
+// is not held by a session: hold it with Manager.Reserve for the run.
 func AgentGraph(m *agent.Manager, agentID string) (*graph.Runnable[AgentState], error) {
-	node := func(ctx context.Context, s AgentState) (AgentState, error) {
-		res, _, err := m.Delegate(ctx, s.Owner, s.AgentID, s.Prompt, nil, func(c agent.Chunk) {
-			graph.Emit(ctx, Text{MessageID: s.MessageID, Delta: c.Text})
+	var info agent.Info
+	for _, a := range m.Agents() {
+		if a.ID == agentID {
+			info = a
+		}
+	}
+	if info.Kind != agent.KindTeam {
+		return graph.New[AgentState]().
+			AddNode(agentID, delegate(m, agentID, "")).
+			AddEdge(agentID, graph.End).
+			SetEntry(agentID).
+			Compile(nil)
+	}
+	join := agentID + "/answer"
+	g := graph.New[AgentState]().
+		AddNode(agentID, func(_ context.Context, s AgentState) (AgentState, error) { return s, nil }).
+		AddFanOut(agentID, join, info.Members...).
+		AddFanIn(join, func(_ context.Context, s AgentState, branches []AgentState) (AgentState, error) {
+			parts := make([]string, len(branches))
+			s.StopReason = "end_turn"
+			for i, b := range branches {
+				parts[i] = agent.Section(info.Members[i], b.Answer)
+				if b.StopReason != "end_turn" && s.StopReason == "end_turn" {
+					s.StopReason = b.StopReason
+				}
+			}
+			s.Answer = strings.Join(parts, "\n\n")
+			return s, nil
+		}).
+		AddEdge(join, graph.End).
+		SetEntry(agentID)
+	for _, member := range info.Members {
+		g.AddNode(member, delegate(m, member, "-"+member)).AddEdge(member, join)
+	}
+	return g.Compile(nil)
+}
+
+// delegate is the node that runs one prompt of agentID, streaming its
+// answer as the text message MessageID+suffix.
+func delegate(m *agent.Manager, agentID, suffix string) graph.Node[AgentState] {
+	return func(ctx context.Context, s AgentState) (AgentState, error) {
+		id := s.MessageID + suffix
+		res, _, err := m.Delegate(ctx, s.Owner, agentID, s.Prompt, nil, func(c agent.Chunk) {
+			graph.Emit(ctx, Text{MessageID: id, Delta: c.Text})
 		})
 		s.Answer, s.StopReason = res.Text, res.StopReason
 		return s, err
 	}
-	return graph.New[AgentState]().
-		AddNode(agentID, node).
-		AddEdge(agentID, graph.End).
-		SetEntry(agentID).
-		Compile(nil)
 }

@@ -56,6 +56,18 @@ func (rs *runs) graph(agentID string) (*graph.Runnable[aguirun.AgentState], erro
 	return g, nil
 }
 
+// reserve holds a team's capacity for one run: a team's graph delegates to
+// its members, whose sessions hold their own. Other agents' runs hold
+// theirs through the session their graph opens.
+func (rs *runs) reserve(owner, agentID string) (func(), error) {
+	for _, a := range rs.agents.Agents() {
+		if a.ID == agentID && a.Kind == agent.KindTeam {
+			return rs.agents.Reserve(owner, agentID)
+		}
+	}
+	return func() {}, nil
+}
+
 // postRun runs an agent for an AG-UI client (HttpAgent): the body is a
 // RunAgentInput; a request that is not one is a problem (400, 415, 422)
 // before the stream starts, as is a runId the tenant used already (409).
@@ -84,6 +96,11 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ctx := r.Context()
+	release, err := s.runs.reserve(tenantOf(ctx), agentID)
+	if err != nil {
+		return err
+	}
+	defer release()
 	runID := in.RunID
 	if runID == "" {
 		runID = uuid.NewString()
