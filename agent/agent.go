@@ -51,10 +51,31 @@ type Info struct {
 	Members []string `json:"members,omitempty"`
 }
 
-// Chunk is one piece of an agent's answer, as it streams.
+// Chunk is one piece of an agent's answer, as it streams: text, or a
+// piece of a tool call.
 type Chunk struct {
 	Text string
+	// ToolCall, when set, is a piece of a call the agent makes to a tool
+	// its caller offers (an AG-UI frontend's tools): the caller runs the
+	// tool and sends its result in a later prompt.
+	ToolCall *ToolCall
 }
+
+// ToolCall is a piece of a tool call as it streams. The first piece of an
+// ID names the tool; each piece's Args is a fragment of the arguments'
+// JSON; the piece with End says the arguments are complete. A call whose
+// prompt fails before its End is left incomplete: its arguments must not
+// be used.
+type ToolCall struct {
+	ID   string
+	Name string
+	Args string
+	End  bool
+}
+
+// StopToolCall is the stop reason of an answer that ends in a tool call,
+// waiting for the caller to run the tool.
+const StopToolCall = "tool_call"
 
 // Result is a finished prompt: the whole answer and why it stopped.
 type Result struct {

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"regexp"
 	"strconv"
@@ -48,8 +49,15 @@ type ScriptFailure struct {
 //	fail with RATE_LIMITED after 5s   … and that retry delay
 //	fail                              a plain error: "Agent {id} failed"
 //	hang                              no answer until cancelled or timed out
+//	call get_weather {"city":"Paris"} a call to the caller's tool
+//	                                  get_weather with those arguments,
+//	                                  streamed in two pieces; the answer
+//	                                  stops there ("tool_call")
+//	call NAME {…} then fail with CODE the call's first piece, then the fault:
+//	                                  the call is left incomplete
 var (
 	failWith = regexp.MustCompile(`\bfail with ([A-Z][A-Z0-9_]{1,63})(?: after (\d{1,5})s)?\b`)
+	callRe   = regexp.MustCompile(`(?s)^\s*call ([A-Za-z_][A-Za-z0-9_.-]{0,63})\s+(\{.*\})(?:\s+then fail with [A-Z][A-Z0-9_]{1,63}(?: after \d{1,5}s)?)?\s*$`)
 	failBare = regexp.MustCompile(`(?i)^\s*fail\s*$`)
 	hangRe   = regexp.MustCompile(`(?i)^\s*hang\s*$`)
 )
@@ -66,6 +74,7 @@ type scriptBackend struct {
 	mu     sync.Mutex
 	cancel map[string]context.CancelFunc // running prompts
 	next   int
+	calls  int // tool calls made, for their ids
 }
 
 func newScript(id string, s Script) *scriptBackend {
@@ -109,22 +118,18 @@ func (b *scriptBackend) Prompt(ctx context.Context, session, text string, emit f
 		}
 	}
 
+	if m := callRe.FindStringSubmatch(text); m != nil && json.Valid([]byte(m[2])) {
+		return b.call(ctx, session, m[1], m[2], fail, emit)
+	}
+
 	chunks := b.chunks(text)
 	var out strings.Builder
 	for i, c := range chunks {
 		if fail != nil && i == fail.After {
 			break
 		}
-		if b.script.Delay > 0 {
-			t := time.NewTimer(b.script.Delay)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return Result{Text: out.String()}, ctx.Err()
-			case <-t.C:
-			}
-		} else if ctx.Err() != nil {
-			return Result{Text: out.String()}, ctx.Err()
+		if err := b.pause(ctx); err != nil {
+			return Result{Text: out.String()}, err
 		}
 		out.WriteString(c)
 		emit(Chunk{Text: c})
@@ -133,6 +138,42 @@ func (b *scriptBackend) Prompt(ctx context.Context, session, text string, emit f
 		return Result{Text: out.String()}, scriptFault(b.id, fail)
 	}
 	return Result{Text: out.String(), StopReason: "end_turn"}, nil
+}
+
+// call plays a tool call: the arguments in two pieces, Delay before each;
+// with fail, the first piece and then the fault.
+func (b *scriptBackend) call(ctx context.Context, session, name, args string, fail *ScriptFailure, emit func(Chunk)) (Result, error) {
+	b.mu.Lock()
+	b.calls++
+	id := "call-" + session + "-" + strconv.Itoa(b.calls)
+	b.mu.Unlock()
+	half := len(args) / 2
+	pieces := []ToolCall{{ID: id, Name: name, Args: args[:half]}, {ID: id, Args: args[half:], End: true}}
+	for i, p := range pieces {
+		if err := b.pause(ctx); err != nil {
+			return Result{}, err
+		}
+		if fail != nil && i == 1 {
+			return Result{}, scriptFault(b.id, fail)
+		}
+		emit(Chunk{ToolCall: &p})
+	}
+	return Result{StopReason: StopToolCall}, nil
+}
+
+// pause waits Delay, or until ctx ends.
+func (b *scriptBackend) pause(ctx context.Context) error {
+	if b.script.Delay <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(b.script.Delay)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 // chunks is the answer to text, as it streams.

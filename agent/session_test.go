@@ -294,3 +294,42 @@ func TestEndedSessionsAreBounded(t *testing.T) {
 		t.Errorf("the newest: %+v %v", st, err)
 	}
 }
+
+func TestScriptedToolCalls(t *testing.T) {
+	m := manager(t, oneEcho, agent.Options{})
+	var calls []agent.ToolCall
+	res, _, err := m.Delegate(t.Context(), "acme", "echo", `call get_weather {"city":"Paris"}`, nil, func(c agent.Chunk) {
+		if c.Text != "" || c.ToolCall == nil {
+			t.Errorf("chunk %+v", c)
+			return
+		}
+		calls = append(calls, *c.ToolCall)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StopReason != agent.StopToolCall || res.Text != "" {
+		t.Errorf("result %+v", res)
+	}
+	if len(calls) != 2 || calls[0].Name != "get_weather" || calls[1].Name != "" || calls[0].End || !calls[1].End ||
+		calls[0].ID == "" || calls[0].ID != calls[1].ID || calls[0].Args+calls[1].Args != `{"city":"Paris"}` {
+		t.Errorf("calls %+v", calls)
+	}
+
+	calls = nil
+	_, _, err = m.Delegate(t.Context(), "acme", "echo", `call get_weather {"city":"Paris"} then fail with RATE_LIMITED after 4s`, nil, func(c agent.Chunk) {
+		calls = append(calls, *c.ToolCall)
+	})
+	if f, ok := fault.As(err); !ok || f.Code != fault.RateLimited || f.RetryAfter != 4*time.Second {
+		t.Errorf("err = %v", err)
+	}
+	if len(calls) != 1 || calls[0].End || calls[0].Name != "get_weather" {
+		t.Errorf("an interrupted call: %+v", calls)
+	}
+
+	// Arguments that are not JSON are no call: the prompt is echoed.
+	res, _, err = m.Delegate(t.Context(), "acme", "echo", `call get_weather {city}`, nil, nil)
+	if err != nil || res.Text != "You said: call get_weather {city}" {
+		t.Errorf("%+v %v", res, err)
+	}
+}

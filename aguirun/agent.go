@@ -6,6 +6,7 @@ import (
 
 	"github.com/triage-go/triage/agent"
 	"github.com/triage-go/triage/graph"
+	"github.com/triage-go/triage/wire/agui"
 )
 
 // AgentState is the state of an agent's run: what it was asked and what it
@@ -79,12 +80,28 @@ func AgentGraph(m *agent.Manager, agentID string) (*graph.Runnable[AgentState], 
 }
 
 // delegate is the node that runs one prompt of agentID, streaming its
-// answer as the text message MessageID+suffix.
+// answer as the text message MessageID+suffix and its tool calls as
+// TOOL_CALL_START, _ARGS and _END, the calls' parent message that one.
+// A call the prompt's failure interrupted is left open (see
+// agui.Writer.WriteError).
 func delegate(m *agent.Manager, agentID, suffix string) graph.Node[AgentState] {
 	return func(ctx context.Context, s AgentState) (AgentState, error) {
 		id := s.MessageID + suffix
 		res, _, err := m.Delegate(ctx, s.Owner, agentID, s.Prompt, nil, func(c agent.Chunk) {
-			graph.Emit(ctx, Text{MessageID: id, Delta: c.Text})
+			if tc := c.ToolCall; tc != nil {
+				if tc.Name != "" {
+					graph.Emit(ctx, &agui.ToolCallStart{ToolCallID: tc.ID, ToolCallName: tc.Name, ParentMessageID: id})
+				}
+				if tc.Args != "" {
+					graph.Emit(ctx, &agui.ToolCallArgs{ToolCallID: tc.ID, Delta: tc.Args})
+				}
+				if tc.End {
+					graph.Emit(ctx, &agui.ToolCallEnd{ToolCallID: tc.ID})
+				}
+			}
+			if c.Text != "" {
+				graph.Emit(ctx, Text{MessageID: id, Delta: c.Text})
+			}
 		})
 		s.Answer, s.StopReason = res.Text, res.StopReason
 		return s, err

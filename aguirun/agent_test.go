@@ -158,3 +158,36 @@ func TestAgentGraphOfATeamFailsInABranch(t *testing.T) {
 		t.Errorf("events %s", types(events))
 	}
 }
+
+func TestAgentGraphStreamsToolCalls(t *testing.T) {
+	events, final, err := runAgent(t, "fast", `call get_weather {"city":"Paris"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := types(events); got != "RUN_STARTED STEP_STARTED(fast) TOOL_CALL_START TOOL_CALL_ARGS TOOL_CALL_ARGS TOOL_CALL_END STEP_FINISHED(fast) RUN_FINISHED" {
+		t.Errorf("events %s", got)
+	}
+	start := events[2].(*agui.ToolCallStart)
+	if start.ToolCallName != "get_weather" || start.ParentMessageID != "msg-r1" {
+		t.Errorf("start %+v", start)
+	}
+	args := events[3].(*agui.ToolCallArgs).Delta + events[4].(*agui.ToolCallArgs).Delta
+	if args != `{"city":"Paris"}` {
+		t.Errorf("arguments %q", args)
+	}
+	if final.StopReason != agent.StopToolCall {
+		t.Errorf("stop reason %q", final.StopReason)
+	}
+}
+
+func TestAgentGraphLeavesAnInterruptedToolCallOpen(t *testing.T) {
+	events, _, err := runAgent(t, "fast", `call get_weather {"city":"Paris"} then fail with UPSTREAM_ERROR`)
+	if fault.CodeOf(err) != fault.UpstreamError {
+		t.Fatalf("err = %v", err)
+	}
+	// No TOOL_CALL_END: the client must not run a tool on half its
+	// arguments.
+	if got := types(events); got != "RUN_STARTED STEP_STARTED(fast) TOOL_CALL_START TOOL_CALL_ARGS RUN_ERROR(UPSTREAM_ERROR)" {
+		t.Errorf("events %s", got)
+	}
+}

@@ -223,8 +223,15 @@ func (b *Bridge) progress(ctx context.Context, req *mcp.CallToolRequest) func(ag
 	}
 	var n atomic.Int64
 	return func(c agent.Chunk) {
+		msg := c.Text
+		if msg == "" && c.ToolCall != nil && c.ToolCall.Name != "" {
+			msg = "calling tool " + c.ToolCall.Name
+		}
+		if msg == "" {
+			return // a tool call's later pieces
+		}
 		_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
-			ProgressToken: token, Progress: float64(n.Add(1)), Message: c.Text,
+			ProgressToken: token, Progress: float64(n.Add(1)), Message: msg,
 		})
 	}
 }
