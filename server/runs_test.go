@@ -154,8 +154,14 @@ func TestRunAsCAPStream(t *testing.T) {
 // started; it returns what a client that goes away does.
 func startRun(t *testing.T, f *fixture, body []byte) (leave func()) {
 	t.Helper()
+	return startRunOf(t, f, "echo", body)
+}
+
+// startRunOf is startRun for any agent.
+func startRunOf(t *testing.T, f *fixture, agentID string, body []byte) (leave func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, "POST", f.http.URL+"/v1/agents/echo/runs", bytes.NewReader(body))
+	req, _ := http.NewRequestWithContext(ctx, "POST", f.http.URL+"/v1/agents/"+agentID+"/runs", bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := f.http.Client().Do(req)
 	if err != nil {
