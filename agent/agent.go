@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"time"
+
+	"github.com/triage-go/triage/fault"
 )
 
 // Kind names how an agent runs.
@@ -59,6 +61,10 @@ type Chunk struct {
 	// its caller offers (an AG-UI frontend's tools): the caller runs the
 	// tool and sends its result in a later prompt.
 	ToolCall *ToolCall
+	// Notice, when set, is a failure the agent reports while it carries
+	// on (a source it could not reach, a fallback it took): seed 001's
+	// user_error, which does not end the prompt.
+	Notice *fault.Error
 }
 
 // ToolCall is a piece of a tool call as it streams. The first piece of an

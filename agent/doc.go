@@ -47,7 +47,9 @@
 // ends in that code's fault with its facets from the code table (and a
 // 2-second retry delay when the code is retryable; "fail with RATE_LIMITED
 // after 5s" sets it), "fail" is an unexpected error ("Agent echo failed"),
-// "hang" waits until the prompt is cancelled or times out, and
+// "hang" waits until the prompt is cancelled or times out, "warn with
+// SERVICE_UNAVAILABLE" sends that fault as a notice (Chunk.Notice) and
+// answers, and
 // `call get_weather {"city":"Paris"}` streams a call to the caller's tool
 // (ending "… then fail with CODE" fails before the call's arguments are
 // complete).

@@ -84,7 +84,7 @@ func Default() *Registry {
 	return &Registry{IsDefault: true, Agents: []Config{{
 		ID:           DefaultAgentID,
 		Kind:         KindScript,
-		Description:  `Echoes the prompt a word at a time. Send "fail with CODE" (e.g. "fail with RATE_LIMITED") to receive that failure, "hang" to wait for a timeout or a cancel, or "call NAME {JSON arguments}" to call a tool of yours.`,
+		Description:  `Echoes the prompt a word at a time. Send "fail with CODE" (e.g. "fail with RATE_LIMITED") to receive that failure, "hang" to wait for a timeout or a cancel, "warn with CODE" for a notice that does not end the answer, or "call NAME {JSON arguments}" to call a tool of yours.`,
 		Capabilities: []string{"chat", "streaming", "scripted-failures"},
 		Script:       &Script{Delay: 10 * time.Millisecond},
 	}}}

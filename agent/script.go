@@ -55,8 +55,12 @@ type ScriptFailure struct {
 //	                                  stops there ("tool_call")
 //	call NAME {…} then fail with CODE the call's first piece, then the fault:
 //	                                  the call is left incomplete
+//	warn with SERVICE_UNAVAILABLE …   a notice of that code's fault (seed
+//	                                  001's user_error) first, then the
+//	                                  answer: the prompt goes on
 var (
 	failWith = regexp.MustCompile(`\bfail with ([A-Z][A-Z0-9_]{1,63})(?: after (\d{1,5})s)?\b`)
+	warnWith = regexp.MustCompile(`^\s*warn with ([A-Z][A-Z0-9_]{1,63})(?: after (\d{1,5})s)?\b`)
 	callRe   = regexp.MustCompile(`(?s)^\s*call ([A-Za-z_][A-Za-z0-9_.-]{0,63})\s+(\{.*\})(?:\s+then fail with [A-Z][A-Z0-9_]{1,63}(?: after \d{1,5}s)?)?\s*$`)
 	failBare = regexp.MustCompile(`(?i)^\s*fail\s*$`)
 	hangRe   = regexp.MustCompile(`(?i)^\s*hang\s*$`)
@@ -118,6 +122,14 @@ func (b *scriptBackend) Prompt(ctx context.Context, session, text string, emit f
 		}
 	}
 
+	if m := warnWith.FindStringSubmatch(text); m != nil {
+		w := &ScriptFailure{Code: fault.Code(m[1])}
+		if m[2] != "" {
+			s, _ := strconv.Atoi(m[2])
+			w.RetryAfter = time.Duration(s) * time.Second
+		}
+		emit(Chunk{Notice: scriptFault(b.id, w)})
+	}
 	if m := callRe.FindStringSubmatch(text); m != nil && json.Valid([]byte(m[2])) {
 		return b.call(ctx, session, m[1], m[2], fail, emit)
 	}

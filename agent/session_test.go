@@ -333,3 +333,24 @@ func TestScriptedToolCalls(t *testing.T) {
 		t.Errorf("%+v %v", res, err)
 	}
 }
+
+func TestScriptedNotice(t *testing.T) {
+	m := manager(t, oneEcho, agent.Options{})
+	var notices []*fault.Error
+	var text string
+	res, _, err := m.Delegate(t.Context(), "acme", "echo", "warn with SERVICE_UNAVAILABLE after 5s, then hello", nil, func(c agent.Chunk) {
+		if c.Notice != nil {
+			notices = append(notices, c.Notice)
+		}
+		text += c.Text
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(notices) != 1 || notices[0].Code != fault.ServiceUnavailable || notices[0].RetryAfter != 5*time.Second {
+		t.Fatalf("notices %+v", notices)
+	}
+	if text != "You said: warn with SERVICE_UNAVAILABLE after 5s, then hello" || res.Text != text || res.StopReason != "end_turn" {
+		t.Errorf("the answer after the notice: %q, %+v", text, res)
+	}
+}

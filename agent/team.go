@@ -53,8 +53,9 @@ func (b *teamBackend) NewSession(context.Context) (string, error) {
 }
 
 // Prompt delegates text to every member in parallel. A member's answer is
-// emitted, as one chunk "member: answer", when that member finishes; the
-// result holds them all in the team's order.
+// emitted, as one chunk "member: answer", when that member finishes, and
+// its notices as they come; the result holds the answers in the team's
+// order.
 func (b *teamBackend) Prompt(ctx context.Context, _ string, text string, emit func(Chunk)) (Result, error) {
 	owner, _ := ctx.Value(ownerKey{}).(string)
 	bctx, cancel := context.WithCancel(ctx)
@@ -69,7 +70,13 @@ func (b *teamBackend) Prompt(ctx context.Context, _ string, text string, emit fu
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, _, err := b.m.Delegate(bctx, owner, id, text, nil, nil)
+			res, _, err := b.m.Delegate(bctx, owner, id, text, nil, func(c Chunk) {
+				if c.Notice != nil { // a member's notice is the team's
+					out.Lock()
+					emit(Chunk{Notice: c.Notice})
+					out.Unlock()
+				}
+			})
 			results[i], errs[i] = res, err
 			if err != nil {
 				cancel() // the first failure stops the others

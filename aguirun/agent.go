@@ -7,6 +7,7 @@ import (
 	"github.com/triage-go/triage/agent"
 	"github.com/triage-go/triage/graph"
 	"github.com/triage-go/triage/wire/agui"
+	"github.com/triage-go/triage/wire/present"
 )
 
 // AgentState is the state of an agent's run: what it was asked and what it
@@ -80,7 +81,8 @@ func AgentGraph(m *agent.Manager, agentID string) (*graph.Runnable[AgentState], 
 }
 
 // delegate is the node that runs one prompt of agentID, streaming its
-// answer as the text message MessageID+suffix and its tool calls as
+// answer as the text message MessageID+suffix, its notices as seed 001's
+// user_error (a CUSTOM event; the run goes on), and its tool calls as
 // TOOL_CALL_START, _ARGS and _END, the calls' parent message that one.
 // A call the prompt's failure interrupted is left open (see
 // agui.Writer.WriteError).
@@ -101,6 +103,9 @@ func delegate(m *agent.Manager, agentID, suffix string) graph.Node[AgentState] {
 			}
 			if c.Text != "" {
 				graph.Emit(ctx, Text{MessageID: id, Delta: c.Text})
+			}
+			if c.Notice != nil {
+				graph.Notify(ctx, present.EventFrom(c.Notice, nil))
 			}
 		})
 		s.Answer, s.StopReason = res.Text, res.StopReason

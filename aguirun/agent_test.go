@@ -3,6 +3,7 @@ package aguirun_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -189,5 +190,37 @@ func TestAgentGraphLeavesAnInterruptedToolCallOpen(t *testing.T) {
 	// arguments.
 	if got := types(events); got != "RUN_STARTED STEP_STARTED(fast) TOOL_CALL_START TOOL_CALL_ARGS RUN_ERROR(UPSTREAM_ERROR)" {
 		t.Errorf("events %s", got)
+	}
+}
+
+// A notice (seed 001's user_error) is a CUSTOM event inside the node's
+// step, and the run goes on to finish; a team passes its members' on.
+func TestAgentGraphSendsNotices(t *testing.T) {
+	for _, id := range []string{"fast", "panel"} {
+		events, _, err := runAgent(t, id, "warn with SERVICE_UNAVAILABLE")
+		if err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		var notices []*agui.Custom
+		for _, e := range events {
+			if c, ok := e.(*agui.Custom); ok {
+				notices = append(notices, c)
+			}
+		}
+		want := 1
+		if id == "panel" {
+			want = 2 // slow's and fast's
+		}
+		if len(notices) != want || notices[0].Name != "user_error" {
+			t.Fatalf("%s: notices %+v in %s", id, notices, types(events))
+		}
+		value, _ := json.Marshal(notices[0].Value)
+		if !strings.Contains(string(value), `"type":"user_error"`) || !strings.Contains(string(value), `"code":503`) ||
+			!strings.Contains(string(value), `"retryable":true`) {
+			t.Errorf("%s: notice %s", id, value)
+		}
+		if _, ok := events[len(events)-1].(*agui.RunFinished); !ok {
+			t.Errorf("%s: the run did not finish: %s", id, types(events))
+		}
 	}
 }

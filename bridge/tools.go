@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/triage-go/triage/agent"
+	"github.com/triage-go/triage/wire/present"
 )
 
 // The tools' inputs and outputs. Their JSON schemas are inferred from these
@@ -226,6 +227,9 @@ func (b *Bridge) progress(ctx context.Context, req *mcp.CallToolRequest) func(ag
 		msg := c.Text
 		if msg == "" && c.ToolCall != nil && c.ToolCall.Name != "" {
 			msg = "calling tool " + c.ToolCall.Name
+		}
+		if msg == "" && c.Notice != nil {
+			msg = "notice: " + present.UserErrorFrom(c.Notice).Message
 		}
 		if msg == "" {
 			return // a tool call's later pieces
