@@ -9,10 +9,20 @@
 // report with its feedback committed as one such row. They bound what any
 // design that answers only once a report is durable can reach here.
 //
-//	go run ./internal/loadbench [-requests 4000] [-concurrency 16] [-duration 20s] [-postgres URL]
+//	go run ./internal/loadbench [-requests 4000] [-concurrency 16] [-duration 20s] [-postgres URL] [-records N]
 //
 // Each request is a new report (its own query_id), so every one is fully
-// handled and committed (201). The count and the time are bounded.
+// handled and committed (201). The count and the time are bounded. With
+// -postgres, a PostgreSQL floor (the bare handler and one durable
+// PostgreSQL insert per request) runs before the service on PostgreSQL.
+//
+// For each target it reports the bytes written to disk per request: this
+// process's write_bytes (/proc/self/io) for the in-process SQLite targets,
+// the PostgreSQL server processes' for the PostgreSQL ones (readable as
+// root or the postgres user). -records N stores N reports in each
+// service's store, untimed, before its load, so that the cost of a report
+// can be read against the size of the store; after each service's load,
+// as many GET /v1/errors?query_id=… of the reports it posted are timed.
 //
 //	go run ./internal/loadbench -amplify [-postgres URL]
 //
@@ -33,7 +43,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -55,6 +64,7 @@ func main() {
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run (client and servers) to `file`")
 	pg := flag.String("postgres", os.Getenv("TRIAGE_TEST_POSTGRES"), "a postgres:// URL to measure PostgreSQL too (in a scratch schema, dropped after)")
 	amp := flag.Bool("amplify", false, "measure the peak RSS of the worst reads of error records instead (see amplify.go)")
+	records := flag.Int("records", 0, "records to store in each service's store, untimed, before its load is measured")
 	flag.Parse()
 	if *amp {
 		if err := runAmplify(*pg); err != nil {
@@ -74,7 +84,7 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if err := run(*requests, *concurrency, *duration, *pg); err != nil {
+	if err := run(*requests, *concurrency, *duration, *pg, *records); err != nil {
 		fmt.Fprintln(os.Stderr, "loadbench:", err)
 		pprof.StopCPUProfile()
 		os.Exit(1)
@@ -87,19 +97,68 @@ type result struct {
 	failed   int
 	elapsed  time.Duration
 	p50, p99 time.Duration
+	// written is the bytes the target wrote to disk per request (-1:
+	// not measured), floor the index of the result it is compared with
+	// (-1: none), and get the lookups by query_id after the load.
+	written int64
+	floor   int
+	get     *result
 }
 
 func (r result) rps() float64 { return float64(r.n) / r.elapsed.Seconds() }
 
-func run(requests, concurrency int, bound time.Duration, pg string) error {
+// target is one server the load is sent to.
+type target struct {
+	name   string
+	base   string
+	want   int          // the status of a handled request
+	writes writeCounter // nil: not measured
+	floor  int          // the index of the floor to compare with, -1 none
+	triage bool         // the service: prefilled and looked up
+}
+
+func run(requests, concurrency int, bound time.Duration, pg string, records int) error {
 	ctx := context.Background()
 	var results []result
+	measure := func(t target) error {
+		if t.triage {
+			if err := prefill(t.base, records); err != nil {
+				return fmt.Errorf("%s: %w", t.name, err)
+			}
+		}
+		prefix := fmt.Sprintf("q_%d_%d", run0, len(results))
+		var before int64
+		if t.writes != nil {
+			b, err := t.writes()
+			if err != nil {
+				return err
+			}
+			before = b
+		}
+		r := load(t.name, t.base, prefix, requests, concurrency, bound, t.want)
+		r.written, r.floor = -1, t.floor
+		if t.writes != nil && r.n > 0 {
+			after, err := t.writes()
+			if err != nil {
+				return err
+			}
+			r.written = (after - before) / int64(r.n)
+		}
+		if t.triage {
+			g := lookups(t.name, t.base, prefix, r.n, requests, concurrency)
+			r.get = &g
+		}
+		results = append(results, r)
+		return nil
+	}
 
 	bare, err := serve(http.HandlerFunc(bareHandler))
 	if err != nil {
 		return err
 	}
-	results = append(results, load("bare net/http (decode + encode)", bare, requests, concurrency, bound, http.StatusOK))
+	if err := measure(target{name: "bare net/http (decode + encode)", base: bare, want: http.StatusOK, floor: -1}); err != nil {
+		return err
+	}
 
 	dir, err := os.MkdirTemp("", "loadbench")
 	if err != nil {
@@ -118,7 +177,9 @@ func run(requests, concurrency int, bound time.Duration, pg string) error {
 	if err != nil {
 		return err
 	}
-	results = append(results, load("floor: bare + one durable SQLite insert", bareLog, requests, concurrency, bound, http.StatusOK))
+	if err := measure(target{name: "floor 1: bare + one durable SQLite insert", base: bareLog, want: http.StatusOK, writes: selfWrites, floor: 0}); err != nil {
+		return err
+	}
 	pipeline, err := floor.pipeline()
 	if err != nil {
 		return err
@@ -127,7 +188,10 @@ func run(requests, concurrency int, bound time.Duration, pg string) error {
 	if err != nil {
 		return err
 	}
-	results = append(results, load("floor: + the handler, its state in memory", pipeLog, requests, concurrency, bound, http.StatusCreated))
+	floor2 := len(results)
+	if err := measure(target{name: "floor 2: + the handler, its state in memory", base: pipeLog, want: http.StatusCreated, writes: selfWrites, floor: 0}); err != nil {
+		return err
+	}
 	st, err := sqlite.Open(ctx, filepath.Join(dir, "triage.db"), store.Options{})
 	if err != nil {
 		return err
@@ -137,7 +201,9 @@ func run(requests, concurrency int, bound time.Duration, pg string) error {
 	if err != nil {
 		return err
 	}
-	results = append(results, load("triage serve, SQLite", base, requests, concurrency, bound, http.StatusCreated))
+	if err := measure(target{name: "triage serve, SQLite", base: base, want: http.StatusCreated, writes: selfWrites, floor: floor2, triage: true}); err != nil {
+		return err
+	}
 
 	if pg != "" {
 		scratch, drop, err := scratchSchema(ctx, pg)
@@ -145,6 +211,25 @@ func run(requests, concurrency int, bound time.Duration, pg string) error {
 			return err
 		}
 		defer drop()
+		var pgw writeCounter
+		if _, err := postgresWrites(); err == nil {
+			pgw = postgresWrites
+		} else {
+			fmt.Fprintln(os.Stderr, "loadbench: PostgreSQL's writes are not measured:", err)
+		}
+		fh, closeFloor, err := pgFloor(ctx, scratch, concurrency)
+		if err != nil {
+			return err
+		}
+		defer closeFloor()
+		fbase, err := serve(fh)
+		if err != nil {
+			return err
+		}
+		pgFloorAt := len(results)
+		if err := measure(target{name: "PostgreSQL floor: bare + one durable PostgreSQL insert", base: fbase, want: http.StatusOK, writes: pgw, floor: 0}); err != nil {
+			return err
+		}
 		pst, err := postgres.Open(ctx, scratch, store.Options{})
 		if err != nil {
 			return err
@@ -154,13 +239,29 @@ func run(requests, concurrency int, bound time.Duration, pg string) error {
 		if err != nil {
 			return err
 		}
-		results = append(results, load("triage serve, PostgreSQL", base, requests, concurrency, bound, http.StatusCreated))
+		if err := measure(target{name: "triage serve, PostgreSQL", base: base, want: http.StatusCreated, writes: pgw, floor: pgFloorAt, triage: true}); err != nil {
+			return err
+		}
 	}
 
-	fmt.Printf("| target | requests | failed | req/s | p50 | p99 | share of bare |\n|---|---|---|---|---|---|---|\n")
+	fmt.Printf("records stored before each service's load: %d; %d requests, %d clients\n\n", records, requests, concurrency)
+	fmt.Printf("| target | requests | failed | req/s | p50 | p99 | share of bare | share of its floor | written per request | GET ?query_id p50 / p99 |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range results {
-		fmt.Printf("| %s | %d | %d | %.0f | %v | %v | %.0f %% |\n", r.name, r.n, r.failed, r.rps(),
-			r.p50.Round(10*time.Microsecond), r.p99.Round(10*time.Microsecond), 100*r.rps()/results[0].rps())
+		share, written, get := "", "", ""
+		if r.floor >= 0 {
+			share = fmt.Sprintf("%.0f %%", 100*r.rps()/results[r.floor].rps())
+		}
+		if r.written >= 0 {
+			written = fmt.Sprintf("%.1f KB", float64(r.written)/1000)
+		}
+		if r.get != nil {
+			get = fmt.Sprintf("%v / %v", r.get.p50.Round(10*time.Microsecond), r.get.p99.Round(10*time.Microsecond))
+			if r.get.failed > 0 {
+				get += fmt.Sprintf(" (%d failed)", r.get.failed)
+			}
+		}
+		fmt.Printf("| %s | %d | %d | %.0f | %v | %v | %.0f %% | %s | %s | %s |\n", r.name, r.n, r.failed, r.rps(),
+			r.p50.Round(10*time.Microsecond), r.p99.Round(10*time.Microsecond), 100*r.rps()/results[0].rps(), share, written, get)
 	}
 	return nil
 }
@@ -206,8 +307,9 @@ func service(st store.Store) (string, error) {
 
 var run0 = time.Now().UnixNano()
 
-// load sends up to n new reports from c clients, for at most bound.
-func load(name, base string, n, c int, bound time.Duration, want int) result {
+// load sends up to n new reports from c clients, for at most bound; their
+// query ids are prefix_1, prefix_2, ….
+func load(name, base, prefix string, n, c int, bound time.Duration, want int) result {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: c, MaxConnsPerHost: c}, Timeout: 10 * time.Second}
 	var next, failed atomic.Int64
 	var firstFailure sync.Once
@@ -222,9 +324,8 @@ func load(name, base string, n, c int, bound time.Duration, want int) result {
 				if i > int64(n) || time.Now().After(deadline) {
 					return
 				}
-				body := fmt.Sprintf(`{"agent_id":"query_engine","timestamp":"2025-08-08T12:20:05Z","status":"error","data":{"error_type":"query_error","error_code":"DB_TIMEOUT","message":"Query timed out after 30s","context":{"metric":"sales","group_by":"month","date_range":{"start":"2015-01-01","end":"2025-08-01"},"row_count":48000000},"query_id":"q_%d_%d"}}`, run0, i)
 				t0 := time.Now()
-				resp, err := client.Post(base+"/v1/errors", "application/json", strings.NewReader(body))
+				resp, err := client.Post(base+"/v1/errors", "application/json", strings.NewReader(reportBody(prefix, i)))
 				if err != nil {
 					failed.Add(1)
 					firstFailure.Do(func() { fmt.Fprintf(os.Stderr, "%s: first failure: %v\n", name, err) })
@@ -242,15 +343,7 @@ func load(name, base string, n, c int, bound time.Duration, want int) result {
 		})
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
-	all := slices.Concat(lat...)
-	slices.Sort(all)
-	r := result{name: name, n: len(all), failed: int(failed.Load()), elapsed: elapsed}
-	if len(all) > 0 {
-		r.p50 = all[len(all)/2]
-		r.p99 = all[len(all)*99/100]
-	}
-	return r
+	return summarize(name, lat, int(failed.Load()), time.Since(start))
 }
 
 // scratchSchema creates an empty schema for the run and returns the URL

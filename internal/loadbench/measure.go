@@ -1,0 +1,206 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// reportBody is the report of request i of a load with prefix: each its
+// own query_id, so each is a new occurrence, fully handled and committed.
+func reportBody(prefix string, i int64) string {
+	return fmt.Sprintf(`{"agent_id":"query_engine","timestamp":"2025-08-08T12:20:05Z","status":"error","data":{"error_type":"query_error","error_code":"DB_TIMEOUT","message":"Query timed out after 30s","context":{"metric":"sales","group_by":"month","date_range":{"start":"2015-01-01","end":"2025-08-01"},"row_count":48000000},"query_id":"%s_%d"}}`, prefix, i)
+}
+
+// prefill posts n reports to base from 32 clients, untimed, so that the
+// measured load runs against a store of n records more. A failure stops
+// it.
+func prefill(base string, n int) error {
+	if n <= 0 {
+		return nil
+	}
+	const c = 32
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: c, MaxConnsPerHost: c}, Timeout: 30 * time.Second}
+	prefix := fmt.Sprintf("fill_%d", time.Now().UnixNano())
+	var next atomic.Int64
+	var first error
+	var once sync.Once
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range c {
+		wg.Go(func() {
+			for {
+				i := next.Add(1)
+				if i > int64(n) {
+					return
+				}
+				resp, err := client.Post(base+"/v1/errors", "application/json", strings.NewReader(reportBody(prefix, i)))
+				if err == nil {
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode != http.StatusCreated {
+						err = fmt.Errorf("prefill: %d", resp.StatusCode)
+					}
+				}
+				if err != nil {
+					once.Do(func() { first = err })
+					next.Store(int64(n))
+					return
+				}
+				if i%20000 == 0 {
+					fmt.Fprintf(os.Stderr, "  prefilled %d of %d (%v)\n", i, n, time.Since(start).Round(time.Second))
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return first
+}
+
+// lookups sends n GET /v1/errors?query_id=… for query ids the load posted
+// (prefix_1 … prefix_posted, in a scattered order) from c clients, and
+// returns their latencies as a result.
+func lookups(name, base, prefix string, posted, n, c int) result {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: c, MaxConnsPerHost: c}, Timeout: 10 * time.Second}
+	var next, failed atomic.Int64
+	lat := make([][]time.Duration, c)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for w := range c {
+		wg.Go(func() {
+			for {
+				i := next.Add(1)
+				if i > int64(n) || posted == 0 {
+					return
+				}
+				q := 1 + (i*7919)%int64(posted) // a stride prime to most counts: scattered, covering
+				t0 := time.Now()
+				resp, err := client.Get(base + "/v1/errors?query_id=" + prefix + "_" + strconv.FormatInt(q, 10))
+				if err != nil {
+					failed.Add(1)
+					continue
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					failed.Add(1)
+					continue
+				}
+				lat[w] = append(lat[w], time.Since(t0))
+			}
+		})
+	}
+	wg.Wait()
+	return summarize(name, lat, int(failed.Load()), time.Since(start))
+}
+
+func summarize(name string, lat [][]time.Duration, failed int, elapsed time.Duration) result {
+	all := slices.Concat(lat...)
+	slices.Sort(all)
+	r := result{name: name, n: len(all), failed: failed, elapsed: elapsed}
+	if len(all) > 0 {
+		r.p50 = all[len(all)/2]
+		r.p99 = all[len(all)*99/100]
+	}
+	return r
+}
+
+// writeCounter reads what a target has written to disk so far, in bytes.
+type writeCounter func() (int64, error)
+
+// selfWrites is this process's write_bytes (/proc/self/io): the bytes it
+// caused to be sent to the storage layer, the in-process SQLite targets'.
+func selfWrites() (int64, error) { return procWrites("self") }
+
+func procWrites(pid string) (int64, error) {
+	f, err := os.Open(filepath.Join("/proc", pid, "io"))
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "write_bytes: "); ok {
+			return strconv.ParseInt(v, 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("/proc/%s/io has no write_bytes", pid)
+}
+
+// postgresWrites sums write_bytes over the machine's PostgreSQL processes
+// (their comm is "postgres"): the server's backends, WAL writer,
+// checkpointer and background writer. It needs the right to read their
+// /proc/PID/io (root, or the postgres user). A backend that exits takes
+// its count with it; the load's connections live through the run.
+func postgresWrites() (int64, error) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, err
+	}
+	var sum int64
+	seen := 0
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		comm, err := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
+		if err != nil || strings.TrimSpace(string(comm)) != "postgres" {
+			continue
+		}
+		n, err := procWrites(e.Name())
+		if err != nil {
+			return 0, fmt.Errorf("reading a postgres process's writes: %w", err)
+		}
+		sum += n
+		seen++
+	}
+	if seen == 0 {
+		return 0, fmt.Errorf("no postgres process on this machine")
+	}
+	return sum, nil
+}
+
+// pgFloor is the PostgreSQL floor: the bare handler with each request
+// inserted, as one row of a table with no index but its primary key, and
+// committed (synchronous_commit on, the server's default) before the
+// answer, one autocommit INSERT per request over a pool of c connections.
+func pgFloor(ctx context.Context, url string, c int) (http.Handler, func(), error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg.MaxConns = int32(c)
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := pool.Exec(ctx, `CREATE TABLE floor_log (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, body bytea NOT NULL)`); err != nil {
+		pool.Close()
+		return nil, nil, err
+	}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		if _, err := pool.Exec(r.Context(), `INSERT INTO floor_log (body) VALUES ($1)`, body); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		bareHandler(w, &http.Request{Body: io.NopCloser(strings.NewReader(string(body)))})
+	})
+	return h, pool.Close, nil
+}
