@@ -109,7 +109,7 @@ func TestOnPostgres(t *testing.T) {
 		{"Scenarios", TestScenariosOverHTTP}, {"ListErrors", TestListErrors}, {"ErrorStatuses", TestErrorStatuses},
 		{"IdempotencyKey", TestIdempotencyKey}, {"Tenancy", TestTenancy}, {"Jobs", TestJobs},
 		{"ConcurrentIdentical", TestConcurrentIdentical}, {"StoresSurviveRestart", TestHandlerStoresSurviveRestart},
-		{"TwoInstances", TestTwoInstances}, {"EventsReplay", TestEventsReplay},
+		{"TwoInstances", TestTwoInstances}, {"TwoInstancesRunEachJobOnce", TestTwoInstancesRunEachJobOnce}, {"EventsReplay", TestEventsReplay},
 		{"RecordReadsAreBounded", TestRecordReadsAreBounded}, {"OccurrencesRoute", TestOccurrencesRoute},
 		{"InvalidUTF8Refused", TestInvalidUTF8Refused}, {"InvalidUTF8InDocuments", TestInvalidUTF8InDocuments}, {"ContextSecretsRedacted", TestContextSecretsRedacted},
 		{"RefusedReportRetriedAnew", TestRefusedReportRetriedAnew},
