@@ -23,6 +23,9 @@
 // service's store, untimed, before its load, so that the cost of a report
 // can be read against the size of the store; after each service's load,
 // as many GET /v1/errors?query_id=… of the reports it posted are timed.
+// On PostgreSQL it also runs two instances of the service on the same
+// database, the clients taking turns, and prints PostgreSQL's own work
+// per request: its processes' CPU time and the WAL it wrote.
 //
 //	go run ./internal/loadbench -amplify [-postgres URL]
 //
@@ -103,6 +106,8 @@ type result struct {
 	written int64
 	floor   int
 	get     *result
+	// pg is PostgreSQL's work per request (nil: not measured).
+	pg *pgWork
 }
 
 func (r result) rps() float64 { return float64(r.n) / r.elapsed.Seconds() }
@@ -111,6 +116,8 @@ func (r result) rps() float64 { return float64(r.n) / r.elapsed.Seconds() }
 type target struct {
 	name   string
 	base   string
+	more   []string     // other instances of the same service: the clients take turns
+	pgWork *pgCounter   // nil: PostgreSQL's work per request is not measured
 	want   int          // the status of a handled request
 	writes writeCounter // nil: not measured
 	floor  int          // the index of the floor to compare with, -1 none
@@ -135,7 +142,23 @@ func run(requests, concurrency int, bound time.Duration, pg string, records int)
 			}
 			before = b
 		}
-		r := load(t.name, t.base, prefix, requests, concurrency, bound, t.want)
+		var pg0 pgWork
+		if t.pgWork != nil {
+			w, err := t.pgWork.read(ctx)
+			if err != nil {
+				return err
+			}
+			pg0 = w
+		}
+		r := load(t.name, append([]string{t.base}, t.more...), prefix, requests, concurrency, bound, t.want)
+		if t.pgWork != nil && r.n > 0 {
+			w, err := t.pgWork.read(ctx)
+			if err != nil {
+				return err
+			}
+			d := w.minus(pg0).per(r.n)
+			r.pg = &d
+		}
 		r.written, r.floor = -1, t.floor
 		if t.writes != nil && r.n > 0 {
 			after, err := t.writes()
@@ -217,6 +240,11 @@ func run(requests, concurrency int, bound time.Duration, pg string, records int)
 		} else {
 			fmt.Fprintln(os.Stderr, "loadbench: PostgreSQL's writes are not measured:", err)
 		}
+		pc, err := newPGCounter(ctx, scratch)
+		if err != nil {
+			return err
+		}
+		defer pc.close()
 		fh, closeFloor, err := pgFloor(ctx, scratch, concurrency)
 		if err != nil {
 			return err
@@ -227,7 +255,7 @@ func run(requests, concurrency int, bound time.Duration, pg string, records int)
 			return err
 		}
 		pgFloorAt := len(results)
-		if err := measure(target{name: "PostgreSQL floor: bare + one durable PostgreSQL insert", base: fbase, want: http.StatusOK, writes: pgw, floor: 0}); err != nil {
+		if err := measure(target{name: "PostgreSQL floor: bare + one durable PostgreSQL insert", base: fbase, want: http.StatusOK, writes: pgw, floor: 0, pgWork: pc}); err != nil {
 			return err
 		}
 		pst, err := postgres.Open(ctx, scratch, store.Options{})
@@ -239,7 +267,22 @@ func run(requests, concurrency int, bound time.Duration, pg string, records int)
 		if err != nil {
 			return err
 		}
-		if err := measure(target{name: "triage serve, PostgreSQL", base: base, want: http.StatusCreated, writes: pgw, floor: pgFloorAt, triage: true}); err != nil {
+		if err := measure(target{name: "triage serve, PostgreSQL", base: base, want: http.StatusCreated, writes: pgw, floor: pgFloorAt, triage: true, pgWork: pc}); err != nil {
+			return err
+		}
+		// Two instances on the same database, the clients taking turns:
+		// on two cores this shows the overhead of a second instance more
+		// than scaling.
+		pst2, err := postgres.Open(ctx, scratch, store.Options{})
+		if err != nil {
+			return err
+		}
+		defer pst2.Close()
+		second, err := service(pst2)
+		if err != nil {
+			return err
+		}
+		if err := measure(target{name: "triage serve ×2 instances, one PostgreSQL", base: base, more: []string{second}, want: http.StatusCreated, writes: pgw, floor: pgFloorAt, pgWork: pc}); err != nil {
 			return err
 		}
 	}
@@ -263,6 +306,12 @@ func run(requests, concurrency int, bound time.Duration, pg string, records int)
 		fmt.Printf("| %s | %d | %d | %.0f | %v | %v | %.0f %% | %s | %s | %s |\n", r.name, r.n, r.failed, r.rps(),
 			r.p50.Round(10*time.Microsecond), r.p99.Round(10*time.Microsecond), 100*r.rps()/results[0].rps(), share, written, get)
 	}
+	for _, r := range results {
+		if r.pg != nil {
+			fmt.Printf("\n%s: PostgreSQL's work per request: %.2f ms of its processes' CPU, %.1f KB of WAL", r.name, r.pg.cpuMS, r.pg.walKB)
+		}
+	}
+	fmt.Println()
 	return nil
 }
 
@@ -309,7 +358,7 @@ var run0 = time.Now().UnixNano()
 
 // load sends up to n new reports from c clients, for at most bound; their
 // query ids are prefix_1, prefix_2, ….
-func load(name, base, prefix string, n, c int, bound time.Duration, want int) result {
+func load(name string, bases []string, prefix string, n, c int, bound time.Duration, want int) result {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: c, MaxConnsPerHost: c}, Timeout: 10 * time.Second}
 	var next, failed atomic.Int64
 	var firstFailure sync.Once
@@ -325,7 +374,7 @@ func load(name, base, prefix string, n, c int, bound time.Duration, want int) re
 					return
 				}
 				t0 := time.Now()
-				resp, err := client.Post(base+"/v1/errors", "application/json", strings.NewReader(reportBody(prefix, i)))
+				resp, err := client.Post(bases[w%len(bases)]+"/v1/errors", "application/json", strings.NewReader(reportBody(prefix, i)))
 				if err != nil {
 					failed.Add(1)
 					firstFailure.Do(func() { fmt.Fprintf(os.Stderr, "%s: first failure: %v\n", name, err) })

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -203,4 +204,79 @@ func pgFloor(ctx context.Context, url string, c int) (http.Handler, func(), erro
 		bareHandler(w, &http.Request{Body: io.NopCloser(strings.NewReader(string(body)))})
 	})
 	return h, pool.Close, nil
+}
+
+// pgWork is what PostgreSQL did: its processes' CPU time, in milliseconds,
+// and the WAL it wrote, in KB (by its WAL position, exact).
+type pgWork struct{ cpuMS, walKB float64 }
+
+func (a pgWork) minus(b pgWork) pgWork { return pgWork{a.cpuMS - b.cpuMS, a.walKB - b.walKB} }
+
+func (a pgWork) per(n int) pgWork { return pgWork{a.cpuMS / float64(n), a.walKB / float64(n)} }
+
+// pgCounter reads pgWork: the CPU time from /proc/PID/stat of the
+// machine's postgres processes, the WAL position from the server.
+type pgCounter struct{ conn *pgx.Conn }
+
+func newPGCounter(ctx context.Context, url string) (*pgCounter, error) {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	return &pgCounter{conn: conn}, nil
+}
+
+func (c *pgCounter) close() { c.conn.Close(context.Background()) }
+
+func (c *pgCounter) read(ctx context.Context) (pgWork, error) {
+	var wal float64
+	if err := c.conn.QueryRow(ctx, `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::float8`).Scan(&wal); err != nil {
+		return pgWork{}, err
+	}
+	ticks, err := postgresTicks()
+	if err != nil {
+		return pgWork{}, err
+	}
+	return pgWork{cpuMS: float64(ticks) * 1000 / clockTicks, walKB: wal / 1000}, nil
+}
+
+// clockTicks is USER_HZ, the unit of /proc/PID/stat's times: 100 on Linux.
+const clockTicks = 100
+
+// postgresTicks sums utime and stime over the postgres processes. A
+// backend that exits takes its time with it; the load's connections live
+// through the run.
+func postgresTicks() (int64, error) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, err
+	}
+	var sum int64
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid … utime stime: fields 14 and 15, counted
+		// after the comm, which may hold spaces.
+		s := string(stat)
+		open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if open < 0 || end < open || s[open+1:end] != "postgres" {
+			continue
+		}
+		f := strings.Fields(s[end+1:])
+		if len(f) < 13 {
+			continue
+		}
+		u, err1 := strconv.ParseInt(f[11], 10, 64)
+		st, err2 := strconv.ParseInt(f[12], 10, 64)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		sum += u + st
+	}
+	return sum, nil
 }
