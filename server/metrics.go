@@ -71,15 +71,19 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 // write deadlines).
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// observe counts and times a route, and turns a panic into a 500 problem
-// (logged without its stack unless in debug mode).
+// observe counts, times and traces a route (see requestTracer), and turns
+// a panic into a 500 problem (logged without its stack unless in debug
+// mode).
 func (s *Server) observe(route string, h http.Handler) http.Handler {
+	tracer := newRequestTracer(s.cfg.TracerProvider, s.cfg.Propagator)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
+		r, span := tracer.start(r, route)
 		defer func() {
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler {
+					endRequestSpan(span, sw.status) // the answer was cut short
 					panic(v)
 				}
 				s.log.Error("panic serving a request", slog.String("route", route), slog.String("panic", fault.Redact(panicText(v))))
@@ -95,6 +99,7 @@ func (s *Server) observe(route string, h http.Handler) http.Handler {
 			if route != "GET /v1/events" {
 				s.metrics.duration.WithLabelValues(route).Observe(time.Since(start).Seconds())
 			}
+			endRequestSpan(span, status)
 		}()
 		h.ServeHTTP(sw, r)
 	})

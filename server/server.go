@@ -16,6 +16,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/triage-go/triage/agent"
 	"github.com/triage-go/triage/bridge"
@@ -124,6 +126,16 @@ type Config struct {
 	Logger          *slog.Logger
 	LogRepeat       int
 	LogRepeatWindow time.Duration
+	// TracerProvider, when set, makes a span per request, a child of the
+	// caller's span when the request carries a W3C traceparent header
+	// (its attributes: method, route, path, status and tenant; never a
+	// header or the body), and is the handler's, whose spans are the
+	// request's children. Defaults to nil: no request spans, and the
+	// handler's go to otel's global provider (a no-op unless set).
+	TracerProvider trace.TracerProvider
+	// Propagator reads the caller's trace context from a request's
+	// headers. Defaults to W3C trace context and baggage.
+	Propagator propagation.TextMapPropagator
 	// Now tells the time. Defaults to time.Now.
 	Now func() time.Time
 
@@ -311,6 +323,8 @@ func New(cfg Config) (*Server, error) {
 		Logger:     cfg.Logger,
 		Registerer: s.registry,
 		Now:        cfg.Now,
+		// nil leaves the handler its own default (otel's global provider).
+		TracerProvider: cfg.TracerProvider,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)

@@ -151,6 +151,7 @@ func (s *Server) api(h handlerFunc, bounded bool) handlerFunc {
 			return refuse(fault.New(fault.RateLimited, "Too many requests. Please retry later.", fault.WithRetryAfter(wait)))
 		}
 		guardBody(w, r, s.body, start)
+		traceTenant(r.Context(), tenant)
 		return h(w, r.WithContext(context.WithValue(r.Context(), tenantKey{}, tenant)))
 	}
 }

@@ -178,6 +178,11 @@ func runServe(ctx context.Context, args []string, env Env) error {
 			return usagef("--webhook must be an absolute http or https URL")
 		}
 	}
+	tr, err := startTracing(ctx, &cfg, log)
+	if err != nil {
+		return err
+	}
+	defer stopTracing(tr, log) // last: after the store, the spans of the shutdown too
 	st, what, err := openStore(ctx, *db)
 	if err != nil {
 		return err
