@@ -21,6 +21,11 @@
 // error, malformed JSON 400, a body over the limit 413, a body that is not
 // JSON 415, an unknown route 404 NOT_FOUND, a wrong method 405.
 //
+// Another ingress (a message bus: `triage serve --nats`, docs/nats.md)
+// takes reports through Accept, the pipeline behind POST /v1/errors: the
+// same checks, records, idempotency keys and problems; RegisterReadiness
+// makes /readyz report it.
+//
 // # Tenancy and limits
 //
 // API keys map to tenants (Config.APIKeys; TRIAGE_API_KEYS): a request

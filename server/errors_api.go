@@ -3,8 +3,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -18,13 +16,15 @@ import (
 	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/store"
-	"github.com/triage-go/triage/wire/problem"
 )
 
 // requireJSON refuses a body whose Content-Type is not JSON (415). A
 // request without a Content-Type is read as JSON.
-func requireJSON(r *http.Request) error {
-	ct := r.Header.Get("Content-Type")
+func requireJSON(r *http.Request) error { return checkContentType(r.Header.Get("Content-Type")) }
+
+// checkContentType refuses a media type that is not JSON (415); "" is
+// JSON.
+func checkContentType(ct string) error {
 	if ct == "" {
 		return nil
 	}
@@ -42,8 +42,7 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return nil, fault.New(fault.PayloadTooLarge, "The request body is too large.",
-				fault.WithDetail("limit_bytes", limit))
+			return nil, tooLarge(limit)
 		}
 		if errors.Is(err, errBodyTooSlow) {
 			// 408: the client was too slow to send its request (RFC 9110
@@ -56,6 +55,11 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 		return nil, fault.Wrap(err, fault.InvalidRequest, "The request body could not be read.")
 	}
 	return body, nil
+}
+
+// tooLarge is the 413 of a body over limit bytes.
+func tooLarge(limit int64) error {
+	return fault.New(fault.PayloadTooLarge, "The request body is too large.", fault.WithDetail("limit_bytes", limit))
 }
 
 // malformed is the 400 of a body that is not JSON, or not the JSON
@@ -88,7 +92,7 @@ func unprocessable(err error) error {
 }
 
 // postError is POST /v1/errors: a report in, the feedback out (201 new,
-// 200 duplicate).
+// 200 duplicate), through Accept.
 func (s *Server) postError(w http.ResponseWriter, r *http.Request) error {
 	if err := requireJSON(r); err != nil {
 		return err
@@ -101,58 +105,17 @@ func (s *Server) postError(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
-	t := s.cfg.Store.Tenant(tenantOf(ctx))
-	if key == "" {
-		status, out, err := s.report(ctx, body)
-		if err != nil {
-			return err
-		}
-		writeJSON(w, status, out)
-		return nil
-	}
-	sum := sha256.Sum256(body)
-	state, prior, err := t.BeginRequest(ctx, key, hex.EncodeToString(sum[:]))
+	ans, err := s.Accept(r.Context(), Submission{Tenant: tenantOf(r.Context()), Body: body,
+		ContentType: r.Header.Get("Content-Type"), Key: key})
 	if err != nil {
-		return storeFailure(err)
-	}
-	switch state {
-	case store.IdemInFlight:
-		return fault.New(fault.SessionBusy, "A request with this Idempotency-Key is still being handled. Retry shortly.",
-			fault.WithRetryAfter(time.Second))
-	case store.IdemMismatch:
-		return fault.New(fault.InvalidRequest, "This Idempotency-Key was used with a different request body.",
-			fault.WithStatus(http.StatusUnprocessableEntity),
-			fault.WithFieldErrors(fault.FieldError{Field: "Idempotency-Key", Message: "reused with a different payload"}))
-	case store.IdemDone:
-		w.Header().Set("Content-Type", prior.ContentType)
-		w.Header().Set("Idempotent-Replayed", "true")
-		w.WriteHeader(prior.Status)
-		_, err := w.Write(prior.Body)
 		return err
 	}
-	status, out, err := s.report(ctx, body)
-	resp := store.StoredResponse{Status: status, ContentType: "application/json", Body: out}
-	if err != nil {
-		f := fault.From(err)
-		if f.Code != fault.InvalidRequest { // not a final answer: the client may retry with the key
-			if aerr := t.AbandonRequest(context.WithoutCancel(ctx), key); aerr != nil {
-				s.log.Error("abandoning an idempotency key failed", "error", fault.From(aerr))
-			}
-			return err
-		}
-		p := problem.From(f, s.problems)
-		resp.Status, resp.ContentType = f.HTTPStatus(), problem.ContentType
-		if resp.Body, err = json.Marshal(p); err != nil {
-			return err
-		}
+	if ans.Replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
 	}
-	if err := t.FinishRequest(ctx, key, resp); err != nil {
-		return storeFailure(err)
-	}
-	w.Header().Set("Content-Type", resp.ContentType)
-	w.WriteHeader(resp.Status)
-	_, err = w.Write(resp.Body)
+	w.Header().Set("Content-Type", ans.ContentType)
+	w.WriteHeader(ans.Status)
+	_, err = w.Write(ans.Body)
 	return err
 }
 
@@ -251,26 +214,34 @@ func idempotencyKey(h http.Header) (string, error) {
 	if len(vals) == 0 {
 		return "", nil
 	}
-	bad := func(msg string) error {
-		return fault.New(fault.InvalidRequest, "The Idempotency-Key header is invalid.",
-			fault.WithFieldErrors(fault.FieldError{Field: "Idempotency-Key", Message: msg}))
-	}
 	if len(vals) > 1 {
-		return "", bad("must be sent once")
+		return "", badKey("Idempotency-Key", "must be sent once")
 	}
 	v := strings.TrimSpace(vals[0])
 	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
 		v = v[1 : len(v)-1]
 	}
+	return v, checkKey("Idempotency-Key", v)
+}
+
+// checkKey checks an idempotency key: 1 to 255 printable ASCII
+// characters, without spaces, quotes or backslashes. name is what the
+// client calls it (a header's name).
+func checkKey(name, v string) error {
 	if v == "" || len(v) > 255 {
-		return "", bad("must be 1 to 255 characters")
+		return badKey(name, "must be 1 to 255 characters")
 	}
 	for i := 0; i < len(v); i++ {
 		if v[i] < 0x21 || v[i] > 0x7e || v[i] == '"' || v[i] == '\\' {
-			return "", bad("must be printable ASCII without spaces, quotes or backslashes")
+			return badKey(name, "must be printable ASCII without spaces, quotes or backslashes")
 		}
 	}
-	return v, nil
+	return nil
+}
+
+func badKey(name, msg string) error {
+	return fault.New(fault.InvalidRequest, "The "+name+" header is invalid.",
+		fault.WithFieldErrors(fault.FieldError{Field: name, Message: msg}))
 }
 
 func writeJSON(w http.ResponseWriter, status int, body []byte) {

@@ -112,7 +112,7 @@ func TestOnPostgres(t *testing.T) {
 		{"TwoInstances", TestTwoInstances}, {"TwoInstancesRunEachJobOnce", TestTwoInstancesRunEachJobOnce}, {"EventsReplay", TestEventsReplay},
 		{"RecordReadsAreBounded", TestRecordReadsAreBounded}, {"OccurrencesRoute", TestOccurrencesRoute},
 		{"InvalidUTF8Refused", TestInvalidUTF8Refused}, {"InvalidUTF8InDocuments", TestInvalidUTF8InDocuments}, {"ContextSecretsRedacted", TestContextSecretsRedacted},
-		{"RefusedReportRetriedAnew", TestRefusedReportRetriedAnew},
+		{"RefusedReportRetriedAnew", TestRefusedReportRetriedAnew}, {"Accept", TestAccept},
 		{"RunRecords", TestRunRecords}, {"RunIDUsedOnce", TestRunIDUsedOnce}, {"RunRecordsDisconnect", TestRunRecordsDisconnect},
 		{"RunRecordStoreFailures", TestRunRecordStoreFailures}, {"RunRecordEvents", TestRunRecordEvents},
 	} {

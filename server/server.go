@@ -153,6 +153,14 @@ type Config struct {
 	// while a prompt runs. Default 6 minutes, a minute more than a
 	// prompt's default timeout.
 	MCPWriteTimeout time.Duration
+
+	// UI, when set, is the dashboard (package web's Handler), served
+	// without authentication at GET / and GET /assets/{file}, its own
+	// static files only: the page sends the API key with its API
+	// requests. An asset UI answers 404 is the API's 404 problem, as is
+	// every other unknown path: the UI shadows no route. Defaults to nil:
+	// no dashboard.
+	UI http.Handler
 }
 
 // The defaults.
@@ -198,6 +206,7 @@ type Server struct {
 	problems   *problem.Options
 	log        *slog.Logger
 	runs       *runs
+	ready      readiness // the ingresses' checks, besides the store's
 
 	stopOnce sync.Once
 	stopped  chan struct{} // closed when the server shuts down
@@ -563,9 +572,10 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) error {
 	return err
 }
 
-// readyz answers whether a report can be committed now (store.Store.Ready):
-// 200, or 503 with the reason (unreachable, disk_full, read_only,
-// io_error, corrupt, write_failed), never the database's error itself.
+// readyz answers whether a report can be committed now (store.Store.Ready)
+// and every ingress registered with RegisterReadiness takes reports: 200,
+// or 503 with the reason (unreachable, disk_full, read_only, io_error,
+// corrupt, write_failed; nats_down), never the database's error itself.
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
@@ -582,6 +592,9 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 		}
 		return fault.New(fault.ServiceUnavailable, msg, fault.WithRetryAfter(5*time.Second),
 			fault.WithDetail("reason", reason))
+	}
+	if err := s.ingressReady(ctx); err != nil {
+		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, err := w.Write([]byte(`{"status":"ready"}` + "\n"))

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -27,6 +28,9 @@ type Env struct {
 	Stdin  io.Reader // nil, or a terminal, means there is no piped input
 	Stdout io.Writer
 	Stderr io.Writer
+	// UI is the dashboard `serve` mounts at / (server.Config.UI); nil
+	// serves none. The command's main package passes web.Handler().
+	UI http.Handler
 }
 
 // maxStdin bounds the text classify reads from standard input.

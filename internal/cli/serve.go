@@ -107,6 +107,8 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	var bf bridgeFlags
 	bf.register(fs)
 	fs.IntVar(&bf.maxConcurrent, "mcp-max-concurrent", bridge.DefaultMaxConcurrent, "MCP tool calls running at once at /mcp before \"Server overloaded\" (`calls`)")
+	var nf natsFlags
+	nf.register(fs)
 	var retainRecords, retainRuns time.Duration
 	fs.Var(days{&retainRuns}, "retain-runs", "delete AG-UI run records started longer ago than this `age` (7d, 36h; 0: the default, 7 days)")
 	fs.Var(days{&retainRecords}, "retain-records", "delete error records last seen longer ago than this `age` (90d, 36h), with their occurrences and jobs (0: keep them)")
@@ -127,6 +129,9 @@ func runServe(ctx context.Context, args []string, env Env) error {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
 	if err := bf.check(); err != nil {
+		return err
+	}
+	if err := nf.check(); err != nil {
 		return err
 	}
 	for _, c := range []struct {
@@ -202,9 +207,17 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	bopts.Owner = server.MCPOwner
 	cfg.Bridge = bridge.New(bopts)
 	cfg.Agents = agents
+	cfg.UI = env.UI
 	srv, err := server.New(cfg)
 	if err != nil {
 		return err
+	}
+	in, err := nf.start(ctx, srv)
+	if err != nil {
+		return err
+	}
+	if in != nil {
+		defer in.Close() // before the store closes: drains the messages in hand
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -214,6 +227,10 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	fmt.Fprintf(env.Stdout, "Triage Error Handler listening on %s (storage: %s)\n", base, what)
 	fmt.Fprintf(env.Stdout, "Try it:\n  curl -s %s/v1/errors -H 'Content-Type: application/json' -d @internal/cli/testdata/handle/db_timeout.json\n", base)
 	fmt.Fprintf(env.Stdout, "MCP bridge at %s/mcp (streamable HTTP; %d agents)\n", base, len(agents.Agents()))
+	nf.describe(env.Stdout)
+	if env.UI != nil {
+		fmt.Fprintf(env.Stdout, "Dashboard at %s/\n", base)
+	}
 	if !keysSet(keys) {
 		fmt.Fprintf(env.Stdout, "  (no API keys: every request is the %q tenant's)\n", server.DefaultTenant)
 	}

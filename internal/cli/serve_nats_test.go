@@ -1,0 +1,282 @@
+package cli_test
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	_ "modernc.org/sqlite" // database/sql's "sqlite", to hold the service's database locked
+)
+
+// natsBus is a test's own corner of the NATS server TRIAGE_TEST_NATS
+// names: a stream, subjects and a consumer no other test uses, deleted
+// when the test ends. The test skips without TRIAGE_TEST_NATS.
+type natsBus struct {
+	url, stream, subject, feedback, deadLetter string
+	nc                                         *nats.Conn
+	js                                         jetstream.JetStream
+}
+
+func newNATSBus(t *testing.T) *natsBus {
+	t.Helper()
+	url := os.Getenv("TRIAGE_TEST_NATS")
+	if url == "" {
+		t.Skip("TRIAGE_TEST_NATS is not set: this test needs a NATS server with JetStream (nats-server -js; TRIAGE_TEST_NATS=nats://127.0.0.1:4222)")
+	}
+	id := make([]byte, 6)
+	_, _ = rand.Read(id)
+	name := hex.EncodeToString(id)
+	b := &natsBus{url: url, stream: "TEST_CLI_" + name, subject: "testcli" + name + ".reports",
+		feedback: "testcli" + name + ".feedback", deadLetter: "testcli" + name + ".deadletter"}
+	var err error
+	if b.nc, err = nats.Connect(url); err != nil {
+		t.Fatal(err)
+	}
+	if b.js, err = jetstream.New(b.nc); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		for _, s := range []string{b.stream, b.stream + "_DEADLETTER"} {
+			if err := b.js.DeleteStream(ctx, s); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
+				t.Errorf("deleting the stream %s: %v", s, err)
+			}
+		}
+		b.nc.Close()
+	})
+	return b
+}
+
+// flags are serve's NATS flags for the bus, with the ack wait given.
+func (b *natsBus) flags(ackWait string) []string {
+	return []string{"--nats", b.url, "--nats-stream", b.stream, "--nats-subject", b.subject,
+		"--nats-feedback", b.feedback, "--nats-dead-letter", b.deadLetter, "--nats-ack-wait", ackWait}
+}
+
+func (b *natsBus) listen(t *testing.T, subject string) chan *nats.Msg {
+	t.Helper()
+	ch := make(chan *nats.Msg, 16)
+	sub, err := b.nc.ChanSubscribe(subject, ch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sub.Unsubscribe() })
+	return ch
+}
+
+func (b *natsBus) publish(t *testing.T, tenant string, body []byte, msgID string) uint64 {
+	t.Helper()
+	m := &nats.Msg{Subject: b.subject + "." + tenant, Data: body, Header: nats.Header{}}
+	if msgID != "" {
+		m.Header.Set("Nats-Msg-Id", msgID)
+	}
+	ack, err := b.js.PublishMsg(t.Context(), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ack.Sequence
+}
+
+// consumer is the durable consumer's state.
+func (b *natsBus) consumer(t *testing.T) *jetstream.ConsumerInfo {
+	t.Helper()
+	c, err := b.js.Consumer(t.Context(), b.stream, "triage")
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := c.Info(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 30s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func next(t *testing.T, ch chan *nats.Msg, what string) *nats.Msg {
+	t.Helper()
+	select {
+	case m := <-ch:
+		return m
+	case <-time.After(30 * time.Second):
+		t.Fatalf("no %s within 30s", what)
+	}
+	return nil
+}
+
+// TestServeNATS: `triage serve` with TRIAGE_NATS set (as --nats) takes a
+// report published to the bus, answers it on the feedback subject and
+// records it as the HTTP API does; /readyz counts the consumer.
+func TestServeNATS(t *testing.T) {
+	bus := newNATSBus(t)
+	t.Setenv("TRIAGE_API_KEYS", "")
+	t.Setenv("TRIAGE_NATS", bus.url)
+	flags := bus.flags("30s")[2:] // all but --nats: the environment's
+	svc := startServe(t, append([]string{"--db", filepath.Join(t.TempDir(), "triage.db")}, flags...)...)
+	onFeedback := bus.listen(t, bus.feedback+".default")
+	seq := bus.publish(t, "default", goldenFile(t, "db_timeout.json"), "")
+	m := next(t, onFeedback, "feedback")
+	if m.Header.Get("Triage-Status") != "201" {
+		t.Fatalf("feedback %v %s", m.Header, m.Data)
+	}
+	var fb struct {
+		ErrorID string `json:"error_id"`
+	}
+	if err := json.Unmarshal(m.Data, &fb); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the message acknowledged", func() bool { return bus.consumer(t).AckFloor.Stream >= seq })
+	if r := call(t, "GET", svc.base+"/v1/errors/"+fb.ErrorID, nil); r.status != 200 || r.field(t, "occurrence_count") != 1.0 {
+		t.Errorf("the record: %d %s", r.status, r.body)
+	}
+	if r := call(t, "POST", svc.base+"/v1/errors", goldenFile(t, "db_timeout.json")); r.status != 200 || r.field(t, "error_id") != fb.ErrorID {
+		t.Errorf("the same report over HTTP: %d %s, want a duplicate of %s", r.status, r.body, fb.ErrorID)
+	}
+	if r := call(t, "GET", svc.base+"/readyz", nil); r.status != 200 {
+		t.Errorf("/readyz: %d %s", r.status, r.body)
+	}
+	if code := svc.stop(); code != 0 {
+		t.Errorf("exit %d; stderr:\n%s", code, svc.stderr.String())
+	}
+}
+
+// TestServeNATSUnreachable: a NATS server that cannot be reached stops
+// serve at once, with a message that keeps the URL's password out.
+func TestServeNATSUnreachable(t *testing.T) {
+	t.Setenv("TRIAGE_API_KEYS", "")
+	r := run(t, "", "serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "triage.db"),
+		"--nats", "nats://triage:hunter2-secret@127.0.0.1:1")
+	if r.code == 0 || !strings.Contains(r.stderr, "NATS") || strings.Contains(r.stderr+r.stdout, "hunter2") {
+		t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	t.Logf("stderr: %s", r.stderr)
+}
+
+// TestServeNATSKill9: a `triage serve` killed with SIGKILL between taking
+// a message and committing its report leaves the message unacknowledged;
+// after a restart NATS delivers it again and the report is handled once:
+// one record, one occurrence, one feedback, which is the first answer
+// (201), not a replay.
+func TestServeNATSKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds the binary and kills it")
+	}
+	bus := newNATSBus(t)
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "triage")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/triage-go/triage/cmd/triage").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	dbPath := filepath.Join(dir, "triage.db")
+	start := func() (*exec.Cmd, string) {
+		cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", dbPath}, bus.flags("2s")...)...)
+		cmd.Env = append(os.Environ(), "TRIAGE_API_KEYS=")
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Stderr = io.Discard
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		base := listening(t, out)
+		go func() { _, _ = io.Copy(io.Discard, out) }()
+		return cmd, base
+	}
+	cmd, _ := start()
+
+	// Another process holds SQLite's write lock: the service's first
+	// write for the report waits on it (its busy timeout is 10s).
+	db, err := sql.Open("sqlite", dbPath+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	lock, err := db.Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lock.ExecContext(t.Context(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	onFeedback := bus.listen(t, bus.feedback+".default")
+	seq := bus.publish(t, "default", goldenFile(t, "db_timeout.json"), "kill-9-report")
+	waitFor(t, "the message in the service's hands", func() bool {
+		info := bus.consumer(t)
+		return info.Delivered.Stream >= seq && info.NumAckPending == 1
+	})
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	if _, err := lock.ExecContext(t.Context(), "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	lock.Close()
+	if info := bus.consumer(t); info.AckFloor.Stream >= seq {
+		t.Fatalf("the killed service acknowledged the message: ack floor %d", info.AckFloor.Stream)
+	}
+	select {
+	case m := <-onFeedback:
+		t.Fatalf("feedback before the commit: %v %s", m.Header, m.Data)
+	default:
+	}
+
+	cmd, base := start()
+	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }()
+	m := next(t, onFeedback, "feedback after the restart")
+	delivered, _ := strconv.Atoi(m.Header.Get("Triage-Delivered"))
+	if m.Header.Get("Triage-Status") != "201" || m.Header.Get("Idempotent-Replayed") != "" || delivered < 2 {
+		t.Errorf("feedback %v, want the first answer (201, no replay) of a redelivery", m.Header)
+	}
+	waitFor(t, "the message acknowledged", func() bool {
+		info := bus.consumer(t)
+		return info.AckFloor.Stream >= seq && info.NumAckPending == 0
+	})
+	select {
+	case m := <-onFeedback:
+		t.Errorf("a second feedback: %v %s", m.Header, m.Data)
+	case <-time.After(500 * time.Millisecond):
+	}
+	var list struct {
+		Records []struct {
+			ErrorID string `json:"error_id"`
+			Count   int    `json:"occurrence_count"`
+		} `json:"records"`
+	}
+	r := call(t, "GET", base+"/v1/errors", nil)
+	if err := json.Unmarshal(r.body, &list); err != nil {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+	if len(list.Records) != 1 || list.Records[0].Count != 1 {
+		t.Errorf("records %s, want one with one occurrence", r.body)
+	}
+	t.Logf("delivered %d times; records %s", delivered, r.body)
+}

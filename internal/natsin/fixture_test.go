@@ -1,0 +1,288 @@
+package natsin_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/triage-go/triage"
+	"github.com/triage-go/triage/internal/natsin"
+	"github.com/triage-go/triage/server"
+	"github.com/triage-go/triage/store"
+	"github.com/triage-go/triage/store/sqlite"
+)
+
+// natsURL is the NATS server (JetStream on) the tests use, from
+// TRIAGE_TEST_NATS; the test skips without it.
+func natsURL(t *testing.T) string {
+	t.Helper()
+	u := os.Getenv("TRIAGE_TEST_NATS")
+	if u == "" {
+		t.Skip("TRIAGE_TEST_NATS is not set: these tests need a NATS server with JetStream (nats-server -js; TRIAGE_TEST_NATS=nats://127.0.0.1:4222)")
+	}
+	return u
+}
+
+// bundle is one test's service and bus: a Server on its own SQLite
+// store (behind hooks), a Consumer on streams and subjects of its own, and
+// a connection to publish and listen with.
+type bundle struct {
+	cfg   natsin.Config
+	srv   *server.Server
+	store store.Store
+	hooks *hooks
+	in    *natsin.Consumer
+	nc    *nats.Conn
+	js    jetstream.JetStream
+}
+
+type options struct {
+	cfg     natsin.Config // merged over the test's names
+	apiKeys map[string]string
+	stream  *jetstream.StreamConfig // created before the consumer starts
+	hooks   hooks                   // the store's
+	url     string                  // the NATS server, when not TRIAGE_TEST_NATS's
+}
+
+// setup starts a bundle; everything it makes on the NATS server is
+// deleted when the test ends.
+func setup(t *testing.T, o options) *bundle {
+	t.Helper()
+	url := o.url
+	if url == "" {
+		url = natsURL(t)
+	}
+	id := make([]byte, 6)
+	_, _ = rand.Read(id)
+	name := hex.EncodeToString(id)
+	cfg := o.cfg
+	cfg.URL = url
+	cfg.Stream = "TEST_" + name
+	cfg.Subject = "test" + name + ".reports"
+	cfg.Feedback = "test" + name + ".feedback"
+	cfg.DeadLetter = "test" + name + ".deadletter"
+	if cfg.AckWait == 0 {
+		cfg.AckWait = 5 * time.Second
+	}
+	cfg.Logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+
+	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "triage.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &o.hooks
+	srv, err := server.New(server.Config{Store: hookStore{Store: st, h: h}, APIKeys: o.apiKeys, JobPoll: -1,
+		Logger: cfg.Logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &bundle{cfg: cfg, srv: srv, store: st, hooks: h, nc: nc, js: js}
+	t.Cleanup(func() {
+		if b.in != nil {
+			_ = b.in.Close()
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		for _, s := range []string{cfg.Stream, cfg.Stream + "_DEADLETTER"} {
+			if err := js.DeleteStream(ctx, s); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
+				t.Errorf("deleting the stream %s: %v", s, err)
+			}
+		}
+		nc.Close()
+		srv.Close()
+		st.Close()
+	})
+	if o.stream != nil {
+		sc := *o.stream
+		sc.Name, sc.Subjects = cfg.Stream, []string{cfg.Subject + ".>"}
+		if _, err := js.CreateStream(t.Context(), sc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b.in, err = natsin.Start(t.Context(), srv, cfg); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(string(p[:len(p)-1]))
+	return len(p), nil
+}
+
+// publish stores a message on the report stream: to the tenant's subject,
+// with the headers given as name, value pairs.
+func (b *bundle) publish(t *testing.T, tenant string, body []byte, header ...string) *jetstream.PubAck {
+	t.Helper()
+	m := &nats.Msg{Subject: b.cfg.ReportSubject(tenant), Data: body, Header: nats.Header{}}
+	for i := 0; i+1 < len(header); i += 2 {
+		m.Header.Add(header[i], header[i+1])
+	}
+	ack, err := b.js.PublishMsg(t.Context(), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ack
+}
+
+// listen subscribes to subject (before anything is published to it).
+func (b *bundle) listen(t *testing.T, subject string) chan *nats.Msg {
+	t.Helper()
+	ch := make(chan *nats.Msg, 64)
+	sub, err := b.nc.ChanSubscribe(subject, ch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sub.Unsubscribe() })
+	return ch
+}
+
+// receive returns the next message of ch, or fails the test.
+func receive(t *testing.T, ch chan *nats.Msg, what string) *nats.Msg {
+	t.Helper()
+	select {
+	case m := <-ch:
+		return m
+	case <-time.After(20 * time.Second):
+		t.Fatalf("no %s within 20s", what)
+	}
+	return nil
+}
+
+// none fails the test if ch has a message within d.
+func none(t *testing.T, ch chan *nats.Msg, d time.Duration, what string) {
+	t.Helper()
+	select {
+	case m := <-ch:
+		t.Fatalf("unexpected %s: %s %v %s", what, m.Subject, m.Header, m.Data)
+	case <-time.After(d):
+	}
+}
+
+// consumer returns the durable consumer's state.
+func (b *bundle) consumer(t *testing.T) *jetstream.ConsumerInfo {
+	t.Helper()
+	c, err := b.js.Consumer(t.Context(), b.cfg.Stream, natsin.DefaultDurable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := c.Info(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info
+}
+
+// waitAcked waits until every message up to the stream sequence seq is
+// acknowledged and none is pending.
+func (b *bundle) waitAcked(t *testing.T, seq uint64) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		info := b.consumer(t)
+		if info.AckFloor.Stream >= seq && info.NumAckPending == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("stream sequence %d not acknowledged: ack floor %d, %d pending", seq, info.AckFloor.Stream, info.NumAckPending)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// records lists the tenant's error records.
+func (b *bundle) records(t *testing.T, tenant string) []store.RecordSummary {
+	t.Helper()
+	page, err := b.store.Tenant(tenant).ErrorRecords(t.Context(), store.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return page.Records
+}
+
+// feedback decodes a feedback message.
+func feedback(t *testing.T, m *nats.Msg) triage.Feedback {
+	t.Helper()
+	var fb triage.Feedback
+	if err := json.Unmarshal(m.Data, &fb); err != nil || fb.ErrorID == "" {
+		t.Fatalf("not feedback (%v): %v %s", err, m.Header, m.Data)
+	}
+	return fb
+}
+
+func golden(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("../cli/testdata/handle", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// hooks run before a report's writes; an error a hook returns is the
+// write's.
+type hooks struct {
+	start func(context.Context) error // before Start, a report's first write
+	save  func(context.Context) error // before SaveOccurrence, its commit
+	// commitLate makes SaveOccurrence commit whatever its context says,
+	// as a database that had the COMMIT before the caller's deadline.
+	commitLate bool
+}
+
+type hookStore struct {
+	store.Store
+	h *hooks
+}
+
+func (s hookStore) Tenant(id string) store.Tenant {
+	return hookTenant{Tenant: s.Store.Tenant(id), h: s.h}
+}
+
+type hookTenant struct {
+	store.Tenant
+	h *hooks
+}
+
+func (t hookTenant) Start(ctx context.Context, req triage.StartRequest) (triage.StartResult, error) {
+	if t.h.start != nil {
+		if err := t.h.start(ctx); err != nil {
+			return triage.StartResult{}, err
+		}
+	}
+	return t.Tenant.Start(ctx, req)
+}
+
+func (t hookTenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (int64, error) {
+	if t.h.save != nil {
+		if err := t.h.save(ctx); err != nil {
+			return 0, err
+		}
+	}
+	if t.h.commitLate {
+		ctx = context.WithoutCancel(ctx)
+	}
+	return t.Tenant.SaveOccurrence(ctx, o)
+}

@@ -1,0 +1,102 @@
+package natsin
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/triage-go/triage"
+	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/server"
+)
+
+// delivery is what the consumer reads off one message.
+type delivery struct {
+	// sub is the report's submission: the subject's tenant, the body, its
+	// Content-Type, and Nats-Msg-Id as its idempotency key.
+	sub server.Submission
+	// tenant is the subject's part after the report prefix, as given
+	// ("unknown" when there is none): what the dead-letter subject ends
+	// with, whether or not it is a tenant.
+	tenant string
+	// replyTo is the Triage-Reply-To subject, "" for none.
+	replyTo string
+}
+
+// decode reads a message published to the report subjects: the tenant
+// from its subject, the idempotency key from Nats-Msg-Id (its first
+// value, as JetStream reads it) and where to answer from Triage-Reply-To.
+// The error, a *fault.Error, refuses a message whose subject names no
+// tenant (TENANT_UNAUTHORIZED, as a request without a valid key) or whose
+// Triage-Reply-To is not a subject the consumer may answer on
+// (INVALID_REQUEST); the delivery's tenant is set all the same. Whether
+// the tenant is one the service knows, and the key and the body, Accept
+// checks.
+func (c *Config) decode(subject string, h nats.Header, data []byte) (delivery, error) {
+	d := delivery{tenant: "unknown"}
+	rest, ok := strings.CutPrefix(subject, c.Subject+".")
+	if ok && rest != "" {
+		d.tenant = rest
+	}
+	if !ok || !triage.IsIdentifier(rest) {
+		return d, fault.New(fault.TenantUnauthorized, "The subject names no tenant this service knows.")
+	}
+	d.sub = server.Submission{Tenant: rest, Body: data, ContentType: h.Get("Content-Type"),
+		Key: h.Get(HeaderMsgID), KeyName: HeaderMsgID}
+	if vals := h.Values(HeaderReplyTo); len(vals) > 0 {
+		if len(vals) > 1 || !c.answerable(vals[0]) {
+			return d, fault.New(fault.InvalidRequest, "The "+HeaderReplyTo+" header is invalid.",
+				fault.WithFieldErrors(fault.FieldError{Field: HeaderReplyTo,
+					Message: "must be one subject, without spaces or wildcards, not starting with $, outside the report and dead-letter subjects"}))
+		}
+		d.replyTo = vals[0]
+	}
+	return d, nil
+}
+
+// answerable tells whether the consumer may publish an answer to
+// subject: a literal subject, none of NATS's own ($JS.API…, $SYS…: the
+// consumer's credentials must not be lent to a publisher), and none the
+// consumer reads or writes its dead letters to (no loop, no forged dead
+// letter).
+func (c *Config) answerable(subject string) bool {
+	return isLiteralSubject(subject) && !strings.HasPrefix(subject, "$") &&
+		!under(subject, c.Subject) && !under(subject, c.DeadLetter)
+}
+
+// traceHeaders returns the headers that trace an answer or a dead letter
+// to msg: its subject, stream, stream sequence, deliveries and
+// Nats-Msg-Id, and its W3C trace context. No other header of msg is
+// copied: a publisher's headers may carry credentials.
+func traceHeaders(msg jetstream.Msg, meta *jetstream.MsgMetadata) nats.Header {
+	h := nats.Header{}
+	h.Set(HeaderSubject, msg.Subject())
+	h.Set(HeaderStream, meta.Stream)
+	h.Set(HeaderSequence, strconv.FormatUint(meta.Sequence.Stream, 10))
+	h.Set(HeaderDelivered, strconv.FormatUint(meta.NumDelivered, 10))
+	in := msg.Headers()
+	if id := in.Get(HeaderMsgID); printable(id, 255) {
+		h.Set(HeaderMessageID, id)
+	}
+	for _, name := range []string{"traceparent", "tracestate"} {
+		if v := in.Get(name); printable(v, 512) {
+			h.Set(name, v)
+		}
+	}
+	return h
+}
+
+// printable tells whether s is 1 to max bytes of printable ASCII.
+func printable(s string, max int) bool {
+	if s == "" || len(s) > max {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,315 @@
+package natsin_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/triage-go/triage/internal/natsin"
+)
+
+const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+
+// post sends body to POST /v1/errors of the bundle's server, as a client
+// of the HTTP API would: its status and body.
+func (b *bundle) post(t *testing.T, body []byte, header ...string) (int, []byte) {
+	t.Helper()
+	hs := httptest.NewServer(b.srv)
+	defer hs.Close()
+	req, err := http.NewRequest("POST", hs.URL+"/v1/errors", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, out
+}
+
+func wantHeader(t *testing.T, h map[string][]string, name, want string) {
+	t.Helper()
+	got := h[name]
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("header %s = %q, want %q", name, got, want)
+	}
+}
+
+// TestReportCommittedAckedAnswered: a report published is committed, its
+// feedback published to its Triage-Reply-To (or else to the tenant's
+// feedback subject), traced to the message and with none of its other
+// headers, and the message acknowledged; the same report over HTTP is
+// then a duplicate of it.
+func TestReportCommittedAckedAnswered(t *testing.T) {
+	t.Parallel()
+	b := setup(t, options{})
+	inbox := b.nc.NewInbox()
+	replies := b.listen(t, inbox)
+	onFeedback := b.listen(t, b.cfg.FeedbackSubject("default"))
+
+	ack := b.publish(t, "default", golden(t, "db_timeout.json"), natsin.HeaderReplyTo, inbox,
+		"traceparent", traceparent, "Authorization", "Bearer sk-live-0123456789abcdefghij", natsin.HeaderMsgID, "db-timeout-1")
+	m := receive(t, replies, "feedback on Triage-Reply-To")
+	fb := feedback(t, m)
+	wantHeader(t, m.Header, "Content-Type", "application/json")
+	wantHeader(t, m.Header, natsin.HeaderStatus, "201")
+	wantHeader(t, m.Header, natsin.HeaderSubject, b.cfg.ReportSubject("default"))
+	wantHeader(t, m.Header, natsin.HeaderStream, b.cfg.Stream)
+	wantHeader(t, m.Header, natsin.HeaderSequence, strconv.FormatUint(ack.Sequence, 10))
+	wantHeader(t, m.Header, natsin.HeaderMessageID, "db-timeout-1")
+	wantHeader(t, m.Header, natsin.HeaderDelivered, "1")
+	wantHeader(t, m.Header, "traceparent", traceparent)
+	if _, ok := m.Header["Authorization"]; ok {
+		t.Error("the feedback carries the message's Authorization header")
+	}
+	if fb.ErrorType != "query_error" || fb.QueryID != "q_456" || fb.NextAction == "" {
+		t.Errorf("feedback %+v, want the handler's for db_timeout", fb)
+	}
+	// The feedback is published once the record is committed.
+	recs := b.records(t, "default")
+	if len(recs) != 1 || recs[0].ErrorID != fb.ErrorID || recs[0].Count != 1 {
+		t.Fatalf("records %+v, want one of %s", recs, fb.ErrorID)
+	}
+	b.waitAcked(t, ack.Sequence)
+	none(t, onFeedback, 200*time.Millisecond, "feedback on the feedback subject, besides Triage-Reply-To")
+
+	// The same report over HTTP: a duplicate of the message's.
+	status, body := b.post(t, golden(t, "db_timeout.json"))
+	var again struct {
+		ErrorID string `json:"error_id"`
+	}
+	if err := json.Unmarshal(body, &again); err != nil || status != 200 || again.ErrorID != fb.ErrorID {
+		t.Errorf("POST /v1/errors of the same report: %d %s, want 200 with %s", status, body, fb.ErrorID)
+	}
+
+	// Without Triage-Reply-To, to the tenant's feedback subject.
+	ack = b.publish(t, "default", golden(t, "chart_incompatible.json"))
+	m = receive(t, onFeedback, "feedback on "+b.cfg.FeedbackSubject("default"))
+	wantHeader(t, m.Header, natsin.HeaderStatus, "201")
+	if fb := feedback(t, m); fb.ErrorType != "chart_error" {
+		t.Errorf("feedback %+v, want chart_incompatible's", fb)
+	}
+	b.waitAcked(t, ack.Sequence)
+	if recs := b.records(t, "default"); len(recs) != 2 {
+		t.Errorf("%d records, want 2", len(recs))
+	}
+}
+
+// TestInvalidReportDeadLettered: an invalid report's problem, the one
+// POST /v1/errors answers, goes to the dead-letter stream with the
+// headers that trace it and none of the message's others, and to
+// Triage-Reply-To; the message is acknowledged; nothing is recorded.
+func TestInvalidReportDeadLettered(t *testing.T) {
+	t.Parallel()
+	b := setup(t, options{})
+	dead := b.listen(t, b.cfg.DeadLetter+".>")
+	inbox := b.nc.NewInbox()
+	replies := b.listen(t, inbox)
+	body := []byte(`{"agent_id":"query engine","timestamp":"yesterday","status":"error","data":{"error_type":"db_error","message":"Query timed out"}}`)
+	ack := b.publish(t, "default", body, natsin.HeaderReplyTo, inbox, natsin.HeaderMsgID, "bad-1",
+		"X-API-Key", "key-0123456789abcdef", "traceparent", traceparent)
+
+	m := receive(t, dead, "dead letter")
+	if m.Subject != b.cfg.DeadLetterSubject("default") {
+		t.Errorf("dead letter on %s, want %s", m.Subject, b.cfg.DeadLetterSubject("default"))
+	}
+	wantHeader(t, m.Header, "Content-Type", "application/problem+json")
+	wantHeader(t, m.Header, natsin.HeaderStatus, "422")
+	wantHeader(t, m.Header, natsin.HeaderCode, "INVALID_REQUEST")
+	wantHeader(t, m.Header, natsin.HeaderSubject, b.cfg.ReportSubject("default"))
+	wantHeader(t, m.Header, natsin.HeaderStream, b.cfg.Stream)
+	wantHeader(t, m.Header, natsin.HeaderSequence, strconv.FormatUint(ack.Sequence, 10))
+	wantHeader(t, m.Header, natsin.HeaderMessageID, "bad-1")
+	wantHeader(t, m.Header, natsin.HeaderReplyTo, inbox)
+	wantHeader(t, m.Header, "traceparent", traceparent)
+	if _, ok := m.Header["X-API-Key"]; ok {
+		t.Error("the dead letter carries the message's X-API-Key header")
+	}
+
+	// The problem is POST /v1/errors' for the same body, but for its
+	// instance (a request's path).
+	status, want := b.post(t, body)
+	if status != 422 {
+		t.Fatalf("POST /v1/errors: %d %s", status, want)
+	}
+	if got, want := withoutInstance(t, m.Data), withoutInstance(t, want); got != want {
+		t.Errorf("dead letter's problem\n%s\nwant POST /v1/errors'\n%s", got, want)
+	}
+	r := receive(t, replies, "the problem on Triage-Reply-To")
+	wantHeader(t, r.Header, natsin.HeaderStatus, "422")
+	if !bytes.Equal(r.Data, m.Data) {
+		t.Errorf("Triage-Reply-To got %s, the dead letter %s", r.Data, m.Data)
+	}
+	b.waitAcked(t, ack.Sequence)
+	if recs := b.records(t, "default"); len(recs) != 0 {
+		t.Errorf("records %+v of an invalid report", recs)
+	}
+	// Stored on the dead-letter stream, once.
+	s, err := b.js.Stream(t.Context(), b.cfg.Stream+"_DEADLETTER")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info, err := s.Info(t.Context()); err != nil || info.State.Msgs != 1 {
+		t.Errorf("dead-letter stream: %v, %+v; want 1 message", err, info)
+	}
+
+	// Others refused for good: no tenant the service knows (403, as a
+	// request without a valid key), a body that is not JSON (400), a
+	// Triage-Reply-To the consumer may not publish to (400; the subject
+	// would have deleted the stream).
+	for _, c := range []struct {
+		name, tenant string
+		body         []byte
+		header       []string
+		status, code string
+	}{
+		{"UnknownTenant", "globex", golden(t, "db_timeout.json"), nil, "403", "TENANT_UNAUTHORIZED"},
+		{"NotJSON", "default", []byte("Query timed out"), nil, "400", "INVALID_REQUEST"},
+		{"ReplyToJetStreamAPI", "default", golden(t, "db_timeout.json"),
+			[]string{natsin.HeaderReplyTo, "$JS.API.STREAM.DELETE." + b.cfg.Stream}, "400", "INVALID_REQUEST"},
+		{"ReplyToWildcard", "default", golden(t, "db_timeout.json"), []string{natsin.HeaderReplyTo, "feedback.>"}, "400", "INVALID_REQUEST"},
+	} {
+		ack := b.publish(t, c.tenant, c.body, c.header...)
+		m := receive(t, dead, "dead letter of "+c.name)
+		if m.Subject != b.cfg.DeadLetterSubject(c.tenant) {
+			t.Errorf("%s: dead letter on %s", c.name, m.Subject)
+		}
+		wantHeader(t, m.Header, natsin.HeaderStatus, c.status)
+		wantHeader(t, m.Header, natsin.HeaderCode, c.code)
+		var p struct {
+			Code   string `json:"code"`
+			Status int    `json:"status"`
+		}
+		if err := json.Unmarshal(m.Data, &p); err != nil || p.Code != c.code || strconv.Itoa(p.Status) != c.status {
+			t.Errorf("%s: problem %s", c.name, m.Data)
+		}
+		b.waitAcked(t, ack.Sequence)
+	}
+	if recs := b.records(t, "default"); len(recs) != 0 {
+		t.Errorf("records %+v of refused reports", recs)
+	}
+	if _, err := b.js.Stream(t.Context(), b.cfg.Stream); err != nil {
+		t.Errorf("the report stream: %v", err)
+	}
+}
+
+func withoutInstance(t *testing.T, problem []byte) string {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(problem, &m); err != nil {
+		t.Fatalf("%v: %s", err, problem)
+	}
+	delete(m, "instance")
+	out, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+// TestTenancyWithAPIKeys: with API keys, a subject's tenant must be one
+// the keys name; its report is that tenant's alone.
+func TestTenancyWithAPIKeys(t *testing.T) {
+	t.Parallel()
+	b := setup(t, options{apiKeys: map[string]string{"acme-key-0123456789ab": "acme"}})
+	dead := b.listen(t, b.cfg.DeadLetter+".>")
+	onFeedback := b.listen(t, b.cfg.Feedback+".>")
+
+	ack := b.publish(t, "acme", golden(t, "db_timeout.json"))
+	m := receive(t, onFeedback, "acme's feedback")
+	if m.Subject != b.cfg.FeedbackSubject("acme") {
+		t.Errorf("feedback on %s, want %s", m.Subject, b.cfg.FeedbackSubject("acme"))
+	}
+	wantHeader(t, m.Header, natsin.HeaderStatus, "201")
+	b.waitAcked(t, ack.Sequence)
+	if n := len(b.records(t, "acme")); n != 1 {
+		t.Errorf("acme has %d records, want 1", n)
+	}
+
+	for _, tenant := range []string{"default", "globex"} {
+		ack := b.publish(t, tenant, golden(t, "db_timeout.json"))
+		m := receive(t, dead, tenant+"'s dead letter")
+		wantHeader(t, m.Header, natsin.HeaderStatus, "403")
+		wantHeader(t, m.Header, natsin.HeaderCode, "TENANT_UNAUTHORIZED")
+		b.waitAcked(t, ack.Sequence)
+		if n := len(b.records(t, tenant)); n != 0 {
+			t.Errorf("%s has %d records", tenant, n)
+		}
+	}
+	none(t, onFeedback, 100*time.Millisecond, "feedback of a refused report")
+}
+
+// TestSameReportTwiceOneRecord: a report published twice is one record,
+// whether the copies carry no Nats-Msg-Id (the report's own identity
+// makes the second a duplicate: 200, the same error_id), the same one
+// past JetStream's duplicate window (the key's stored answer again), or
+// the same one within it (JetStream keeps one).
+func TestSameReportTwiceOneRecord(t *testing.T) {
+	t.Parallel()
+	window := 200 * time.Millisecond
+	b := setup(t, options{stream: &jetstream.StreamConfig{Duplicates: window}})
+	onFeedback := b.listen(t, b.cfg.FeedbackSubject("default"))
+
+	// No Nats-Msg-Id.
+	b.publish(t, "default", golden(t, "db_timeout.json"))
+	ack := b.publish(t, "default", golden(t, "db_timeout.json"))
+	first, second := receive(t, onFeedback, "first feedback"), receive(t, onFeedback, "second feedback")
+	wantHeader(t, first.Header, natsin.HeaderStatus, "201")
+	wantHeader(t, second.Header, natsin.HeaderStatus, "200")
+	if f1, f2 := feedback(t, first), feedback(t, second); f1.ErrorID != f2.ErrorID || !f2.Duplicate {
+		t.Errorf("second feedback %+v, want a duplicate of %s", f2, f1.ErrorID)
+	}
+	b.waitAcked(t, ack.Sequence)
+
+	// The same Nats-Msg-Id, past the duplicate window: both are stored,
+	// the second answered as the first was.
+	a1 := b.publish(t, "default", golden(t, "chart_incompatible.json"), natsin.HeaderMsgID, "chart-1")
+	first = receive(t, onFeedback, "feedback of chart-1")
+	time.Sleep(2 * window)
+	a2 := b.publish(t, "default", golden(t, "chart_incompatible.json"), natsin.HeaderMsgID, "chart-1")
+	if a2.Duplicate || a2.Sequence == a1.Sequence {
+		t.Fatalf("JetStream dropped the copy past its duplicate window: %+v", a2)
+	}
+	second = receive(t, onFeedback, "feedback of chart-1's copy")
+	wantHeader(t, second.Header, natsin.HeaderReplayed, "true")
+	if second.Header.Get(natsin.HeaderStatus) != "201" || !bytes.Equal(first.Data, second.Data) {
+		t.Errorf("copy answered %v %s, want the first answer again: %s", second.Header, second.Data, first.Data)
+	}
+	b.waitAcked(t, a2.Sequence)
+
+	// Within the window JetStream keeps one.
+	a1 = b.publish(t, "default", golden(t, "schema_missing.json"), natsin.HeaderMsgID, "schema-1")
+	a2 = b.publish(t, "default", golden(t, "schema_missing.json"), natsin.HeaderMsgID, "schema-1")
+	if !a2.Duplicate || a2.Sequence != a1.Sequence {
+		t.Errorf("JetStream kept a copy within its duplicate window: %+v", a2)
+	}
+	receive(t, onFeedback, "feedback of schema-1")
+	b.waitAcked(t, a1.Sequence)
+	none(t, onFeedback, 300*time.Millisecond, "feedback of schema-1's copy")
+
+	recs := b.records(t, "default")
+	if len(recs) != 3 {
+		t.Fatalf("%d records, want 3: %+v", len(recs), recs)
+	}
+	for _, r := range recs {
+		if r.Count != 1 {
+			t.Errorf("record %s has %d occurrences, want 1", r.ErrorID, r.Count)
+		}
+	}
+}
