@@ -14,7 +14,9 @@
 //	PUT  /v1/schemas/{source}     the schema inventory, for map_synonym
 //	PUT  /v1/cache/{query_id}     a query's last good result, for use_cache
 //	PUT  /v1/agents/{agent_id}    an agent's retry callback URL
+//	GET  /v1/agents               the agent registry that AG-UI runs and /mcp serve
 //	GET  /healthz, /readyz, /metrics, /openapi.json
+//	GET  /, /assets/{file}        the dashboard, when Config.UI is set (package web)
 //
 // Every error response is application/problem+json (RFC 9457, written by
 // wire/problem) with a Triage code: invalid reports 422 with every field

@@ -460,6 +460,11 @@ func (s *Server) routes() {
 		}
 		s.mux.Handle(rt.method+" "+rt.path, s.observe(rt.method+" "+rt.path, s.handle(h)))
 	}
+	if s.cfg.UI != nil {
+		ui := s.observe("GET /", s.handle(s.dashboard))
+		s.mux.Handle("GET /{$}", ui)
+		s.mux.Handle("GET /assets/{file}", ui)
+	}
 	s.mux.Handle("/", s.observe("unmatched", s.handle(s.unmatched)))
 }
 
@@ -484,6 +489,7 @@ func (s *Server) routeTable() []route {
 		{"GET", "/v1/events", true, s.streamEvents},
 		{"PUT", "/v1/schemas/{source}", true, s.putSchema},
 		{"PUT", "/v1/cache/{query_id}", true, s.putCache},
+		{"GET", "/v1/agents", true, s.listAgents},
 		{"PUT", "/v1/agents/{agent_id}", true, s.putAgent},
 		{"POST", "/v1/agents/{agent_id}/runs", true, s.postRun},
 		{"GET", "/v1/runs/{run_id}", true, s.getRun},

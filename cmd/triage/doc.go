@@ -13,5 +13,6 @@
 // may also come from its environment variable (docs/service.md, docs/bridge.md). Unknown commands and
 // flags print the usage and exit 2; a command that fails exits 1. The
 // commands live in internal/cli; this package only connects the process to
-// them.
+// them, and gives serve the dashboard to serve at / (package web's
+// embedded build; docs/dashboard.md).
 package main

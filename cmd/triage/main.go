@@ -7,11 +7,12 @@ import (
 	"syscall"
 
 	"github.com/triage-go/triage/internal/cli"
+	"github.com/triage-go/triage/web"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	env := cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+	env := cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, UI: web.Handler()}
 	if fi, err := os.Stdin.Stat(); err != nil || fi.Mode()&os.ModeCharDevice != 0 {
 		env.Stdin = nil // a terminal: nothing is piped in
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,11 +19,18 @@ import (
 // nodeSuite is a pinned npm project of node tests (`node --test`) that
 // drive the triage binary with an official client.
 type nodeSuite struct {
-	dir      string   // under cmd/triage: testdata/…
+	dir      string   // relative to cmd/triage: testdata/…, or ../../web
 	checks   string   // what the suite checks, for the skip messages
 	requires []string // the packages package.json must pin
 	// concurrency is how many test files node runs at once (0: all).
 	concurrency int
+	// tests is the glob of the test files, under dir. Default *.test.js.
+	tests string
+	// install is the command that installs the suite's packages, from
+	// the repository's root. Default: npm ci --prefix cmd/triage/DIR.
+	install string
+	// env is more of the environment node runs in.
+	env []string
 }
 
 // runNodeSuite builds the triage binary and runs the suite's tests against
@@ -35,18 +43,25 @@ func runNodeSuite(t *testing.T, s nodeSuite) {
 		t.Skip("builds the binary and runs node; skipped with -short")
 	}
 	dir, err := filepath.Abs(s.dir)
-	install := "npm ci --prefix cmd/triage/" + s.dir
 	if err != nil {
 		t.Fatal(err)
+	}
+	install := s.install
+	if install == "" {
+		install = "npm ci --prefix cmd/triage/" + s.dir
+	}
+	glob := s.tests
+	if glob == "" {
+		glob = "*.test.js"
 	}
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skipf("node is not on PATH, so %s; install Node.js 20 or later, run `%s`, and run this test again", s.checks, install)
 	}
 	checkInstalled(t, s, dir, install)
-	tests, err := filepath.Glob(filepath.Join(dir, "*.test.js"))
+	tests, err := filepath.Glob(filepath.Join(dir, glob))
 	if err != nil || len(tests) == 0 {
-		t.Fatalf("no *.test.js in %s (%v)", dir, err)
+		t.Fatalf("no %s in %s (%v)", glob, dir, err)
 	}
 
 	deadline := time.Now().Add(5 * time.Minute)
@@ -76,7 +91,7 @@ func runNodeSuite(t *testing.T, s nodeSuite) {
 	args := append([]string{"--test", "--test-reporter=spec", "--test-concurrency=" + strconv.Itoa(n)}, tests...)
 	cmd := exec.CommandContext(ctx, node, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "TRIAGE_BIN="+bin, "NO_COLOR=1", "FORCE_COLOR=0")
+	cmd.Env = append(append(os.Environ(), "TRIAGE_BIN="+bin, "NO_COLOR=1", "FORCE_COLOR=0"), s.env...)
 	var report bytes.Buffer
 	cmd.Stdout = io.MultiWriter(t.Output(), &report)
 	cmd.Stderr = t.Output()
@@ -108,18 +123,24 @@ func runNodeSuite(t *testing.T, s nodeSuite) {
 func checkInstalled(t *testing.T, s nodeSuite, dir, install string) {
 	t.Helper()
 	var pkg struct {
-		Dependencies map[string]string `json:"dependencies"`
+		Dependencies    map[string]string `json:"dependencies"`
+		DevDependencies map[string]string `json:"devDependencies"`
 	}
 	readJSON(t, filepath.Join(dir, "package.json"), &pkg)
+	pins := maps.Clone(pkg.Dependencies)
+	if pins == nil {
+		pins = map[string]string{}
+	}
+	maps.Copy(pins, pkg.DevDependencies)
 	for _, name := range s.requires {
-		if pkg.Dependencies[name] == "" {
+		if pins[name] == "" {
 			t.Fatalf("%s/package.json does not pin %s", s.dir, name)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "node_modules")); err != nil {
 		t.Skipf("%s/node_modules is missing, so %s; run `%s` (%v)", s.dir, s.checks, install, err)
 	}
-	for name, want := range pkg.Dependencies {
+	for name, want := range pins {
 		var installed struct {
 			Version string `json:"version"`
 		}

@@ -1,0 +1,137 @@
+package web
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"io/fs"
+	"net/http"
+	"path"
+	"strings"
+	"sync"
+	"time"
+)
+
+// dist is the dashboard as `npm run build` writes it (Vite): index.html
+// and, under assets/, files whose names carry their content's hash. It is
+// committed, so that building the binary needs no Node.js; TestDistUpToDate
+// checks that it is the build of the sources.
+//
+//go:embed dist
+var dist embed.FS
+
+// ContentSecurityPolicy is the policy every answer of Handler carries: the
+// page's scripts, styles, images and connections are the service's own,
+// nothing inline (no inline script, no style element or attribute; styles
+// React sets through the DOM are not inline styles), no eval, no frames,
+// no forms posted anywhere, no plugins.
+const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
+	"connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// The Cache-Control of the page and of its assets: index.html is checked
+// at every load (so a new build is seen at once; its ETag makes that a
+// 304), and an asset, whose name changes with its content, is kept for a
+// year.
+const (
+	pageCache  = "no-cache"
+	assetCache = "public, max-age=31536000, immutable"
+)
+
+// contentTypes are the types of the files a build holds, by extension;
+// a file of another extension is served as application/octet-stream.
+// (mime.TypeByExtension reads the system's tables, which differ.)
+var contentTypes = map[string]string{
+	".html":  "text/html; charset=utf-8",
+	".js":    "text/javascript; charset=utf-8",
+	".css":   "text/css; charset=utf-8",
+	".svg":   "image/svg+xml",
+	".png":   "image/png",
+	".ico":   "image/x-icon",
+	".json":  "application/json",
+	".woff2": "font/woff2",
+	".txt":   "text/plain; charset=utf-8",
+}
+
+// file is one file of the build, ready to serve.
+type file struct {
+	body        []byte
+	contentType string
+	cache       string
+	etag        string
+}
+
+var (
+	filesOnce sync.Once
+	files     map[string]*file // by URL path: "/" and "/assets/…"
+)
+
+func load() {
+	files = map[string]*file{}
+	root, err := fs.Sub(dist, "dist")
+	if err != nil {
+		panic(err) // the directive embeds dist: it is there
+	}
+	_ = fs.WalkDir(root, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		body, err := fs.ReadFile(root, p)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(body)
+		f := &file{body: body, cache: assetCache, etag: `"` + hex.EncodeToString(sum[:12]) + `"`}
+		f.contentType = contentTypes[path.Ext(p)]
+		if f.contentType == "" {
+			f.contentType = "application/octet-stream"
+		}
+		urlPath := "/" + p
+		if p == "index.html" {
+			urlPath, f.cache = "/", pageCache
+		}
+		files[urlPath] = f
+		return nil
+	})
+}
+
+// Handler serves the dashboard: GET / is its page (index.html) and GET
+// /assets/NAME its scripts, stylesheets and images, from the build
+// embedded in the binary; HEAD too. Any other path, or a file the build
+// does not have, is answered 404 (http.NotFound), and another method 405.
+//
+// Every answer has the Content-Security-Policy ContentSecurityPolicy, and
+// X-Content-Type-Options nosniff, Referrer-Policy no-referrer and
+// X-Frame-Options DENY; a file has its content type by extension, an ETag
+// (If-None-Match is answered 304), and Cache-Control: no-cache for the
+// page, a year and immutable for an asset.
+//
+// The page makes requests to the service it was served by only (the API
+// under /v1, with the API key it asks for), so Handler belongs on the
+// service's own origin: `triage serve` mounts it at / (server.Config.UI).
+func Handler() http.Handler {
+	filesOnce.Do(load)
+	return http.HandlerFunc(serve)
+}
+
+func serve(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", ContentSecurityPolicy)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Frame-Options", "DENY")
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		h.Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	f := files[r.URL.Path]
+	if f == nil || (r.URL.Path != "/" && !strings.HasPrefix(r.URL.Path, "/assets/")) {
+		http.NotFound(w, r)
+		return
+	}
+	h.Set("Content-Type", f.contentType)
+	h.Set("Cache-Control", f.cache)
+	h.Set("ETag", f.etag)
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(f.body))
+}

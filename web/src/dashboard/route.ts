@@ -1,0 +1,100 @@
+// The dashboard's pages live in the URL's fragment (hash routing), so the
+// service serves one document at / and no other path of its own:
+//
+//	#/                      the errors, filtered: #/?agent_id=…&error_type=…&severity=…&since=24h&cursor=…
+//	#/errors/{error_id}     one error
+//	#/playground            the playground: #/playground?agent=echo
+
+import { useEffect, useState } from 'react';
+
+/** The filters of the errors page: the query of GET /v1/errors (since as a preset). */
+export interface ErrorFilters {
+  agent_id: string;
+  error_type: string;
+  severity: string;
+  /** A preset (1h, 24h, 7d, 30d) or "" for any time. */
+  since: string;
+}
+
+export type Route =
+  | { page: 'errors'; filters: ErrorFilters; cursor: string }
+  | { page: 'error'; id: string }
+  | { page: 'playground'; agent: string }
+  | { page: 'missing'; hash: string };
+
+/** The since presets, and how far back each reaches, in ms. */
+export const SINCE_PRESETS: Record<string, { label: string; ms: number }> = {
+  '1h': { label: 'the last hour', ms: 3600_000 },
+  '24h': { label: 'the last 24 hours', ms: 24 * 3600_000 },
+  '7d': { label: 'the last 7 days', ms: 7 * 24 * 3600_000 },
+  '30d': { label: 'the last 30 days', ms: 30 * 24 * 3600_000 },
+};
+
+/** Reads a location's hash. */
+export function parseHash(hash: string): Route {
+  const h = hash.replace(/^#/, '');
+  const q = h.indexOf('?');
+  const path = q < 0 ? h : h.slice(0, q);
+  const query = new URLSearchParams(q < 0 ? '' : h.slice(q + 1));
+  if (path === '' || path === '/') {
+    const since = query.get('since') ?? '';
+    return {
+      page: 'errors',
+      filters: {
+        agent_id: query.get('agent_id') ?? '',
+        error_type: query.get('error_type') ?? '',
+        severity: query.get('severity') ?? '',
+        since: since in SINCE_PRESETS ? since : '',
+      },
+      cursor: query.get('cursor') ?? '',
+    };
+  }
+  const m = /^\/errors\/([^/]+)$/.exec(path);
+  if (m?.[1]) return { page: 'error', id: decodeURIComponent(m[1]) };
+  if (path === '/playground') return { page: 'playground', agent: query.get('agent') ?? '' };
+  return { page: 'missing', hash: h };
+}
+
+/** The hash of the errors page with filters (empty ones left out) and a cursor. */
+export function errorsHash(filters: ErrorFilters, cursor = ''): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(filters)) if (v) q.set(k, v);
+  if (cursor) q.set('cursor', cursor);
+  const s = q.toString();
+  return s ? `#/?${s}` : '#/';
+}
+
+export function errorHash(id: string): string {
+  return `#/errors/${encodeURIComponent(id)}`;
+}
+
+export function playgroundHash(agent = ''): string {
+  return agent ? `#/playground?agent=${encodeURIComponent(agent)}` : '#/playground';
+}
+
+/**
+ * The query of GET /v1/errors for filters, a cursor and a page size, the
+ * since preset made a time from now.
+ */
+export function listQuery(filters: ErrorFilters, cursor: string, limit: number, now = Date.now()): string {
+  const q = new URLSearchParams();
+  if (filters.agent_id) q.set('agent_id', filters.agent_id);
+  if (filters.error_type) q.set('error_type', filters.error_type);
+  if (filters.severity) q.set('severity', filters.severity);
+  const preset = SINCE_PRESETS[filters.since];
+  if (preset) q.set('since', new Date(now - preset.ms).toISOString());
+  q.set('limit', String(limit));
+  if (cursor) q.set('cursor', cursor);
+  return q.toString();
+}
+
+/** The route of the location's hash, following its changes. */
+export function useRoute(): Route {
+  const [route, setRoute] = useState(() => parseHash(window.location.hash));
+  useEffect(() => {
+    const onChange = () => setRoute(parseHash(window.location.hash));
+    window.addEventListener('hashchange', onChange);
+    return () => window.removeEventListener('hashchange', onChange);
+  }, []);
+  return route;
+}
