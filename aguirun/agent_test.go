@@ -48,22 +48,7 @@ func runAgent(t *testing.T, agentID, prompt string) ([]agui.Event, aguirun.Agent
 	state := aguirun.AgentState{AgentID: agentID, Owner: "acme", Prompt: prompt, MessageID: "msg-r1"}
 	final, runErr := aguirun.Run(context.Background(), agui.NewWriter(sse.NewWriter(&buf), nil), g, state,
 		aguirun.Options[aguirun.AgentState]{ThreadID: "t1", RunID: "r1"})
-	var events []agui.Event
-	r := sse.NewReader(&buf)
-	for {
-		f, err := r.Next()
-		if err != nil {
-			break
-		}
-		e, err := agui.Parse([]byte(f.Data))
-		if err != nil {
-			t.Fatalf("unparseable event %s: %v", f.Data, err)
-		}
-		events = append(events, e)
-	}
-	if err := agui.Verify(events...); err != nil {
-		t.Fatalf("the stream breaks a 1.0 client's rules: %v\n%s", err, types(events))
-	}
+	events := verified(t, &buf)
 	return events, final, runErr
 }
 

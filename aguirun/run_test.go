@@ -32,8 +32,16 @@ func stream(t *testing.T, g *graph.Runnable[st], opts aguirun.Options[st]) ([]ag
 	}
 	opts.Now = func() time.Time { return time.UnixMilli(1_700_000_000_000) }
 	_, runErr := aguirun.Run(context.Background(), w, g, st{}, opts)
+	events := verified(t, &buf)
+	return events, runErr
+}
+
+// verified parses the SSE stream in buf and checks it with the Verifier a
+// 1.0 client applies.
+func verified(t *testing.T, buf *bytes.Buffer) []agui.Event {
+	t.Helper()
 	var events []agui.Event
-	r := sse.NewReader(&buf)
+	r := sse.NewReader(buf)
 	for {
 		f, err := r.Next()
 		if err != nil {
@@ -48,7 +56,7 @@ func stream(t *testing.T, g *graph.Runnable[st], opts aguirun.Options[st]) ([]ag
 	if err := agui.Verify(events...); err != nil {
 		t.Fatalf("the stream breaks a 1.0 client's rules: %v\n%s", err, types(events))
 	}
-	return events, runErr
+	return events
 }
 
 func types(events []agui.Event) string {
