@@ -10,6 +10,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/store"
@@ -157,6 +159,10 @@ func (s *Server) ProblemOptions() *problem.Options {
 	o := *s.problems
 	return &o
 }
+
+// Registerer is the registry /metrics serves, for an ingress's own
+// metrics.
+func (s *Server) Registerer() prometheus.Registerer { return s.registry }
 
 // Logger returns the service's logger: Config.Logger behind the service's
 // guard (every string redacted, repeated warnings counted rather than

@@ -22,6 +22,7 @@ type Consumer struct {
 	nc   *nats.Conn
 	js   jetstream.JetStream
 	log  *slog.Logger
+	*metrics
 	sem  chan struct{} // a worker's slot
 	work sync.WaitGroup
 	quit chan struct{} // closed by stop
@@ -87,7 +88,7 @@ func Start(ctx context.Context, srv *server.Server, cfg Config) (*Consumer, erro
 		nc.Close()
 		return nil, fmt.Errorf("natsin: %w", err)
 	}
-	c := &Consumer{cfg: cfg, srv: srv, nc: nc, js: js, log: log,
+	c := &Consumer{cfg: cfg, srv: srv, nc: nc, js: js, log: log, metrics: newMetrics(srv.Registerer()),
 		sem: make(chan struct{}, cfg.Workers), quit: make(chan struct{}), done: make(chan struct{})}
 	sctx, cancel := context.WithTimeout(ctx, setupTimeout)
 	err = c.subscribe(sctx)

@@ -30,6 +30,12 @@ func (c *Consumer) handle(msg jetstream.Msg) {
 		c.log.Warn("NATS message without JetStream metadata ignored", slog.String("subject", msg.Subject()))
 		return
 	}
+	start := time.Now()
+	outcome, code := "retried", fault.Code("")
+	defer func() {
+		c.messages.WithLabelValues(outcome, string(code)).Inc()
+		c.seconds.WithLabelValues(outcome).Observe(time.Since(start).Seconds())
+	}()
 	d, err := c.cfg.decode(msg.Subject(), msg.Headers(), msg.Data())
 	var ans server.Answer
 	if err == nil {
@@ -38,6 +44,7 @@ func (c *Consumer) handle(msg jetstream.Msg) {
 	switch {
 	case err != nil:
 		f := fault.From(err)
+		code = f.Code
 		if f.Retryable || f.Code == fault.Cancelled {
 			c.retry(msg, meta, f)
 			return
@@ -47,21 +54,20 @@ func (c *Consumer) handle(msg jetstream.Msg) {
 			c.retry(msg, meta, fault.From(merr))
 			return
 		}
-		c.refuse(msg, meta, d, f.HTTPStatus(), f.Code, body)
+		outcome = c.refuse(msg, meta, d, f.HTTPStatus(), f.Code, body)
 	case ans.Status >= 400: // a key's stored refusal, answered again
-		var code fault.Code
 		if p, perr := problem.Parse(ans.Body); perr == nil {
 			code = p.Code
 		}
-		c.refuse(msg, meta, d, ans.Status, code, ans.Body)
+		outcome = c.refuse(msg, meta, d, ans.Status, code, ans.Body)
 	default:
-		c.answer(msg, meta, d, ans)
+		outcome = c.answer(msg, meta, d, ans)
 	}
 }
 
 // answer publishes the feedback of a committed report, then acknowledges
 // the message.
-func (c *Consumer) answer(msg jetstream.Msg, meta *jetstream.MsgMetadata, d delivery, ans server.Answer) {
+func (c *Consumer) answer(msg jetstream.Msg, meta *jetstream.MsgMetadata, d delivery, ans server.Answer) (outcome string) {
 	h := traceHeaders(msg, meta)
 	h.Set("Content-Type", ans.ContentType)
 	h.Set(HeaderStatus, strconv.Itoa(ans.Status))
@@ -76,16 +82,17 @@ func (c *Consumer) answer(msg jetstream.Msg, meta *jetstream.MsgMetadata, d deli
 		// Committed, not answered: delivered again, it is answered from
 		// the record (the same error_id).
 		c.retry(msg, meta, fault.Wrap(err, fault.TransportError, "The feedback could not be published."))
-		return
+		return "retried"
 	}
 	c.ack(msg, meta)
+	return "answered"
 }
 
 // refuse stores a refused report's problem on the dead-letter stream,
 // answers it on Triage-Reply-To when the message has one, then
 // acknowledges the message. A dead letter that cannot be stored leaves
 // the message to be delivered again.
-func (c *Consumer) refuse(msg jetstream.Msg, meta *jetstream.MsgMetadata, d delivery, status int, code fault.Code, body []byte) {
+func (c *Consumer) refuse(msg jetstream.Msg, meta *jetstream.MsgMetadata, d delivery, status int, code fault.Code, body []byte) (outcome string) {
 	h := traceHeaders(msg, meta)
 	h.Set("Content-Type", problem.ContentType)
 	h.Set(HeaderStatus, strconv.Itoa(status))
@@ -102,7 +109,7 @@ func (c *Consumer) refuse(msg jetstream.Msg, meta *jetstream.MsgMetadata, d deli
 	defer cancel()
 	if _, err := c.js.PublishMsg(ctx, dead, jetstream.WithMsgID(id)); err != nil {
 		c.retry(msg, meta, fault.Wrap(err, fault.TransportError, "The dead letter could not be stored."))
-		return
+		return "retried"
 	}
 	c.log.Info("NATS report refused, sent to the dead-letter subject",
 		slog.String("subject", msg.Subject()), slog.Uint64("stream_seq", meta.Sequence.Stream),
@@ -119,6 +126,7 @@ func (c *Consumer) refuse(msg jetstream.Msg, meta *jetstream.MsgMetadata, d deli
 		}
 	}
 	c.ack(msg, meta)
+	return "dead_letter"
 }
 
 // publishTimeout bounds a dead letter's publication, and an
