@@ -17,11 +17,11 @@ import (
 // Consumer takes reports from a JetStream stream into a Server: a durable
 // pull consumer, Config.Workers messages in hand at most.
 type Consumer struct {
-	cfg  Config
-	srv  *server.Server
-	nc   *nats.Conn
-	js   jetstream.JetStream
-	log  *slog.Logger
+	cfg Config
+	srv *server.Server
+	nc  *nats.Conn
+	js  jetstream.JetStream
+	log *slog.Logger
 	*metrics
 	sem  chan struct{} // a worker's slot
 	work sync.WaitGroup
