@@ -142,6 +142,24 @@ func (c *conversation) add(t turn) {
 	c.turns = slices.Delete(c.turns, 0, n)
 }
 
+// seed replaces the session's history with turns, within its bounds:
+// the oldest dropped first. Turns without an answer are not kept: a
+// provider's conversation alternates user and assistant messages.
+func (b *providerBackend) seed(session string, turns []Turn) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c, ok := b.sessions[session]
+	if !ok {
+		return
+	}
+	c.turns, c.bytes = nil, 0
+	for _, t := range turns {
+		if t.User != "" && t.Assistant != "" {
+			c.add(turn{user: t.User, assistant: t.Assistant})
+		}
+	}
+}
+
 // Start checks the configuration (a model and a key) and builds the
 // provider's client. A missing model or key is a CONFIG fault naming the
 // provider.

@@ -373,3 +373,23 @@ func TestProviderHistoryBounded(t *testing.T) {
 		}
 	})
 }
+
+// A conversation the caller holds (an AG-UI thread) reaches the provider
+// before the prompt; turns without an answer are left out.
+func TestProviderDelegateWithHistory(t *testing.T) {
+	t.Parallel()
+	forEachProvider(t, func(t *testing.T, f providerFake) {
+		srv := f.serve(t)
+		m := startProvider(t, f, srv.URL, agent.Options{})
+		history := []agent.Turn{{User: "first", Assistant: "one"}, {User: "unanswered"}, {User: "second", Assistant: "two"}}
+		res, _, err := m.DelegateWithHistory(t.Context(), "owner", "llm", history, "third", nil, nil)
+		if err != nil || res.Text != "Answer to third" {
+			t.Fatalf("%+v %v", res, err)
+		}
+		reqs := srv.Requests()
+		want := []fakeMessage{{"user", "first"}, {"assistant", "one"}, {"user", "second"}, {"assistant", "two"}, {"user", "third"}}
+		if len(reqs) != 1 || !reflect.DeepEqual(reqs[0].msgs, want) {
+			t.Errorf("sent %q, want %q", reqs, want)
+		}
+	})
+}

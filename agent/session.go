@@ -515,9 +515,18 @@ func (m *Manager) closeLocked(s *session) {
 // Delegate runs one task: create a session, prompt it, close it, whatever
 // happened. The session's id is returned with the result or the fault.
 func (m *Manager) Delegate(ctx context.Context, owner, agentID, text string, metadata map[string]any, emit func(Chunk)) (Result, Session, error) {
+	return m.delegate(ctx, owner, agentID, nil, text, metadata, emit)
+}
+
+func (m *Manager) delegate(ctx context.Context, owner, agentID string, history []Turn, text string, metadata map[string]any, emit func(Chunk)) (Result, Session, error) {
 	s, err := m.Create(ctx, owner, agentID, metadata)
 	if err != nil {
 		return Result{}, Session{}, err
+	}
+	if len(history) > 0 {
+		m.mu.Lock()
+		m.seedLocked(s.ID, history)
+		m.mu.Unlock()
 	}
 	res, err := m.Prompt(ctx, owner, s.ID, text, emit)
 	_ = m.Close(owner, s.ID)

@@ -23,6 +23,54 @@ type AgentState struct {
 	// Answer and StopReason are the agent's answer, once it has one.
 	Answer     string `json:"answer,omitempty"`
 	StopReason string `json:"stopReason,omitempty"`
+	// History is the conversation before Prompt (see Conversation): the
+	// agents that keep one (the provider agents) start from it.
+	History []agent.Turn `json:"-"`
+}
+
+// Clone copies the state for a fan-out's branch. History is never
+// changed by a node, so the branches share it.
+func (s AgentState) Clone() AgentState { return s }
+
+// Conversation reads a run's thread as what an agent is asked: prompt, the
+// text of the last user message, and history, the exchanges before it.
+// Each assistant message's text answers the user messages since the
+// previous answer (joined by a blank line), and consecutive assistant
+// messages are one answer (a team answers in one message per member);
+// user messages no answer followed before the prompt (a run that failed)
+// are left out, as are messages of other roles and assistant messages
+// without text (tool calls).
+func Conversation(in *agui.RunAgentInput) (history []agent.Turn, prompt string) {
+	last := -1
+	for i := len(in.Messages) - 1; i >= 0; i-- {
+		if in.Messages[i].Role == agui.RoleUser {
+			last = i
+			break
+		}
+	}
+	if last < 0 {
+		return nil, ""
+	}
+	var asked []string
+	for i := range in.Messages[:last] {
+		m := &in.Messages[i]
+		switch m.Role {
+		case agui.RoleUser:
+			if t := m.Text(); t != "" {
+				asked = append(asked, t)
+			}
+		case agui.RoleAssistant:
+			switch {
+			case m.Content == "":
+			case len(asked) > 0:
+				history = append(history, agent.Turn{User: strings.Join(asked, "\n\n"), Assistant: m.Content})
+				asked = nil
+			case len(history) > 0: // a second message of the same answer (a team's)
+				history[len(history)-1].Assistant += "\n\n" + m.Content
+			}
+		}
+	}
+	return history, in.Messages[last].Text()
 }
 
 // AgentGraph is an agent of the registry as a graph, so that an AG-UI run
@@ -89,7 +137,7 @@ func AgentGraph(m *agent.Manager, agentID string) (*graph.Runnable[AgentState], 
 func delegate(m *agent.Manager, agentID, suffix string) graph.Node[AgentState] {
 	return func(ctx context.Context, s AgentState) (AgentState, error) {
 		id := s.MessageID + suffix
-		res, _, err := m.Delegate(ctx, s.Owner, agentID, s.Prompt, nil, func(c agent.Chunk) {
+		res, _, err := m.DelegateWithHistory(ctx, s.Owner, agentID, s.History, s.Prompt, nil, func(c agent.Chunk) {
 			if tc := c.ToolCall; tc != nil {
 				if tc.Name != "" {
 					graph.Emit(ctx, &agui.ToolCallStart{ToolCallID: tc.ID, ToolCallName: tc.Name, ParentMessageID: id})

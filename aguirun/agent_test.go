@@ -209,3 +209,29 @@ func TestAgentGraphSendsNotices(t *testing.T) {
 		}
 	}
 }
+
+func TestConversation(t *testing.T) {
+	msg := func(role agui.Role, text string) agui.Message {
+		return agui.Message{ID: "m", Role: role, Content: text}
+	}
+	in := &agui.RunAgentInput{Messages: []agui.Message{
+		msg(agui.RoleSystem, "be brief"),
+		msg(agui.RoleUser, "hello"),
+		msg(agui.RoleAssistant, "hi"),
+		msg(agui.RoleUser, "what is 2+2?"),
+		msg(agui.RoleUser, "and 3+3?"),
+		msg(agui.RoleAssistant, "4"),
+		msg(agui.RoleAssistant, "6"), // a second member's answer
+		msg(agui.RoleAssistant, ""),  // a tool call
+		msg(agui.RoleUser, "fail with RATE_LIMITED"),
+		msg(agui.RoleUser, "thanks"),
+	}}
+	history, prompt := aguirun.Conversation(in)
+	want := []agent.Turn{{User: "hello", Assistant: "hi"}, {User: "what is 2+2?\n\nand 3+3?", Assistant: "4\n\n6"}}
+	if prompt != "thanks" || !slices.Equal(history, want) {
+		t.Errorf("history %q, prompt %q", history, prompt)
+	}
+	if h, p := aguirun.Conversation(&agui.RunAgentInput{Messages: []agui.Message{msg(agui.RoleAssistant, "hi")}}); h != nil || p != "" {
+		t.Errorf("no user message: %q %q", h, p)
+	}
+}

@@ -105,7 +105,8 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) error {
 	if runID == "" {
 		runID = uuid.NewString()
 	}
-	state := aguirun.AgentState{AgentID: agentID, Owner: tenantOf(ctx), Prompt: in.LastUserText(), MessageID: "msg-" + runID}
+	history, prompt := aguirun.Conversation(in)
+	state := aguirun.AgentState{AgentID: agentID, Owner: tenantOf(ctx), Prompt: prompt, History: history, MessageID: "msg-" + runID}
 	if err := s.startRunRecord(ctx, in, runID, agentID); err != nil {
 		return err
 	}
