@@ -104,6 +104,18 @@ test('the playground: the echo agent answers, and fails with RATE_LIMITED', { ti
   await page.getByRole('button', { name: 'Send' }).click();
   await waitFor('the answer', async () => (await conversation(page)).at(-1) === 'assistant: You said: and now?');
   await toastOf(page, 'RATE_LIMITED').waitFor({ state: 'detached' });
+
+  // A notice (seed 001's user_error, a CUSTOM event): a toast of its own,
+  // and the answer still comes.
+  await page.getByLabel('Message').fill('warn with SERVICE_UNAVAILABLE after 5s');
+  await page.getByRole('button', { name: 'Send' }).click();
+  const notice = page.locator('[data-sonner-toast]', { hasText: 'Service temporarily unavailable. Please try again later.' });
+  await notice.waitFor();
+  assert.equal(await notice.getAttribute('data-type'), 'warning');
+  assert.match(await notice.innerText(), /Trying again in 5s may help/);
+  await waitFor('the answer after the notice', async () =>
+    (await conversation(page)).at(-1) === 'assistant: You said: warn with SERVICE_UNAVAILABLE after 5s');
+  assert.equal(await page.locator('.run-failed').count(), 0, 'a notice was shown as a failed run');
   await watch.check();
 });
 

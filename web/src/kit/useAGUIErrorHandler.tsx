@@ -7,6 +7,7 @@ import { toast } from 'sonner';
 
 import { AGUIErrorCode, CODES } from './codes';
 import { isRetryableError, parseError, parseRunError, retryDelay, type AGUIErrorData } from './errors';
+import { parseUserErrorEvent, type UserErrorNotice } from './notice';
 
 /** Configures useAGUIErrorHandler. Every member may change between renders. */
 export interface UseAGUIErrorHandlerOptions {
@@ -31,6 +32,13 @@ export interface UseAGUIErrorHandlerOptions {
   countdownText?: (seconds: number) => string;
   /** What replaces the countdown when it reaches zero. Defaults to "You can retry now." */
   readyText?: string;
+  /**
+   * Called with each user_error notice of a run (seed 001: a part failed,
+   * the run goes on). Return false to show no toast for it; by default
+   * each is a toast (a warning when retryable, else an info) that does not
+   * change lastError.
+   */
+  onNotice?: (notice: UserErrorNotice) => boolean | void;
 }
 
 /** What useAGUIErrorHandler returns. */
@@ -41,6 +49,7 @@ export interface AGUIErrorHandler {
    * It is the same object for the life of the component. It reports
    * RUN_ERROR events (onRunErrorEvent) and failures before or outside the
    * event stream (onRunFailed: a problem+json answer, a network error),
+   * shows seed 001's user_error notices (onCustomEvent; see onNotice),
    * dismisses a shown error when a new run starts, and resets the backoff
    * when a run finishes. It never changes the run's messages or state.
    */
@@ -109,6 +118,8 @@ export function useAGUIErrorHandler(options: UseAGUIErrorHandlerOptions = {}): A
   // Errors already reported through onRunFailed, so that runAgent's
   // rejection with the same error is not reported twice.
   const reported = useRef(new WeakSet<object>());
+  // Notices shown, for the ids of those without one.
+  const notices = useRef(0);
 
   const report = useCallback(
     (error: AGUIErrorData) => {
@@ -242,12 +253,24 @@ export function useAGUIErrorHandler(options: UseAGUIErrorHandlerOptions = {}): A
       onRunErrorEvent: ({ event }) => {
         report(parseRunError(event));
       },
+      onCustomEvent: ({ event }) => {
+        const notice = parseUserErrorEvent(event);
+        if (!notice || !mounted.current) return;
+        if (optionsRef.current.onNotice?.(notice) === false) return;
+        notices.current += 1;
+        const show = notice.retryable ? toast.warning : toast.info;
+        show(notice.message, {
+          id: `${baseId}-notice-${notice.id ?? notices.current}`,
+          description: notice.retryAfter ? `Trying again in ${notice.retryAfter}s may help.` : undefined,
+          duration: optionsRef.current.duration ?? 8000,
+        });
+      },
       onRunFailed: ({ error }) => {
         if (typeof error === 'object' && error !== null) reported.current.add(error);
         report(parseError(error));
       },
     }),
-    [dismiss, report],
+    [dismiss, report, baseId],
   );
 
   return { subscriber, report, lastError: shown?.error ?? null, secondsLeft, canRetry, retry, dismiss };
