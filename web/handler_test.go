@@ -1,6 +1,8 @@
 package web_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"io"
 	"io/fs"
 	"net/http"
@@ -147,5 +149,56 @@ func TestPageIsSelfContained(t *testing.T) {
 		if strings.Contains(web.ContentSecurityPolicy, bad) {
 			t.Errorf("the policy allows %s: %s", bad, web.ContentSecurityPolicy)
 		}
+	}
+}
+
+// Text files go gzipped to a client that takes gzip, and as they are to
+// one that does not; both are the same file.
+func TestHandlerGzip(t *testing.T) {
+	h := web.Handler()
+	get := func(path, accept string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest("GET", path, nil)
+		if accept != "" {
+			req.Header.Set("Accept-Encoding", accept)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec
+	}
+	plain := get("/", "")
+	if plain.Header().Get("Content-Encoding") != "" || plain.Header().Get("Vary") != "Accept-Encoding" {
+		t.Fatalf("identity: %v", plain.Header())
+	}
+	for _, accept := range []string{"gzip", "br, gzip;q=0.8", "*"} {
+		gz := get("/", accept)
+		if gz.Header().Get("Content-Encoding") != "gzip" || gz.Header().Get("ETag") == plain.Header().Get("ETag") {
+			t.Fatalf("%q: %v", accept, gz.Header())
+		}
+		zr, err := gzip.NewReader(gz.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(zr)
+		if err != nil || !bytes.Equal(body, plain.Body.Bytes()) {
+			t.Fatalf("%q: the gzipped page is not the page (%v)", accept, err)
+		}
+		if gz.Body.Len() >= plain.Body.Len() {
+			t.Errorf("%q: gzipped %d bytes, plain %d", accept, gz.Body.Len(), plain.Body.Len())
+		}
+	}
+	for _, accept := range []string{"gzip;q=0", "br", "identity"} {
+		if rec := get("/", accept); rec.Header().Get("Content-Encoding") != "" {
+			t.Errorf("%q: sent %q", accept, rec.Header().Get("Content-Encoding"))
+		}
+	}
+	// A gzipped answer's ETag revalidates the gzipped answer.
+	gz := get("/", "gzip")
+	req := httptest.NewRequest("GET", "/", nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	req.Header.Set("If-None-Match", gz.Header().Get("ETag"))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != 304 {
+		t.Errorf("If-None-Match of the gzipped ETag: %d", rec.Code)
 	}
 }
