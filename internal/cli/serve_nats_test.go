@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -196,19 +195,7 @@ func TestServeNATSKill9(t *testing.T) {
 	}
 	dbPath := filepath.Join(dir, "triage.db")
 	start := func() (*exec.Cmd, string) {
-		cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", dbPath}, bus.flags("2s")...)...)
-		cmd.Env = append(os.Environ(), "TRIAGE_API_KEYS=")
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd.Stderr = io.Discard
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		base := listening(t, out)
-		go func() { _, _ = io.Copy(io.Discard, out) }()
-		return cmd, base
+		return startBinary(t, bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", dbPath}, bus.flags("2s")...)...)
 	}
 	cmd, _ := start()
 

@@ -53,6 +53,26 @@ func (l *lockedBuffer) String() string {
 }
 
 // listening reads the address serve prints first.
+// startBinary starts a built triage binary with args and no API keys,
+// and returns it with the address it listens on (read off its first line
+// of output; the rest is discarded).
+func startBinary(t *testing.T, bin string, args ...string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "TRIAGE_API_KEYS=")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	base := listening(t, out)
+	go func() { _, _ = io.Copy(io.Discard, out) }()
+	return cmd, base
+}
+
 func listening(t *testing.T, r io.Reader) string {
 	t.Helper()
 	line, err := bufio.NewReader(r).ReadString('\n')
@@ -405,19 +425,7 @@ func TestServeKill9(t *testing.T) {
 	}
 	db := filepath.Join(dir, "triage.db")
 	start := func() (*exec.Cmd, string) {
-		cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--db", db, "--rate-limit", "-1")
-		cmd.Env = append(os.Environ(), "TRIAGE_API_KEYS=")
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd.Stderr = io.Discard
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		base := listening(t, out)
-		go func() { _, _ = io.Copy(io.Discard, out) }()
-		return cmd, base
+		return startBinary(t, bin, "serve", "--addr", "127.0.0.1:0", "--db", db, "--rate-limit", "-1")
 	}
 	cmd, base := start()
 	var mu sync.Mutex
