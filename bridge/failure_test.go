@@ -201,24 +201,26 @@ func TestOverloaded(t *testing.T) {
 		defer wg.Done()
 		cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "sessions_prompt", Arguments: map[string]any{"sessionId": id, "prompt": "hang"}})
 	}()
-	// Wait until the hanging prompt holds the one slot.
-	deadline := time.Now().Add(5 * time.Second)
+	// Wait until the hanging prompt holds the one slot. Poll with
+	// bridge_health, which takes no slot: polling with a held-back tool
+	// could take the slot itself and leave the prompt refused.
+	deadline := time.Now().Add(10 * time.Second)
 	for {
-		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "sessions_status", Arguments: map[string]any{"sessionId": id}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		h, res := call(t, cs, "bridge_health", map[string]any{})
 		if res.IsError {
-			f, txt := failed(t, cs, "agents_discover", map[string]any{})
-			if f.Message != "Server overloaded" || f.Type != "TRANSPORT" || !f.Retryable || !strings.Contains(txt, "retryable after 1s") {
-				t.Errorf("overloaded: %+v %q", f, txt)
-			}
+			t.Fatalf("health = %s", text(res))
+		}
+		if h["inFlight"] == 1.0 {
 			break
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("the prompt never took the slot")
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+	f, txt := failed(t, cs, "agents_discover", map[string]any{})
+	if f.Message != "Server overloaded" || f.Type != "TRANSPORT" || !f.Retryable || !strings.Contains(txt, "retryable after 1s") {
+		t.Errorf("overloaded: %+v %q", f, txt)
 	}
 	// Health and close are not held back: closing the session stops the
 	// prompt and frees the slot.
