@@ -121,7 +121,7 @@ func TestOnPostgres(t *testing.T) {
 }
 
 // newFixture starts a Server on a fresh SQLite store, with a test clock
-// and the job worker off (tests run jobs with runDue).
+// and the job worker off (a test runs it with runWorker).
 func newFixture(t *testing.T, mod func(*Config)) *fixture {
 	t.Helper()
 	clk := &clock{now: scenarioNow}
@@ -269,6 +269,7 @@ type callbacks struct {
 	mu       sync.Mutex
 	statuses []int
 	bodies   [][]byte
+	times    []time.Time // when each body came
 	srv      *httptest.Server
 }
 
@@ -279,12 +280,13 @@ func newCallbacks(t *testing.T, statuses ...int) *callbacks {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		c.bodies = append(c.bodies, b)
+		c.times = append(c.times, time.Now())
 		status := 200
 		if len(c.statuses) > 0 {
 			status, c.statuses = c.statuses[0], c.statuses[1:]
 		}
-		if status == 503 {
-			w.Header().Set("Retry-After", "30")
+		if status == 503 || status == 429 {
+			w.Header().Set("Retry-After", "1")
 		}
 		w.WriteHeader(status)
 	}))
@@ -296,6 +298,13 @@ func (c *callbacks) count() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.bodies)
+}
+
+// calls returns the bodies received so far, and when each came.
+func (c *callbacks) calls() ([][]byte, []time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([][]byte(nil), c.bodies...), append([]time.Time(nil), c.times...)
 }
 
 func (f *fixture) record(id string) store.Record {

@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,14 +9,16 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
+	"time"
+
+	"github.com/triage-go/triage/store"
 )
 
 // TestTwoInstancesRunEachJobOnce: two services on one database share one
-// job queue: however their workers interleave, each job runs once,
-// whichever instance claims it. Each report of a service outage enqueues
-// one escalation, posted to the webhook with its error_id.
+// job queue: with both workers running, each job runs once, whichever
+// instance fetches it. Each report of a service outage enqueues one
+// escalation, posted to the webhook with its error_id.
 func TestTwoInstancesRunEachJobOnce(t *testing.T) {
 	db := newDatabase(t)
 	clk := &clock{now: scenarioNow}
@@ -27,8 +28,10 @@ func TestTwoInstancesRunEachJobOnce(t *testing.T) {
 	for range 2 {
 		st := openStore(t, db, clk)
 		t.Cleanup(func() { st.Close() })
-		srv, err := New(Config{Store: st, Now: clk.Now, JobPoll: -1, RateLimit: -1, Webhook: ops.srv.URL + "/escalations",
-			Logger: slog.New(slog.DiscardHandler)})
+		cfg := Config{Store: st, Now: clk.Now, RateLimit: -1, Webhook: ops.srv.URL + "/escalations",
+			Logger: slog.New(slog.DiscardHandler)}
+		fastJobs(&cfg)
+		srv, err := New(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,45 +65,54 @@ func TestTwoInstancesRunEachJobOnce(t *testing.T) {
 		t.Fatalf("%d distinct records for %d reports", len(want), reports)
 	}
 
-	// Both workers poll at once, several times over, as two instances'
-	// tickers would.
-	var wg sync.WaitGroup
+	// Both workers start at once, on a queue of 24 due jobs.
 	for _, srv := range srvs {
-		for range 3 {
-			wg.Go(func() {
-				for range 4 {
-					srv.runDue(context.Background())
-				}
-			})
+		runWorker(t, srv)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for ops.count() < reports && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	// Every job is completed, and none runs again: a while later, the
+	// webhook has had no more calls.
+	for id := range want {
+		var rec store.Record
+		for {
+			resp, err := http.Get(urls[0] + "/v1/errors/" + id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = json.NewDecoder(resp.Body).Decode(&rec)
+			resp.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rec.Jobs) == 1 && store.JobFinished(rec.Jobs[0].State) || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if len(rec.Jobs) != 1 || rec.Jobs[0].State != store.JobCompleted || rec.Jobs[0].Attempt != 1 {
+			t.Errorf("the escalation of %s: %+v", id, rec.Jobs)
 		}
 	}
-	wg.Wait()
+	time.Sleep(200 * time.Millisecond) // ten polls of each worker
 
 	seen := map[string]int{}
-	ops.mu.Lock()
-	for _, b := range ops.bodies {
+	bodies, _ := ops.calls()
+	for _, b := range bodies {
 		for id := range want {
 			if bytes.Contains(b, []byte(id)) {
 				seen[id]++
 			}
 		}
 	}
-	calls := len(ops.bodies)
-	ops.mu.Unlock()
-	if calls != reports {
-		t.Errorf("the webhook was called %d times for %d escalations", calls, reports)
+	if len(bodies) != reports {
+		t.Errorf("the webhook was called %d times for %d escalations", len(bodies), reports)
 	}
 	for id := range want {
 		if seen[id] != 1 {
 			t.Errorf("the escalation of %s ran %d times", id, seen[id])
 		}
 	}
-	// And nothing is left to run: a last poll on each runs nothing.
-	for _, srv := range srvs {
-		srv.runDue(context.Background())
-	}
-	if ops.count() != calls {
-		t.Errorf("a job ran again: %d calls", ops.count())
-	}
-
 }

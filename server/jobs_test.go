@@ -18,64 +18,209 @@ import (
 	"github.com/triage-go/triage/store"
 )
 
+// fastJobs makes a Server's job worker quick for a test: it polls every
+// 20ms and retries a failed attempt after 50ms (doubling, at most
+// 200ms), unless the failure's Retry-After says later. (A job due later
+// waits for River's scheduler, which looks every 5s.)
+func fastJobs(c *Config) {
+	c.RateLimit = -1 // waitJobs polls, and the test clock refills no bucket
+	c.JobPoll = 20 * time.Millisecond
+	c.JobOptions = store.WorkOptions{BackoffBase: 50 * time.Millisecond, BackoffMax: 200 * time.Millisecond,
+		StopTimeout: time.Second}
+}
+
+// runWorker runs srv's job worker (River) until the test ends, when it
+// stops before the store closes.
+func runWorker(t *testing.T, srv *Server) {
+	t.Helper()
+	if srv.cfg.JobPoll <= 0 {
+		t.Fatal("runWorker: the Server was made without fastJobs")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); srv.work(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+// waitJobs reads the record id until its jobs are as ok wants, and
+// returns it; the test fails after 20s.
+func (f *fixture) waitJobs(id, what string, ok func([]store.Job) bool) store.Record {
+	f.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		r := f.do("GET", "/v1/errors/"+id, nil, nil)
+		var rec store.Record
+		if err := json.Unmarshal(r.body, &rec); err != nil || r.status != 200 {
+			f.t.Fatalf("%s: GET the record: %d %s", what, r.status, r.body)
+		}
+		if ok(rec.Jobs) {
+			return rec
+		}
+		if time.Now().After(deadline) {
+			f.t.Fatalf("%s: jobs %+v", what, rec.Jobs)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// oneJobIn tells whether jobs are one job in state.
+func oneJobIn(state string) func([]store.Job) bool {
+	return func(jobs []store.Job) bool { return len(jobs) == 1 && jobs[0].State == state }
+}
+
+// timeoutReport is a report of agent's query whose handling enqueues a
+// retry.
+func timeoutReport(agent, query string) []byte {
+	return []byte(`{"agent_id":"` + agent + `","timestamp":"2025-08-08T12:20:10Z","status":"error","data":{"error_code":"QUERY_TIMEOUT","message":"timed out","query_id":"` + query + `"}}`)
+}
+
+// TestJobs: the worker posts a retry to the agent's callback, and again
+// after a 429, no sooner than its Retry-After; an escalation to the
+// webhook; an agent without a callback, or a callback answering 404,
+// cancels the job at once; a job failing every attempt is discarded. The
+// outcomes are counted in triage_jobs_total.
 func TestJobs(t *testing.T) {
 	ops := newCallbacks(t)
-	f := newFixture(t, func(c *Config) { c.Webhook = ops.srv.URL + "/escalations" })
-	ctx := context.Background()
-	agent := newCallbacks(t, 503, 200)
+	f := newFixture(t, func(c *Config) { fastJobs(c); c.Webhook = ops.srv.URL + "/escalations" })
+	agent := newCallbacks(t, 429, 200)
+	gone := newCallbacks(t, 404)
+	flaky := newCallbacks(t, 500, 500, 500, 500, 500)
+	for name, cb := range map[string]string{"query_engine": agent.srv.URL + "/retry", "gone_agent": gone.srv.URL + "/retry",
+		"flaky_agent": flaky.srv.URL + "/retry"} {
+		if r := f.do("PUT", "/v1/agents/"+name, []byte(`{"callback_url":"`+cb+`"}`), nil); r.status != 200 {
+			t.Fatalf("%d %s", r.status, r.body)
+		}
+	}
+	post := func(report []byte) string {
+		t.Helper()
+		r := f.do("POST", "/v1/errors", report, nil)
+		if r.status != 201 {
+			t.Fatalf("POST: %d %s", r.status, r.body)
+		}
+		return r.json(t)["error_id"].(string)
+	}
+	id := post(readFile(t, goldenDir+"/db_timeout.json"))
+	outage := post(readFile(t, goldenDir+"/service_outage.json"))
+	lost := post(timeoutReport("chart_agent", "q_77")) // no callback
+	refused := post(timeoutReport("gone_agent", "q_78"))
+	failing := post(timeoutReport("flaky_agent", "q_79"))
+	// Before the worker runs, the jobs are due: the retry's RunAt is past
+	// (on the test clock), the escalation's now.
+	for _, e := range []string{id, outage} {
+		if rec := f.record(e); len(rec.Jobs) != 1 || rec.Jobs[0].State != store.JobAvailable || rec.Jobs[0].Attempt != 0 {
+			t.Fatalf("before the worker: %+v", rec.Jobs)
+		}
+	}
+	runWorker(t, f.srv)
+
+	// The retry: 429 with Retry-After: 1, then 200.
+	rec := f.waitJobs(id, "the retry after a 429", oneJobIn(store.JobCompleted))
+	j := rec.Jobs[0]
+	if agent.count() != 2 || j.Attempt != 2 || len(j.Attempts) != 2 || !strings.Contains(j.Attempts[0].Error, "answered 429") ||
+		j.Attempts[1].Error != "" || j.Attempts[0].Duration != 0 {
+		t.Errorf("after a 429 and a 200: calls %d, job %+v", agent.count(), j)
+	}
+	bodies, times := agent.calls()
+	var job triage.RetryJob
+	if err := json.Unmarshal(bodies[0], &job); err != nil || job.ErrorID != id || job.QueryID != "q_456" || job.Attempt != 2 {
+		t.Errorf("callback body %s (%v)", bodies[0], err)
+	}
+	if !bytes.Equal(bodies[0], bodies[1]) {
+		t.Errorf("the second attempt posted %s, the first %s", bodies[1], bodies[0])
+	}
+	if gap := times[1].Sub(times[0]); gap < time.Second-10*time.Millisecond {
+		t.Errorf("retried %v after a 429 with Retry-After: 1 (backoff 50ms)", gap)
+	}
+	// As the API writes it: River's state; no duration for the failed
+	// attempt, one for the successful.
+	raw := f.do("GET", "/v1/errors/"+id, nil, nil).json(t)["jobs"].([]any)[0].(map[string]any)
+	attempts := raw["attempts"].([]any)
+	if _, has := attempts[0].(map[string]any)["duration_ns"]; has || raw["state"] != "completed" {
+		t.Errorf("the job as served: %v", raw)
+	}
+
+	// The escalation goes to the webhook.
+	f.waitJobs(outage, "the escalation", oneJobIn(store.JobCompleted))
+	if sent, _ := ops.calls(); len(sent) != 1 || !bytes.Contains(sent[0], []byte(outage)) {
+		t.Errorf("webhook calls %d", len(sent))
+	}
+
+	// Permanent failures: an agent without a callback, a 404.
+	rec = f.waitJobs(lost, "no callback", oneJobIn(store.JobCancelled))
+	if j := rec.Jobs[0]; j.Attempt != 1 || len(j.Attempts) != 1 || !strings.Contains(j.Attempts[0].Error, "no callback URL") {
+		t.Errorf("no callback: %+v", j)
+	}
+	rec = f.waitJobs(refused, "a 404", oneJobIn(store.JobCancelled))
+	if j := rec.Jobs[0]; gone.count() != 1 || j.Attempt != 1 || len(j.Attempts) != 1 || !strings.Contains(j.Attempts[0].Error, "answered 404") ||
+		strings.Contains(j.Attempts[0].Error, "permanent") {
+		t.Errorf("a 404: calls %d, job %+v", gone.count(), j)
+	}
+
+	// Five 500s: the job's five attempts are spent.
+	rec = f.waitJobs(failing, "five 500s", oneJobIn(store.JobDiscarded))
+	if j := rec.Jobs[0]; flaky.count() != 5 || j.Attempt != 5 || len(j.Attempts) != 5 || !strings.Contains(j.Attempts[4].Error, "answered 500") {
+		t.Errorf("five 500s: calls %d, job %+v", flaky.count(), j)
+	}
+
+	metrics := string(f.do("GET", "/metrics", nil, nil).body)
+	for _, want := range []string{
+		`triage_jobs_total{kind="retry",outcome="succeeded"} 1`,
+		`triage_jobs_total{kind="retry",outcome="retrying"} 5`, // the 429, four 500s
+		`triage_jobs_total{kind="retry",outcome="failed"} 3`,   // no callback, the 404, the fifth 500
+		`triage_jobs_total{kind="escalation",outcome="succeeded"} 1`,
+	} {
+		if !strings.Contains(metrics, want+"\n") {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+}
+
+// TestJobErrorsRedacted: a secret in a callback URL reaches neither the
+// attempt's recorded error nor the logs.
+func TestJobErrorsRedacted(t *testing.T) {
+	const secret = "sk-live-0123456789abcdefSECRET"
+	f := newFixture(t, fastJobs)
+	agent := newCallbacks(t, 500, 200)
+	if r := f.do("PUT", "/v1/agents/query_engine", []byte(`{"callback_url":"`+agent.srv.URL+`/retry?api_key=`+secret+`"}`), nil); r.status != 200 {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+	r := f.do("POST", "/v1/errors", readFile(t, goldenDir+"/db_timeout.json"), nil)
+	id := r.json(t)["error_id"].(string)
+	runWorker(t, f.srv)
+	rec := f.waitJobs(id, "a 500, then a 200", oneJobIn(store.JobCompleted))
+	if len(rec.Jobs[0].Attempts) != 2 || !strings.Contains(rec.Jobs[0].Attempts[0].Error, "answered 500") {
+		t.Fatalf("job %+v", rec.Jobs[0])
+	}
+	if body := f.do("GET", "/v1/errors/"+id, nil, nil).body; bytes.Contains(body, []byte(secret)) {
+		t.Errorf("the record shows the secret: %s", body)
+	}
+	if strings.Contains(f.logBuf.String(), secret) {
+		t.Errorf("the logs show the secret")
+	}
+}
+
+// TestJobRunsWhenDue: a retry due in 2s (the clock is now the real one)
+// is scheduled, and its callback is not called before it is due.
+func TestJobRunsWhenDue(t *testing.T) {
+	f := newFixture(t, fastJobs)
+	f.clock.mu.Lock()
+	f.clock.now = time.Now()
+	f.clock.mu.Unlock()
+	agent := newCallbacks(t)
 	if r := f.do("PUT", "/v1/agents/query_engine", []byte(`{"callback_url":"`+agent.srv.URL+`/retry"}`), nil); r.status != 200 {
 		t.Fatalf("%d %s", r.status, r.body)
 	}
 	r := f.do("POST", "/v1/errors", readFile(t, goldenDir+"/db_timeout.json"), nil)
 	id := r.json(t)["error_id"].(string)
-
-	f.srv.runDue(ctx)
-	if agent.count() != 0 {
-		t.Fatal("the retry ran before it was due")
-	}
-	f.clock.Advance(3 * time.Second) // retry:2 is due 2s after the report
-	f.srv.runDue(ctx)
-	if agent.count() != 1 {
-		t.Fatalf("the due retry ran %d times", agent.count())
-	}
-	var job triage.RetryJob
-	if err := json.Unmarshal(agent.bodies[0], &job); err != nil || job.ErrorID != id || job.QueryID != "q_456" || job.Attempt != 2 {
-		t.Errorf("callback body %s (%v)", agent.bodies[0], err)
-	}
+	runWorker(t, f.srv)
 	rec := f.record(id)
-	if len(rec.Jobs) != 1 || rec.Jobs[0].State != store.JobAvailable || len(rec.Jobs[0].Attempts) != 1 ||
-		!strings.Contains(rec.Jobs[0].Attempts[0].Error, "503") {
-		t.Fatalf("after a 503: %+v", rec.Jobs)
+	if len(rec.Jobs) != 1 || rec.Jobs[0].State != store.JobScheduled || !rec.Jobs[0].RunAt.After(time.Now()) {
+		t.Fatalf("a retry due later: %+v", rec.Jobs)
 	}
-	// The agent said Retry-After: 30, longer than the first backoff (5s).
-	f.clock.Advance(10 * time.Second)
-	f.srv.runDue(ctx)
-	if agent.count() != 1 {
-		t.Errorf("retried before the agent's Retry-After")
-	}
-	f.clock.Advance(25 * time.Second)
-	f.srv.runDue(ctx)
-	rec = f.record(id)
-	if agent.count() != 2 || rec.Jobs[0].State != store.JobSucceeded || len(rec.Jobs[0].Attempts) != 2 || rec.Jobs[0].Attempts[1].Error != "" {
-		t.Errorf("second attempt: calls %d, jobs %+v", agent.count(), rec.Jobs)
-	}
-
-	// An escalation goes to the webhook.
-	r = f.do("POST", "/v1/errors", readFile(t, goldenDir+"/service_outage.json"), nil)
-	outage := r.json(t)["error_id"].(string)
-	f.srv.runDue(ctx)
-	if ops.count() != 1 || !bytes.Contains(ops.bodies[0], []byte(outage)) {
-		t.Errorf("webhook calls %d", ops.count())
-	}
-
-	// A permanent failure: an agent without a callback.
-	r = f.do("POST", "/v1/errors", []byte(`{"agent_id":"chart_agent","timestamp":"2025-08-08T12:20:10Z","status":"error","data":{"error_code":"QUERY_TIMEOUT","message":"timed out","query_id":"q_77"}}`), nil)
-	lost := r.json(t)["error_id"].(string)
-	f.clock.Advance(time.Minute)
-	f.srv.runDue(ctx)
-	rec = f.record(lost)
-	if len(rec.Jobs) != 1 || rec.Jobs[0].State != store.JobFailed || !strings.Contains(rec.Jobs[0].Attempts[0].Error, "no callback URL") {
-		t.Errorf("no callback: %+v", rec.Jobs)
+	due := rec.Jobs[0].RunAt
+	f.waitJobs(id, "the retry once due", oneJobIn(store.JobCompleted))
+	if _, times := agent.calls(); len(times) != 1 || times[0].Before(due) {
+		t.Errorf("calls at %v, the job due at %v", times, due)
 	}
 }
 

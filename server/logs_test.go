@@ -32,7 +32,6 @@ func TestLogsBoundClientValues(t *testing.T) {
 			t.Fatalf("POST: %d %s", r.status, r.body)
 		}
 	}
-	f.srv.runDue(context.Background())
 	f.do("GET", "/v1/errors/"+big[:100<<10], nil, nil)
 	f.do("PUT", "/v1/agents/"+big[:100<<10], []byte(`{"callback_url":"https://agent.example/"}`), nil)
 	logs := f.logBuf.String()

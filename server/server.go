@@ -86,6 +86,11 @@ type Config struct {
 	// JobPoll is how often the job worker looks for due jobs. Default
 	// 500ms. A negative JobPoll runs no worker.
 	JobPoll time.Duration
+	// JobOptions tune the job worker (River) but for its Poll, which is
+	// JobPoll: how many jobs run at once, an attempt's timeout (default
+	// DefaultJobTimeout), the backoff, when a job whose instance died
+	// runs again (default DefaultJobRescueAfter).
+	JobOptions store.WorkOptions
 
 	// Retention says how long delivery claims, idempotency keys and
 	// attempt counts are kept (store.Retention's defaults: 7 days, 24
@@ -161,16 +166,36 @@ type Config struct {
 	// every other unknown path: the UI shadows no route. Defaults to nil:
 	// no dashboard.
 	UI http.Handler
+	// JobsUI, when set, serves River's own web UI for the job queue
+	// (riverqueue.com/riverui) at JobsUIPath + "/": every tenant's jobs,
+	// which it can retry, cancel and delete, and the queue, which it can
+	// pause. It is the operators' surface: OperatorKey opens it, no
+	// tenant's API key does (see package internal/jobsui). Default off.
+	JobsUI bool
+	// OperatorKey opens JobsUI (at least 16 characters, none of
+	// APIKeys'): sent as the password of HTTP Basic authentication, which
+	// a browser prompts for, or as an API key is sent. Required with
+	// JobsUI when APIKeys are set; with no APIKeys and no OperatorKey,
+	// JobsUI is as open as the rest of the API.
+	OperatorKey string
 }
 
 // The defaults.
 const (
-	DefaultRateLimit       = 50
-	DefaultRateBurst       = 100
-	DefaultMaxConcurrent   = 256
-	DefaultMaxBody         = 1 << 20
-	DefaultMCPMaxBody      = 8 << 20
-	DefaultJobPoll         = 500 * time.Millisecond
+	DefaultRateLimit     = 50
+	DefaultRateBurst     = 100
+	DefaultMaxConcurrent = 256
+	DefaultMaxBody       = 1 << 20
+	DefaultMCPMaxBody    = 8 << 20
+	DefaultJobPoll       = 500 * time.Millisecond
+	// DefaultJobTimeout bounds a job's attempt: a callback or webhook
+	// call, itself bounded by the HTTP client's timeout (10 s by
+	// default).
+	DefaultJobTimeout = 30 * time.Second
+	// DefaultJobRescueAfter is when a job running on an instance that
+	// died runs again (River's leader looks every 30 s): River's own
+	// default, an hour, suits long jobs; a job here is one HTTP call.
+	DefaultJobRescueAfter  = 2 * time.Minute
 	DefaultHeartbeat       = 15 * time.Second
 	DefaultEventPoll       = time.Second
 	DefaultMaxReplay       = 1000
@@ -259,6 +284,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.AuthFailBurst <= 0 {
 		cfg.AuthFailBurst = DefaultAuthFailBurst
+	}
+	if cfg.JobOptions.Timeout <= 0 {
+		cfg.JobOptions.Timeout = DefaultJobTimeout
+	}
+	if cfg.JobOptions.RescueAfter <= 0 {
+		cfg.JobOptions.RescueAfter = DefaultJobRescueAfter
 	}
 	if cfg.LogRepeat == 0 {
 		cfg.LogRepeat = DefaultLogRepeat

@@ -4,6 +4,22 @@
 // results), idempotency keys, agents' callback addresses, durable jobs,
 // the checkpoints of graph runs and the records of AG-UI agent runs.
 //
+// # Jobs
+//
+// The durable jobs (the retries the handler schedules, the escalations
+// it sends) run on River (github.com/riverqueue/river) in the store's own
+// database, on both stores. A job saved with an occurrence
+// (Occurrence.Jobs) is inserted in the occurrence's transaction: a 201
+// means its jobs are committed. Jobs.Work runs them with a JobWorker: a
+// failed attempt runs again after WorkOptions.Backoff (never sooner than
+// the failure's Retry-After), an error wrapping ErrPermanent cancels the
+// job, exhausted attempts discard it; a job whose instance died while it
+// ran is rescued after WorkOptions.RescueAfter and runs again (at least
+// once); a job enqueued twice with the same kind, tenant, error and
+// payload runs once (River's unique jobs). A record lists its latest
+// RecordJobs jobs with River's states and attempts. River keeps finished
+// jobs for a week (discarded ones a month), then deletes them.
+//
 // Store is the interface; store/sqlite (modernc.org/sqlite, WAL, the
 // embedded default) and store/postgres (pgx, for many instances sharing one
 // database) implement it, and both pass one conformance suite,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"time"
 
 	"github.com/triage-go/triage"
@@ -317,7 +318,8 @@ type NewJob struct {
 	Kind    string          `json:"kind"`
 	ErrorID string          `json:"error_id"`
 	Payload json.RawMessage `json:"payload"`
-	RunAt   time.Time       `json:"run_at"`
+	// RunAt is when the job is due; zero is now.
+	RunAt time.Time `json:"run_at"`
 	// MaxAttempts bounds the attempts; 0 means DefaultMaxAttempts.
 	MaxAttempts int `json:"max_attempts"`
 }
@@ -325,13 +327,23 @@ type NewJob struct {
 // DefaultMaxAttempts bounds a job's attempts when NewJob does not.
 const DefaultMaxAttempts = 5
 
-// Job states.
+// Job states: River's (rivertype.JobState), which the stores run the
+// jobs on.
 const (
-	JobAvailable = "available" // waiting for RunAt
-	JobRunning   = "running"   // leased by a worker
-	JobSucceeded = "succeeded"
-	JobFailed    = "failed" // attempts exhausted
+	JobAvailable = "available" // waiting for a worker from RunAt (a retry due soon waits so too)
+	JobScheduled = "scheduled" // waiting for RunAt
+	JobPending   = "pending"
+	JobRunning   = "running"   // a worker has it
+	JobRetryable = "retryable" // an attempt failed; it runs again at RunAt
+	JobCompleted = "completed" // an attempt succeeded
+	JobCancelled = "cancelled" // an attempt failed for good (ErrPermanent)
+	JobDiscarded = "discarded" // its attempts are exhausted
 )
+
+// JobFinished tells whether a job in state will not run again.
+func JobFinished(state string) bool {
+	return state == JobCompleted || state == JobCancelled || state == JobDiscarded
+}
 
 // Job is a durable job with its attempts.
 type Job struct {
@@ -342,31 +354,118 @@ type Job struct {
 	Payload     json.RawMessage `json:"payload"`
 	State       string          `json:"state"`
 	RunAt       time.Time       `json:"run_at"`
-	Attempt     int             `json:"attempt"` // attempts made so far
+	Attempt     int             `json:"attempt"` // attempts made so far (while running: this one)
 	MaxAttempts int             `json:"max_attempts"`
-	Attempts    []JobAttempt    `json:"attempts,omitempty"`
+	// Attempts are the failed attempts, then, for a completed job, the
+	// one that succeeded.
+	Attempts []JobAttempt `json:"attempts,omitempty"`
 }
 
 // JobAttempt is one attempt at a job.
 type JobAttempt struct {
-	Attempt  int           `json:"attempt"`
-	At       time.Time     `json:"at"`
-	Duration time.Duration `json:"duration_ns"`
+	Attempt int `json:"attempt"`
+	// At is when a failed attempt failed, or when the successful one
+	// began.
+	At time.Time `json:"at"`
+	// Duration is the successful attempt's (River does not keep a failed
+	// one's).
+	Duration time.Duration `json:"duration_ns,omitempty"`
 	// Error is empty for a successful attempt.
 	Error string `json:"error,omitempty"`
 }
 
-// Jobs is the durable job queue. Delivery is at least once: a job whose
-// lease runs out before Complete or Fail is claimed again.
+// ErrPermanent, in a JobWorker's error chain, tells that no attempt can
+// succeed: the job is cancelled and runs no more.
+var ErrPermanent = errors.New("permanent")
+
+// JobWorker makes one attempt at a job. A nil error completes the job. An
+// error wrapping ErrPermanent cancels it; any other error fails the
+// attempt, and the job runs again after the backoff (never sooner than
+// the error's fault.From(err).RetryAfter), until its MaxAttempts are
+// spent and it is discarded. The error's message is recorded with the
+// attempt, as the job's reader sees it: it must hold no secret.
+type JobWorker func(ctx context.Context, j Job) error
+
+// WorkOptions tune Jobs.Work. Zero fields mean the defaults.
+type WorkOptions struct {
+	// Workers is how many jobs run at once. Default 8.
+	Workers int
+	// Poll is how often the queue is looked at for due jobs. Default 1s.
+	Poll time.Duration
+	// Timeout bounds an attempt: its ctx ends then. Default 1 minute.
+	Timeout time.Duration
+	// RescueAfter is how long a job may be running before it is taken
+	// for lost (its instance died) and runs again: at least once. It
+	// must be longer than Timeout. Default 1 hour.
+	RescueAfter time.Duration
+	// BackoffBase and BackoffMax shape the wait after a failed attempt:
+	// BackoffBase doubled for each earlier attempt, at most BackoffMax.
+	// Defaults 5s and 10 minutes.
+	BackoffBase, BackoffMax time.Duration
+	// StopTimeout is how long the attempts running when ctx ends may go
+	// on before their ctx is cancelled. Default 10s.
+	StopTimeout time.Duration
+	// Logger receives the queue's own logs. Default: none.
+	Logger *slog.Logger
+}
+
+// The WorkOptions defaults.
+const (
+	DefaultJobWorkers     = 8
+	DefaultJobPoll        = time.Second
+	DefaultJobTimeout     = time.Minute
+	DefaultJobRescueAfter = time.Hour
+	DefaultJobBackoffBase = 5 * time.Second
+	DefaultJobBackoffMax  = 10 * time.Minute
+	DefaultJobStopTimeout = 10 * time.Second
+)
+
+// WithDefaults returns o with its zero fields set to the defaults.
+func (o WorkOptions) WithDefaults() WorkOptions {
+	set := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	if o.Workers <= 0 {
+		o.Workers = DefaultJobWorkers
+	}
+	set(&o.Poll, DefaultJobPoll)
+	set(&o.Timeout, DefaultJobTimeout)
+	set(&o.RescueAfter, DefaultJobRescueAfter)
+	set(&o.BackoffBase, DefaultJobBackoffBase)
+	set(&o.BackoffMax, DefaultJobBackoffMax)
+	set(&o.StopTimeout, DefaultJobStopTimeout)
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}
+
+// Backoff is the wait before the attempt after attempt: BackoffBase
+// doubled attempt-1 times, at most BackoffMax, at least retryAfter.
+func (o WorkOptions) Backoff(attempt int, retryAfter time.Duration) time.Duration {
+	d := o.BackoffBase
+	for i := 1; i < attempt && d < o.BackoffMax; i++ {
+		d *= 2
+	}
+	return max(min(d, o.BackoffMax), retryAfter)
+}
+
+// Jobs is the durable job queue, on River (github.com/riverqueue/river):
+// jobs enqueued with an occurrence commit with it, and run at least once
+// (a job whose instance died while it ran is rescued after
+// WorkOptions.RescueAfter and runs again); jobs enqueued twice with the
+// same kind, error and payload run once.
 type Jobs interface {
-	// Claim leases up to n due jobs (RunAt at or before now, or running
-	// with an expired lease) for lease, incrementing their Attempt.
-	Claim(ctx context.Context, n int, lease time.Duration) ([]Job, error)
-	// Complete records a successful attempt; the job is succeeded.
-	Complete(ctx context.Context, id int64, a JobAttempt) error
-	// Fail records a failed attempt. The job runs again at retryAt, or,
-	// when retryAt is zero or its attempts are exhausted, is failed.
-	Fail(ctx context.Context, id int64, a JobAttempt, retryAt time.Time) error
+	// Work runs due jobs with w until ctx ends, then waits for the
+	// attempts running (see WorkOptions.StopTimeout). Any number of
+	// instances may Work one database: each job runs on one of them.
+	Work(ctx context.Context, w JobWorker, o WorkOptions) error
+	// Client is the River client the queue inserts with
+	// (*river.Client[pgx.Tx] on PostgreSQL, *river.Client[*sql.Tx] on
+	// SQLite), for River's own tools such as its web UI.
+	Client() any
 }
 
 // Options configure a store implementation.

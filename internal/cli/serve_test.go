@@ -401,11 +401,11 @@ func TestServeRestartRunsJob(t *testing.T) {
 		if err := json.Unmarshal(call(t, "GET", svc.base+"/v1/errors/"+id, nil).body, &rec); err != nil {
 			t.Fatal(err)
 		}
-		if len(rec.Jobs) == 1 && rec.Jobs[0].State == store.JobSucceeded && len(rec.Jobs[0].Attempts) == 1 {
+		if len(rec.Jobs) == 1 && rec.Jobs[0].State == store.JobCompleted && len(rec.Jobs[0].Attempts) == 1 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("job not recorded as succeeded: %+v", rec.Jobs)
+			t.Fatalf("job not recorded as completed: %+v", rec.Jobs)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -10,8 +10,12 @@
 // race: the later ones wait, then find the schema migrated. The tables go to the first schema of the search
 // path, which the connection URL may set (search_path=…).
 //
-// Concurrency is PostgreSQL's: the job queue claims with FOR UPDATE SKIP
-// LOCKED, so that the instances' workers never lease one job twice; the
+// River's migrations run first, each in its own transaction (its enum
+// changes need that), under a session advisory lock held by the instance
+// migrating. Jobs run on River (riverpgxv5): its fetches lock with FOR
+// UPDATE SKIP LOCKED, so that the instances' workers never run one job
+// twice at once, and one instance, River's elected leader, rescues the
+// jobs of an instance that died. The
 // handler's state is kept with atomic upserts (attempt counts, delivery
 // claims) and row locks (idempotency keys); ErrorRecord reads one
 // REPEATABLE READ snapshot. A commit is durable when it returns, as

@@ -10,8 +10,10 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/triage-go/triage/store"
+	"github.com/triage-go/triage/store/internal/riverjobs"
 	"github.com/triage-go/triage/store/internal/sqlstore"
 )
 
@@ -29,7 +31,6 @@ var dialect = sqlstore.Dialect{
 	Least:         "LEAST",
 	Greatest:      "GREATEST",
 	ForUpdate:     " FOR UPDATE",
-	SkipLocked:    " FOR UPDATE SKIP LOCKED",
 	MigrationLock: fmt.Sprintf("SELECT pg_advisory_xact_lock(%d)", migrationLock),
 	WritableCTE:   true,
 	XidPositions:  true, // migrations/0006_occurrence_xid.sql
@@ -74,7 +75,16 @@ func Open(ctx context.Context, url string, opts store.Options) (*Store, error) {
 		return nil, fmt.Errorf("postgres: open: %w", err)
 	}
 	db := database{pool, sqlstore.NewHealth(reason)}
-	if _, err := sqlstore.Migrate(ctx, db, dialect, migrationFiles, "migrations"); err != nil {
+	queue, err := riverjobs.New(riverpgxv5.New(pool), txOf)
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	if err := migrateRiver(ctx, pool, queue); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	if _, err := sqlstore.Migrate(ctx, db, dialect, migrationFiles, "migrations", nil); err != nil {
 		pool.Close()
 		return nil, err
 	}
@@ -82,7 +92,31 @@ func Open(ctx context.Context, url string, opts store.Options) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: open: %w", err)
 	}
-	return &Store{core: sqlstore.New(db, dialect, opts), pool: pool, health: db.health}, nil
+	return &Store{core: sqlstore.New(db, dialect, opts, queue), pool: pool, health: db.health}, nil
+}
+
+// riverMigrationLock is the advisory lock that serialises the instances
+// applying River's migrations to one database.
+const riverMigrationLock = 0x7472696167650002 // "triage", 2
+
+// migrateRiver applies River's migrations (before the store's, whose
+// 0010 uses River's table), holding riverMigrationLock on a connection of
+// its own.
+func migrateRiver(ctx context.Context, pool *pgxpool.Pool, queue *riverjobs.Queue[pgx.Tx]) error {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", riverMigrationLock); err != nil {
+		return err
+	}
+	defer func() {
+		if _, err := conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", riverMigrationLock); err != nil {
+			conn.Conn().Close(context.WithoutCancel(ctx)) // the session's lock goes with it
+		}
+	}()
+	return queue.MigrateDB(ctx)
 }
 
 // forgetForeignXids clears the stream positions (transaction IDs) of
@@ -160,6 +194,17 @@ func (d database) Read(ctx context.Context, fn func(sqlstore.Querier) error) err
 
 func (d database) inTx(ctx context.Context, opts pgx.TxOptions, fn func(sqlstore.Querier) error) error {
 	return pgx.BeginTxFunc(ctx, d.pool, opts, func(tx pgx.Tx) error { return fn(querier{tx}) })
+}
+
+// txOf returns the transaction a Querier of database's Write or Read runs
+// on.
+func txOf(q sqlstore.Querier) (pgx.Tx, error) {
+	if qq, ok := q.(querier); ok {
+		if tx, ok := qq.c.(pgx.Tx); ok {
+			return tx, nil
+		}
+	}
+	return nil, fmt.Errorf("postgres: %T is not a transaction", q)
 }
 
 // conn is what *pgxpool.Pool and pgx.Tx share.

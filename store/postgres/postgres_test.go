@@ -2,8 +2,11 @@ package postgres_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -312,4 +315,163 @@ func freshStore(t *testing.T) (string, *postgres.Store) {
 	s := open(t, dbURL, store.Options{})
 	t.Cleanup(func() { s.Close() })
 	return dbURL, s
+}
+
+// Two instances on one schema run each job once.
+func TestWorkOnTwoInstances(t *testing.T) {
+	dbURL := pgtest.FreshSchema(t)
+	storetest.WorkOnTwoInstances(t, func(t *testing.T) store.Store { return open(t, dbURL, store.Options{}) })
+}
+
+// TestRiverMigration opens a schema of the migrations before River (0001
+// to 0009) whose jobs table holds a job due, one running and one that
+// succeeded: the two still to run move to River's queue, with their
+// attempts so far, and run; the finished one and the old tables go.
+func TestRiverMigration(t *testing.T) {
+	ctx := t.Context()
+	dbURL := pgtest.FreshSchema(t)
+	conn := connect(t, dbURL)
+	files, err := os.ReadDir("migrations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runAt := time.Date(2026, 1, 1, 12, 0, 0, 123456789, time.UTC)
+	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `CREATE TABLE schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`); err != nil {
+			return err
+		}
+		for i, f := range files {
+			if f.Name() >= "0010" {
+				break
+			}
+			sql, err := os.ReadFile("migrations/" + f.Name())
+			if err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, string(sql)); err != nil {
+				return fmt.Errorf("%s: %w", f.Name(), err)
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations VALUES ($1, $2, 0)`, i+1, f.Name()); err != nil {
+				return err
+			}
+		}
+		for _, j := range []struct {
+			kind, errorID, state string
+			payload              any
+			attempt, max         int
+		}{
+			{"retry", "e1", "available", `{"agent_id": "sql_agent", "n": [1, 2]}`, 1, 5},
+			{"escalation", "e2", "running", nil, 2, 3},
+			{"retry", "e3", "succeeded", `{}`, 1, 5},
+		} {
+			if _, err := tx.Exec(ctx, `INSERT INTO jobs (tenant, kind, error_id, payload, state, run_at, attempt, max_attempts, created_at)
+				VALUES ('a', $1, $2, $3, $4, $5, $6, $7, $5)`, j.kind, j.errorID, j.payload, j.state, runAt.UnixNano(), j.attempt, j.max); err != nil {
+				return err
+			}
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO job_attempts (tenant, job_id, attempt, at, duration_ns, error)
+			SELECT tenant, id, 1, run_at, 1000, 'callback: 503' FROM jobs WHERE error_id = 'e1'`)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	s := open(t, dbURL, store.Options{})
+	defer s.Close()
+	var old int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()
+		AND tablename IN ('jobs', 'job_attempts')`).Scan(&old); err != nil || old != 0 {
+		t.Errorf("%d of the old tables left (%v)", old, err)
+	}
+	tn := s.Tenant("a")
+	jobs := map[string]store.Job{}
+	for _, errorID := range []string{"e1", "e2", "e3"} {
+		if _, err := tn.SaveOccurrence(ctx, store.Occurrence{ErrorID: errorID, QueryID: "q", AgentID: "sql_agent",
+			ErrorType: "query_error", Severity: "low", NextAction: "resume"}); err != nil {
+			t.Fatal(err)
+		}
+		r, _, err := tn.ErrorRecord(ctx, errorID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, j := range r.Jobs {
+			jobs[errorID] = j
+		}
+		if len(r.Jobs) > 1 {
+			t.Errorf("%s: %d jobs", errorID, len(r.Jobs))
+		}
+	}
+	e1, e2 := jobs["e1"], jobs["e2"]
+	if len(jobs) != 2 || e1.Kind != store.JobRetry || e1.Tenant != "a" || e1.State != store.JobAvailable || e1.Attempt != 1 ||
+		e1.MaxAttempts != 5 || !jsonEqual(e1.Payload, `{"n": [1, 2], "agent_id": "sql_agent"}`) || e1.RunAt.Sub(runAt).Abs() > time.Millisecond ||
+		e2.Kind != store.JobEscalation || e2.State != store.JobAvailable || e2.Attempt != 2 || e2.MaxAttempts != 3 || e2.Payload != nil {
+		t.Fatalf("the jobs moved to River: %+v", jobs)
+	}
+	// They run, their attempts counted on.
+	ran := make(chan store.Job, 10)
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		done <- s.Jobs().Work(ctx, func(_ context.Context, j store.Job) error {
+			ran <- j
+			return nil
+		}, store.WorkOptions{Poll: 20 * time.Millisecond})
+	}()
+	for range 2 {
+		select {
+		case j := <-ran:
+			if want := jobs[j.ErrorID]; j.ID != want.ID || j.Attempt != want.Attempt+1 {
+				t.Errorf("ran %+v, want job %d at attempt %d", j, want.ID, want.Attempt+1)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the migrated jobs did not run")
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// jsonEqual tells whether a JSON document is the value of want.
+func jsonEqual(doc []byte, want string) bool {
+	var a, b any
+	return json.Unmarshal(doc, &a) == nil && json.Unmarshal([]byte(want), &b) == nil && reflect.DeepEqual(a, b)
+}
+
+// A save whose transaction fails once River inserted its jobs (here a
+// deferred trigger refuses the commit) leaves neither the occurrence nor
+// the jobs: they commit together or not at all.
+func TestSaveRolledBackEnqueuesNothing(t *testing.T) {
+	dbURL, s := freshStore(t)
+	ctx := t.Context()
+	conn := connect(t, dbURL)
+	if _, err := conn.Exec(ctx, `
+		CREATE FUNCTION refuse_job() RETURNS trigger LANGUAGE plpgsql AS $$
+			BEGIN RAISE EXCEPTION 'refused at commit'; END $$;
+		CREATE CONSTRAINT TRIGGER refuse_job AFTER INSERT ON river_job DEFERRABLE INITIALLY DEFERRED
+			FOR EACH ROW WHEN (NEW.args->>'error_id' = 'refused') EXECUTE FUNCTION refuse_job()`); err != nil {
+		t.Fatal(err)
+	}
+	tn := s.Tenant("a")
+	for _, errorID := range []string{"refused", "e1"} {
+		o := occurrence(errorID)
+		o.ErrorID = errorID
+		o.Jobs = []store.NewJob{{Kind: store.JobRetry, ErrorID: errorID}, {Kind: store.JobEscalation, ErrorID: errorID}}
+		_, err := tn.SaveOccurrence(ctx, o)
+		if refused := errorID == "refused"; refused != (err != nil) {
+			t.Fatalf("SaveOccurrence(%s): %v", errorID, err)
+		}
+	}
+	var jobs, occurrences int
+	if err := conn.QueryRow(ctx, `SELECT (SELECT count(*) FROM river_job), (SELECT count(*) FROM occurrences)`).Scan(&jobs, &occurrences); err != nil {
+		t.Fatal(err)
+	}
+	if jobs != 2 || occurrences != 1 {
+		t.Errorf("%d jobs and %d occurrences; want those of the save that committed, 2 and 1", jobs, occurrences)
+	}
+	if _, ok, err := tn.ErrorRecord(ctx, "refused"); err != nil || ok {
+		t.Errorf("the refused save's record: %v, %v; want none", ok, err)
+	}
 }

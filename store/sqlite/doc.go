@@ -19,15 +19,22 @@
 // waits for the commit. Close commits the writes queued; later ones fail
 // with ErrClosed. Statements are prepared once per connection.
 //
-// Open applies the embedded migrations (migrations/NNNN_name.sql) the
-// file lacks, in one transaction, recording them in schema_migrations.
+// Open applies River's migrations and the embedded migrations
+// (migrations/NNNN_name.sql) the file lacks, in one transaction,
+// recording them in river_migration and schema_migrations.
 // Times are stored as integer nanoseconds since the Unix epoch (UTC) and
 // JSON documents as TEXT; every table has a tenant column, which every
-// statement of a Tenant view filters on (the job queue is shared: its
-// worker's statements do not). Failures older than the window a History.Record
+// statement of a Tenant view filters on (the job queue is River's
+// river_job table, whose arguments hold the tenant: a record's jobs are
+// found through the river_job_by_error index). Failures older than the window a History.Record
 // asks for are deleted as it records; history_counts, kept by triggers,
 // counts the failures of each agent and code, so that Record does not
 // read them all.
+//
+// Jobs run on River with its SQLite driver (riversqlite) on the writer's
+// pool: its one connection serialises River's statements with the
+// writer's batches, so River never meets SQLITE_BUSY from this process.
+// A job saved with an occurrence is inserted in the writer's transaction.
 //
 // A Tenant keeps the checkpoints of graph runs for checkpoint.New (package store/checkpoint; the
 // graph.Checkpointer that lets a run resume after the process restarts),

@@ -13,9 +13,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/riverqueue/river/riverdriver/riversqlite"
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
 
 	"github.com/triage-go/triage/store"
+	"github.com/triage-go/triage/store/internal/riverjobs"
 	"github.com/triage-go/triage/store/internal/sqlstore"
 )
 
@@ -78,11 +80,18 @@ func Open(ctx context.Context, path string, opts store.Options) (*Store, error) 
 	s.writer = newWriter(write)
 	s.writer.readers = read
 	db := database{w: s.writer, read: read, readStmts: s.readStmts}
-	if _, err := sqlstore.Migrate(ctx, db, dialect, migrationFiles, "migrations"); err != nil {
+	// River works on the writer's pool: its one connection serialises
+	// River's writes with the writer's batches.
+	queue, err := riverjobs.New(riversqlite.New(write), txOf)
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	if _, err := sqlstore.Migrate(ctx, db, dialect, migrationFiles, "migrations", queue); err != nil {
 		s.Close()
 		return nil, err
 	}
-	s.core = sqlstore.New(db, dialect, opts)
+	s.core = sqlstore.New(db, dialect, opts, queue)
 	return s, nil
 }
 
@@ -234,6 +243,15 @@ func (d database) Read(ctx context.Context, fn func(sqlstore.Querier) error) err
 		return errors.Join(err, ignoreDone(tx.Rollback()))
 	}
 	return tx.Commit()
+}
+
+// txOf returns the transaction a Querier of database's Write or Read runs
+// on.
+func txOf(q sqlstore.Querier) (*sql.Tx, error) {
+	if tq, ok := q.(*txQuerier); ok {
+		return tq.tx, nil
+	}
+	return nil, fmt.Errorf("sqlite: %T is not a transaction", q)
 }
 
 // ignoreDone drops the error of rolling back a transaction the context's

@@ -115,3 +115,54 @@ func TestClaimOfAVanishedOccurrence(t *testing.T) {
 		t.Errorf("Claim within the new lease = %+v, %v, %v; want in flight", prior, first, err)
 	}
 }
+
+// Two instances on one file run each job once.
+func TestWorkOnTwoInstances(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "triage.db")
+	storetest.WorkOnTwoInstances(t, func(t *testing.T) store.Store {
+		s, err := sqlite.Open(t.Context(), path, store.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+// A save whose jobs River fails to insert (here a trigger refuses them)
+// leaves neither the occurrence nor any job.
+func TestSaveRolledBackEnqueuesNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "triage.db")
+	s, err := sqlite.Open(t.Context(), path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`CREATE TRIGGER refuse_job BEFORE INSERT ON river_job WHEN NEW.args->>'error_id' = 'refused'
+		BEGIN SELECT RAISE(ABORT, 'refused'); END`); err != nil {
+		t.Fatal(err)
+	}
+	tn := s.Tenant("a")
+	for _, errorID := range []string{"refused", "e1"} {
+		_, err := tn.SaveOccurrence(t.Context(), store.Occurrence{ErrorID: errorID, QueryID: "q", AgentID: "agent",
+			ErrorType: "query_error", Severity: "low", NextAction: "resume",
+			Jobs: []store.NewJob{{Kind: store.JobRetry, ErrorID: errorID}, {Kind: store.JobEscalation, ErrorID: errorID}}})
+		if refused := errorID == "refused"; refused != (err != nil) {
+			t.Fatalf("SaveOccurrence(%s): %v", errorID, err)
+		}
+	}
+	var jobs, occurrences int
+	if err := db.QueryRow(`SELECT (SELECT count(*) FROM river_job), (SELECT count(*) FROM occurrences)`).Scan(&jobs, &occurrences); err != nil {
+		t.Fatal(err)
+	}
+	if jobs != 2 || occurrences != 1 {
+		t.Errorf("%d jobs and %d occurrences; want those of the save that committed, 2 and 1", jobs, occurrences)
+	}
+	if _, ok, err := tn.ErrorRecord(t.Context(), "refused"); err != nil || ok {
+		t.Errorf("the refused save's record: %v, %v; want none", ok, err)
+	}
+}

@@ -3,9 +3,11 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -519,7 +521,7 @@ func TestHistoryCountsMigration(t *testing.T) {
 	}
 	w := newWriter(write)
 	v1 := fstest.MapFS{"m/0001_init.sql": {Data: init}}
-	if _, err := sqlstore.Migrate(t.Context(), database{w: w}, dialect, v1, "m"); err != nil {
+	if _, err := sqlstore.Migrate(t.Context(), database{w: w}, dialect, v1, "m", nil); err != nil {
 		t.Fatal(err)
 	}
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -550,4 +552,126 @@ func TestHistoryCountsMigration(t *testing.T) {
 		t.Errorf("Record after the migration = %d, %v; want 3", n, err)
 	}
 	checkHistoryCounts(t, s)
+}
+
+// TestRiverMigration opens a database of the schema before River
+// (migrations 0001 to 0009) whose jobs table holds a job due, one
+// running and one that succeeded: the two still to run move to River's
+// queue, with their attempts so far, and run; the finished one and the
+// old tables go.
+func TestRiverMigration(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "triage.db")
+	write, err := sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write.SetMaxOpenConns(1)
+	entries, err := migrationFiles.ReadDir("migrations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v9 := fstest.MapFS{}
+	for _, e := range entries {
+		if e.Name() < "0010" {
+			data, err := migrationFiles.ReadFile("migrations/" + e.Name())
+			if err != nil {
+				t.Fatal(err)
+			}
+			v9["m/"+e.Name()] = &fstest.MapFile{Data: data}
+		}
+	}
+	w := newWriter(write)
+	if applied, err := sqlstore.Migrate(ctx, database{w: w}, dialect, v9, "m", nil); err != nil || len(applied) != 9 {
+		t.Fatalf("migrating to 0009: %v, %v", applied, err)
+	}
+	runAt := time.Date(2026, 1, 1, 12, 0, 0, 123456789, time.UTC)
+	err = w.write(ctx, func(q sqlstore.Querier) error {
+		for _, j := range []struct {
+			kind, errorID, state string
+			payload              any
+			attempt, max         int
+		}{
+			{"retry", "e1", "available", `{"agent_id": "sql_agent", "n": [1, 2]}`, 1, 5},
+			{"escalation", "e2", "running", nil, 2, 3},
+			{"retry", "e3", "succeeded", `{}`, 1, 5},
+		} {
+			if _, err := q.Exec(ctx, `INSERT INTO jobs (tenant, kind, error_id, payload, state, run_at, attempt, max_attempts, created_at)
+				VALUES ('a', $1, $2, $3, $4, $5, $6, $7, $5)`, j.kind, j.errorID, j.payload, j.state, runAt.UnixNano(), j.attempt, j.max); err != nil {
+				return err
+			}
+		}
+		_, err := q.Exec(ctx, `INSERT INTO job_attempts (tenant, job_id, attempt, at, duration_ns, error)
+			SELECT tenant, id, 1, run_at, 1000, 'callback: 503' FROM jobs WHERE error_id = 'e1'`)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.stop()
+	write.Close()
+
+	s, err := Open(ctx, path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var old int
+	if err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name IN ('jobs', 'job_attempts')`).Scan(&old); err != nil || old != 0 {
+		t.Errorf("%d of the old tables left (%v)", old, err)
+	}
+	tn := s.Tenant("a")
+	jobs := map[string]store.Job{}
+	for _, errorID := range []string{"e1", "e2", "e3"} {
+		if _, err := tn.SaveOccurrence(ctx, store.Occurrence{ErrorID: errorID, QueryID: "q", AgentID: "sql_agent",
+			ErrorType: "query_error", Severity: "low", NextAction: "resume"}); err != nil {
+			t.Fatal(err)
+		}
+		r, _, err := tn.ErrorRecord(ctx, errorID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, j := range r.Jobs {
+			jobs[errorID] = j
+		}
+		if len(r.Jobs) > 1 {
+			t.Errorf("%s: %d jobs", errorID, len(r.Jobs))
+		}
+	}
+	e1, e2 := jobs["e1"], jobs["e2"]
+	if len(jobs) != 2 || e1.Kind != store.JobRetry || e1.Tenant != "a" || e1.State != store.JobAvailable || e1.Attempt != 1 ||
+		e1.MaxAttempts != 5 || !jsonEqual(e1.Payload, `{"n": [1, 2], "agent_id": "sql_agent"}`) || e1.RunAt.Sub(runAt).Abs() > time.Millisecond ||
+		e2.Kind != store.JobEscalation || e2.State != store.JobAvailable || e2.Attempt != 2 || e2.MaxAttempts != 3 || e2.Payload != nil {
+		t.Fatalf("the jobs moved to River: %+v", jobs)
+	}
+	// They run, their attempts counted on.
+	ran := make(chan store.Job, 10)
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		done <- s.Jobs().Work(ctx, func(_ context.Context, j store.Job) error {
+			ran <- j
+			return nil
+		}, store.WorkOptions{Poll: 20 * time.Millisecond})
+	}()
+	for range 2 {
+		select {
+		case j := <-ran:
+			if want := jobs[j.ErrorID]; j.ID != want.ID || j.Attempt != want.Attempt+1 {
+				t.Errorf("ran %+v, want job %d at attempt %d", j, want.ID, want.Attempt+1)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the migrated jobs did not run")
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// jsonEqual tells whether a JSON document is the value of want.
+func jsonEqual(doc []byte, want string) bool {
+	var a, b any
+	return json.Unmarshal(doc, &a) == nil && json.Unmarshal([]byte(want), &b) == nil && reflect.DeepEqual(a, b)
 }

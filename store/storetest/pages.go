@@ -200,10 +200,15 @@ var pageTests = []test{
 		for i := range store.RecordJobs + 5 {
 			ids = append(ids, enqueue(t, a, store.NewJob{Kind: store.JobRetry, ErrorID: "e1", Payload: json.RawMessage(fmt.Sprintf(`{"n": %d}`, i))}))
 		}
-		enqueue(t, a, store.NewJob{Kind: store.JobRetry, ErrorID: "e2"})
-		for _, j := range claimJobs(t, e.s, 100, time.Minute) {
-			must(t, e.s.Jobs().Fail(t.Context(), j.ID, store.JobAttempt{Attempt: 1, At: Epoch, Error: "boom"}, Epoch.Add(time.Hour)))
+		e2 := enqueue(t, a, store.NewJob{Kind: store.JobRetry, ErrorID: "e2"})
+		// Every job fails once, to be retried in an hour: each listed
+		// job has its attempt.
+		stop := work(t, e.s, failing(errors.New("boom")), store.WorkOptions{BackoffBase: time.Hour})
+		for _, id := range ids[5:] {
+			waitState(t, a, "e1", id, store.JobRetryable)
 		}
+		waitState(t, a, "e2", e2, store.JobRetryable)
+		stop()
 		r := record(t, a, "e1")
 		var got []int64
 		for _, j := range r.Jobs {

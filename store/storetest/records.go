@@ -158,8 +158,9 @@ var occurrenceTests = []test{
 		}
 		o := newOccurrence("d1", "e1", Epoch)
 		o.Feedback = json.RawMessage(`{"error_id":"e1","user_message":"saved","next_action":"resume"}`)
+		runAt := time.Now().Add(time.Minute) // River's clock is the real one
 		o.Jobs = []store.NewJob{
-			{Kind: store.JobRetry, ErrorID: "e1", Payload: json.RawMessage(`{"attempt":2}`), RunAt: Epoch.Add(2 * time.Second)},
+			{Kind: store.JobRetry, ErrorID: "e1", Payload: json.RawMessage(`{"attempt":2}`), RunAt: runAt},
 			{Kind: store.JobEscalation, ErrorID: "e1", Payload: json.RawMessage(`{}`), MaxAttempts: 3},
 		}
 		save(t, tn, o)
@@ -177,11 +178,11 @@ var occurrenceTests = []test{
 		save(t, tn, o) // again: nothing changes
 		r := record(t, tn, "e1")
 		if r.Count != 1 || len(r.Jobs) != 2 || r.Jobs[0].Kind != store.JobRetry || r.Jobs[1].Kind != store.JobEscalation ||
-			!r.Jobs[0].RunAt.Equal(Epoch.Add(2*time.Second)) {
+			!near(r.Jobs[0].RunAt, runAt) || r.Jobs[0].State != store.JobScheduled {
 			t.Errorf("record after saving twice: count %d, jobs %+v", r.Count, r.Jobs)
 		}
-		if len(r.Jobs) == 2 && (string(r.Jobs[0].Payload) != `{"attempt":2}` || r.Jobs[0].MaxAttempts != store.DefaultMaxAttempts ||
-			r.Jobs[1].MaxAttempts != 3 || !r.Jobs[1].RunAt.Equal(Epoch) || r.Jobs[0].State != store.JobAvailable) {
+		if len(r.Jobs) == 2 && (!sameJSON(r.Jobs[0].Payload, json.RawMessage(`{"attempt":2}`)) || r.Jobs[0].MaxAttempts != store.DefaultMaxAttempts ||
+			r.Jobs[1].MaxAttempts != 3 || store.JobFinished(r.Jobs[0].State) || r.Jobs[1].State != store.JobAvailable) {
 			t.Errorf("the saved jobs: %+v", r.Jobs)
 		}
 		if _, _, err := e.s.Tenant("b").Claim(t.Context(), "d1"); err != nil {
@@ -341,19 +342,25 @@ var occurrenceTests = []test{
 		tn := e.s.Tenant("a")
 		save(t, tn, newOccurrence("d1", "e1", Epoch))
 		save(t, tn, newOccurrence("d2", "e2", Epoch))
-		j1 := enqueue(t, tn, store.NewJob{Kind: store.JobRetry, ErrorID: "e1", Payload: json.RawMessage(`{"n": 1}`), RunAt: Epoch.Add(time.Minute), MaxAttempts: 3})
+		later := time.Now().Add(time.Hour)
+		j1 := enqueue(t, tn, store.NewJob{Kind: store.JobRetry, ErrorID: "e1", Payload: json.RawMessage(`{"n": 1}`), RunAt: later, MaxAttempts: 3})
 		enqueue(t, tn, store.NewJob{Kind: store.JobRetry, ErrorID: "e2"})
+		before := time.Now()
 		j3 := enqueue(t, tn, store.NewJob{Kind: store.JobEscalation, ErrorID: "e1"})
+		after := time.Now()
 		r := record(t, tn, "e1")
-		if len(r.Jobs) != 2 || r.Jobs[0].ID != j1 || r.Jobs[1].ID != j3 {
-			t.Fatalf("jobs = %+v, want %d and %d", r.Jobs, j1, j3)
+		if len(r.Jobs) != 2 || r.Jobs[0].ID != j1 || r.Jobs[1].ID != j3 || r.MoreJobs {
+			t.Fatalf("jobs = %+v, more %v; want %d and %d", r.Jobs, r.MoreJobs, j1, j3)
 		}
 		want := store.Job{ID: j1, Tenant: "a", Kind: store.JobRetry, ErrorID: "e1", Payload: json.RawMessage(`{"n": 1}`),
-			State: store.JobAvailable, RunAt: Epoch.Add(time.Minute), MaxAttempts: 3}
+			State: store.JobScheduled, RunAt: later, MaxAttempts: 3}
 		checkJob(t, r.Jobs[0], want)
 		want = store.Job{ID: j3, Tenant: "a", Kind: store.JobEscalation, ErrorID: "e1",
-			State: store.JobAvailable, RunAt: Epoch, MaxAttempts: store.DefaultMaxAttempts}
+			State: store.JobAvailable, MaxAttempts: store.DefaultMaxAttempts}
 		checkJob(t, r.Jobs[1], want)
+		if at := r.Jobs[1].RunAt; at.Before(before.Add(-time.Second)) || at.After(after.Add(time.Second)) {
+			t.Errorf("a job without RunAt is due at %v, want now (%v)", at, before)
+		}
 	}},
 }
 
@@ -626,21 +633,17 @@ var isolationTests = []test{
 	}},
 	{"Jobs", func(t *testing.T, e *env) {
 		a, b := e.s.Tenant("a"), e.s.Tenant("b")
-		ja := enqueue(t, a, store.NewJob{Kind: store.JobRetry, ErrorID: "e1"})
-		jb := enqueue(t, b, store.NewJob{Kind: store.JobRetry, ErrorID: "e1"})
-		claimed := claimJobs(t, e.s, 10, time.Minute)
-		tenants := map[int64]string{}
-		for _, j := range claimed {
-			tenants[j.ID] = j.Tenant
-		}
-		if len(claimed) != 2 || tenants[ja] != "a" || tenants[jb] != "b" {
-			t.Errorf("claimed %+v; want job %d of a and job %d of b", claimed, ja, jb)
-		}
 		save(t, a, newOccurrence("d1", "e1", Epoch))
 		save(t, b, newOccurrence("d1", "e1", Epoch))
+		// The same job of two tenants is two jobs.
+		j := store.NewJob{Kind: store.JobRetry, ErrorID: "e1", Payload: json.RawMessage(`{"n": 1}`)}
+		ja, jb := enqueue(t, a, j), enqueue(t, b, j)
+		if ja == jb {
+			t.Fatalf("tenants a and b enqueued one job, %d", ja)
+		}
 		for tenant, id := range map[string]int64{"a": ja, "b": jb} {
 			r := record(t, e.s.Tenant(tenant), "e1")
-			if len(r.Jobs) != 1 || r.Jobs[0].ID != id {
+			if len(r.Jobs) != 1 || r.Jobs[0].ID != id || r.Jobs[0].Tenant != tenant || r.MoreJobs {
 				t.Errorf("tenant %s: jobs %+v, want only %d", tenant, r.Jobs, id)
 			}
 		}

@@ -17,9 +17,8 @@
 // after the store is closed.
 //
 // Where package store leaves a detail open, the suite settles it:
-//   - Times keep their nanoseconds. An Agent's zero UpdatedAt, an
-//     Occurrence's zero ReceivedAt and a NewJob's zero RunAt are the
-//     store's clock's now.
+//   - Times keep their nanoseconds. An Agent's zero UpdatedAt and an
+//     Occurrence's zero ReceivedAt are the store's clock's now.
 //   - A record's FirstSeen and LastSeen are the earliest and the latest
 //     ReceivedAt of its occurrences; its QueryID, AgentID, ErrorType,
 //     Severity, Report and Feedback are those of the occurrence received
@@ -30,9 +29,10 @@
 //     memory.History does.
 //   - Deliveries.Claim's and BeginRequest's take-over starts a new lease; a
 //     stored feedback or response never expires.
-//   - Claim records an attempt, with an error, for a job whose lease ran
-//     out, and fails the job instead of leasing it again when that was its
-//     last attempt.
+//   - The job queue (River) runs on the real clock, not Options.Now: a
+//     NewJob's zero RunAt is the real now, and a job's times are kept to
+//     the millisecond. The jobs group runs Work loops with short
+//     WorkOptions and waits for the jobs' states with deadlines.
 //   - A checkpoint loads as it was saved (through checkpoint.New, equal
 //     by reflect.DeepEqual for a state that round-trips through JSON): a
 //     nil and an empty Path or Branches stay apart. SaveCheckpoint replaces
@@ -42,7 +42,9 @@
 //     fault loads as the same JSON value, and an empty Fault is nil.
 //
 // ResumeAfterRestart is the suite's test of a graph run resumed from a
-// store opened anew on the same database; each store runs it too.
+// store opened anew on the same database, and WorkOnTwoInstances its test
+// of two stores on one database working its jobs; each store runs them
+// too.
 package storetest
 
 import (

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/base64"
 	"errors"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -276,20 +275,5 @@ func (t *tenant) ErrorRecords(ctx context.Context, f store.Filter) (store.Page, 
 // errorJobs returns the latest n jobs of an error, by ID, with their
 // attempts, and whether it has older ones.
 func (t *tenant) errorJobs(ctx context.Context, q Querier, errorID string, n int) ([]store.Job, bool, error) {
-	var list []store.Job
-	rows, err := q.Query(ctx, `SELECT `+jobColumns+` FROM jobs WHERE tenant = $1 AND error_id = $2 ORDER BY id DESC LIMIT $3`,
-		t.id, errorID, n+1)
-	err = scanAll(rows, err, func(row Row) error {
-		j, err := scanJob(row)
-		list = append(list, j)
-		return err
-	})
-	if err != nil || len(list) == 0 {
-		return nil, false, err
-	}
-	more := len(list) > n
-	list = list[:min(len(list), n)]
-	slices.Reverse(list)
-	err = t.jobAttempts(ctx, q, errorID, list)
-	return list, more, err
+	return t.s.queue.ListTx(ctx, q, t.id, errorID, n)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"math"
 
 	"github.com/triage-go/triage/store"
 )
@@ -45,7 +44,7 @@ func (t *tenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (int64,
 	if o.DeliveryKey != "" {
 		key = o.DeliveryKey
 	}
-	if t.s.d.WritableCTE {
+	if t.s.d.WritableCTE && len(o.Jobs) == 0 {
 		id, err := t.saveOneStatement(ctx, o, key)
 		if err != nil {
 			return 0, t.s.errorf("save occurrence", err)
@@ -109,9 +108,9 @@ func (t *tenant) completeAnew(ctx context.Context, q Querier, o store.Occurrence
 }
 
 // saveCTE is SaveOccurrence in one statement, where the dialect has
-// writable CTEs: it inserts the occurrence and, when it is new (o has its
-// row), counts it into its record, completes its delivery and enqueues
-// its jobs (given as arrays, one element per job).
+// writable CTEs, for an occurrence without jobs (River enqueues them with
+// statements of its own): it inserts the occurrence and, when it is new
+// (o has its row), counts it into its record and completes its delivery.
 const saveCTE = `
 WITH o AS (
 	INSERT INTO occurrences (tenant, delivery_key, error_id, query_id, agent_id, error_type, severity,
@@ -129,12 +128,6 @@ WITH o AS (
 	SELECT $1, $2, $15, id FROM o WHERE $2::text IS NOT NULL
 	ON CONFLICT (tenant, delivery_key) DO UPDATE SET occurrence_id = excluded.occurrence_id, feedback = NULL
 	RETURNING 1
-), j AS (
-	INSERT INTO jobs (tenant, kind, error_id, payload, state, run_at, attempt, max_attempts, created_at)
-	SELECT $1, u.kind, u.error_id, u.payload, 'available', u.run_at, 0, u.max_attempts, $15
-	FROM o, unnest($16::text[], $17::text[], $18::text[], $19::bigint[], $20::int[])
-		AS u(kind, error_id, payload, run_at, max_attempts)
-	RETURNING 1
 )
 SELECT id FROM o`
 
@@ -143,45 +136,29 @@ SELECT id FROM o`
 // delivery saved already goes on in a transaction of its own.
 func (t *tenant) saveOneStatement(ctx context.Context, o store.Occurrence, key any) (int64, error) {
 	now := t.s.now()
-	n := len(o.Jobs)
-	kinds, errorIDs, payloads := make([]string, n), make([]string, n), make([]*string, n)
-	runAts, maxAttempts := make([]int64, n), make([]int32, n)
-	for i, j := range o.Jobs {
-		if j.Kind == "" {
-			return 0, errors.New("job without kind")
-		}
-		kinds[i], errorIDs[i] = j.Kind, j.ErrorID
-		if len(j.Payload) > 0 {
-			p := string(j.Payload)
-			payloads[i] = &p
-		}
-		runAts[i], maxAttempts[i] = nanos(now), store.DefaultMaxAttempts
-		if !j.RunAt.IsZero() {
-			runAts[i] = nanos(j.RunAt)
-		}
-		if j.MaxAttempts > 0 {
-			maxAttempts[i] = int32(min(j.MaxAttempts, math.MaxInt32))
-		}
-	}
 	var id int64
 	err := t.s.db.Writer().QueryRow(ctx, t.s.saveOccurrence,
 		t.id, key, o.ErrorID, o.QueryID, o.AgentID, o.ErrorType, o.Severity,
 		o.NextAction, o.Attempt, nanos(o.ReportedAt), nanos(o.ReceivedAt), text(o.Report), text(o.Feedback),
-		text(o.Actions), nanos(now), kinds, errorIDs, payloads, runAts, maxAttempts).Scan(&id)
+		text(o.Actions), nanos(now)).Scan(&id)
 	if !errors.Is(err, sql.ErrNoRows) {
 		return id, err
 	}
 	return 0, t.s.db.Write(ctx, func(q Querier) error { return t.completeAnew(ctx, q, o) })
 }
 
-// enqueueAll enqueues jobs in q.
+// enqueueAll enqueues jobs in q's transaction.
 func (t *tenant) enqueueAll(ctx context.Context, q Querier, jobs []store.NewJob) error {
-	for _, j := range jobs {
-		if _, err := t.enqueue(ctx, q, j); err != nil {
-			return err
-		}
+	return t.s.queue.InsertTx(ctx, q, t.id, jobs)
+}
+
+// Enqueue adds a durable job for the tenant. A zero RunAt is now.
+func (t *tenant) Enqueue(ctx context.Context, j store.NewJob) (int64, error) {
+	id, err := t.s.queue.Insert(ctx, t.id, j)
+	if err != nil {
+		return 0, t.s.errorf("enqueue job", err)
 	}
-	return nil
+	return id, nil
 }
 
 // occurrenceColumns are the columns scanOccurrence reads.

@@ -74,6 +74,23 @@ type DB interface {
 	Read(ctx context.Context, fn func(Querier) error) error
 }
 
+// Queue is the durable job queue a Store enqueues to and reads jobs from
+// (store/internal/riverjobs, on River), in the transactions of its DB: the
+// Querier a Queue method is given is one of DB.Write's or DB.Read's.
+type Queue interface {
+	store.Jobs
+	// Migrate applies the queue's migrations in the store's migration
+	// transaction.
+	Migrate(ctx context.Context, q Querier) error
+	// InsertTx enqueues jobs for tenant in q's transaction.
+	InsertTx(ctx context.Context, q Querier, tenant string, jobs []store.NewJob) error
+	// Insert enqueues one job for tenant on its own.
+	Insert(ctx context.Context, tenant string, j store.NewJob) (int64, error)
+	// ListTx returns the latest n jobs of tenant's error errorID, oldest
+	// first, and whether there are older ones.
+	ListTx(ctx context.Context, q Querier, tenant, errorID string, n int) ([]store.Job, bool, error)
+}
+
 // Dialect is what differs between the SQL databases.
 type Dialect struct {
 	// Name prefixes the errors: "sqlite", "postgres".
@@ -86,9 +103,6 @@ type Dialect struct {
 	// ends: " FOR UPDATE" on PostgreSQL, "" on SQLite, whose write
 	// transactions are serialised anyway.
 	ForUpdate string
-	// SkipLocked is ForUpdate skipping the rows another transaction has
-	// locked (the job queue's claims).
-	SkipLocked string
 	// MigrationLock, when not empty, is a statement run first in the
 	// migrations' transaction, that holds until it ends and serialises
 	// the instances migrating one database at once.
@@ -121,7 +135,10 @@ type Store struct {
 	d   Dialect
 	now func() time.Time
 
-	upsertRecord, saveOccurrence, lockIdem, dueJobs, lockJob string
+	upsertRecord, saveOccurrence, lockIdem string
+
+	// queue is the job queue.
+	queue Queue
 
 	// unreleased are the delivery claims it failed to release (see
 	// releases.go).
@@ -129,7 +146,7 @@ type Store struct {
 }
 
 // New returns a store on db, whose schema is up to date (see Migrate).
-func New(db DB, d Dialect, opts store.Options) *Store {
+func New(db DB, d Dialect, opts store.Options, queue Queue) *Store {
 	return &Store{
 		db:             db,
 		d:              d,
@@ -137,8 +154,7 @@ func New(db DB, d Dialect, opts store.Options) *Store {
 		upsertRecord:   fmt.Sprintf(upsertRecordSQL, d.Least, d.Greatest),
 		saveOccurrence: fmt.Sprintf(saveCTE, d.Least, d.Greatest),
 		lockIdem:       selectIdemSQL + d.ForUpdate,
-		dueJobs:        dueJobsSQL + d.SkipLocked,
-		lockJob:        selectJobStateSQL + d.ForUpdate,
+		queue:          queue,
 	}
 }
 
@@ -146,7 +162,7 @@ func New(db DB, d Dialect, opts store.Options) *Store {
 func (s *Store) Tenant(id string) store.Tenant { return &tenant{s: s, id: id} }
 
 // Jobs returns the job queue.
-func (s *Store) Jobs() store.Jobs { return jobs{s} }
+func (s *Store) Jobs() store.Jobs { return s.queue }
 
 // errorf wraps err with the dialect's name and the operation.
 func (s *Store) errorf(op string, err error) error {
@@ -333,8 +349,9 @@ const expireChunk = 200
 
 // noPendingJob is the condition, on records r, that no job of the record
 // is still to run.
-const noPendingJob = `NOT EXISTS (SELECT 1 FROM jobs j WHERE j.tenant = r.tenant AND j.error_id = r.error_id
-	AND j.state IN ('available', 'running'))`
+const noPendingJob = `NOT EXISTS (SELECT 1 FROM river_job j
+	WHERE j.args->>'tenant' = r.tenant AND j.args->>'error_id' = r.error_id
+	AND j.state IN ('available', 'pending', 'retryable', 'running', 'scheduled'))`
 
 // expireRecords deletes the records last seen before cutoff, without a
 // job still to run, with their occurrences, the occurrences' delivery
@@ -384,7 +401,7 @@ func (s *Store) expireRecords(ctx context.Context, cutoff int64) (int64, error) 
 					`DELETE FROM deliveries WHERE tenant = $1 AND delivery_key IN
 						(SELECT delivery_key FROM occurrences WHERE tenant = $1 AND error_id = $2 AND delivery_key IS NOT NULL)`,
 					`DELETE FROM occurrences WHERE tenant = $1 AND error_id = $2`,
-					`DELETE FROM jobs WHERE tenant = $1 AND error_id = $2`, // their attempts cascade
+					`DELETE FROM river_job WHERE args->>'tenant' = $1 AND args->>'error_id' = $2`, // finished: see noPendingJob
 				} {
 					n, err := q.Exec(ctx, del, k.tenant, k.errorID)
 					if err != nil {

@@ -1,0 +1,338 @@
+package riverjobs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/store"
+	"github.com/triage-go/triage/store/internal/sqlstore"
+)
+
+// How long River keeps a finished job, and so the record's view of it.
+// River's defaults are a day for completed and cancelled jobs and a week
+// for discarded ones; an operator looking at a record wants its jobs for
+// longer.
+const (
+	CompletedRetention = 7 * 24 * time.Hour
+	CancelledRetention = 7 * 24 * time.Hour
+	DiscardedRetention = 30 * 24 * time.Hour
+)
+
+// fields are a job's River arguments, whatever its kind.
+type fields struct {
+	Tenant  string          `json:"tenant"`
+	ErrorID string          `json:"error_id"`
+	Payload json.RawMessage `json:"payload,omitempty"`
+}
+
+func (f fields) get() fields { return f }
+
+// The arguments of each kind: River tells the kinds apart by type.
+type (
+	retryArgs      struct{ fields }
+	escalationArgs struct{ fields }
+)
+
+func (retryArgs) Kind() string      { return store.JobRetry }
+func (escalationArgs) Kind() string { return store.JobEscalation }
+
+// jobArgs are the arguments of any kind.
+type jobArgs interface {
+	river.JobArgs
+	get() fields
+}
+
+// argsOf returns the arguments of a job of kind.
+func argsOf(kind string, f fields) (jobArgs, error) {
+	switch kind {
+	case store.JobRetry:
+		return retryArgs{f}, nil
+	case store.JobEscalation:
+		return escalationArgs{f}, nil
+	case "":
+		return nil, errors.New("job without kind")
+	}
+	return nil, fmt.Errorf("unknown job kind %q", kind)
+}
+
+// Queue is the job queue of a store whose driver's transactions are TTx
+// (pgx.Tx, *sql.Tx). It implements sqlstore.Queue.
+type Queue[TTx any] struct {
+	driver riverdriver.Driver[TTx]
+	// txOf returns the driver's transaction a Querier of the store's
+	// DB.Write or DB.Read runs on.
+	txOf func(sqlstore.Querier) (TTx, error)
+	// client inserts and lists; Work starts clients of its own.
+	client *river.Client[TTx]
+}
+
+var _ sqlstore.Queue = (*Queue[any])(nil)
+
+// New returns the queue on driver. txOf returns the transaction under a
+// Querier of the store's DB.
+func New[TTx any](driver riverdriver.Driver[TTx], txOf func(sqlstore.Querier) (TTx, error)) (*Queue[TTx], error) {
+	client, err := river.NewClient(driver, &river.Config{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return nil, fmt.Errorf("river: %w", err)
+	}
+	return &Queue[TTx]{driver: driver, txOf: txOf, client: client}, nil
+}
+
+// Client returns the River client the queue inserts with.
+func (q *Queue[TTx]) Client() any { return q.client }
+
+// Migrate applies River's migrations that the database lacks, in the
+// store's migration transaction.
+func (q *Queue[TTx]) Migrate(ctx context.Context, on sqlstore.Querier) error {
+	tx, err := q.txOf(on)
+	if err != nil {
+		return err
+	}
+	m, err := rivermigrate.New(q.driver, &rivermigrate.Config{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return fmt.Errorf("river: migrate: %w", err)
+	}
+	if _, err := m.MigrateTx(ctx, tx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("river: migrate: %w", err)
+	}
+	return nil
+}
+
+// MigrateDB applies River's migrations that the database lacks, each in
+// a transaction of its own (PostgreSQL's enum changes cannot share one
+// with their use). The caller serialises the instances doing so.
+func (q *Queue[TTx]) MigrateDB(ctx context.Context) error {
+	m, err := rivermigrate.New(q.driver, &rivermigrate.Config{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return fmt.Errorf("river: migrate: %w", err)
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("river: migrate: %w", err)
+	}
+	return nil
+}
+
+// params are the insert parameters of j for tenant.
+func params(tenant string, j store.NewJob) (river.InsertManyParams, error) {
+	a, err := argsOf(j.Kind, fields{Tenant: tenant, ErrorID: j.ErrorID, Payload: j.Payload})
+	if err != nil {
+		return river.InsertManyParams{}, err
+	}
+	opts := &river.InsertOpts{
+		MaxAttempts: j.MaxAttempts,
+		// A job enqueued twice (the same kind, tenant, error and payload)
+		// runs once, while River keeps the first.
+		UniqueOpts: river.UniqueOpts{ByArgs: true},
+	}
+	if opts.MaxAttempts <= 0 {
+		opts.MaxAttempts = store.DefaultMaxAttempts
+	}
+	// River makes any job given a ScheduledAt "scheduled", to be made
+	// available by its leader's scheduler (every 5 s), even one due
+	// already: only a job due later is given one.
+	if j.RunAt.After(time.Now()) {
+		opts.ScheduledAt = j.RunAt
+	}
+	return river.InsertManyParams{Args: a, InsertOpts: opts}, nil
+}
+
+// InsertTx enqueues jobs for tenant in the transaction under on: they
+// are committed with it, or not at all.
+func (q *Queue[TTx]) InsertTx(ctx context.Context, on sqlstore.Querier, tenant string, jobs []store.NewJob) error {
+	if len(jobs) == 0 {
+		return nil
+	}
+	tx, err := q.txOf(on)
+	if err != nil {
+		return err
+	}
+	// Once the store's write has started, its statements run to the
+	// commit whatever the caller's ctx (see store/sqlite's writer).
+	ctx = context.WithoutCancel(ctx)
+	list := make([]river.InsertManyParams, 0, len(jobs))
+	seen := make(map[string]bool, len(jobs))
+	for _, j := range jobs {
+		p, err := params(tenant, j)
+		if err != nil {
+			return err
+		}
+		// River refuses a batch that holds one unique job twice (the
+		// drivers' upserts cannot touch a row twice): the first goes in,
+		// as River would keep it.
+		args, err := json.Marshal(p.Args)
+		if err != nil {
+			return err
+		}
+		if key := p.Args.Kind() + " " + string(args); !seen[key] {
+			seen[key] = true
+			list = append(list, p)
+		}
+	}
+	_, err = q.client.InsertManyTx(ctx, tx, list)
+	return err
+}
+
+// Insert enqueues one job for tenant and returns its ID (the first one's,
+// when it was enqueued already).
+func (q *Queue[TTx]) Insert(ctx context.Context, tenant string, j store.NewJob) (int64, error) {
+	p, err := params(tenant, j)
+	if err != nil {
+		return 0, err
+	}
+	res, err := q.client.Insert(ctx, p.Args, p.InsertOpts)
+	if err != nil {
+		return 0, err
+	}
+	return res.Job.ID, nil
+}
+
+// byError selects one tenant's jobs of one error; the stores' indexes
+// river_job_by_error are on these expressions.
+const byError = `args->>'tenant' = @tenant AND args->>'error_id' = @error_id`
+
+// ListTx returns the latest n jobs of tenant's error errorID, by ID, with
+// their attempts, and whether there are older ones, read in the
+// transaction under on.
+func (q *Queue[TTx]) ListTx(ctx context.Context, on sqlstore.Querier, tenant, errorID string, n int) ([]store.Job, bool, error) {
+	tx, err := q.txOf(on)
+	if err != nil {
+		return nil, false, err
+	}
+	p := river.NewJobListParams().
+		Where(byError, river.NamedArgs{"tenant": tenant, "error_id": errorID}).
+		OrderBy(river.JobListOrderByID, river.SortOrderDesc).
+		First(n + 1)
+	res, err := q.client.JobListTx(ctx, tx, p)
+	if err != nil {
+		return nil, false, err
+	}
+	more := len(res.Jobs) > n
+	rows := res.Jobs[:min(n, len(res.Jobs))]
+	list := make([]store.Job, 0, len(rows))
+	for i := len(rows) - 1; i >= 0; i-- { // by ID, oldest first
+		j, err := job(rows[i])
+		if err != nil {
+			return nil, false, err
+		}
+		list = append(list, j)
+	}
+	return list, more, nil
+}
+
+// job is the store's view of a River job.
+func job(r *rivertype.JobRow) (store.Job, error) {
+	var a fields
+	if err := json.Unmarshal(r.EncodedArgs, &a); err != nil {
+		return store.Job{}, fmt.Errorf("job %d: %w", r.ID, err)
+	}
+	return view(r, a), nil
+}
+
+func view(r *rivertype.JobRow, a fields) store.Job {
+	j := store.Job{ID: r.ID, Tenant: a.Tenant, Kind: r.Kind, ErrorID: a.ErrorID, Payload: a.Payload,
+		State: string(r.State), RunAt: r.ScheduledAt.UTC(), Attempt: r.Attempt, MaxAttempts: r.MaxAttempts}
+	for _, e := range r.Errors {
+		// River records a cancelled attempt's error with its wrapper's
+		// prefix.
+		msg := strings.TrimPrefix(e.Error, "JobCancelError: ")
+		j.Attempts = append(j.Attempts, store.JobAttempt{Attempt: e.Attempt, At: e.At.UTC(), Error: msg})
+	}
+	if r.State == rivertype.JobStateCompleted && r.AttemptedAt != nil && r.FinalizedAt != nil {
+		j.Attempts = append(j.Attempts, store.JobAttempt{Attempt: r.Attempt, At: r.AttemptedAt.UTC(),
+			Duration: r.FinalizedAt.Sub(*r.AttemptedAt)})
+	}
+	return j
+}
+
+// Work runs due jobs with w until ctx ends, on a River client of its own.
+func (q *Queue[TTx]) Work(ctx context.Context, w store.JobWorker, o store.WorkOptions) error {
+	o = o.WithDefaults()
+	workers := river.NewWorkers()
+	if err := river.AddWorkerSafely(workers, &worker[retryArgs]{w: w, o: o}); err != nil {
+		return fmt.Errorf("river: %w", err)
+	}
+	if err := river.AddWorkerSafely(workers, &worker[escalationArgs]{w: w, o: o}); err != nil {
+		return fmt.Errorf("river: %w", err)
+	}
+	client, err := river.NewClient(q.driver, &river.Config{
+		Queues:                      map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.Workers}},
+		Workers:                     workers,
+		FetchPollInterval:           o.Poll,
+		FetchCooldown:               min(o.Poll, 100*time.Millisecond),
+		JobTimeout:                  o.Timeout,
+		RescueStuckJobsAfter:        max(o.RescueAfter, o.Timeout+time.Second),
+		CompletedJobRetentionPeriod: CompletedRetention,
+		CancelledJobRetentionPeriod: CancelledRetention,
+		DiscardedJobRetentionPeriod: DiscardedRetention,
+		Logger:                      o.Logger,
+	})
+	if err != nil {
+		return fmt.Errorf("river: %w", err)
+	}
+	if err := client.Start(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("river: start: %w", err)
+	}
+	<-ctx.Done()
+	stop, cancel := context.WithTimeout(context.Background(), o.StopTimeout)
+	defer cancel()
+	if err := client.Stop(stop); err == nil {
+		return nil
+	}
+	// Attempts still running: cancel them, and give them a moment to
+	// return (a job whose attempt never returns is rescued later).
+	hard, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := client.StopAndCancel(hard); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("river: stop: %w", err)
+	}
+	return nil
+}
+
+// worker runs the jobs of one kind with a JobWorker.
+type worker[T jobArgs] struct {
+	river.WorkerDefaults[T]
+	w store.JobWorker
+	o store.WorkOptions
+	// retryAfter holds, from a failed attempt to NextRetry, its fault's
+	// Retry-After, by job ID.
+	retryAfter sync.Map
+}
+
+func (k *worker[T]) Work(ctx context.Context, j *river.Job[T]) error {
+	err := k.w(ctx, view(j.JobRow, j.Args.get()))
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, store.ErrPermanent):
+		return river.JobCancel(err)
+	}
+	if ra := fault.From(err).RetryAfter; ra > 0 && j.Attempt < j.MaxAttempts {
+		k.retryAfter.Store(j.ID, ra)
+	}
+	return err
+}
+
+// NextRetry is when a job runs again after a failed attempt (or after it
+// was rescued): after the backoff, never sooner than the failure's
+// Retry-After.
+func (k *worker[T]) NextRetry(j *river.Job[T]) time.Time {
+	var ra time.Duration
+	if v, ok := k.retryAfter.LoadAndDelete(j.ID); ok {
+		ra = v.(time.Duration)
+	}
+	return time.Now().Add(k.o.Backoff(j.Attempt, ra))
+}
+
+func (k *worker[T]) Timeout(*river.Job[T]) time.Duration { return k.o.Timeout }
