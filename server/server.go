@@ -23,6 +23,7 @@ import (
 	"github.com/triage-go/triage/bridge"
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/handler"
+	"github.com/triage-go/triage/internal/jobsui"
 	"github.com/triage-go/triage/policy"
 	"github.com/triage-go/triage/store"
 	"github.com/triage-go/triage/wire/problem"
@@ -232,6 +233,12 @@ type Server struct {
 	log        *slog.Logger
 	runs       *runs
 	ready      readiness // the ingresses' checks, besides the store's
+	// jobsUI is River's web UI (Config.JobsUI), operator the SHA-256 of
+	// Config.OperatorKey, crossOrigin the UI's guard against changes
+	// another origin's page makes with the operator's credentials.
+	jobsUI      jobsui.Handler
+	operator    *[32]byte
+	crossOrigin *http.CrossOriginProtection
 
 	stopOnce sync.Once
 	stopped  chan struct{} // closed when the server shuts down
@@ -371,6 +378,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	s.registry.MustRegister(s.metrics.collectors()...)
+	if err := s.setupJobsUI(); err != nil {
+		return nil, err
+	}
 	if keys.empty() {
 		cfg.Logger.Warn("no API keys configured: every request is the default tenant's; set TRIAGE_API_KEYS=\"tenant=key,…\" to require keys")
 	}
@@ -445,6 +455,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
 	workerCtx, stopWorker := context.WithCancel(context.WithoutCancel(ctx))
+	if s.jobsUI != nil {
+		if err := s.jobsUI.Start(workerCtx); err != nil {
+			stopWorker()
+			return fmt.Errorf("server: River's UI: %w", err)
+		}
+	}
 	var wg sync.WaitGroup
 	if s.cfg.JobPoll > 0 {
 		wg.Go(func() { s.work(workerCtx) })
@@ -495,6 +511,9 @@ func (s *Server) routes() {
 		ui := s.observe("GET /", s.handle(s.dashboard))
 		s.mux.Handle("GET /{$}", ui)
 		s.mux.Handle("GET /assets/{file}", ui)
+	}
+	if s.jobsUI != nil {
+		s.mux.Handle(JobsUIPath+"/", s.observe(JobsUIPath+"/", s.handle(s.jobsUIHandler)))
 	}
 	s.mux.Handle("/", s.observe("unmatched", s.handle(s.unmatched)))
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -43,6 +44,7 @@ var serveEnv = map[string]string{
 	"retain-runs":           "TRIAGE_RETAIN_RUNS",
 	"problem-base":          "TRIAGE_PROBLEM_BASE",
 	"mcp-max-concurrent":    "TRIAGE_MCP_MAX_CONCURRENT",
+	"riverui":               "TRIAGE_RIVERUI",
 }
 
 func init() {
@@ -104,6 +106,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	authFailBurst := fs.Int("auth-fail-burst", server.DefaultAuthFailBurst, "each client address's burst of failed authentications")
 	logRepeat := fs.Int("log-repeat", server.DefaultLogRepeat, "`lines` of one warning or error message written per 10s, the others counted in one line (negative: all)")
 	problemBase := fs.String("problem-base", "", "resolve problem types against this absolute `URI` (default: relative, served at /errors/{type})")
+	riverUI := fs.Bool("riverui", false, "serve River's web UI for the jobs at /riverui/: every tenant's jobs, for operators, behind TRIAGE_OPERATOR_KEY (required when API keys are set)")
 	var bf bridgeFlags
 	bf.register(fs)
 	fs.IntVar(&bf.maxConcurrent, "mcp-max-concurrent", bridge.DefaultMaxConcurrent, "MCP tool calls running at once at /mcp before \"Server overloaded\" (`calls`)")
@@ -113,7 +116,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	fs.Var(days{&retainRuns}, "retain-runs", "delete AG-UI run records started longer ago than this `age` (7d, 36h; 0: the default, 7 days)")
 	fs.Var(days{&retainRecords}, "retain-records", "delete error records last seen longer ago than this `age` (90d, 36h), with their occurrences and jobs (0: keep them)")
 	fs.Usage = func() {
-		fmt.Fprintf(env.Stderr, "Usage: triage serve [flags]\n\nRuns the Error Handler service. Each flag may also come from its environment\nvariable (the flag wins); API keys come from TRIAGE_API_KEYS=\"tenant=key,…\"\nand the file TRIAGE_API_KEYS_FILE names (a tenant=key per line).\n\n")
+		fmt.Fprintf(env.Stderr, "Usage: triage serve [flags]\n\nRuns the Error Handler service. Each flag may also come from its environment\nvariable (the flag wins); API keys come from TRIAGE_API_KEYS=\"tenant=key,…\"\nand the file TRIAGE_API_KEYS_FILE names (a tenant=key per line); the operator\nkey of --riverui from TRIAGE_OPERATOR_KEY or the file TRIAGE_OPERATOR_KEY_FILE names.\n\n")
 		fs.VisitAll(func(f *flag.Flag) {
 			name, usage := flag.UnquoteUsage(f)
 			fmt.Fprintf(env.Stderr, "  --%s %s\n    \t%s (%s; default %q)\n", f.Name, name, usage, serveEnv[f.Name], f.DefValue)
@@ -163,11 +166,19 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
+	opKey, err := operatorKey(keys)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	if *riverUI && keysSet(keys) && opKey == "" {
+		return usagef("--riverui needs TRIAGE_OPERATOR_KEY when API keys are set: River's UI shows and changes every tenant's jobs")
+	}
 	cfg := server.Config{APIKeys: keys, RateLimit: *rateLimit, RateBurst: *rateBurst, MaxConcurrent: *maxConcurrent,
 		MaxBody: *maxBody, Webhook: *webhook, Debug: *debug, ProblemBaseURI: *problemBase, Logger: log,
 		Retention:        store.Retention{Records: retainRecords, Runs: retainRuns},
 		TenantConcurrent: *tenantConcurrent, BodyTimeout: *bodyTimeout, MinBodyRate: *minBodyRate,
-		AuthFailRate: *authFailRate, AuthFailBurst: *authFailBurst, LogRepeat: *logRepeat}
+		AuthFailRate: *authFailRate, AuthFailBurst: *authFailBurst, LogRepeat: *logRepeat,
+		JobsUI: *riverUI, OperatorKey: opKey}
 	if *policyFile != "" {
 		if cfg.Policy, err = policy.Load(*policyFile); err != nil {
 			return err
@@ -231,6 +242,13 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	if env.UI != nil {
 		fmt.Fprintf(env.Stdout, "Dashboard at %s/\n", base)
 	}
+	if *riverUI {
+		fmt.Fprintf(env.Stdout, "River's UI at %s%s/ (jobs of every tenant", base, server.JobsUIPath)
+		if opKey != "" {
+			fmt.Fprint(env.Stdout, "; the operator key is its password")
+		}
+		fmt.Fprintln(env.Stdout, ")")
+	}
 	if !keysSet(keys) {
 		fmt.Fprintf(env.Stdout, "  (no API keys: every request is the %q tenant's)\n", server.DefaultTenant)
 	}
@@ -263,6 +281,33 @@ func apiKeys() (map[string]string, error) {
 }
 
 func keysSet(keys map[string]string) bool { return len(keys) > 0 }
+
+// operatorKey reads the key of --riverui's UI: TRIAGE_OPERATOR_KEY, or
+// the content of the file TRIAGE_OPERATOR_KEY_FILE names (spaces around it
+// trimmed). It has at least 16 characters and is none of the API keys.
+func operatorKey(keys map[string]string) (string, error) {
+	key := os.Getenv("TRIAGE_OPERATOR_KEY")
+	if path := os.Getenv("TRIAGE_OPERATOR_KEY_FILE"); path != "" {
+		if key != "" {
+			return "", errors.New("TRIAGE_OPERATOR_KEY and TRIAGE_OPERATOR_KEY_FILE are both set: set one")
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return "", fmt.Errorf("TRIAGE_OPERATOR_KEY_FILE: %v", err)
+		}
+		key = string(data)
+	}
+	key = strings.TrimSpace(key)
+	switch _, taken := keys[key]; {
+	case key == "":
+		return "", nil
+	case len(key) < 16:
+		return "", errors.New("TRIAGE_OPERATOR_KEY: the operator key has at least 16 characters")
+	case taken:
+		return "", errors.New("TRIAGE_OPERATOR_KEY: the operator key must not be a tenant's API key")
+	}
+	return key, nil
+}
 
 // tenants counts the tenants keys name.
 func tenants(keys map[string]string) int {
