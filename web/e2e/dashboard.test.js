@@ -175,13 +175,15 @@ test('one error: report, root cause, actions, occurrences and jobs', { timeout: 
   const outcomes = await occurrences.first().locator('.outcomes li').allInnerTexts();
   assert.deepEqual(outcomes.map((o) => o.split(/\s+/).slice(0, 2).join(' ')), ['retry:2 done', 'use_cache:false skipped', 'reduce_scope:date_range=12m done']);
 
-  // The retry job: waiting, then run (the agent has no callback URL, so
-  // its attempt fails); the page follows its state.
+  // The retry job: scheduled, then run (the agent has no callback URL, so
+  // its attempt fails for good: River cancels it); the page follows its
+  // state. River's leader makes a scheduled job available every 5 s.
   const job = section('Jobs').locator('tbody tr').first();
   assert.match(await job.innerText(), /retry/);
-  await page.locator('tr[data-job-state="failed"]').waitFor({ timeout: 15_000 });
+  await page.locator('tr[data-job-state="cancelled"]').waitFor({ timeout: 20_000 });
   assert.match(await job.innerText(), /has no callback URL/);
   assert.match(await job.innerText(), /1 of 5/);
+  assert.doesNotMatch(await job.innerText(), /succeeded/);
 
   // The same error again: the page counts it, live, with its attempt.
   await svc.post({ ...report('db_timeout'), timestamp: '2025-08-08T12:25:05Z' });

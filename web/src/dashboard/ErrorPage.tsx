@@ -2,9 +2,9 @@
 // (the user's message, the root cause with its evidence, the recovery
 // suggestions and the automated actions), the occurrences with their
 // attempts and the actions' outcomes (older ones a page at a time from
-// /occurrences), and the jobs with their state and attempts. Made again
-// when the feed says this error occurred again, and every few seconds
-// while a job is waiting or running.
+// /occurrences), and the jobs with their state (River's), next attempt and
+// attempts. Made again when the feed says this error occurred again, and
+// every few seconds while a job has not finished.
 
 import { useEffect, useState, type ReactNode } from 'react';
 
@@ -12,10 +12,10 @@ import { ApiError, getJSON, isAuthError } from './api';
 import { useAuth } from './auth';
 import { useFeed } from './feed';
 import { Ago, Badge, Failure, JSONBlock, duration, formatTime } from './format';
-import type { ErrorRecord, Feedback, Job, Occurrence, OccurrencePage, Outcome } from './types';
+import { jobFinished, type ErrorRecord, type Feedback, type Job, type JobAttempt, type Occurrence, type OccurrencePage, type Outcome } from './types';
 import { useJSON } from './useJSON';
 
-/** How often the page is read again while a job has not ended, in ms. */
+/** How often the page is read again while a job has not finished, in ms. */
 const JOB_POLL = 3000;
 
 export function ErrorPage({ id }: { id: string }) {
@@ -31,7 +31,7 @@ export function ErrorPage({ id }: { id: string }) {
       // not JSON: not this error's
     }
   });
-  const pending = rec.data?.jobs?.some((j) => j.state === 'available' || j.state === 'running') ?? false;
+  const pending = rec.data?.jobs?.some((j) => !jobFinished(j.state)) ?? false;
   useEffect(() => {
     if (!pending) return;
     const t = setInterval(reload, JOB_POLL);
@@ -257,7 +257,8 @@ function Outcomes({ actions }: { actions: Outcome[] }) {
   );
 }
 
-function Jobs({ jobs, more }: { jobs: Job[]; more: boolean }) {
+/** The record's jobs, oldest first: state, attempts, next attempt and each attempt. */
+export function Jobs({ jobs, more }: { jobs: Job[]; more: boolean }) {
   return (
     <section aria-labelledby="jobs-title">
       <h2 id="jobs-title">Jobs</h2>
@@ -270,7 +271,7 @@ function Jobs({ jobs, more }: { jobs: Job[]; more: boolean }) {
               <th scope="col">Job</th>
               <th scope="col">State</th>
               <th scope="col">Attempts</th>
-              <th scope="col">Runs at</th>
+              <th scope="col">Next attempt</th>
               <th scope="col">History</th>
             </tr>
           </thead>
@@ -286,20 +287,11 @@ function Jobs({ jobs, more }: { jobs: Job[]; more: boolean }) {
                 <td>
                   {j.attempt} of {j.max_attempts}
                 </td>
-                <td>{formatTime(j.run_at)}</td>
                 <td>
-                  {(j.attempts ?? []).length === 0 ? (
-                    <span className="muted">not run yet</span>
-                  ) : (
-                    <ol className="attempts">
-                      {(j.attempts ?? []).map((a) => (
-                        <li key={a.attempt}>
-                          {formatTime(a.at)}, {duration(a.duration_ns)}:{' '}
-                          {a.error ? <span className="problem-text">{a.error}</span> : 'succeeded'}
-                        </li>
-                      ))}
-                    </ol>
-                  )}
+                  <NextAttempt job={j} />
+                </td>
+                <td>
+                  <History job={j} />
                 </td>
               </tr>
             ))}
@@ -308,5 +300,70 @@ function Jobs({ jobs, more }: { jobs: Job[]; more: boolean }) {
       )}
       {more && <p className="muted">Older jobs are not shown.</p>}
     </section>
+  );
+}
+
+/**
+ * When a job runs next: its run_at while it waits for it (scheduled, or
+ * retryable after a failed attempt) or is due (available); nothing once
+ * it runs or has finished.
+ */
+function NextAttempt({ job }: { job: Job }) {
+  switch (job.state) {
+    case 'scheduled':
+    case 'retryable':
+    case 'available':
+      return <time dateTime={job.run_at}>{formatTime(job.run_at)}</time>;
+    case 'running':
+      return <span className="muted">now</span>;
+    case 'pending':
+      return <span className="muted">—</span>;
+  }
+  return <span className="muted">{jobFinished(job.state) ? 'none' : '—'}</span>;
+}
+
+/**
+ * A job's attempts, by number: each failed one with when it failed and
+ * why, then the successful one with when it began and how long it took
+ * (River keeps no duration for a failed attempt), and the attempt in
+ * progress while the job runs.
+ */
+function History({ job }: { job: Job }) {
+  const attempts = job.attempts ?? [];
+  const running = job.state === 'running' && job.attempt > 0;
+  if (attempts.length === 0 && !running) {
+    if (job.attempt === 0) return <span className="muted">not run yet</span>;
+    // A job moved over from the service's earlier queue keeps only its count.
+    return <span className="muted">{job.attempt === 1 ? '1 earlier attempt' : `${job.attempt} earlier attempts`}, not recorded</span>;
+  }
+  return (
+    <ol className="attempts">
+      {attempts.map((a) => (
+        <li key={a.attempt} value={a.attempt}>
+          <Attempt a={a} />
+        </li>
+      ))}
+      {running && (
+        <li key="running" value={job.attempt} className="muted">
+          running
+        </li>
+      )}
+    </ol>
+  );
+}
+
+function Attempt({ a }: { a: JobAttempt }) {
+  if (a.error !== undefined && a.error !== '') {
+    return (
+      <>
+        {formatTime(a.at)}: <span className="problem-text">{a.error}</span>
+      </>
+    );
+  }
+  return (
+    <>
+      {formatTime(a.at)}
+      {a.duration_ns !== undefined && `, ${duration(a.duration_ns)}`}: succeeded
+    </>
   );
 }

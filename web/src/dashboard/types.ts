@@ -109,11 +109,41 @@ export interface Occurrence {
   actions?: Outcome[];
 }
 
+/**
+ * One attempt at a job (store.JobAttempt): the failed ones, then, for a
+ * completed job, the one that succeeded.
+ */
 export interface JobAttempt {
   attempt: number;
+  /** When a failed attempt failed, or when the successful one began. */
   at: string;
-  duration_ns: number;
+  /** The successful attempt's duration; a failed attempt has none. */
+  duration_ns?: number;
+  /** Why the attempt failed; absent for the successful one. */
   error?: string;
+}
+
+/**
+ * A job's states: River's, which the service runs its jobs on (the
+ * store.Job* constants). cancelled is a failure for good (a 4xx answer, no
+ * callback URL), discarded a job whose attempts are exhausted.
+ */
+export const JOB_STATES = [
+  'available',
+  'scheduled',
+  'pending',
+  'running',
+  'retryable',
+  'completed',
+  'cancelled',
+  'discarded',
+] as const;
+
+export type JobState = (typeof JOB_STATES)[number];
+
+/** Whether a job in state will run no more (store.JobFinished). */
+export function jobFinished(state: string): boolean {
+  return state === 'completed' || state === 'cancelled' || state === 'discarded';
 }
 
 /** A durable job (a scheduled retry, an escalation) an occurrence started. */
@@ -122,9 +152,11 @@ export interface Job {
   kind: string;
   error_id: string;
   payload: unknown;
-  /** available, running, succeeded or failed. */
-  state: string;
+  /** One of JOB_STATES (a string: a later service may add states). */
+  state: JobState | (string & {});
+  /** When the job is due: its next attempt while scheduled or retryable. */
   run_at: string;
+  /** The attempts made so far (while running: the one in progress). */
   attempt: number;
   max_attempts: number;
   attempts?: JobAttempt[];
