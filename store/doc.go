@@ -15,8 +15,9 @@
 // the failure's Retry-After), an error wrapping ErrPermanent cancels the
 // job, exhausted attempts discard it; a job whose instance died while it
 // ran is rescued after WorkOptions.RescueAfter and runs again (at least
-// once); a job enqueued twice with the same kind, tenant, error and
-// payload runs once (River's unique jobs). A record lists its latest
+// once); a job enqueued twice through Tenant.Enqueue with the same kind,
+// tenant, error and payload runs once (River's unique jobs), and a job
+// repeated in one Occurrence.Jobs goes in once. A record lists its latest
 // RecordJobs jobs with River's states and attempts. River keeps finished
 // jobs for a week (discarded ones a month), then deletes them.
 //

@@ -455,8 +455,10 @@ func (o WorkOptions) Backoff(attempt int, retryAfter time.Duration) time.Duratio
 // Jobs is the durable job queue, on River (github.com/riverqueue/river):
 // jobs enqueued with an occurrence commit with it, and run at least once
 // (a job whose instance died while it ran is rescued after
-// WorkOptions.RescueAfter and runs again); jobs enqueued twice with the
-// same kind, error and payload run once.
+// WorkOptions.RescueAfter and runs again). A job repeated in one
+// Occurrence.Jobs goes in once; jobs enqueued twice through
+// Tenant.Enqueue with the same kind, error and payload run once (River's
+// unique jobs).
 type Jobs interface {
 	// Work runs due jobs with w until ctx ends, then waits for the
 	// attempts running (see WorkOptions.StopTimeout). Any number of

@@ -29,6 +29,15 @@ var dialect = sqlstore.Dialect{
 	Least:         "min",
 	Greatest:      "max",
 	HistoryCounts: true, // migrations/0002_history_counts.sql
+	InsertJob: `INSERT INTO river_job (args, kind, max_attempts, state, scheduled_at, created_at, metadata, tags)
+		VALUES (jsonb($1), $2, $3, $4, $5, strftime('%Y-%m-%d %H:%M:%f', 'now'), jsonb('{}'), jsonb('[]'))`,
+	RiverTime: riverTime,
+}
+
+// riverTime is a time as River's SQLite driver keeps it: text, in UTC, to
+// the millisecond, which compares with its own times only so.
+func riverTime(t time.Time) any {
+	return t.UTC().Round(time.Millisecond).Format("2006-01-02 15:04:05.000")
 }
 
 // BusyTimeout is how long, in milliseconds, a statement waits for a lock

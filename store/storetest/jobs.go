@@ -412,6 +412,9 @@ var jobsTests = []test{
 		}
 	}},
 	{"EnqueuedTwiceRunsOnce", func(t *testing.T, e *env) {
+		// Tenant.Enqueue uses River's unique jobs; jobs saved with an
+		// occurrence go in once per save (a delivery saves once: its
+		// idempotency), a job repeated in one save once.
 		a := e.s.Tenant("a")
 		save(t, a, newOccurrence("d1", "e1", Epoch))
 		j := store.NewJob{Kind: store.JobRetry, ErrorID: "e1", Payload: json.RawMessage(`{"attempt": 2}`)}
@@ -419,22 +422,29 @@ var jobsTests = []test{
 		if again := enqueue(t, a, j); again != id {
 			t.Errorf("the same job enqueued again: ID %d, want %d", again, id)
 		}
-		saveWithJobs(t, a, "d2", "e1", j)       // with another occurrence
-		saveWithJobs(t, a, "d3", "e1", j, j, j) // three times in one
-		other := j
-		other.Payload = json.RawMessage(`{"attempt": 3}`)
-		otherID := enqueue(t, a, other)
-		if jobs := record(t, a, "e1").Jobs; len(jobs) != 2 || jobs[0].ID != id || jobs[1].ID != otherID {
-			t.Fatalf("jobs %+v; want %d and %d", jobs, id, otherID)
+		saved := j
+		saved.Payload = json.RawMessage(`{"attempt": 3}`)
+		jobs := saveWithJobs(t, a, "d3", "e1", saved, saved, saved) // three times in one
+		if len(jobs) != 2 || jobs[0].ID != id {
+			t.Fatalf("jobs %+v; want %d and the saved one", jobs, id)
+		}
+		savedID := jobs[1].ID
+		save(t, a, func() store.Occurrence { // the delivery again: nothing more
+			o := newOccurrence("d3", "e1", Epoch)
+			o.Jobs = []store.NewJob{saved}
+			return o
+		}())
+		if jobs := record(t, a, "e1").Jobs; len(jobs) != 2 {
+			t.Fatalf("after the delivery again, jobs %+v", jobs)
 		}
 		r := &recorder{}
 		stop := work(t, e.s, r.work, store.WorkOptions{})
 		waitState(t, a, "e1", id, store.JobCompleted)
-		waitState(t, a, "e1", otherID, store.JobCompleted)
+		waitState(t, a, "e1", savedID, store.JobCompleted)
 		settle()
 		stop()
 		ranOnce(t, r, id, 1)
-		ranOnce(t, r, otherID, 1)
+		ranOnce(t, r, savedID, 1)
 		if r.count() != 2 {
 			t.Errorf("%d calls, want 2", r.count())
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"math"
+	"time"
 
 	"github.com/triage-go/triage/store"
 )
@@ -44,7 +46,7 @@ func (t *tenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (int64,
 	if o.DeliveryKey != "" {
 		key = o.DeliveryKey
 	}
-	if t.s.d.WritableCTE && len(o.Jobs) == 0 {
+	if t.s.d.WritableCTE {
 		id, err := t.saveOneStatement(ctx, o, key)
 		if err != nil {
 			return 0, t.s.errorf("save occurrence", err)
@@ -108,9 +110,9 @@ func (t *tenant) completeAnew(ctx context.Context, q Querier, o store.Occurrence
 }
 
 // saveCTE is SaveOccurrence in one statement, where the dialect has
-// writable CTEs, for an occurrence without jobs (River enqueues them with
-// statements of its own): it inserts the occurrence and, when it is new
-// (o has its row), counts it into its record and completes its delivery.
+// writable CTEs: it inserts the occurrence and, when it is new (o has its
+// row), counts it into its record, completes its delivery and inserts its
+// jobs into River's river_job (given as arrays, one element per job).
 const saveCTE = `
 WITH o AS (
 	INSERT INTO occurrences (tenant, delivery_key, error_id, query_id, agent_id, error_type, severity,
@@ -128,6 +130,12 @@ WITH o AS (
 	SELECT $1, $2, $15, id FROM o WHERE $2::text IS NOT NULL
 	ON CONFLICT (tenant, delivery_key) DO UPDATE SET occurrence_id = excluded.occurrence_id, feedback = NULL
 	RETURNING 1
+), j AS (
+	INSERT INTO river_job (args, kind, max_attempts, state, scheduled_at)
+	SELECT u.args::jsonb, u.kind, u.max_attempts, u.state::river_job_state, u.scheduled_at
+	FROM o, unnest($16::text[], $17::text[], $18::smallint[], $19::text[], $20::timestamptz[])
+		AS u(args, kind, max_attempts, state, scheduled_at)
+	RETURNING 1
 )
 SELECT id FROM o`
 
@@ -136,11 +144,22 @@ SELECT id FROM o`
 // delivery saved already goes on in a transaction of its own.
 func (t *tenant) saveOneStatement(ctx context.Context, o store.Occurrence, key any) (int64, error) {
 	now := t.s.now()
+	rows, err := t.s.queue.Rows(t.id, o.Jobs)
+	if err != nil {
+		return 0, err
+	}
+	n := len(rows)
+	args, kinds, states := make([]string, n), make([]string, n), make([]string, n)
+	maxAttempts, scheduledAt := make([]int16, n), make([]time.Time, n)
+	for i, r := range rows {
+		args[i], kinds[i], states[i] = string(r.Args), r.Kind, r.State
+		maxAttempts[i], scheduledAt[i] = int16(min(r.MaxAttempts, math.MaxInt16)), r.ScheduledAt
+	}
 	var id int64
-	err := t.s.db.Writer().QueryRow(ctx, t.s.saveOccurrence,
+	err = t.s.db.Writer().QueryRow(ctx, t.s.saveOccurrence,
 		t.id, key, o.ErrorID, o.QueryID, o.AgentID, o.ErrorType, o.Severity,
 		o.NextAction, o.Attempt, nanos(o.ReportedAt), nanos(o.ReceivedAt), text(o.Report), text(o.Feedback),
-		text(o.Actions), nanos(now)).Scan(&id)
+		text(o.Actions), nanos(now), args, kinds, maxAttempts, states, scheduledAt).Scan(&id)
 	if !errors.Is(err, sql.ErrNoRows) {
 		return id, err
 	}
@@ -149,7 +168,17 @@ func (t *tenant) saveOneStatement(ctx context.Context, o store.Occurrence, key a
 
 // enqueueAll enqueues jobs in q's transaction.
 func (t *tenant) enqueueAll(ctx context.Context, q Querier, jobs []store.NewJob) error {
-	return t.s.queue.InsertTx(ctx, q, t.id, jobs)
+	rows, err := t.s.queue.Rows(t.id, jobs)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if _, err := q.Exec(ctx, t.s.d.InsertJob, string(r.Args), r.Kind, r.MaxAttempts, r.State,
+			t.s.d.RiverTime(r.ScheduledAt)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Enqueue adds a durable job for the tenant. A zero RunAt is now.

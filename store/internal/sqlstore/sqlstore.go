@@ -82,13 +82,26 @@ type Queue interface {
 	// Migrate applies the queue's migrations in the store's migration
 	// transaction.
 	Migrate(ctx context.Context, q Querier) error
-	// InsertTx enqueues jobs for tenant in q's transaction.
-	InsertTx(ctx context.Context, q Querier, tenant string, jobs []store.NewJob) error
+	// Rows returns the river_job rows of jobs for tenant, which the
+	// store inserts in its own transaction (Dialect.InsertJob).
+	Rows(tenant string, jobs []store.NewJob) ([]JobRow, error)
 	// Insert enqueues one job for tenant on its own.
 	Insert(ctx context.Context, tenant string, j store.NewJob) (int64, error)
 	// ListTx returns the latest n jobs of tenant's error errorID, oldest
 	// first, and whether there are older ones.
 	ListTx(ctx context.Context, q Querier, tenant, errorID string, n int) ([]store.Job, bool, error)
+}
+
+// JobRow is a job as the store inserts it into River's river_job: its
+// arguments (JSON), kind, attempts, state ("available" or "scheduled")
+// and when it is due; the other columns take River's defaults (queue
+// "default", priority 1, no metadata, tags or unique key).
+type JobRow struct {
+	Args        []byte
+	Kind        string
+	MaxAttempts int
+	State       string
+	ScheduledAt time.Time
 }
 
 // Dialect is what differs between the SQL databases.
@@ -115,6 +128,13 @@ type Dialect struct {
 	// they are not (PostgreSQL), the counts' rows would serialise the
 	// Records of one agent and code.
 	HistoryCounts bool
+	// InsertJob inserts a JobRow into river_job: $1 its Args (JSON
+	// text), $2 Kind, $3 MaxAttempts, $4 State, $5 ScheduledAt as
+	// RiverTime gives it.
+	InsertJob string
+	// RiverTime is a time as River's tables keep it (SQLite: text in
+	// UTC to the millisecond).
+	RiverTime func(time.Time) any
 	// WritableCTE tells that a statement's WITH clause may hold INSERTs,
 	// UPDATEs and DELETEs (PostgreSQL): Start then claims, counts and
 	// records in one statement, one round trip instead of seven.
