@@ -87,7 +87,7 @@ func Open(ctx context.Context, url string, opts store.Options) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	if _, err := sqlstore.Migrate(ctx, db, dialect, migrationFiles, "migrations", nil); err != nil {
+	if _, err := sqlstore.Migrate(ctx, db, dialect, migrationFiles, "migrations"); err != nil {
 		pool.Close()
 		return nil, err
 	}

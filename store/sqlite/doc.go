@@ -19,9 +19,10 @@
 // waits for the commit. Close commits the writes queued; later ones fail
 // with ErrClosed. Statements are prepared once per connection.
 //
-// Open applies River's migrations and the embedded migrations
-// (migrations/NNNN_name.sql) the file lacks, in one transaction,
-// recording them in river_migration and schema_migrations.
+// Open applies River's migrations the file lacks (each in a transaction
+// of its own, recorded in river_migration), then the embedded migrations
+// (migrations/NNNN_name.sql) it lacks, in one transaction, recorded in
+// schema_migrations.
 // Times are stored as integer nanoseconds since the Unix epoch (UTC) and
 // JSON documents as TEXT; every table has a tenant column, which every
 // statement of a Tenant view filters on (the job queue is River's

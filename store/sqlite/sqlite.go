@@ -96,7 +96,13 @@ func Open(ctx context.Context, path string, opts store.Options) (*Store, error) 
 		s.Close()
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
-	if _, err := sqlstore.Migrate(ctx, db, dialect, migrationFiles, "migrations", queue); err != nil {
+	// River's migrations first, each in a transaction of its own (as
+	// River wants them): the store's 0010 uses River's table.
+	if err := queue.MigrateDB(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	if _, err := sqlstore.Migrate(ctx, db, dialect, migrationFiles, "migrations"); err != nil {
 		s.Close()
 		return nil, err
 	}

@@ -521,7 +521,7 @@ func TestHistoryCountsMigration(t *testing.T) {
 	}
 	w := newWriter(write)
 	v1 := fstest.MapFS{"m/0001_init.sql": {Data: init}}
-	if _, err := sqlstore.Migrate(t.Context(), database{w: w}, dialect, v1, "m", nil); err != nil {
+	if _, err := sqlstore.Migrate(t.Context(), database{w: w}, dialect, v1, "m"); err != nil {
 		t.Fatal(err)
 	}
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -582,7 +582,7 @@ func TestRiverMigration(t *testing.T) {
 		}
 	}
 	w := newWriter(write)
-	if applied, err := sqlstore.Migrate(ctx, database{w: w}, dialect, v9, "m", nil); err != nil || len(applied) != 9 {
+	if applied, err := sqlstore.Migrate(ctx, database{w: w}, dialect, v9, "m"); err != nil || len(applied) != 9 {
 		t.Fatalf("migrating to 0009: %v, %v", applied, err)
 	}
 	runAt := time.Date(2026, 1, 1, 12, 0, 0, 123456789, time.UTC)

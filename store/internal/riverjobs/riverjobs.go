@@ -93,23 +93,6 @@ func New[TTx any](driver riverdriver.Driver[TTx], txOf func(sqlstore.Querier) (T
 // Client returns the River client the queue inserts with.
 func (q *Queue[TTx]) Client() any { return q.client }
 
-// Migrate applies River's migrations that the database lacks, in the
-// store's migration transaction.
-func (q *Queue[TTx]) Migrate(ctx context.Context, on sqlstore.Querier) error {
-	tx, err := q.txOf(on)
-	if err != nil {
-		return err
-	}
-	m, err := rivermigrate.New(q.driver, &rivermigrate.Config{Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		return fmt.Errorf("river: migrate: %w", err)
-	}
-	if _, err := m.MigrateTx(ctx, tx, rivermigrate.DirectionUp, nil); err != nil {
-		return fmt.Errorf("river: migrate: %w", err)
-	}
-	return nil
-}
-
 // MigrateDB applies River's migrations that the database lacks, each in
 // a transaction of its own (PostgreSQL's enum changes cannot share one
 // with their use). The caller serialises the instances doing so.

@@ -59,9 +59,8 @@ func migrations(fsys fs.FS, dir string) ([]migration, error) {
 // one's code may misread.
 // The dialect's MigrationLock (or, on SQLite, the write transaction)
 // serialises the instances that migrate one database at once: the later
-// ones find the migrations applied. River's migrations (queue, when not
-// nil) run first, in the same transaction. It returns the versions applied.
-func Migrate(ctx context.Context, db DB, d Dialect, fsys fs.FS, dir string, queue Queue) ([]int64, error) {
+// ones find the migrations applied. It returns the versions applied.
+func Migrate(ctx context.Context, db DB, d Dialect, fsys fs.FS, dir string) ([]int64, error) {
 	list, err := migrations(fsys, dir)
 	if err != nil {
 		return nil, fmt.Errorf("%s: migrate: %w", d.Name, err)
@@ -71,12 +70,6 @@ func Migrate(ctx context.Context, db DB, d Dialect, fsys fs.FS, dir string, queu
 		applied = nil
 		if d.MigrationLock != "" {
 			if _, err := q.Exec(ctx, d.MigrationLock); err != nil {
-				return err
-			}
-		}
-		if queue != nil {
-			// The queue's tables first: the store's migrations may use them.
-			if err := queue.Migrate(ctx, q); err != nil {
 				return err
 			}
 		}

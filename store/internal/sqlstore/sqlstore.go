@@ -79,9 +79,6 @@ type DB interface {
 // Querier a Queue method is given is one of DB.Write's or DB.Read's.
 type Queue interface {
 	store.Jobs
-	// Migrate applies the queue's migrations in the store's migration
-	// transaction.
-	Migrate(ctx context.Context, q Querier) error
 	// Rows returns the river_job rows of jobs for tenant, which the
 	// store inserts in its own transaction (Dialect.InsertJob).
 	Rows(tenant string, jobs []store.NewJob) ([]JobRow, error)
