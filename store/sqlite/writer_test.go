@@ -3,11 +3,9 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
-	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -18,6 +16,7 @@ import (
 
 	"github.com/triage-go/triage/store"
 	"github.com/triage-go/triage/store/internal/sqlstore"
+	"github.com/triage-go/triage/store/storetest"
 )
 
 func openTest(t *testing.T) (*Store, string) {
@@ -620,58 +619,5 @@ func TestRiverMigration(t *testing.T) {
 	if err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name IN ('jobs', 'job_attempts')`).Scan(&old); err != nil || old != 0 {
 		t.Errorf("%d of the old tables left (%v)", old, err)
 	}
-	tn := s.Tenant("a")
-	jobs := map[string]store.Job{}
-	for _, errorID := range []string{"e1", "e2", "e3"} {
-		if _, err := tn.SaveOccurrence(ctx, store.Occurrence{ErrorID: errorID, QueryID: "q", AgentID: "sql_agent",
-			ErrorType: "query_error", Severity: "low", NextAction: "resume"}); err != nil {
-			t.Fatal(err)
-		}
-		r, _, err := tn.ErrorRecord(ctx, errorID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, j := range r.Jobs {
-			jobs[errorID] = j
-		}
-		if len(r.Jobs) > 1 {
-			t.Errorf("%s: %d jobs", errorID, len(r.Jobs))
-		}
-	}
-	e1, e2 := jobs["e1"], jobs["e2"]
-	if len(jobs) != 2 || e1.Kind != store.JobRetry || e1.Tenant != "a" || e1.State != store.JobAvailable || e1.Attempt != 1 ||
-		e1.MaxAttempts != 5 || !jsonEqual(e1.Payload, `{"n": [1, 2], "agent_id": "sql_agent"}`) || e1.RunAt.Sub(runAt).Abs() > time.Millisecond ||
-		e2.Kind != store.JobEscalation || e2.State != store.JobAvailable || e2.Attempt != 2 || e2.MaxAttempts != 3 || e2.Payload != nil {
-		t.Fatalf("the jobs moved to River: %+v", jobs)
-	}
-	// They run, their attempts counted on.
-	ran := make(chan store.Job, 10)
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() {
-		done <- s.Jobs().Work(ctx, func(_ context.Context, j store.Job) error {
-			ran <- j
-			return nil
-		}, store.WorkOptions{Poll: 20 * time.Millisecond})
-	}()
-	for range 2 {
-		select {
-		case j := <-ran:
-			if want := jobs[j.ErrorID]; j.ID != want.ID || j.Attempt != want.Attempt+1 {
-				t.Errorf("ran %+v, want job %d at attempt %d", j, want.ID, want.Attempt+1)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatal("the migrated jobs did not run")
-		}
-	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-}
-
-// jsonEqual tells whether a JSON document is the value of want.
-func jsonEqual(doc []byte, want string) bool {
-	var a, b any
-	return json.Unmarshal(doc, &a) == nil && json.Unmarshal([]byte(want), &b) == nil && reflect.DeepEqual(a, b)
+	storetest.CheckMigratedJobs(t, s, runAt)
 }

@@ -672,3 +672,63 @@ var concurrencyTests = []test{
 		}
 	}},
 }
+
+// CheckMigratedJobs checks, on s, a store opened on a database that
+// migration 0010 moved to River from the old job table (filled as
+// store/sqlite's and store/postgres's TestRiverMigration fill it: tenant
+// a's retry of e1 available at its first attempt due at runAt, the
+// escalation of e2 running at its second, e3's job succeeded), that the
+// two jobs still to run are River's, listed in their records, and run at
+// their next attempt; e3's is gone.
+func CheckMigratedJobs(t *testing.T, s store.Store, runAt time.Time) {
+	t.Helper()
+	ctx := t.Context()
+	tn := s.Tenant("a")
+	jobs := map[string]store.Job{}
+	for _, errorID := range []string{"e1", "e2", "e3"} {
+		if _, err := tn.SaveOccurrence(ctx, store.Occurrence{ErrorID: errorID, QueryID: "q", AgentID: "sql_agent",
+			ErrorType: "query_error", Severity: "low", NextAction: "resume"}); err != nil {
+			t.Fatal(err)
+		}
+		r, _, err := tn.ErrorRecord(ctx, errorID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, j := range r.Jobs {
+			jobs[errorID] = j
+		}
+		if len(r.Jobs) > 1 {
+			t.Errorf("%s: %d jobs", errorID, len(r.Jobs))
+		}
+	}
+	e1, e2 := jobs["e1"], jobs["e2"]
+	if len(jobs) != 2 || e1.Kind != store.JobRetry || e1.Tenant != "a" || e1.State != store.JobAvailable || e1.Attempt != 1 ||
+		e1.MaxAttempts != 5 || !sameJSON(e1.Payload, json.RawMessage(`{"n": [1, 2], "agent_id": "sql_agent"}`)) || e1.RunAt.Sub(runAt).Abs() > time.Millisecond ||
+		e2.Kind != store.JobEscalation || e2.State != store.JobAvailable || e2.Attempt != 2 || e2.MaxAttempts != 3 || e2.Payload != nil {
+		t.Fatalf("the jobs moved to River: %+v", jobs)
+	}
+	// They run, their attempts counted on.
+	ran := make(chan store.Job, 10)
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		done <- s.Jobs().Work(ctx, func(_ context.Context, j store.Job) error {
+			ran <- j
+			return nil
+		}, store.WorkOptions{Poll: 20 * time.Millisecond})
+	}()
+	for range 2 {
+		select {
+		case j := <-ran:
+			if want := jobs[j.ErrorID]; j.ID != want.ID || j.Attempt != want.Attempt+1 {
+				t.Errorf("ran %+v, want job %d at attempt %d", j, want.ID, want.Attempt+1)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the migrated jobs did not run")
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
