@@ -107,8 +107,7 @@ var occurrenceTests = []test{
 		save(t, b, newOccurrence("d9", "e9", e.clock.Advance(time.Second))) // another tenant's
 		latest, err := a.LatestOccurrence(t.Context())
 		must(t, err)
-		saved, err := a.FeedbackAfter(t.Context(), head, 10)
-		must(t, err)
+		saved := feedbackAfter(t, a, head, 3)
 		if len(saved) != 3 {
 			t.Fatalf("FeedbackAfter(the empty store's LatestOccurrence) = %d events, want 3 (tenant a's)", len(saved))
 		}
@@ -116,13 +115,11 @@ var occurrenceTests = []test{
 			t.Errorf("LatestOccurrence = %d, before tenant a's last occurrence at %d", latest, saved[2].ID)
 		}
 		save(t, a, newOccurrence("d4", "e4", e.clock.Advance(time.Second)))
-		next, err := a.FeedbackAfter(t.Context(), latest, 10)
-		must(t, err)
+		next := feedbackAfter(t, a, latest, 1)
 		if len(next) != 1 || !sameJSON(next[0].Feedback, newOccurrence("d4", "e4", Epoch).Feedback) {
 			t.Fatalf("FeedbackAfter(LatestOccurrence) = %+v, want the one occurrence saved since", next)
 		}
-		all, err := a.FeedbackAfter(t.Context(), 0, 10)
-		must(t, err)
+		all := feedbackAfter(t, a, 0, 4)
 		if len(all) != 4 {
 			t.Fatalf("FeedbackAfter(0) = %d, want 4 (tenant a's)", len(all))
 		}
@@ -648,4 +645,23 @@ var isolationTests = []test{
 			}
 		}
 	}},
+}
+
+// feedbackAfter reads tn's FeedbackAfter(after) until it holds want
+// events (or more), for at most 5 s, and returns the last read. Where
+// positions are transaction IDs (PostgreSQL), an occurrence is readable
+// only once every transaction older than its own has ended, and other
+// clients of the database (River's, in tests running beside these) may
+// have one open for a moment.
+func feedbackAfter(t *testing.T, tn store.Tenant, after int64, want int) []store.SavedFeedback {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got, err := tn.FeedbackAfter(t.Context(), after, 10)
+		must(t, err)
+		if len(got) >= want || time.Now().After(deadline) {
+			return got
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
