@@ -586,23 +586,10 @@ func TestRiverMigration(t *testing.T) {
 	}
 	runAt := time.Date(2026, 1, 1, 12, 0, 0, 123456789, time.UTC)
 	err = w.write(ctx, func(q sqlstore.Querier) error {
-		for _, j := range []struct {
-			kind, errorID, state string
-			payload              any
-			attempt, max         int
-		}{
-			{"retry", "e1", "available", `{"agent_id": "sql_agent", "n": [1, 2]}`, 1, 5},
-			{"escalation", "e2", "running", nil, 2, 3},
-			{"retry", "e3", "succeeded", `{}`, 1, 5},
-		} {
-			if _, err := q.Exec(ctx, `INSERT INTO jobs (tenant, kind, error_id, payload, state, run_at, attempt, max_attempts, created_at)
-				VALUES ('a', $1, $2, $3, $4, $5, $6, $7, $5)`, j.kind, j.errorID, j.payload, j.state, runAt.UnixNano(), j.attempt, j.max); err != nil {
-				return err
-			}
-		}
-		_, err := q.Exec(ctx, `INSERT INTO job_attempts (tenant, job_id, attempt, at, duration_ns, error)
-			SELECT tenant, id, 1, run_at, 1000, 'callback: 503' FROM jobs WHERE error_id = 'e1'`)
-		return err
+		return storetest.FillOldJobs(runAt, func(query string, args ...any) error {
+			_, err := q.Exec(ctx, query, args...)
+			return err
+		})
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -673,13 +673,34 @@ var concurrencyTests = []test{
 	}},
 }
 
+// FillOldJobs writes, with exec, the rows of the job table migration 0010
+// moves to River (the database is at 0009): tenant a's retry of e1
+// available at its first attempt due at runAt (one failed attempt
+// recorded), the escalation of e2 running at its second, e3's retry
+// succeeded. CheckMigratedJobs checks what became of them.
+func FillOldJobs(runAt time.Time, exec func(query string, args ...any) error) error {
+	for _, j := range []struct {
+		kind, errorID, state string
+		payload              any
+		attempt, max         int
+	}{
+		{"retry", "e1", "available", `{"agent_id": "sql_agent", "n": [1, 2]}`, 1, 5},
+		{"escalation", "e2", "running", nil, 2, 3},
+		{"retry", "e3", "succeeded", `{}`, 1, 5},
+	} {
+		if err := exec(`INSERT INTO jobs (tenant, kind, error_id, payload, state, run_at, attempt, max_attempts, created_at)
+			VALUES ('a', $1, $2, $3, $4, $5, $6, $7, $5)`, j.kind, j.errorID, j.payload, j.state, runAt.UnixNano(), j.attempt, j.max); err != nil {
+			return err
+		}
+	}
+	return exec(`INSERT INTO job_attempts (tenant, job_id, attempt, at, duration_ns, error)
+		SELECT tenant, id, 1, run_at, 1000, 'callback: 503' FROM jobs WHERE error_id = 'e1'`)
+}
+
 // CheckMigratedJobs checks, on s, a store opened on a database that
-// migration 0010 moved to River from the old job table (filled as
-// store/sqlite's and store/postgres's TestRiverMigration fill it: tenant
-// a's retry of e1 available at its first attempt due at runAt, the
-// escalation of e2 running at its second, e3's job succeeded), that the
-// two jobs still to run are River's, listed in their records, and run at
-// their next attempt; e3's is gone.
+// migration 0010 moved to River from the old job table filled by
+// FillOldJobs, that the two jobs still to run are River's, listed in
+// their records, and run at their next attempt; e3's is gone.
 func CheckMigratedJobs(t *testing.T, s store.Store, runAt time.Time) {
 	t.Helper()
 	ctx := t.Context()
