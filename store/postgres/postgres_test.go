@@ -407,3 +407,18 @@ func TestSaveRolledBackEnqueuesNothing(t *testing.T) {
 		t.Errorf("the refused save's record: %v, %v; want none", ok, err)
 	}
 }
+
+// Migration 0011 drops the foreign key from occurrences to records: the
+// statement that saves an occurrence writes its record too, and the check
+// at commit cost every save a lookup and a lock (see the migration).
+func TestOccurrencesHaveNoForeignKey(t *testing.T) {
+	dbURL, _ := freshStore(t)
+	var n int
+	if err := connect(t, dbURL).QueryRow(t.Context(), `SELECT count(*) FROM pg_constraint
+		WHERE contype = 'f' AND conrelid = 'occurrences'::regclass`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("occurrences has %d foreign keys, want none", n)
+	}
+}

@@ -1,0 +1,13 @@
+-- The deferred foreign key from occurrences to records goes: the one
+-- statement that saves an occurrence inserts or updates its record too
+-- (saveCTE), and Expire deletes a record with its occurrences, so the key
+-- held by construction. What it cost every save: at commit, PostgreSQL's
+-- check (SELECT … FOR KEY SHARE) looked the record up and locked it,
+-- which wrote WAL and dirtied the record's page again; and the check's
+-- plan is cached per connection, planned while the table was small and
+-- never planned again while nothing analyzes the table: in the load
+-- benchmark 3 checks in 4 scanned every record of the tenant through
+-- records_by_agent (the unique index was a tie then), a cost that grew
+-- with the store. SQLite keeps its key: its check always uses the
+-- unique index.
+ALTER TABLE occurrences DROP CONSTRAINT occurrences_tenant_error_id_fkey;
