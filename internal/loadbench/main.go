@@ -68,6 +68,8 @@ func main() {
 	pg := flag.String("postgres", os.Getenv("TRIAGE_TEST_POSTGRES"), "a postgres:// URL to measure PostgreSQL too (in a scratch schema, dropped after)")
 	amp := flag.Bool("amplify", false, "measure the peak RSS of the worst reads of error records instead (see amplify.go)")
 	records := flag.Int("records", 0, "records to store in each service's store, untimed, before its load is measured")
+	withSQLite := flag.Bool("sqlite", true, "measure the SQLite floors and the service on SQLite (false: the bare handler and PostgreSQL only)")
+	vacuum := flag.Bool("vacuum", false, "VACUUM ANALYZE the PostgreSQL store after its pre-fill, as autovacuum would (for a server that runs with autovacuum off)")
 	flag.Parse()
 	if *amp {
 		if err := runAmplify(*pg); err != nil {
@@ -87,7 +89,7 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if err := run(*requests, *concurrency, *duration, *pg, *records); err != nil {
+	if err := run(*requests, *concurrency, *duration, *pg, *records, *withSQLite, *vacuum); err != nil {
 		fmt.Fprintln(os.Stderr, "loadbench:", err)
 		pprof.StopCPUProfile()
 		os.Exit(1)
@@ -122,15 +124,22 @@ type target struct {
 	writes writeCounter // nil: not measured
 	floor  int          // the index of the floor to compare with, -1 none
 	triage bool         // the service: prefilled and looked up
+	// settle, when set, runs after the pre-fill, untimed.
+	settle func(context.Context) error
 }
 
-func run(requests, concurrency int, bound time.Duration, pg string, records int) error {
+func run(requests, concurrency int, bound time.Duration, pg string, records int, withSQLite, vacuum bool) error {
 	ctx := context.Background()
 	var results []result
 	measure := func(t target) error {
 		if t.triage {
 			if err := prefill(t.base, records); err != nil {
 				return fmt.Errorf("%s: %w", t.name, err)
+			}
+			if t.settle != nil {
+				if err := t.settle(ctx); err != nil {
+					return fmt.Errorf("%s: %w", t.name, err)
+				}
 			}
 		}
 		prefix := fmt.Sprintf("q_%d_%d", run0, len(results))
@@ -183,49 +192,51 @@ func run(requests, concurrency int, bound time.Duration, pg string, records int)
 		return err
 	}
 
-	dir, err := os.MkdirTemp("", "loadbench")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
+	if withSQLite {
+		dir, err := os.MkdirTemp("", "loadbench")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
 
-	// The floors: what any design that answers only once the report is
-	// committed to SQLite pays, with the least storage there can be.
-	floor, err := openLog(filepath.Join(dir, "floor.db"))
-	if err != nil {
-		return err
-	}
-	defer floor.close()
-	bareLog, err := serve(floor.bare())
-	if err != nil {
-		return err
-	}
-	if err := measure(target{name: "floor 1: bare + one durable SQLite insert", base: bareLog, want: http.StatusOK, writes: selfWrites, floor: 0}); err != nil {
-		return err
-	}
-	pipeline, err := floor.pipeline()
-	if err != nil {
-		return err
-	}
-	pipeLog, err := serve(pipeline)
-	if err != nil {
-		return err
-	}
-	floor2 := len(results)
-	if err := measure(target{name: "floor 2: + the handler, its state in memory", base: pipeLog, want: http.StatusCreated, writes: selfWrites, floor: 0}); err != nil {
-		return err
-	}
-	st, err := sqlite.Open(ctx, filepath.Join(dir, "triage.db"), store.Options{})
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	base, err := service(st)
-	if err != nil {
-		return err
-	}
-	if err := measure(target{name: "triage serve, SQLite", base: base, want: http.StatusCreated, writes: selfWrites, floor: floor2, triage: true}); err != nil {
-		return err
+		// The floors: what any design that answers only once the report is
+		// committed to SQLite pays, with the least storage there can be.
+		floor, err := openLog(filepath.Join(dir, "floor.db"))
+		if err != nil {
+			return err
+		}
+		defer floor.close()
+		bareLog, err := serve(floor.bare())
+		if err != nil {
+			return err
+		}
+		if err := measure(target{name: "floor 1: bare + one durable SQLite insert", base: bareLog, want: http.StatusOK, writes: selfWrites, floor: 0}); err != nil {
+			return err
+		}
+		pipeline, err := floor.pipeline()
+		if err != nil {
+			return err
+		}
+		pipeLog, err := serve(pipeline)
+		if err != nil {
+			return err
+		}
+		floor2 := len(results)
+		if err := measure(target{name: "floor 2: + the handler, its state in memory", base: pipeLog, want: http.StatusCreated, writes: selfWrites, floor: 0}); err != nil {
+			return err
+		}
+		st, err := sqlite.Open(ctx, filepath.Join(dir, "triage.db"), store.Options{})
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		base, err := service(st)
+		if err != nil {
+			return err
+		}
+		if err := measure(target{name: "triage serve, SQLite", base: base, want: http.StatusCreated, writes: selfWrites, floor: floor2, triage: true}); err != nil {
+			return err
+		}
 	}
 
 	if pg != "" {
@@ -267,7 +278,11 @@ func run(requests, concurrency int, bound time.Duration, pg string, records int)
 		if err != nil {
 			return err
 		}
-		if err := measure(target{name: "triage serve, PostgreSQL", base: base, want: http.StatusCreated, writes: pgw, floor: pgFloorAt, triage: true, pgWork: pc}); err != nil {
+		var settle func(context.Context) error
+		if vacuum {
+			settle = func(ctx context.Context) error { return vacuumSchema(ctx, scratch) }
+		}
+		if err := measure(target{name: "triage serve, PostgreSQL", base: base, want: http.StatusCreated, writes: pgw, floor: pgFloorAt, triage: true, pgWork: pc, settle: settle}); err != nil {
 			return err
 		}
 		// Two instances on the same database, the clients taking turns:
@@ -422,4 +437,29 @@ func scratchSchema(ctx context.Context, base string) (string, func(), error) {
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
 	return u.String(), drop, nil
+}
+
+// vacuumSchema runs VACUUM ANALYZE on every table of the scratch schema in
+// url's search_path: what autovacuum does after a bulk load, for servers
+// that run with it off.
+func vacuumSchema(ctx context.Context, url string) error {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `SELECT quote_ident(schemaname) || '.' || quote_ident(tablename) FROM pg_tables WHERE schemaname = current_schema()`)
+	if err != nil {
+		return err
+	}
+	tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return err
+	}
+	for _, t := range tables {
+		if _, err := conn.Exec(ctx, "VACUUM (ANALYZE) "+t); err != nil {
+			return err
+		}
+	}
+	return nil
 }
