@@ -9,7 +9,7 @@
 // report with its feedback committed as one such row. They bound what any
 // design that answers only once a report is durable can reach here.
 //
-//	go run ./internal/loadbench [-requests 4000] [-concurrency 16] [-duration 20s] [-postgres URL] [-records N]
+//	go run ./internal/loadbench [-requests 4000] [-concurrency 16] [-duration 20s] [-postgres URL] [-records N] [-sqlite=false] [-vacuum]
 //
 // Each request is a new report (its own query_id), so every one is fully
 // handled and committed (201). The count and the time are bounded. With
@@ -26,6 +26,14 @@
 // On PostgreSQL it also runs two instances of the service on the same
 // database, the clients taking turns, and prints PostgreSQL's own work
 // per request: its processes' CPU time and the WAL it wrote.
+//
+// After each service's load, a store floor runs on the same store: the
+// two writes the service made of each report (Start, then SaveOccurrence
+// with its jobs; shapes sampled from the service's own), from as many
+// goroutines, without HTTP or the handler. The service's rate as a share
+// of it says how much of the service's cost is its store's. -sqlite=false
+// skips the SQLite targets; -vacuum runs VACUUM ANALYZE on the PostgreSQL
+// store after its pre-fill, as autovacuum would on a server that has it.
 //
 //	go run ./internal/loadbench -amplify [-postgres URL]
 //
@@ -126,6 +134,9 @@ type target struct {
 	triage bool         // the service: prefilled and looked up
 	// settle, when set, runs after the pre-fill, untimed.
 	settle func(context.Context) error
+	// direct, when set, is a store floor: the service's writes of each
+	// report made on this store directly, instead of requests to base.
+	direct *sampling
 }
 
 func run(requests, concurrency int, bound time.Duration, pg string, records int, withSQLite, vacuum bool) error {
@@ -159,7 +170,15 @@ func run(requests, concurrency int, bound time.Duration, pg string, records int,
 			}
 			pg0 = w
 		}
-		r := load(t.name, append([]string{t.base}, t.more...), prefix, requests, concurrency, bound, t.want)
+		var r result
+		if t.direct != nil {
+			var err error
+			if r, err = storeFloor(t.name, t.direct, prefix, requests, concurrency, bound); err != nil {
+				return err
+			}
+		} else {
+			r = load(t.name, append([]string{t.base}, t.more...), prefix, requests, concurrency, bound, t.want)
+		}
 		if t.pgWork != nil && r.n > 0 {
 			w, err := t.pgWork.read(ctx)
 			if err != nil {
@@ -230,11 +249,15 @@ func run(requests, concurrency int, bound time.Duration, pg string, records int,
 			return err
 		}
 		defer st.Close()
-		base, err := service(st)
+		sampled := &sampling{Store: st}
+		base, err := service(sampled)
 		if err != nil {
 			return err
 		}
 		if err := measure(target{name: "triage serve, SQLite", base: base, want: http.StatusCreated, writes: selfWrites, floor: floor2, triage: true}); err != nil {
+			return err
+		}
+		if err := measure(target{name: "store alone: the service's two writes of a report, SQLite", direct: sampled, writes: selfWrites, floor: floor2}); err != nil {
 			return err
 		}
 	}
@@ -274,7 +297,8 @@ func run(requests, concurrency int, bound time.Duration, pg string, records int,
 			return err
 		}
 		defer pst.Close()
-		base, err := service(pst)
+		sampled := &sampling{Store: pst}
+		base, err := service(sampled)
 		if err != nil {
 			return err
 		}
@@ -283,6 +307,9 @@ func run(requests, concurrency int, bound time.Duration, pg string, records int,
 			settle = func(ctx context.Context) error { return vacuumSchema(ctx, scratch) }
 		}
 		if err := measure(target{name: "triage serve, PostgreSQL", base: base, want: http.StatusCreated, writes: pgw, floor: pgFloorAt, triage: true, pgWork: pc, settle: settle}); err != nil {
+			return err
+		}
+		if err := measure(target{name: "store alone: the service's two writes of a report, PostgreSQL", direct: sampled, writes: pgw, floor: pgFloorAt, pgWork: pc}); err != nil {
 			return err
 		}
 		// Two instances on the same database, the clients taking turns:
@@ -320,6 +347,11 @@ func run(requests, concurrency int, bound time.Duration, pg string, records int,
 		}
 		fmt.Printf("| %s | %d | %d | %.0f | %v | %v | %.0f %% | %s | %s | %s |\n", r.name, r.n, r.failed, r.rps(),
 			r.p50.Round(10*time.Microsecond), r.p99.Round(10*time.Microsecond), 100*r.rps()/results[0].rps(), share, written, get)
+	}
+	for i, r := range results {
+		if strings.HasPrefix(r.name, "store alone") && i > 0 && r.n > 0 {
+			fmt.Printf("\n%s: %.0f %% of the store alone's rate", results[i-1].name, 100*results[i-1].rps()/r.rps())
+		}
 	}
 	for _, r := range results {
 		if r.pg != nil {

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/triage-go/triage"
+	"github.com/triage-go/triage/store"
+)
+
+// The store floor: the writes the service makes of each report, through
+// the same store, without HTTP and without the handler. A report's
+// handling writes twice: Start (claim the delivery, count the attempt,
+// record the failure) and SaveOccurrence (the occurrence, its record, the
+// delivery's completion and its jobs, in one transaction). What the
+// service can reach is bounded by how fast its store takes these two, so
+// the service's share of this floor says how much of the gap to floor 2
+// is the store's and how much the rest of the request's.
+
+// sampling is a store that keeps a copy of the first Start request and
+// occurrence the service makes, as the shapes the store floor repeats.
+type sampling struct {
+	store.Store
+	mu    sync.Mutex
+	start *triage.StartRequest
+	occ   *store.Occurrence
+}
+
+func (s *sampling) Tenant(id string) store.Tenant { return samplingTenant{s.Store.Tenant(id), s} }
+
+// sample returns the shapes kept, false before the service saved one.
+func (s *sampling) sample() (triage.StartRequest, store.Occurrence, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.start == nil || s.occ == nil {
+		return triage.StartRequest{}, store.Occurrence{}, false
+	}
+	return *s.start, *s.occ, true
+}
+
+type samplingTenant struct {
+	store.Tenant
+	s *sampling
+}
+
+func (t samplingTenant) Start(ctx context.Context, req triage.StartRequest) (triage.StartResult, error) {
+	t.s.mu.Lock()
+	if t.s.start == nil {
+		r := req
+		t.s.start = &r
+	}
+	t.s.mu.Unlock()
+	return t.Tenant.Start(ctx, req)
+}
+
+func (t samplingTenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (int64, error) {
+	t.s.mu.Lock()
+	if t.s.occ == nil && len(o.Jobs) > 0 {
+		c := o
+		c.Jobs = append([]store.NewJob(nil), o.Jobs...)
+		t.s.occ = &c
+	}
+	t.s.mu.Unlock()
+	return t.Tenant.SaveOccurrence(ctx, o)
+}
+
+// storeFloor makes n reports' writes from c goroutines, for at most
+// bound: each the sampled Start and occurrence with its own delivery key,
+// error and query (so each is new, as in the service's load), jobs and
+// documents as the service made them.
+func storeFloor(name string, s *sampling, prefix string, n, c int, bound time.Duration) (result, error) {
+	req0, occ0, ok := s.sample()
+	if !ok {
+		return result{}, fmt.Errorf("%s: the service saved no occurrence with a job to repeat", name)
+	}
+	tn := s.Store.Tenant("default")
+	var next, failed atomic.Int64
+	var firstFailure sync.Once
+	lat := make([][]time.Duration, c)
+	deadline := time.Now().Add(bound)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for w := range c {
+		wg.Go(func() {
+			ctx := context.Background()
+			for {
+				i := next.Add(1)
+				if i > int64(n) || time.Now().After(deadline) {
+					return
+				}
+				id := fmt.Sprintf("%s_%d", prefix, i)
+				t0 := time.Now()
+				req := req0
+				req.Key, req.AttemptKey, req.At = "d_"+id, "a_"+id, time.Now()
+				occ := occ0
+				occ.DeliveryKey, occ.ErrorID, occ.QueryID, occ.ReceivedAt = req.Key, "err_"+id, id, time.Now()
+				occ.Jobs = make([]store.NewJob, len(occ0.Jobs))
+				for k, j := range occ0.Jobs {
+					j.ErrorID = occ.ErrorID
+					if !j.RunAt.IsZero() {
+						j.RunAt = time.Now().Add(time.Minute)
+					}
+					occ.Jobs[k] = j
+				}
+				res, err := tn.Start(ctx, req)
+				if err == nil && !res.First {
+					err = fmt.Errorf("delivery %s not new", req.Key)
+				}
+				if err == nil {
+					_, err = tn.SaveOccurrence(ctx, occ)
+				}
+				if err != nil {
+					failed.Add(1)
+					firstFailure.Do(func() { fmt.Fprintf(os.Stderr, "%s: first failure: %v\n", name, err) })
+					continue
+				}
+				lat[w] = append(lat[w], time.Since(t0))
+			}
+		})
+	}
+	wg.Wait()
+	return summarize(name, lat, int(failed.Load()), time.Since(start)), nil
+}
