@@ -271,6 +271,7 @@ type callbacks struct {
 	statuses []int
 	bodies   [][]byte
 	times    []time.Time // when each body came
+	headers  []http.Header
 	srv      *httptest.Server
 }
 
@@ -282,6 +283,7 @@ func newCallbacks(t *testing.T, statuses ...int) *callbacks {
 		defer c.mu.Unlock()
 		c.bodies = append(c.bodies, b)
 		c.times = append(c.times, time.Now())
+		c.headers = append(c.headers, r.Header.Clone())
 		status := 200
 		if len(c.statuses) > 0 {
 			status, c.statuses = c.statuses[0], c.statuses[1:]
@@ -293,6 +295,16 @@ func newCallbacks(t *testing.T, statuses ...int) *callbacks {
 	}))
 	t.Cleanup(c.srv.Close)
 	return c
+}
+
+// header returns the headers of call i (nil: no such call yet).
+func (c *callbacks) header(i int) http.Header {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if i >= len(c.headers) {
+		return nil
+	}
+	return c.headers[i]
 }
 
 func (c *callbacks) count() int {

@@ -33,7 +33,9 @@ func (s *Server) work(ctx context.Context) {
 // failure's fault (its Retry-After steers the next attempt) and a
 // message with secrets redacted.
 func (s *Server) runJob(ctx context.Context, j store.Job) error {
+	ctx, span := s.jobTracer.startJob(ctx, j)
 	err := s.attempt(ctx, j)
+	endJobSpan(span, err)
 	attrs := []any{slog.Int64("job_id", j.ID), slog.String("kind", j.Kind), slog.String("error_id", j.ErrorID),
 		slog.Int("attempt", j.Attempt)}
 	if err == nil {
@@ -95,6 +97,7 @@ func (s *Server) post(ctx context.Context, url string, payload []byte) error {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "triage-serve")
+	s.jobTracer.inject(ctx, req.Header)
 	resp, err := s.cfg.HTTPClient.Do(req)
 	if err != nil {
 		return err

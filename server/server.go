@@ -233,6 +233,9 @@ type Server struct {
 	log        *slog.Logger
 	runs       *runs
 	ready      readiness // the ingresses' checks, besides the store's
+	// jobTracer traces the jobs' attempts (nil: Config.TracerProvider
+	// unset).
+	jobTracer *requestTracer
 	// jobsUI is River's web UI (Config.JobsUI), operator the SHA-256 of
 	// Config.OperatorKey, crossOrigin the UI's guard against changes
 	// another origin's page makes with the operator's credentials.
@@ -354,6 +357,7 @@ func New(cfg Config) (*Server, error) {
 		metrics:    newHTTPMetrics(),
 		problems:   &problem.Options{Debug: cfg.Debug, BaseURI: cfg.ProblemBaseURI},
 		log:        cfg.Logger,
+		jobTracer:  newRequestTracer(cfg.TracerProvider, cfg.Propagator),
 		stopped:    make(chan struct{}),
 	}
 	if cfg.Agents != nil {

@@ -264,6 +264,7 @@ type pendingKey struct{}
 // enqueue adds the job to the request's pending jobs, or, outside a
 // request the service saves, enqueues it at once.
 func enqueue(ctx context.Context, s store.Store, j store.NewJob) error {
+	j.Trace = jobTrace(ctx)
 	if p, ok := ctx.Value(pendingKey{}).(*pending); ok {
 		p.mu.Lock()
 		p.jobs = append(p.jobs, j)

@@ -322,6 +322,11 @@ type NewJob struct {
 	RunAt time.Time `json:"run_at"`
 	// MaxAttempts bounds the attempts; 0 means DefaultMaxAttempts.
 	MaxAttempts int `json:"max_attempts"`
+	// Trace is the W3C trace context of the work that enqueued the job
+	// (its "traceparent", and "tracestate" when there is one), kept with
+	// the job (in River's metadata) so that its attempts, on whichever
+	// instance, continue that trace. nil: none. Never shown by the API.
+	Trace map[string]string `json:"-"`
 }
 
 // DefaultMaxAttempts bounds a job's attempts when NewJob does not.
@@ -359,6 +364,8 @@ type Job struct {
 	// Attempts are the failed attempts, then, for a completed job, the
 	// one that succeeded.
 	Attempts []JobAttempt `json:"attempts,omitempty"`
+	// Trace is the trace context it was enqueued with (NewJob.Trace).
+	Trace map[string]string `json:"-"`
 }
 
 // JobAttempt is one attempt at a job.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"testing"
@@ -271,6 +272,26 @@ var jobsTests = []test{
 		}
 		if _, ok, err := e.s.Tenant("b").ErrorRecord(t.Context(), "e1"); err != nil || ok {
 			t.Errorf("tenant b: ErrorRecord = %v, %v; want not found", ok, err)
+		}
+	}},
+	{"TraceContextReachesTheWorker", func(t *testing.T, e *env) {
+		a := e.s.Tenant("a")
+		tc := map[string]string{"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+			"tracestate": "vendor=1", "baggage": "user=secret"}
+		want := map[string]string{"traceparent": tc["traceparent"], "tracestate": tc["tracestate"]}
+		jobs := saveWithJobs(t, a, "d1", "e1",
+			store.NewJob{Kind: store.JobEscalation, ErrorID: "e1", Trace: tc},
+			store.NewJob{Kind: store.JobRetry, ErrorID: "e1"})
+		queued := enqueue(t, a, store.NewJob{Kind: store.JobRetry, ErrorID: "e1", Payload: json.RawMessage(`{"n": 1}`), Trace: tc})
+		r := &recorder{}
+		work(t, e.s, r.work, store.WorkOptions{})
+		for _, id := range []int64{jobs[0].ID, jobs[1].ID, queued} {
+			waitState(t, a, "e1", id, store.JobCompleted)
+		}
+		for id, w := range map[int64]map[string]string{jobs[0].ID: want, jobs[1].ID: nil, queued: want} {
+			if got := ranOnce(t, r, id, 1).job.Trace; !maps.Equal(got, w) {
+				t.Errorf("job %d ran with trace context %v, want %v (no baggage)", id, got, w)
+			}
 		}
 	}},
 	{"WorkRunsEachJobOnce", func(t *testing.T, e *env) {

@@ -54,6 +54,43 @@ type jobArgs interface {
 	get() fields
 }
 
+// traceKey is the key of River's job metadata under which a job keeps
+// the trace context it was enqueued with (store.NewJob.Trace).
+const traceKey = "triage_trace"
+
+// traceFields are the trace context's fields a job keeps: the W3C ones,
+// each at most maxTraceField bytes (tracestate's own limit is 512). Other
+// fields (baggage) are not kept: they may carry what the job's reader
+// must not see.
+var traceFields = []string{"traceparent", "tracestate"}
+
+const maxTraceField = 512
+
+// metadataOf is the River metadata of a job with trace context tc.
+func metadataOf(tc map[string]string) ([]byte, error) {
+	kept := make(map[string]string, len(traceFields))
+	for _, k := range traceFields {
+		if v := tc[k]; v != "" && len(v) <= maxTraceField {
+			kept[k] = v
+		}
+	}
+	if kept["traceparent"] == "" {
+		return []byte(`{}`), nil
+	}
+	return json.Marshal(map[string]map[string]string{traceKey: kept})
+}
+
+// traceOf is the trace context kept in River metadata md (nil: none).
+func traceOf(md []byte) map[string]string {
+	var m struct {
+		Trace map[string]string `json:"triage_trace"`
+	}
+	if len(md) == 0 || json.Unmarshal(md, &m) != nil || len(m.Trace) == 0 {
+		return nil
+	}
+	return m.Trace
+}
+
 // argsOf returns the arguments of a job of kind.
 func argsOf(kind string, f fields) (jobArgs, error) {
 	switch kind {
@@ -122,6 +159,9 @@ func params(tenant string, j store.NewJob) (river.InsertManyParams, error) {
 	if opts.MaxAttempts <= 0 {
 		opts.MaxAttempts = store.DefaultMaxAttempts
 	}
+	if opts.Metadata, err = metadataOf(j.Trace); err != nil {
+		return river.InsertManyParams{}, err
+	}
 	// River makes any job given a ScheduledAt "scheduled", to be made
 	// available by its leader's scheduler (every 5 s), even one due
 	// already: only a job due later is given one.
@@ -156,8 +196,12 @@ func (q *Queue[TTx]) Rows(tenant string, jobs []store.NewJob) ([]sqlstore.JobRow
 		} else {
 			seen[key] = true
 		}
+		md, err := metadataOf(j.Trace)
+		if err != nil {
+			return nil, err
+		}
 		r := sqlstore.JobRow{Args: args, Kind: j.Kind, MaxAttempts: j.MaxAttempts,
-			State: string(rivertype.JobStateAvailable), ScheduledAt: now}
+			State: string(rivertype.JobStateAvailable), ScheduledAt: now, Metadata: md}
 		if r.MaxAttempts <= 0 {
 			r.MaxAttempts = store.DefaultMaxAttempts
 		}
@@ -227,7 +271,8 @@ func job(r *rivertype.JobRow) (store.Job, error) {
 
 func view(r *rivertype.JobRow, a fields) store.Job {
 	j := store.Job{ID: r.ID, Tenant: a.Tenant, Kind: r.Kind, ErrorID: a.ErrorID, Payload: a.Payload,
-		State: string(r.State), RunAt: r.ScheduledAt.UTC(), Attempt: r.Attempt, MaxAttempts: r.MaxAttempts}
+		State: string(r.State), RunAt: r.ScheduledAt.UTC(), Attempt: r.Attempt, MaxAttempts: r.MaxAttempts,
+		Trace: traceOf(r.Metadata)}
 	for _, e := range r.Errors {
 		// River records a cancelled attempt's error with its wrapper's
 		// prefix.

@@ -131,10 +131,10 @@ WITH o AS (
 	ON CONFLICT (tenant, delivery_key) DO UPDATE SET occurrence_id = excluded.occurrence_id, feedback = NULL
 	RETURNING 1
 ), j AS (
-	INSERT INTO river_job (args, kind, max_attempts, state, scheduled_at)
-	SELECT u.args::jsonb, u.kind, u.max_attempts, u.state::river_job_state, u.scheduled_at
-	FROM o, unnest($16::text[], $17::text[], $18::smallint[], $19::text[], $20::timestamptz[])
-		AS u(args, kind, max_attempts, state, scheduled_at)
+	INSERT INTO river_job (args, kind, max_attempts, state, scheduled_at, metadata)
+	SELECT u.args::jsonb, u.kind, u.max_attempts, u.state::river_job_state, u.scheduled_at, u.metadata::jsonb
+	FROM o, unnest($16::text[], $17::text[], $18::smallint[], $19::text[], $20::timestamptz[], $21::text[])
+		AS u(args, kind, max_attempts, state, scheduled_at, metadata)
 	RETURNING 1
 )
 SELECT id FROM o`
@@ -149,17 +149,17 @@ func (t *tenant) saveOneStatement(ctx context.Context, o store.Occurrence, key a
 		return 0, err
 	}
 	n := len(rows)
-	args, kinds, states := make([]string, n), make([]string, n), make([]string, n)
+	args, kinds, states, metadata := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	maxAttempts, scheduledAt := make([]int16, n), make([]time.Time, n)
 	for i, r := range rows {
-		args[i], kinds[i], states[i] = string(r.Args), r.Kind, r.State
+		args[i], kinds[i], states[i], metadata[i] = string(r.Args), r.Kind, r.State, string(r.Metadata)
 		maxAttempts[i], scheduledAt[i] = int16(min(r.MaxAttempts, math.MaxInt16)), r.ScheduledAt
 	}
 	var id int64
 	err = t.s.db.Writer().QueryRow(ctx, t.s.saveOccurrence,
 		t.id, key, o.ErrorID, o.QueryID, o.AgentID, o.ErrorType, o.Severity,
 		o.NextAction, o.Attempt, nanos(o.ReportedAt), nanos(o.ReceivedAt), text(o.Report), text(o.Feedback),
-		text(o.Actions), nanos(now), args, kinds, maxAttempts, states, scheduledAt).Scan(&id)
+		text(o.Actions), nanos(now), args, kinds, maxAttempts, states, scheduledAt, metadata).Scan(&id)
 	if !errors.Is(err, sql.ErrNoRows) {
 		return id, err
 	}
@@ -174,7 +174,7 @@ func (t *tenant) enqueueAll(ctx context.Context, q Querier, jobs []store.NewJob)
 	}
 	for _, r := range rows {
 		if _, err := q.Exec(ctx, t.s.d.InsertJob, string(r.Args), r.Kind, r.MaxAttempts, r.State,
-			t.s.d.RiverTime(r.ScheduledAt)); err != nil {
+			t.s.d.RiverTime(r.ScheduledAt), string(r.Metadata)); err != nil {
 			return err
 		}
 	}

@@ -91,14 +91,16 @@ type Queue interface {
 
 // JobRow is a job as the store inserts it into River's river_job: its
 // arguments (JSON), kind, attempts, state ("available" or "scheduled")
-// and when it is due; the other columns take River's defaults (queue
-// "default", priority 1, no metadata, tags or unique key).
+// and when it is due, and its metadata (JSON: the trace context it
+// carries); the other columns take River's defaults (queue "default",
+// priority 1, no tags or unique key).
 type JobRow struct {
 	Args        []byte
 	Kind        string
 	MaxAttempts int
 	State       string
 	ScheduledAt time.Time
+	Metadata    []byte
 }
 
 // Dialect is what differs between the SQL databases.
@@ -127,7 +129,7 @@ type Dialect struct {
 	HistoryCounts bool
 	// InsertJob inserts a JobRow into river_job: $1 its Args (JSON
 	// text), $2 Kind, $3 MaxAttempts, $4 State, $5 ScheduledAt as
-	// RiverTime gives it.
+	// RiverTime gives it, $6 Metadata (JSON text).
 	InsertJob string
 	// RiverTime is a time as River's tables keep it (SQLite: text in
 	// UTC to the millisecond).
