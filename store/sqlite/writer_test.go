@@ -115,7 +115,7 @@ func TestBatchFailingWriteKeepsOthers(t *testing.T) {
 		}, false},
 		{"e", insert("e"), true},
 	}
-	batches, ran := w.batches.Load(), w.writes.Load()
+	batches, ran, rollbacks := w.batches.Load(), w.writes.Load(), w.optimisticRollbacks.Load()
 	errs := make([]error, len(writes))
 	var wg sync.WaitGroup
 	for i, wr := range writes {
@@ -129,6 +129,11 @@ func TestBatchFailingWriteKeepsOthers(t *testing.T) {
 	}
 	if n, m := w.batches.Load()-batches, w.writes.Load()-ran; n != 2 || m != 6 {
 		t.Fatalf("%d transactions ran %d writes, want the blocker's and one of 5", n, m)
+	}
+	// Run first without savepoints, the batch was rolled back at b's
+	// failure and run again with them.
+	if n := w.optimisticRollbacks.Load() - rollbacks; n != 1 {
+		t.Errorf("%d batches rolled back to be run with savepoints, want 1", n)
 	}
 	for i, wr := range writes {
 		switch {
@@ -149,11 +154,59 @@ func TestBatchFailingWriteKeepsOthers(t *testing.T) {
 	}
 }
 
+// A write that broke the transaction only when its batch ran again with
+// savepoints (after a later write failed): the writes of the batch it
+// had not reached yet hear of the break too, and the writer goes on.
+func TestBatchBrokenWhenRunAgain(t *testing.T) {
+	s, _ := openTest(t)
+	w := s.writer
+	b := block(t, w)
+	runs := 0
+	breaksSecondTime := func(q sqlstore.Querier) error {
+		if runs++; runs == 1 {
+			return insert("y")(q)
+		}
+		_, err := q.Exec(context.Background(), `INSERT OR ROLLBACK INTO attempts (tenant, attempt_key, n, updated_at) VALUES ('t', 'a', 1, 0)`)
+		return err
+	}
+	failing := func(q sqlstore.Querier) error {
+		if err := insert("z")(q); err != nil {
+			return err
+		}
+		return errors.New("boom")
+	}
+	fns := []func(sqlstore.Querier) error{insert("a"), breaksSecondTime, failing}
+	errs := make([]error, len(fns))
+	var wg sync.WaitGroup
+	for i, fn := range fns {
+		wg.Go(func() { errs[i] = w.write(t.Context(), fn) })
+		waitQueued(t, w, i+1)
+	}
+	b.release()
+	wg.Wait()
+	for i, err := range errs {
+		if err == nil || !strings.Contains(err.Error(), "rolled back") {
+			t.Errorf("write %d: %v, want the broken transaction's error", i, err)
+		}
+	}
+	if runs != 2 {
+		t.Errorf("the breaking write ran %d times, want 2", runs)
+	}
+	for _, key := range []string{"a", "y", "z"} {
+		if stored(t, s, key) {
+			t.Errorf("row %s stored, though its transaction broke", key)
+		}
+	}
+	if err := w.write(t.Context(), insert("c")); err != nil || !stored(t, s, "c") {
+		t.Errorf("a write after the broken transaction: %v", err)
+	}
+}
+
 func TestBatchConcurrentWriters(t *testing.T) {
 	s, _ := openTest(t)
 	tn := s.Tenant("t")
 	const n = 200
-	batches, ran := s.writer.batches.Load(), s.writer.writes.Load()
+	batches, ran, rollbacks := s.writer.batches.Load(), s.writer.writes.Load(), s.writer.optimisticRollbacks.Load()
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
@@ -171,6 +224,9 @@ func TestBatchConcurrentWriters(t *testing.T) {
 	wg.Wait()
 	if got := s.writer.writes.Load() - ran; got != n {
 		t.Errorf("%d writes ran, want %d", got, n)
+	}
+	if got := s.writer.optimisticRollbacks.Load() - rollbacks; got != 0 {
+		t.Errorf("%d batches of writes that all succeed were rolled back", got)
 	}
 	t.Logf("%d writes in %d transactions", n, s.writer.batches.Load()-batches)
 	var count int
