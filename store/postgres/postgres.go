@@ -33,8 +33,8 @@ var dialect = sqlstore.Dialect{
 	ForUpdate:     " FOR UPDATE",
 	MigrationLock: fmt.Sprintf("SELECT pg_advisory_xact_lock(%d)", migrationLock),
 	WritableCTE:   true,
-	InsertJob: `INSERT INTO river_job (args, kind, max_attempts, state, scheduled_at, metadata)
-		VALUES ($1::jsonb, $2, $3, $4::river_job_state, $5, $6::jsonb)`,
+	InsertJob: `INSERT INTO river_job (args, kind, max_attempts, state, scheduled_at, metadata, created_at)
+		VALUES ($1::jsonb, $2, $3, $4::river_job_state, $5, $6::jsonb, $7)`,
 	RiverTime:    func(t time.Time) any { return t },
 	XidPositions: true, // migrations/0006_occurrence_xid.sql
 }

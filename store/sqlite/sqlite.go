@@ -30,7 +30,7 @@ var dialect = sqlstore.Dialect{
 	Greatest:      "max",
 	HistoryCounts: true, // migrations/0002_history_counts.sql
 	InsertJob: `INSERT INTO river_job (args, kind, max_attempts, state, scheduled_at, created_at, metadata, tags)
-		VALUES (jsonb($1), $2, $3, $4, $5, strftime('%Y-%m-%d %H:%M:%f', 'now'), jsonb($6), jsonb('[]'))`,
+		VALUES (jsonb($1), $2, $3, $4, $5, $7, jsonb($6), jsonb('[]'))`,
 	RiverTime: riverTime,
 }
 

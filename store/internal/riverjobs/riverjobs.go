@@ -201,7 +201,7 @@ func (q *Queue[TTx]) Rows(tenant string, jobs []store.NewJob) ([]sqlstore.JobRow
 			return nil, err
 		}
 		r := sqlstore.JobRow{Args: args, Kind: j.Kind, MaxAttempts: j.MaxAttempts,
-			State: string(rivertype.JobStateAvailable), ScheduledAt: now, Metadata: md}
+			State: string(rivertype.JobStateAvailable), ScheduledAt: now, Metadata: md, CreatedAt: now}
 		if r.MaxAttempts <= 0 {
 			r.MaxAttempts = store.DefaultMaxAttempts
 		}

@@ -174,7 +174,7 @@ func (t *tenant) enqueueAll(ctx context.Context, q Querier, jobs []store.NewJob)
 	}
 	for _, r := range rows {
 		if _, err := q.Exec(ctx, t.s.d.InsertJob, string(r.Args), r.Kind, r.MaxAttempts, r.State,
-			t.s.d.RiverTime(r.ScheduledAt), string(r.Metadata)); err != nil {
+			t.s.d.RiverTime(r.ScheduledAt), string(r.Metadata), t.s.d.RiverTime(r.CreatedAt)); err != nil {
 			return err
 		}
 	}

@@ -101,6 +101,7 @@ type JobRow struct {
 	State       string
 	ScheduledAt time.Time
 	Metadata    []byte
+	CreatedAt   time.Time
 }
 
 // Dialect is what differs between the SQL databases.
@@ -129,7 +130,8 @@ type Dialect struct {
 	HistoryCounts bool
 	// InsertJob inserts a JobRow into river_job: $1 its Args (JSON
 	// text), $2 Kind, $3 MaxAttempts, $4 State, $5 ScheduledAt as
-	// RiverTime gives it, $6 Metadata (JSON text).
+	// RiverTime gives it, $6 Metadata (JSON text), $7 CreatedAt as
+	// RiverTime gives it.
 	InsertJob string
 	// RiverTime is a time as River's tables keep it (SQLite: text in
 	// UTC to the millisecond).
