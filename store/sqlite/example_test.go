@@ -7,6 +7,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/triage-go/triage/store"
 	"github.com/triage-go/triage/store/sqlite"
@@ -61,4 +62,46 @@ func Example() {
 	// delivery-2 saved as occurrence 0
 	// err_5f2c 2 2
 	// another tenant sees it: false
+}
+
+// A job saved with its occurrence runs on River, on whichever instance
+// shares the database, with the trace context it was enqueued in.
+func Example_jobs() {
+	dir, err := os.MkdirTemp("", "triage")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+
+	ctx := context.Background()
+	s, err := sqlite.Open(ctx, filepath.Join(dir, "triage.db"), store.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+
+	_, err = s.Tenant("acme").SaveOccurrence(ctx, store.Occurrence{
+		DeliveryKey: "delivery-1", ErrorID: "err_5f2c", QueryID: "q-42", AgentID: "sql_agent",
+		ErrorType: "schema_error", Severity: "high", NextAction: "escalate",
+		Report:   json.RawMessage(`{"agent_id":"sql_agent","status":"error"}`),
+		Feedback: json.RawMessage(`{"error_id":"err_5f2c","next_action":"escalate"}`),
+		Jobs: []store.NewJob{{Kind: store.JobEscalation, ErrorID: "err_5f2c",
+			Payload: json.RawMessage(`{"reason":"persistent"}`),
+			Trace:   map[string]string{"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}}},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(ctx)
+	err = s.Jobs().Work(ctx, func(_ context.Context, j store.Job) error {
+		fmt.Println(j.Tenant, j.Kind, j.ErrorID, "attempt", j.Attempt, string(j.Payload))
+		fmt.Println("trace:", j.Trace["traceparent"])
+		stop() // one job is enough here; a service works until it stops
+		return nil
+	}, store.WorkOptions{Poll: 20 * time.Millisecond})
+	fmt.Println("stopped:", err)
+	// Output:
+	// acme escalation err_5f2c attempt 1 {"reason":"persistent"}
+	// trace: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01
+	// stopped: <nil>
 }
