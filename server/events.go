@@ -2,11 +2,11 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/triage-go/triage/fault"
@@ -22,18 +22,11 @@ const eventPage = 100
 // open.
 var eventWriteTimeout = 10 * time.Second
 
-// runQueue is how many finished runs a stream may have waiting to be
-// written: past it, the stream misses runs, and says so.
-const runQueue = 64
-
 // subscriber is one event stream: wake tells it that its tenant has new
-// feedback to read from the store; runs brings the records of the
-// tenant's runs that this instance finished (live only: see publishRun).
+// feedback or ended runs to read from the store.
 type subscriber struct {
 	tenant string
 	wake   chan struct{} // one slot: wake-ups coalesce
-	runs   chan []byte
-	missed atomic.Int64 // runs dropped with the queue full
 }
 
 // broker wakes the tenant's event streams when feedback is saved. The
@@ -49,7 +42,7 @@ type broker struct {
 func newBroker() *broker { return &broker{subs: map[*subscriber]struct{}{}} }
 
 func (b *broker) subscribe(tenant string) *subscriber {
-	sub := &subscriber{tenant: tenant, wake: make(chan struct{}, 1), runs: make(chan []byte, runQueue)}
+	sub := &subscriber{tenant: tenant, wake: make(chan struct{}, 1)}
 	b.mu.Lock()
 	b.subs[sub] = struct{}{}
 	b.mu.Unlock()
@@ -62,7 +55,8 @@ func (b *broker) unsubscribe(sub *subscriber) {
 	b.mu.Unlock()
 }
 
-// wake tells the tenant's streams that it has new feedback.
+// wake tells the tenant's streams that it has new feedback, or a run that
+// ended.
 func (b *broker) wake(tenant string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -77,37 +71,33 @@ func (b *broker) wake(tenant string) {
 	}
 }
 
-// publishRun sends a finished run's record (its JSON) to the tenant's
-// streams on this instance, as a "run" event. Runs are not positions of
-// the stream: the event has no id, is not replayed after Last-Event-ID,
-// and a stream on another instance sharing the store does not get it. A
-// stream whose queue is full misses it, and is told so (runs_missed).
-func (b *broker) publishRun(tenant string, data []byte) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for sub := range b.subs {
-		if sub.tenant != tenant {
-			continue
+// sendRuns sends a "run" event for each of the tenant's runs ended after
+// cursor (by any instance on the store), page by page, and returns the new
+// cursor. ok is false when the stream ended.
+func (s *Server) sendRuns(ctx context.Context, t store.Tenant, sw *sse.Writer, cursor int64) (int64, bool) {
+	for {
+		ended, err := t.RunsEndedAfter(ctx, cursor, eventPage)
+		if err != nil {
+			if ctx.Err() == nil {
+				s.log.Error("event stream: reading runs failed", "error", fault.From(err))
+			}
+			return cursor, false
 		}
-		select {
-		case sub.runs <- data:
-		default:
-			sub.missed.Add(1)
+		for _, e := range ended {
+			data, err := json.Marshal(e.Run)
+			if err != nil {
+				s.log.Error("event stream: encoding a run failed", "error", fault.From(err))
+				return cursor, false
+			}
+			if sw.WriteFrame(sse.Frame{Event: "run", Data: string(data)}) != nil {
+				return cursor, false
+			}
+			cursor = e.Pos
 		}
-	}
-}
-
-// sendRun writes a "run" event, after a "runs_missed" event when the
-// stream missed runs since the last one. It reports whether the stream
-// goes on.
-func sendRun(sw *sse.Writer, sub *subscriber, data []byte) bool {
-	if n := sub.missed.Swap(0); n > 0 {
-		missed := `{"missed":` + strconv.FormatInt(n, 10) + `,"reason":"the stream fell behind; GET /v1/runs/{run_id} has every run"}`
-		if sw.WriteFrame(sse.Frame{Event: "runs_missed", Data: missed}) != nil {
-			return false
+		if len(ended) < eventPage {
+			return cursor, true
 		}
 	}
-	return sw.WriteFrame(sse.Frame{Event: "run", Data: string(data)}) == nil
 }
 
 // streamEvents is GET /v1/events: Server-Sent Events, one "feedback"
@@ -118,7 +108,8 @@ func sendRun(sw *sse.Writer, sub *subscriber, data []byte) bool {
 // Last-Event-ID is first sent the feedback saved after that event, up to
 // MaxReplay events; past that, a "truncated" event, and the stream goes on
 // from the newest. Besides, a "run" event (without an id, never replayed)
-// for each AG-UI run of the tenant this instance finishes (publishRun).
+// for each AG-UI run of the tenant that ends once the stream began, on any
+// instance (store.Runs.RunsEndedAfter).
 func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	t := s.cfg.Store.Tenant(tenantOf(ctx))
@@ -137,6 +128,11 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) error {
 	sub := s.events.subscribe(tenantOf(ctx))
 	defer s.events.unsubscribe(sub)
 	latest, err := t.LatestOccurrence(ctx)
+	if err != nil {
+		return storeFailure(err)
+	}
+	// Runs are live only: the stream sends those that end from now on.
+	runCursor, err := t.LatestRunEnd(ctx)
 	if err != nil {
 		return storeFailure(err)
 	}
@@ -182,11 +178,6 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) error {
 	for {
 		select {
 		case <-sub.wake:
-		case data := <-sub.runs:
-			if !sendRun(sw, sub, data) {
-				return nil
-			}
-			continue
 		case <-poll.C:
 		case <-heartbeat.C:
 			if sw.WriteComment("keep-alive") != nil {
@@ -201,6 +192,9 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) error {
 		}
 		var ok bool
 		if cursor, _, ok = s.sendAfter(ctx, t, sw, cursor, -1, before); !ok {
+			return nil
+		}
+		if runCursor, ok = s.sendRuns(ctx, t, sw, runCursor); !ok {
 			return nil
 		}
 	}

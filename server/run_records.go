@@ -48,26 +48,22 @@ func (s *Server) startRunRecord(ctx context.Context, in *agui.RunAgentInput, run
 	return nil
 }
 
-// finishRunRecord records how the run ended and, once recorded, publishes
-// the record on the tenant's event streams. A storage failure is logged:
+// finishRunRecord records how the run ended and, once recorded, wakes the
+// tenant's event streams on this instance, which read it from the store
+// (as every instance's do at their next poll). A storage failure is logged:
 // the stream is over, and its client has had the outcome.
 func (s *Server) finishRunRecord(ctx context.Context, runID, agentID string, end store.RunEnd) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), runRecordTimeout)
 	defer cancel()
 	tenant := tenantOf(ctx)
-	rec, err := s.cfg.Store.Tenant(tenant).FinishRun(ctx, runID, end)
+	_, err := s.cfg.Store.Tenant(tenant).FinishRun(ctx, runID, end)
 	if err != nil {
 		s.log.LogAttrs(ctx, slog.LevelError, "recording a run's outcome failed",
 			slog.String("run_id", runID), slog.String("agent", agentID), slog.String("outcome", end.Outcome),
 			slog.Any("error", fault.From(err)))
 		return
 	}
-	data, err := json.Marshal(rec)
-	if err != nil {
-		s.log.Error("encoding a run's record failed", slog.String("run_id", runID), slog.Any("error", fault.From(err)))
-		return
-	}
-	s.events.publishRun(tenant, data)
+	s.events.wake(tenant) // this instance's streams read it now; the others' at their next poll
 }
 
 // runOutcome is how a run ended, from what aguirun.Run returned and

@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -278,33 +281,48 @@ func TestRunRecordEvents(t *testing.T) {
 	}
 }
 
-// A stream that falls behind misses runs, and is told how many.
-func TestRunEventsQueue(t *testing.T) {
-	b := newBroker()
-	slow, other := b.subscribe("acme"), b.subscribe("globex")
-	defer b.unsubscribe(slow)
-	defer b.unsubscribe(other)
-	for i := range runQueue + 3 {
-		b.publishRun("acme", fmt.Appendf(nil, `{"run_id":"r%d"}`, i))
+// A run another instance on the same store ends is a "run" event on this
+// instance's streams too (read from the store at EventPoll), and many
+// runs ended at once are all sent, in the order they ended.
+func TestRunEventsAcrossInstances(t *testing.T) {
+	const key = "key-a-0123456789abcdef"
+	keys := map[string]string{key: "acme"}
+	f := recordsFixture(t, func(c *Config) { c.APIKeys = keys; c.EventPoll = 50 * time.Millisecond })
+	rd, done := f.stream(map[string]string{"X-API-Key": key})
+	defer done()
+
+	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.Options{})
+	if err := m.Start(context.Background()); err != nil {
+		t.Fatal(err)
 	}
-	if len(other.runs) != 0 || len(slow.runs) != runQueue || slow.missed.Load() != 3 {
-		t.Fatalf("queued %d (other tenant %d), missed %d", len(slow.runs), len(other.runs), slow.missed.Load())
+	t.Cleanup(func() { _ = m.Shutdown() })
+	other, err := New(Config{Store: f.store, Now: f.clock.Now, JobPoll: -1, APIKeys: keys, Agents: m,
+		Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
 	}
-	var buf bytes.Buffer
-	sw := sse.NewWriter(&buf)
-	for range 2 {
-		if !sendRun(sw, slow, <-slow.runs) {
-			t.Fatal("sendRun failed")
+	hs := httptest.NewServer(other)
+	defer hs.Close()
+	const n = 70 // more than the 64 runs a stream could queue before they came from the store
+	for i := range n {
+		req, _ := http.NewRequest("POST", hs.URL+"/v1/agents/echo/runs", bytes.NewReader(runBody(fmt.Sprint("r", i), "hi")))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-API-Key", key)
+		resp, err := hs.Client().Do(req)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("run %d on the other instance: %v %v", i, resp, err)
 		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
 	}
-	rd := sse.NewReader(&buf)
-	for _, want := range []sse.Frame{
-		{Event: "runs_missed", Data: `{"missed":3,"reason":"the stream fell behind; GET /v1/runs/{run_id} has every run"}`},
-		{Event: "run", Data: `{"run_id":"r0"}`},
-		{Event: "run", Data: `{"run_id":"r1"}`},
-	} {
-		if got, err := rd.Next(); err != nil || got.Event != want.Event || got.Data != want.Data || got.ID != "" {
-			t.Errorf("frame %+v, %v; want %+v", got, err, want)
+	for i := range n {
+		ev := nextFrame(t, rd)
+		var run store.Run
+		if err := json.Unmarshal([]byte(ev.Data), &run); err != nil || ev.Event != "run" || ev.ID != "" {
+			t.Fatalf("event %d: %+v (%v)", i, ev, err)
+		}
+		if want := fmt.Sprint("r", i); run.RunID != want || run.Outcome != store.RunFinished {
+			t.Fatalf("event %d: run %+v, want %s finished", i, run, want)
 		}
 	}
 }

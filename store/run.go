@@ -104,4 +104,26 @@ type Runs interface {
 	// GetRun returns a run's record, and false when the tenant has none
 	// with that id (never started, expired, or another tenant's).
 	GetRun(ctx context.Context, runID string) (Run, bool, error)
+	// RunsEndedAfter returns the tenant's runs whose end FinishRun
+	// recorded after the position after, in the order the ends were
+	// committed, at most limit: what an event stream that read up to
+	// after has not seen, whichever instance ended them. Positions are
+	// read as Tenant.FeedbackAfter reads the occurrences' (on SQLite a
+	// number the ends take in turn; on PostgreSQL the ID of the
+	// transaction that recorded the end, read once every older
+	// transaction has ended), so a reader that goes on from the last
+	// position it read misses none.
+	RunsEndedAfter(ctx context.Context, after int64, limit int) ([]EndedRun, error)
+	// LatestRunEnd returns the position a reader of ended runs starting
+	// now goes on from: the ends of every tenant at or before it are
+	// committed, and those committed later come after it (on PostgreSQL
+	// a reader may also get ends committed just before it began).
+	LatestRunEnd(ctx context.Context) (int64, error)
+}
+
+// EndedRun is a run's record at the position of its end (see
+// Runs.RunsEndedAfter).
+type EndedRun struct {
+	Pos int64
+	Run Run
 }

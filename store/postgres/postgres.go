@@ -91,6 +91,10 @@ func Open(ctx context.Context, url string, opts store.Options) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
+	if _, err := pool.Exec(ctx, forgetForeignRunXids); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("postgres: open: %w", err)
+	}
 	if _, err := pool.Exec(ctx, forgetForeignXids); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: open: %w", err)
@@ -131,6 +135,10 @@ func migrateRiver(ctx context.Context, pool *pgxpool.Pool, queue *riverjobs.Queu
 // one no transaction of this cluster has taken yet.
 const forgetForeignXids = `UPDATE occurrences SET xid = NULL
 	WHERE xid >= pg_snapshot_xmax(pg_current_snapshot())`
+
+// forgetForeignRunXids does the same for the positions of runs' ends.
+const forgetForeignRunXids = `UPDATE runs SET ended_xid = NULL
+	WHERE ended_xid >= pg_snapshot_xmax(pg_current_snapshot())`
 
 // Tenant returns the view of one tenant's data.
 func (s *Store) Tenant(id string) store.Tenant { return s.core.Tenant(id) }

@@ -48,6 +48,22 @@ func sameRun(t *testing.T, what string, got, want store.Run) {
 	}
 }
 
+// runsEndedAfter reads tn's runs ended after after until it has want of
+// them, for up to 5 s: on PostgreSQL an end is read once every older
+// transaction, of any client of the database, has ended.
+func runsEndedAfter(t *testing.T, tn store.Tenant, after int64, limit, want int) []store.EndedRun {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got, err := tn.RunsEndedAfter(t.Context(), after, limit)
+		must(t, err)
+		if len(got) >= want || time.Now().After(deadline) {
+			return got
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 var runTests = []test{
 	{"RoundTrip", func(t *testing.T, e *env) {
 		ctx := t.Context()
@@ -198,6 +214,63 @@ var runTests = []test{
 		}
 		if r := getRun(t, b, "run"); r.ThreadID != "of-b" || r.Outcome != store.RunFailed {
 			t.Errorf("b's run: %+v", r)
+		}
+	}},
+	{"EndedInOrder", func(t *testing.T, e *env) {
+		ctx := t.Context()
+		a, b := e.s.Tenant("a"), e.s.Tenant("b")
+		start := func(tn store.Tenant, id string) {
+			_, err := tn.StartRun(ctx, store.Run{RunID: id, AgentID: "echo"})
+			must(t, err)
+		}
+		from, err := a.LatestRunEnd(ctx)
+		must(t, err)
+		for _, id := range []string{"r1", "r2", "r3", "running"} {
+			start(a, id)
+		}
+		start(b, "rb")
+		// Ended in another order than started, the tenants interleaved.
+		var want []store.Run
+		for _, c := range []struct {
+			tn   store.Tenant
+			id   string
+			end  store.RunEnd
+			mine bool
+		}{
+			{a, "r2", store.RunEnd{Outcome: store.RunFinished, AnswerBytes: 5}, true},
+			{b, "rb", store.RunEnd{Outcome: store.RunFinished}, false},
+			{a, "r1", failedEnd(), true},
+			{a, "r3", store.RunEnd{Outcome: store.RunDisconnected}, true},
+		} {
+			r, err := c.tn.FinishRun(ctx, c.id, c.end)
+			must(t, err)
+			if c.mine {
+				want = append(want, r)
+			}
+		}
+		ended := runsEndedAfter(t, a, from, 10, len(want))
+		if len(ended) != len(want) {
+			t.Fatalf("RunsEndedAfter(%d) = %d runs %+v, want %d (a's, in the order they ended; not b's, not the running one)", from, len(ended), ended, len(want))
+		}
+		for i, e := range ended {
+			sameRun(t, fmt.Sprint("ended run ", i), e.Run, want[i])
+			if e.Pos <= from || (i > 0 && e.Pos <= ended[i-1].Pos) {
+				t.Errorf("positions %d after %d: not growing", e.Pos, from)
+			}
+		}
+		// Paged; from the last position, nothing; the latest is past it.
+		if page := runsEndedAfter(t, a, ended[0].Pos, 1, 1); len(page) != 1 || page[0].Run.RunID != "r1" {
+			t.Errorf("the page after r2: %+v; want r1", page)
+		}
+		last := ended[len(ended)-1].Pos
+		if more, err := a.RunsEndedAfter(ctx, last, 10); err != nil || len(more) != 0 {
+			t.Errorf("after the last: %+v, %v", more, err)
+		}
+		if latest, err := a.LatestRunEnd(ctx); err != nil || latest < last {
+			t.Errorf("LatestRunEnd = %d, %v; want at least %d", latest, err, last)
+		}
+		if other := runsEndedAfter(t, b, from, 10, 1); len(other) != 1 || other[0].Run.RunID != "rb" {
+			t.Errorf("b's ended runs: %+v", other)
 		}
 	}},
 	{"Refused", func(t *testing.T, e *env) {

@@ -58,9 +58,15 @@ func (t *tenant) finishRun(ctx context.Context, runID string, end store.RunEnd) 
 	}
 	run := store.Run{RunID: runID, Outcome: end.Outcome, FinishedAt: fromNanos(nanos(t.s.now())),
 		Fault: nilIfEmpty(end.Fault), AnswerBytes: end.AnswerBytes}
+	// The end's position: the transaction's ID on PostgreSQL, the next
+	// number on SQLite, whose writes are one at a time.
+	pos := `(SELECT COALESCE(max(ended_pos), 0) + 1 FROM runs)`
+	if t.s.d.XidPositions {
+		pos = `pg_current_xact_id()`
+	}
 	var started int64
 	err := t.s.db.Writer().QueryRow(ctx, `
-		UPDATE runs SET outcome = $3, finished_at = $4, fault = $5, answer_bytes = $6
+		UPDATE runs SET outcome = $3, finished_at = $4, fault = $5, answer_bytes = $6, `+t.s.d.runEndColumn()+` = `+pos+`
 		WHERE tenant = $1 AND run_id = $2 AND outcome = 'running'
 		RETURNING thread_id, agent_id, started_at`,
 		t.id, runID, run.Outcome, nanos(run.FinishedAt), text(run.Fault), run.AnswerBytes).Scan(&run.ThreadID, &run.AgentID, &started)
@@ -80,6 +86,60 @@ func (t *tenant) finishRun(ctx context.Context, runID string, end store.RunEnd) 
 	}
 	run.StartedAt = fromNanos(started)
 	return run, nil
+}
+
+// runEndColumn is the column of a run's end position: ended_xid (xid8)
+// where positions are transaction IDs, else ended_pos.
+func (d Dialect) runEndColumn() string {
+	if d.XidPositions {
+		return "ended_xid"
+	}
+	return "ended_pos"
+}
+
+// RunsEndedAfter returns the tenant's runs ended after the position after,
+// as FeedbackAfter reads the occurrences.
+func (t *tenant) RunsEndedAfter(ctx context.Context, after int64, limit int) ([]store.EndedRun, error) {
+	query := `SELECT ended_pos, run_id, thread_id, agent_id, outcome, started_at, finished_at, fault, answer_bytes
+		FROM runs WHERE ended_pos > $2 AND tenant = $1 ORDER BY ended_pos LIMIT $3`
+	if t.s.d.XidPositions {
+		// Only transactions older than the snapshot's xmin have ended:
+		// every end still to commit has an xid at or above it.
+		query = `SELECT ended_xid::text::bigint, run_id, thread_id, agent_id, outcome, started_at, finished_at, fault, answer_bytes
+			FROM runs WHERE tenant = $1 AND ended_xid > $2::bigint::text::xid8 AND ended_xid < pg_snapshot_xmin(pg_current_snapshot())
+			ORDER BY ended_xid LIMIT $3`
+	}
+	var out []store.EndedRun
+	rows, err := t.s.db.Reader().Query(ctx, query, t.id, after, max(limit, 0))
+	err = scanAll(rows, err, func(row Row) error {
+		var (
+			e                 store.EndedRun
+			started, finished int64
+		)
+		err := row.Scan(&e.Pos, &e.Run.RunID, &e.Run.ThreadID, &e.Run.AgentID, &e.Run.Outcome, &started, &finished,
+			docDest(&e.Run.Fault), &e.Run.AnswerBytes)
+		e.Run.StartedAt, e.Run.FinishedAt, e.Run.Fault = fromNanos(started), fromNanos(finished), nilIfEmpty(e.Run.Fault)
+		out = append(out, e)
+		return err
+	})
+	if err != nil {
+		return nil, t.s.errorf("runs ended after", err)
+	}
+	return out, nil
+}
+
+// LatestRunEnd returns the position at which a reader of ended runs
+// starting now stands (see LatestOccurrence).
+func (t *tenant) LatestRunEnd(ctx context.Context) (int64, error) {
+	query := `SELECT COALESCE(max(ended_pos), 0) FROM runs`
+	if t.s.d.XidPositions {
+		query = `SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint - 1`
+	}
+	var pos int64
+	if err := t.s.db.Reader().QueryRow(ctx, query).Scan(&pos); err != nil {
+		return 0, t.s.errorf("latest run end", err)
+	}
+	return pos, nil
 }
 
 // GetRun returns a run's record.
