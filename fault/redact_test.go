@@ -3,8 +3,10 @@ package fault_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -126,9 +128,13 @@ func TestSanitizeDetailsNormalizes(t *testing.T) {
 	}
 }
 
+// registerRuns makes TestRegisterSecret's key its own at each run (-count):
+// registered secrets stay registered.
+var registerRuns atomic.Int64
+
 func TestRegisterSecret(t *testing.T) {
 	t.Parallel()
-	const key = "gsk_7f3aQ9zz1LmN0pqR" // a shape no pattern knows
+	key := fmt.Sprint("gsk_7f3aQ9zz1LmN0pqR", registerRuns.Add(1)) // a shape no pattern knows
 	if got := fault.Redact("Invalid API Key provided: " + key); !strings.Contains(got, key) {
 		t.Fatalf("the pattern-free key was redacted before registration: %q", got)
 	}
