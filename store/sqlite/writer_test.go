@@ -86,6 +86,21 @@ func waitQueued(t *testing.T, w *writer, n int) {
 	}
 }
 
+// inOneBatch queues fns in order while b holds the writer, releases it,
+// and returns each write's error: they run in one batch.
+func inOneBatch(t *testing.T, w *writer, b *blocker, fns ...func(sqlstore.Querier) error) []error {
+	t.Helper()
+	errs := make([]error, len(fns))
+	var wg sync.WaitGroup
+	for i, fn := range fns {
+		wg.Go(func() { errs[i] = w.write(t.Context(), fn) })
+		waitQueued(t, w, i+1)
+	}
+	b.release()
+	wg.Wait()
+	return errs
+}
+
 func TestBatchFailingWriteKeepsOthers(t *testing.T) {
 	s, _ := openTest(t)
 	w := s.writer
@@ -176,14 +191,7 @@ func TestBatchBrokenWhenRunAgain(t *testing.T) {
 		return errors.New("boom")
 	}
 	fns := []func(sqlstore.Querier) error{insert("a"), breaksSecondTime, failing}
-	errs := make([]error, len(fns))
-	var wg sync.WaitGroup
-	for i, fn := range fns {
-		wg.Go(func() { errs[i] = w.write(t.Context(), fn) })
-		waitQueued(t, w, i+1)
-	}
-	b.release()
-	wg.Wait()
+	errs := inOneBatch(t, w, b, fns...)
 	for i, err := range errs {
 		if err == nil || !strings.Contains(err.Error(), "rolled back") {
 			t.Errorf("write %d: %v, want the broken transaction's error", i, err)
@@ -248,14 +256,7 @@ func TestBatchCommitFailureFailsAll(t *testing.T) {
 		return err
 	}
 	fns := []func(sqlstore.Querier) error{insert("a"), dangling, insert("b")}
-	errs := make([]error, len(fns))
-	var wg sync.WaitGroup
-	for i, fn := range fns {
-		wg.Go(func() { errs[i] = w.write(t.Context(), fn) })
-		waitQueued(t, w, i+1)
-	}
-	b.release()
-	wg.Wait()
+	errs := inOneBatch(t, w, b, fns...)
 	for i, err := range errs {
 		if err == nil || !strings.Contains(err.Error(), "FOREIGN KEY") {
 			t.Errorf("write %d: %v, want the COMMIT's error", i, err)
@@ -283,14 +284,7 @@ func TestBatchBrokenTransaction(t *testing.T) {
 		return err
 	}
 	fns := []func(sqlstore.Querier) error{insert("a"), rollback, insert("b")}
-	errs := make([]error, len(fns))
-	var wg sync.WaitGroup
-	for i, fn := range fns {
-		wg.Go(func() { errs[i] = w.write(t.Context(), fn) })
-		waitQueued(t, w, i+1)
-	}
-	b.release()
-	wg.Wait()
+	errs := inOneBatch(t, w, b, fns...)
 	// a ran in the transaction that broke: it is lost, and says so. b had
 	// not started: it runs in a new transaction.
 	if errs[0] == nil || errs[1] == nil || errs[2] != nil {
