@@ -101,7 +101,7 @@ func (d Dialect) runEndColumn() string {
 // as FeedbackAfter reads the occurrences.
 func (t *tenant) RunsEndedAfter(ctx context.Context, after int64, limit int) ([]store.EndedRun, error) {
 	query := `SELECT ended_pos, run_id, thread_id, agent_id, outcome, started_at, finished_at, fault, answer_bytes
-		FROM runs WHERE ended_pos > $2 AND tenant = $1 ORDER BY ended_pos LIMIT $3`
+		FROM runs WHERE ended_pos > $2 AND +tenant = $1 ORDER BY ended_pos LIMIT $3` // +tenant: by runs_by_end, not by the key's tenant and a sort
 	if t.s.d.XidPositions {
 		// Only transactions older than the snapshot's xmin have ended:
 		// every end still to commit has an xid at or above it.
