@@ -407,6 +407,24 @@ var run0 = time.Now().UnixNano()
 // query ids are prefix_1, prefix_2, ….
 func load(name string, bases []string, prefix string, n, c int, bound time.Duration, want int) result {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: c, MaxConnsPerHost: c}, Timeout: 10 * time.Second}
+	return drive(name, n, c, bound, func(w int, i int64) error {
+		resp, err := client.Post(bases[w%len(bases)]+"/v1/errors", "application/json", strings.NewReader(reportBody(prefix, i)))
+		if err != nil {
+			return err
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			return fmt.Errorf("%d %s", resp.StatusCode, b)
+		}
+		return nil
+	})
+}
+
+// drive runs op for i = 1…n from c workers (w is the worker's number), for
+// at most bound, and times each call that succeeds; the first failure is
+// printed, the others counted.
+func drive(name string, n, c int, bound time.Duration, op func(w int, i int64) error) result {
 	var next, failed atomic.Int64
 	var firstFailure sync.Once
 	lat := make([][]time.Duration, c)
@@ -421,17 +439,9 @@ func load(name string, bases []string, prefix string, n, c int, bound time.Durat
 					return
 				}
 				t0 := time.Now()
-				resp, err := client.Post(bases[w%len(bases)]+"/v1/errors", "application/json", strings.NewReader(reportBody(prefix, i)))
-				if err != nil {
+				if err := op(w, i); err != nil {
 					failed.Add(1)
 					firstFailure.Do(func() { fmt.Fprintf(os.Stderr, "%s: first failure: %v\n", name, err) })
-					continue
-				}
-				b, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode != want {
-					failed.Add(1)
-					firstFailure.Do(func() { fmt.Fprintf(os.Stderr, "%s: first failure: %d %s\n", name, resp.StatusCode, b) })
 					continue
 				}
 				lat[w] = append(lat[w], time.Since(t0))

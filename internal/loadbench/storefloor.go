@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/triage-go/triage"
@@ -78,50 +76,28 @@ func storeFloor(name string, s *sampling, prefix string, n, c int, bound time.Du
 		return result{}, fmt.Errorf("%s: the service saved no occurrence with a job to repeat", name)
 	}
 	tn := s.Store.Tenant("default")
-	var next, failed atomic.Int64
-	var firstFailure sync.Once
-	lat := make([][]time.Duration, c)
-	deadline := time.Now().Add(bound)
-	start := time.Now()
-	var wg sync.WaitGroup
-	for w := range c {
-		wg.Go(func() {
-			ctx := context.Background()
-			for {
-				i := next.Add(1)
-				if i > int64(n) || time.Now().After(deadline) {
-					return
-				}
-				id := fmt.Sprintf("%s_%d", prefix, i)
-				t0 := time.Now()
-				req := req0
-				req.Key, req.AttemptKey, req.At = "d_"+id, "a_"+id, time.Now()
-				occ := occ0
-				occ.DeliveryKey, occ.ErrorID, occ.QueryID, occ.ReceivedAt = req.Key, "err_"+id, id, time.Now()
-				occ.Jobs = make([]store.NewJob, len(occ0.Jobs))
-				for k, j := range occ0.Jobs {
-					j.ErrorID = occ.ErrorID
-					if !j.RunAt.IsZero() {
-						j.RunAt = time.Now().Add(time.Minute)
-					}
-					occ.Jobs[k] = j
-				}
-				res, err := tn.Start(ctx, req)
-				if err == nil && !res.First {
-					err = fmt.Errorf("delivery %s not new", req.Key)
-				}
-				if err == nil {
-					_, err = tn.SaveOccurrence(ctx, occ)
-				}
-				if err != nil {
-					failed.Add(1)
-					firstFailure.Do(func() { fmt.Fprintf(os.Stderr, "%s: first failure: %v\n", name, err) })
-					continue
-				}
-				lat[w] = append(lat[w], time.Since(t0))
+	ctx := context.Background()
+	return drive(name, n, c, bound, func(_ int, i int64) error {
+		id := fmt.Sprintf("%s_%d", prefix, i)
+		req := req0
+		req.Key, req.AttemptKey, req.At = "d_"+id, "a_"+id, time.Now()
+		occ := occ0
+		occ.DeliveryKey, occ.ErrorID, occ.QueryID, occ.ReceivedAt = req.Key, "err_"+id, id, time.Now()
+		occ.Jobs = make([]store.NewJob, len(occ0.Jobs))
+		for k, j := range occ0.Jobs {
+			j.ErrorID = occ.ErrorID
+			if !j.RunAt.IsZero() {
+				j.RunAt = time.Now().Add(time.Minute)
 			}
-		})
-	}
-	wg.Wait()
-	return summarize(name, lat, int(failed.Load()), time.Since(start)), nil
+			occ.Jobs[k] = j
+		}
+		res, err := tn.Start(ctx, req)
+		if err == nil && !res.First {
+			err = fmt.Errorf("delivery %s not new", req.Key)
+		}
+		if err == nil {
+			_, err = tn.SaveOccurrence(ctx, occ)
+		}
+		return err
+	}), nil
 }
