@@ -1,9 +1,11 @@
 package sqlite
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -21,41 +23,92 @@ import (
 func BenchmarkReport(b *testing.B) {
 	// One agent, as internal/loadbench sends: History.Record counts every
 	// failure so far (they are all within the window).
-	b.Run("one_agent", func(b *testing.B) { benchmarkReport(b, func(int64) string { return "query_engine" }) })
+	b.Run("one_agent", func(b *testing.B) { benchmarkReport(b, oneAgent, sequentialIDs, 0) })
 	// An agent per report: History.Record counts one failure.
-	b.Run("agent_each", func(b *testing.B) { benchmarkReport(b, func(i int64) string { return fmt.Sprint("agent_", i) }) })
+	b.Run("agent_each", func(b *testing.B) {
+		benchmarkReport(b, func(i int64) string { return fmt.Sprint("agent_", i) }, sequentialIDs, 0)
+	})
 }
 
-func benchmarkReport(b *testing.B, agentOf func(int64) string) {
+// BenchmarkReportGrown is BenchmarkReport's one_agent on a store that
+// holds 1k and then 100k reports already (written before the timer
+// starts; 100k take about a minute), with delivery keys and error IDs
+// scattered as the service's hashes are: how the two writes slow as the
+// store grows.
+//
+//	go test ./store/sqlite -run '^$' -bench BenchmarkReportGrown -benchtime 5000x
+func BenchmarkReportGrown(b *testing.B) {
+	for _, n := range []int{1_000, 100_000} {
+		b.Run(fmt.Sprintf("records_%dk", n/1000), func(b *testing.B) { benchmarkReport(b, oneAgent, scatteredIDs, n) })
+	}
+}
+
+func oneAgent(int64) string { return "query_engine" }
+
+// sequentialIDs are report i's delivery key and error ID, in order.
+func sequentialIDs(i int64) (key, errorID string) {
+	return fmt.Sprintf("delivery-%d", i), fmt.Sprintf("err_%d", i)
+}
+
+// scatteredIDs are report i's delivery key and error ID spread over the
+// key space, as hashes are.
+func scatteredIDs(i int64) (key, errorID string) {
+	h := uint64(i) * 0x9e3779b97f4a7c15
+	return fmt.Sprintf("delivery-%016x", h), fmt.Sprintf("err_%016x", h^0x5bd1e995)
+}
+
+func benchmarkReport(b *testing.B, agentOf func(int64) string, idsOf func(int64) (string, string), prefill int) {
 	s, err := Open(b.Context(), filepath.Join(b.TempDir(), "triage.db"), store.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	batches, writes := s.writer.batches.Load(), s.writer.writes.Load()
 	report := json.RawMessage(`{"agent_id":"query_engine","timestamp":"2025-08-08T12:20:05Z","status":"error","data":{"error_type":"query_error","error_code":"DB_TIMEOUT","message":"Query timed out after 30s","context":{"metric":"sales"},"query_id":"q_1"}}`)
 	fb := &triage.Feedback{ErrorID: "err_0123456789abcdef", UserMessage: "I couldn't retrieve the full sales data right now (database timeout)."}
 	feedback, _ := json.Marshal(fb)
 	var seq atomic.Int64
+	one := func(ctx context.Context, t store.Tenant) error {
+		i := seq.Add(1)
+		key, errorID := idsOf(i)
+		res, err := t.Start(ctx, triage.StartRequest{Key: key, AttemptKey: "q|" + errorID, Agent: agentOf(i),
+			Code: "DB_TIMEOUT", At: time.Now(), Window: time.Hour})
+		if err != nil || !res.First {
+			return fmt.Errorf("Start = %+v, %v", res, err)
+		}
+		_, err = t.SaveOccurrence(ctx, store.Occurrence{DeliveryKey: key, ErrorID: errorID, QueryID: "q_1",
+			AgentID: "query_engine", ErrorType: "query_error", Severity: "medium", NextAction: "retry",
+			Attempt: 1, ReportedAt: time.Now(), Report: report, Feedback: feedback,
+			Jobs: []store.NewJob{{Kind: store.JobRetry, ErrorID: errorID, Payload: json.RawMessage(`{"delay":"2s"}`)}}})
+		return err
+	}
+	if prefill > 0 {
+		var left atomic.Int64
+		left.Store(int64(prefill))
+		var wg sync.WaitGroup
+		errs := make(chan error, 16)
+		for range 16 {
+			wg.Go(func() {
+				for left.Add(-1) >= 0 {
+					if err := one(b.Context(), s.Tenant("default")); err != nil {
+						errs <- err
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		if err := <-errs; err != nil {
+			b.Fatal(err)
+		}
+	}
+	batches, writes := s.writer.batches.Load(), s.writer.writes.Load()
 	b.SetParallelism(16)
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
-		ctx := b.Context()
 		t := s.Tenant("default")
 		for pb.Next() {
-			i := seq.Add(1)
-			key := fmt.Sprintf("delivery-%d", i)
-			errorID := fmt.Sprintf("err_%d", i)
-			agent := agentOf(i)
-			res, err := t.Start(ctx, triage.StartRequest{Key: key, AttemptKey: "q|" + errorID, Agent: agent,
-				Code: "DB_TIMEOUT", At: time.Now(), Window: time.Hour})
-			if err != nil || !res.First {
-				b.Fatal(res, err)
-			}
-			if _, err := t.SaveOccurrence(ctx, store.Occurrence{DeliveryKey: key, ErrorID: errorID, QueryID: "q_1",
-				AgentID: "query_engine", ErrorType: "query_error", Severity: "medium", NextAction: "retry",
-				Attempt: 1, ReportedAt: time.Now(), Report: report, Feedback: feedback,
-				Jobs: []store.NewJob{{Kind: store.JobRetry, ErrorID: errorID, Payload: json.RawMessage(`{"delay":"2s"}`)}}}); err != nil {
+			if err := one(b.Context(), t); err != nil {
 				b.Fatal(err)
 			}
 		}
