@@ -1,13 +1,8 @@
 package cli_test
 
 import (
-	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -16,132 +11,40 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
+	"github.com/triage-go/triage/internal/natstest"
+
 	_ "modernc.org/sqlite" // database/sql's "sqlite", to hold the service's database locked
 )
 
-// natsBus is a test's own corner of the NATS server TRIAGE_TEST_NATS
-// names: a stream, subjects and a consumer no other test uses, deleted
-// when the test ends. The test skips without TRIAGE_TEST_NATS.
-type natsBus struct {
-	url, stream, subject, feedback, deadLetter string
-	nc                                         *nats.Conn
-	js                                         jetstream.JetStream
-}
-
-func newNATSBus(t *testing.T) *natsBus {
-	t.Helper()
-	url := os.Getenv("TRIAGE_TEST_NATS")
-	if url == "" {
-		t.Skip("TRIAGE_TEST_NATS is not set: this test needs a NATS server with JetStream (nats-server -js; TRIAGE_TEST_NATS=nats://127.0.0.1:4222)")
-	}
-	id := make([]byte, 6)
-	_, _ = rand.Read(id)
-	name := hex.EncodeToString(id)
-	b := &natsBus{url: url, stream: "TEST_CLI_" + name, subject: "testcli" + name + ".reports",
-		feedback: "testcli" + name + ".feedback", deadLetter: "testcli" + name + ".deadletter"}
-	var err error
-	if b.nc, err = nats.Connect(url); err != nil {
-		t.Fatal(err)
-	}
-	if b.js, err = jetstream.New(b.nc); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		for _, s := range []string{b.stream, b.stream + "_DEADLETTER"} {
-			if err := b.js.DeleteStream(ctx, s); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
-				t.Errorf("deleting the stream %s: %v", s, err)
-			}
-		}
-		b.nc.Close()
-	})
-	return b
-}
-
 // flags are serve's NATS flags for the bus, with the ack wait given.
-func (b *natsBus) flags(ackWait string) []string {
-	return []string{"--nats", b.url, "--nats-stream", b.stream, "--nats-subject", b.subject,
-		"--nats-feedback", b.feedback, "--nats-dead-letter", b.deadLetter, "--nats-ack-wait", ackWait}
+func flags(b *natstest.Bus, ackWait string) []string {
+	return []string{"--nats", b.URL, "--nats-stream", b.Stream, "--nats-subject", b.Subject,
+		"--nats-feedback", b.Feedback, "--nats-dead-letter", b.DeadLetter, "--nats-ack-wait", ackWait}
 }
 
-func (b *natsBus) listen(t *testing.T, subject string) chan *nats.Msg {
+// publish stores a report for tenant on the bus's stream, with a
+// Nats-Msg-Id when msgID is not empty.
+func publish(t *testing.T, b *natstest.Bus, tenant string, body []byte, msgID string) uint64 {
 	t.Helper()
-	ch := make(chan *nats.Msg, 16)
-	sub, err := b.nc.ChanSubscribe(subject, ch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.nc.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = sub.Unsubscribe() })
-	return ch
-}
-
-func (b *natsBus) publish(t *testing.T, tenant string, body []byte, msgID string) uint64 {
-	t.Helper()
-	m := &nats.Msg{Subject: b.subject + "." + tenant, Data: body, Header: nats.Header{}}
+	var header []string
 	if msgID != "" {
-		m.Header.Set("Nats-Msg-Id", msgID)
+		header = []string{"Nats-Msg-Id", msgID}
 	}
-	ack, err := b.js.PublishMsg(t.Context(), m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ack.Sequence
-}
-
-// consumer is the durable consumer's state.
-func (b *natsBus) consumer(t *testing.T) *jetstream.ConsumerInfo {
-	t.Helper()
-	c, err := b.js.Consumer(t.Context(), b.stream, "triage")
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := c.Info(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return info
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 30s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-func next(t *testing.T, ch chan *nats.Msg, what string) *nats.Msg {
-	t.Helper()
-	select {
-	case m := <-ch:
-		return m
-	case <-time.After(30 * time.Second):
-		t.Fatalf("no %s within 30s", what)
-	}
-	return nil
+	return b.Publish(t, b.Subject+"."+tenant, body, header...).Sequence
 }
 
 // TestServeNATS: `triage serve` with TRIAGE_NATS set (as --nats) takes a
 // report published to the bus, answers it on the feedback subject and
 // records it as the HTTP API does; /readyz counts the consumer.
 func TestServeNATS(t *testing.T) {
-	bus := newNATSBus(t)
+	bus := natstest.New(t, "", "cli")
 	t.Setenv("TRIAGE_API_KEYS", "")
-	t.Setenv("TRIAGE_NATS", bus.url)
-	flags := bus.flags("30s")[2:] // all but --nats: the environment's
+	t.Setenv("TRIAGE_NATS", bus.URL)
+	flags := flags(bus, "30s")[2:] // all but --nats: the environment's
 	svc := startServe(t, append([]string{"--db", filepath.Join(t.TempDir(), "triage.db")}, flags...)...)
-	onFeedback := bus.listen(t, bus.feedback+".default")
-	seq := bus.publish(t, "default", goldenFile(t, "db_timeout.json"), "")
-	m := next(t, onFeedback, "feedback")
+	onFeedback := bus.Listen(t, bus.Feedback+".default")
+	seq := publish(t, bus, "default", goldenFile(t, "db_timeout.json"), "")
+	m := natstest.Receive(t, onFeedback, "feedback")
 	if m.Header.Get("Triage-Status") != "201" {
 		t.Fatalf("feedback %v %s", m.Header, m.Data)
 	}
@@ -151,7 +54,7 @@ func TestServeNATS(t *testing.T) {
 	if err := json.Unmarshal(m.Data, &fb); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the message acknowledged", func() bool { return bus.consumer(t).AckFloor.Stream >= seq })
+	natstest.Eventually(t, "the message acknowledged", func() bool { return bus.Consumer(t, "triage").AckFloor.Stream >= seq })
 	if r := call(t, "GET", svc.base+"/v1/errors/"+fb.ErrorID, nil); r.status != 200 || r.field(t, "occurrence_count") != 1.0 {
 		t.Errorf("the record: %d %s", r.status, r.body)
 	}
@@ -187,7 +90,7 @@ func TestServeNATSKill9(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds the binary and kills it")
 	}
-	bus := newNATSBus(t)
+	bus := natstest.New(t, "", "cli")
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "triage")
 	if out, err := exec.Command("go", "build", "-o", bin, "github.com/triage-go/triage/cmd/triage").CombinedOutput(); err != nil {
@@ -195,7 +98,7 @@ func TestServeNATSKill9(t *testing.T) {
 	}
 	dbPath := filepath.Join(dir, "triage.db")
 	start := func() (*exec.Cmd, string) {
-		return startBinary(t, bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", dbPath}, bus.flags("2s")...)...)
+		return startBinary(t, bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", dbPath}, flags(bus, "2s")...)...)
 	}
 	cmd, _ := start()
 
@@ -213,10 +116,10 @@ func TestServeNATSKill9(t *testing.T) {
 	if _, err := lock.ExecContext(t.Context(), "BEGIN IMMEDIATE"); err != nil {
 		t.Fatal(err)
 	}
-	onFeedback := bus.listen(t, bus.feedback+".default")
-	seq := bus.publish(t, "default", goldenFile(t, "db_timeout.json"), "kill-9-report")
-	waitFor(t, "the message in the service's hands", func() bool {
-		info := bus.consumer(t)
+	onFeedback := bus.Listen(t, bus.Feedback+".default")
+	seq := publish(t, bus, "default", goldenFile(t, "db_timeout.json"), "kill-9-report")
+	natstest.Eventually(t, "the message in the service's hands", func() bool {
+		info := bus.Consumer(t, "triage")
 		return info.Delivered.Stream >= seq && info.NumAckPending == 1
 	})
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
@@ -227,7 +130,7 @@ func TestServeNATSKill9(t *testing.T) {
 		t.Fatal(err)
 	}
 	lock.Close()
-	if info := bus.consumer(t); info.AckFloor.Stream >= seq {
+	if info := bus.Consumer(t, "triage"); info.AckFloor.Stream >= seq {
 		t.Fatalf("the killed service acknowledged the message: ack floor %d", info.AckFloor.Stream)
 	}
 	select {
@@ -238,13 +141,13 @@ func TestServeNATSKill9(t *testing.T) {
 
 	cmd, base := start()
 	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }()
-	m := next(t, onFeedback, "feedback after the restart")
+	m := natstest.Receive(t, onFeedback, "feedback after the restart")
 	delivered, _ := strconv.Atoi(m.Header.Get("Triage-Delivered"))
 	if m.Header.Get("Triage-Status") != "201" || m.Header.Get("Idempotent-Replayed") != "" || delivered < 2 {
 		t.Errorf("feedback %v, want the first answer (201, no replay) of a redelivery", m.Header)
 	}
-	waitFor(t, "the message acknowledged", func() bool {
-		info := bus.consumer(t)
+	natstest.Eventually(t, "the message acknowledged", func() bool {
+		info := bus.Consumer(t, "triage")
 		return info.AckFloor.Stream >= seq && info.NumAckPending == 0
 	})
 	select {

@@ -12,19 +12,8 @@ import (
 	"time"
 
 	"github.com/triage-go/triage/internal/natsin"
+	"github.com/triage-go/triage/internal/natstest"
 )
-
-// eventually polls cond until it holds, or fails the test.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 20s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
 
 // report is db_timeout.json with another query_id: another report.
 func report(t *testing.T, queryID string) []byte {
@@ -71,16 +60,16 @@ func TestRedeliveredOneRecord(t *testing.T) {
 				},
 				commitLate: c.commitLate,
 			}})
-			onFeedback := b.listen(t, b.cfg.FeedbackSubject("default"))
+			onFeedback := b.bus.Listen(t, b.cfg.FeedbackSubject("default"))
 			var header []string
 			if c.key != "" {
 				header = []string{natsin.HeaderMsgID, c.key}
 			}
 			ack := b.publish(t, "default", golden(t, "db_timeout.json"), header...)
-			eventually(t, "a second delivery", func() bool { return b.consumer(t).Delivered.Consumer >= 2 })
+			natstest.Eventually(t, "a second delivery", func() bool { return b.consumer(t).Delivered.Consumer >= 2 })
 			close(gate)
 
-			first := receive(t, onFeedback, "feedback")
+			first := natstest.Receive(t, onFeedback, "feedback")
 			wantHeader(t, first.Header, natsin.HeaderStatus, "201")
 			delivered, _ := strconv.Atoi(first.Header.Get(natsin.HeaderDelivered))
 			if c.commitLate != (delivered == 1) {
@@ -131,11 +120,11 @@ func TestStoreFailureNaks(t *testing.T) {
 				h = hooks{save: fail}
 			}
 			b := setup(t, options{hooks: h})
-			onFeedback := b.listen(t, b.cfg.FeedbackSubject("default"))
-			dead := b.listen(t, b.cfg.DeadLetter+".>")
+			onFeedback := b.bus.Listen(t, b.cfg.FeedbackSubject("default"))
+			dead := b.bus.Listen(t, b.cfg.DeadLetter+".>")
 			ack := b.publish(t, "default", golden(t, "db_timeout.json"))
 
-			eventually(t, "a delivery after the failure", func() bool { return failures.Load() >= 2 })
+			natstest.Eventually(t, "a delivery after the failure", func() bool { return failures.Load() >= 2 })
 			info := b.consumer(t)
 			if info.NumAckPending != 1 || info.AckFloor.Stream >= ack.Sequence {
 				t.Errorf("while the store fails: %d pending, ack floor %d; want the message unacknowledged", info.NumAckPending, info.AckFloor.Stream)
@@ -147,7 +136,7 @@ func TestStoreFailureNaks(t *testing.T) {
 			}
 
 			failing.Store(false)
-			m := receive(t, onFeedback, "feedback once the store recovered")
+			m := natstest.Receive(t, onFeedback, "feedback once the store recovered")
 			wantHeader(t, m.Header, natsin.HeaderStatus, "201")
 			if n, _ := strconv.Atoi(m.Header.Get(natsin.HeaderDelivered)); n < 3 {
 				t.Errorf("handled at delivery %d, want after at least 2 refused", n)
@@ -194,15 +183,15 @@ func TestReadyz(t *testing.T) {
 func TestConsumerDeletedSetUpAgain(t *testing.T) {
 	t.Parallel()
 	b := setup(t, options{})
-	onFeedback := b.listen(t, b.cfg.FeedbackSubject("default"))
+	onFeedback := b.bus.Listen(t, b.cfg.FeedbackSubject("default"))
 	if err := b.js.DeleteConsumer(t.Context(), b.cfg.Stream, natsin.DefaultDurable); err != nil {
 		t.Fatal(err)
 	}
 	ack := b.publish(t, "default", golden(t, "db_timeout.json"))
-	m := receive(t, onFeedback, "feedback after the consumer was deleted")
+	m := natstest.Receive(t, onFeedback, "feedback after the consumer was deleted")
 	wantHeader(t, m.Header, natsin.HeaderStatus, "201")
 	b.waitAcked(t, ack.Sequence)
-	eventually(t, "ready again", func() bool { return b.in.Ready(t.Context()) == nil })
+	natstest.Eventually(t, "ready again", func() bool { return b.in.Ready(t.Context()) == nil })
 }
 
 // TestShutdownDrains: Close fetches no more, waits for the message in
@@ -215,7 +204,7 @@ func TestShutdownDrains(t *testing.T) {
 		<-gate
 		return nil
 	}}})
-	onFeedback := b.listen(t, b.cfg.FeedbackSubject("default"))
+	onFeedback := b.bus.Listen(t, b.cfg.FeedbackSubject("default"))
 	ack := b.publish(t, "default", golden(t, "db_timeout.json"))
 	<-saving
 	closed := make(chan error)
@@ -229,7 +218,7 @@ func TestShutdownDrains(t *testing.T) {
 	if err := <-closed; err != nil {
 		t.Fatal(err)
 	}
-	wantHeader(t, receive(t, onFeedback, "feedback of the drained message").Header, natsin.HeaderStatus, "201")
+	wantHeader(t, natstest.Receive(t, onFeedback, "feedback of the drained message").Header, natsin.HeaderStatus, "201")
 	b.waitAcked(t, ack.Sequence)
 }
 
@@ -249,12 +238,12 @@ func TestBackpressure(t *testing.T) {
 			<-gate
 			return nil
 		}}})
-	onFeedback := b.listen(t, b.cfg.FeedbackSubject("default"))
+	onFeedback := b.bus.Listen(t, b.cfg.FeedbackSubject("default"))
 	var last uint64
 	for i := range reports {
 		last = b.publish(t, "default", report(t, "q_bp_"+strconv.Itoa(i))).Sequence
 	}
-	eventually(t, "the workers busy", func() bool { return inHand.Load() == workers })
+	natstest.Eventually(t, "the workers busy", func() bool { return inHand.Load() == workers })
 	time.Sleep(300 * time.Millisecond)
 	if info := b.consumer(t); info.NumAckPending > maxAckPending || most.Load() != workers {
 		t.Errorf("%d in hand at most, %d delivered unacknowledged; want %d and at most %d",
@@ -262,7 +251,7 @@ func TestBackpressure(t *testing.T) {
 	}
 	close(gate)
 	for range reports {
-		wantHeader(t, receive(t, onFeedback, "feedback").Header, natsin.HeaderStatus, "201")
+		wantHeader(t, natstest.Receive(t, onFeedback, "feedback").Header, natsin.HeaderStatus, "201")
 	}
 	b.waitAcked(t, last)
 	if n := len(b.records(t, "default")); n != reports {

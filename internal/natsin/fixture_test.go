@@ -2,10 +2,7 @@ package natsin_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -17,21 +14,11 @@ import (
 
 	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/internal/natsin"
+	"github.com/triage-go/triage/internal/natstest"
 	"github.com/triage-go/triage/server"
 	"github.com/triage-go/triage/store"
 	"github.com/triage-go/triage/store/sqlite"
 )
-
-// natsURL is the NATS server (JetStream on) the tests use, from
-// TRIAGE_TEST_NATS; the test skips without it.
-func natsURL(t *testing.T) string {
-	t.Helper()
-	u := os.Getenv("TRIAGE_TEST_NATS")
-	if u == "" {
-		t.Skip("TRIAGE_TEST_NATS is not set: these tests need a NATS server with JetStream (nats-server -js; TRIAGE_TEST_NATS=nats://127.0.0.1:4222)")
-	}
-	return u
-}
 
 // bundle is one test's service and bus: a Server on its own SQLite
 // store (behind hooks), a Consumer on streams and subjects of its own, and
@@ -41,6 +28,7 @@ type bundle struct {
 	srv   *server.Server
 	store store.Store
 	hooks *hooks
+	bus   *natstest.Bus
 	in    *natsin.Consumer
 	nc    *nats.Conn
 	js    jetstream.JetStream
@@ -58,19 +46,10 @@ type options struct {
 // deleted when the test ends.
 func setup(t *testing.T, o options) *bundle {
 	t.Helper()
-	url := o.url
-	if url == "" {
-		url = natsURL(t)
-	}
-	id := make([]byte, 6)
-	_, _ = rand.Read(id)
-	name := hex.EncodeToString(id)
+	bus := natstest.New(t, o.url, "natsin")
 	cfg := o.cfg
-	cfg.URL = url
-	cfg.Stream = "TEST_" + name
-	cfg.Subject = "test" + name + ".reports"
-	cfg.Feedback = "test" + name + ".feedback"
-	cfg.DeadLetter = "test" + name + ".deadletter"
+	cfg.URL, cfg.Stream, cfg.Subject = bus.URL, bus.Stream, bus.Subject
+	cfg.Feedback, cfg.DeadLetter = bus.Feedback, bus.DeadLetter
 	if cfg.AckWait == 0 {
 		cfg.AckWait = 5 * time.Second
 	}
@@ -86,34 +65,18 @@ func setup(t *testing.T, o options) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nc, err := nats.Connect(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := &bundle{cfg: cfg, srv: srv, store: st, hooks: h, nc: nc, js: js}
+	b := &bundle{cfg: cfg, srv: srv, store: st, hooks: h, bus: bus, nc: bus.NC, js: bus.JS}
 	t.Cleanup(func() {
 		if b.in != nil {
 			_ = b.in.Close()
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		for _, s := range []string{cfg.Stream, cfg.Stream + "_DEADLETTER"} {
-			if err := js.DeleteStream(ctx, s); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
-				t.Errorf("deleting the stream %s: %v", s, err)
-			}
-		}
-		nc.Close()
 		srv.Close()
 		st.Close()
 	})
 	if o.stream != nil {
 		sc := *o.stream
 		sc.Name, sc.Subjects = cfg.Stream, []string{cfg.Subject + ".>"}
-		if _, err := js.CreateStream(t.Context(), sc); err != nil {
+		if _, err := bus.JS.CreateStream(t.Context(), sc); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -134,42 +97,7 @@ func (w testWriter) Write(p []byte) (int, error) {
 // with the headers given as name, value pairs.
 func (b *bundle) publish(t *testing.T, tenant string, body []byte, header ...string) *jetstream.PubAck {
 	t.Helper()
-	m := &nats.Msg{Subject: b.cfg.ReportSubject(tenant), Data: body, Header: nats.Header{}}
-	for i := 0; i+1 < len(header); i += 2 {
-		m.Header.Add(header[i], header[i+1])
-	}
-	ack, err := b.js.PublishMsg(t.Context(), m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ack
-}
-
-// listen subscribes to subject (before anything is published to it).
-func (b *bundle) listen(t *testing.T, subject string) chan *nats.Msg {
-	t.Helper()
-	ch := make(chan *nats.Msg, 64)
-	sub, err := b.nc.ChanSubscribe(subject, ch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.nc.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = sub.Unsubscribe() })
-	return ch
-}
-
-// receive returns the next message of ch, or fails the test.
-func receive(t *testing.T, ch chan *nats.Msg, what string) *nats.Msg {
-	t.Helper()
-	select {
-	case m := <-ch:
-		return m
-	case <-time.After(20 * time.Second):
-		t.Fatalf("no %s within 20s", what)
-	}
-	return nil
+	return b.bus.Publish(t, b.cfg.ReportSubject(tenant), body, header...)
 }
 
 // none fails the test if ch has a message within d.
@@ -185,15 +113,7 @@ func none(t *testing.T, ch chan *nats.Msg, d time.Duration, what string) {
 // consumer returns the durable consumer's state.
 func (b *bundle) consumer(t *testing.T) *jetstream.ConsumerInfo {
 	t.Helper()
-	c, err := b.js.Consumer(t.Context(), b.cfg.Stream, natsin.DefaultDurable)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := c.Info(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return info
+	return b.bus.Consumer(t, natsin.DefaultDurable)
 }
 
 // waitAcked waits until every message up to the stream sequence seq is

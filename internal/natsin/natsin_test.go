@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/triage-go/triage/internal/natsin"
+	"github.com/triage-go/triage/internal/natstest"
 )
 
 const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
@@ -60,12 +61,12 @@ func TestReportCommittedAckedAnswered(t *testing.T) {
 	t.Parallel()
 	b := setup(t, options{})
 	inbox := b.nc.NewInbox()
-	replies := b.listen(t, inbox)
-	onFeedback := b.listen(t, b.cfg.FeedbackSubject("default"))
+	replies := b.bus.Listen(t, inbox)
+	onFeedback := b.bus.Listen(t, b.cfg.FeedbackSubject("default"))
 
 	ack := b.publish(t, "default", golden(t, "db_timeout.json"), natsin.HeaderReplyTo, inbox,
 		"traceparent", traceparent, "Authorization", "Bearer sk-live-0123456789abcdefghij", natsin.HeaderMsgID, "db-timeout-1")
-	m := receive(t, replies, "feedback on Triage-Reply-To")
+	m := natstest.Receive(t, replies, "feedback on Triage-Reply-To")
 	fb := feedback(t, m)
 	wantHeader(t, m.Header, "Content-Type", "application/json")
 	wantHeader(t, m.Header, natsin.HeaderStatus, "201")
@@ -100,7 +101,7 @@ func TestReportCommittedAckedAnswered(t *testing.T) {
 
 	// Without Triage-Reply-To, to the tenant's feedback subject.
 	ack = b.publish(t, "default", golden(t, "chart_incompatible.json"))
-	m = receive(t, onFeedback, "feedback on "+b.cfg.FeedbackSubject("default"))
+	m = natstest.Receive(t, onFeedback, "feedback on "+b.cfg.FeedbackSubject("default"))
 	wantHeader(t, m.Header, natsin.HeaderStatus, "201")
 	if fb := feedback(t, m); fb.ErrorType != "chart_error" {
 		t.Errorf("feedback %+v, want chart_incompatible's", fb)
@@ -118,14 +119,14 @@ func TestReportCommittedAckedAnswered(t *testing.T) {
 func TestInvalidReportDeadLettered(t *testing.T) {
 	t.Parallel()
 	b := setup(t, options{})
-	dead := b.listen(t, b.cfg.DeadLetter+".>")
+	dead := b.bus.Listen(t, b.cfg.DeadLetter+".>")
 	inbox := b.nc.NewInbox()
-	replies := b.listen(t, inbox)
+	replies := b.bus.Listen(t, inbox)
 	body := []byte(`{"agent_id":"query engine","timestamp":"yesterday","status":"error","data":{"error_type":"db_error","message":"Query timed out"}}`)
 	ack := b.publish(t, "default", body, natsin.HeaderReplyTo, inbox, natsin.HeaderMsgID, "bad-1",
 		"X-API-Key", "key-0123456789abcdef", "traceparent", traceparent)
 
-	m := receive(t, dead, "dead letter")
+	m := natstest.Receive(t, dead, "dead letter")
 	if m.Subject != b.cfg.DeadLetterSubject("default") {
 		t.Errorf("dead letter on %s, want %s", m.Subject, b.cfg.DeadLetterSubject("default"))
 	}
@@ -151,7 +152,7 @@ func TestInvalidReportDeadLettered(t *testing.T) {
 	if got, want := withoutInstance(t, m.Data), withoutInstance(t, want); got != want {
 		t.Errorf("dead letter's problem\n%s\nwant POST /v1/errors'\n%s", got, want)
 	}
-	r := receive(t, replies, "the problem on Triage-Reply-To")
+	r := natstest.Receive(t, replies, "the problem on Triage-Reply-To")
 	wantHeader(t, r.Header, natsin.HeaderStatus, "422")
 	if !bytes.Equal(r.Data, m.Data) {
 		t.Errorf("Triage-Reply-To got %s, the dead letter %s", r.Data, m.Data)
@@ -186,7 +187,7 @@ func TestInvalidReportDeadLettered(t *testing.T) {
 		{"ReplyToWildcard", "default", golden(t, "db_timeout.json"), []string{natsin.HeaderReplyTo, "feedback.>"}, "400", "INVALID_REQUEST"},
 	} {
 		ack := b.publish(t, c.tenant, c.body, c.header...)
-		m := receive(t, dead, "dead letter of "+c.name)
+		m := natstest.Receive(t, dead, "dead letter of "+c.name)
 		if m.Subject != b.cfg.DeadLetterSubject(c.tenant) {
 			t.Errorf("%s: dead letter on %s", c.name, m.Subject)
 		}
@@ -228,11 +229,11 @@ func withoutInstance(t *testing.T, problem []byte) string {
 func TestTenancyWithAPIKeys(t *testing.T) {
 	t.Parallel()
 	b := setup(t, options{apiKeys: map[string]string{"acme-key-0123456789ab": "acme"}})
-	dead := b.listen(t, b.cfg.DeadLetter+".>")
-	onFeedback := b.listen(t, b.cfg.Feedback+".>")
+	dead := b.bus.Listen(t, b.cfg.DeadLetter+".>")
+	onFeedback := b.bus.Listen(t, b.cfg.Feedback+".>")
 
 	ack := b.publish(t, "acme", golden(t, "db_timeout.json"))
-	m := receive(t, onFeedback, "acme's feedback")
+	m := natstest.Receive(t, onFeedback, "acme's feedback")
 	if m.Subject != b.cfg.FeedbackSubject("acme") {
 		t.Errorf("feedback on %s, want %s", m.Subject, b.cfg.FeedbackSubject("acme"))
 	}
@@ -244,7 +245,7 @@ func TestTenancyWithAPIKeys(t *testing.T) {
 
 	for _, tenant := range []string{"default", "globex"} {
 		ack := b.publish(t, tenant, golden(t, "db_timeout.json"))
-		m := receive(t, dead, tenant+"'s dead letter")
+		m := natstest.Receive(t, dead, tenant+"'s dead letter")
 		wantHeader(t, m.Header, natsin.HeaderStatus, "403")
 		wantHeader(t, m.Header, natsin.HeaderCode, "TENANT_UNAUTHORIZED")
 		b.waitAcked(t, ack.Sequence)
@@ -264,12 +265,12 @@ func TestSameReportTwiceOneRecord(t *testing.T) {
 	t.Parallel()
 	window := 200 * time.Millisecond
 	b := setup(t, options{stream: &jetstream.StreamConfig{Duplicates: window}})
-	onFeedback := b.listen(t, b.cfg.FeedbackSubject("default"))
+	onFeedback := b.bus.Listen(t, b.cfg.FeedbackSubject("default"))
 
 	// No Nats-Msg-Id.
 	b.publish(t, "default", golden(t, "db_timeout.json"))
 	ack := b.publish(t, "default", golden(t, "db_timeout.json"))
-	first, second := receive(t, onFeedback, "first feedback"), receive(t, onFeedback, "second feedback")
+	first, second := natstest.Receive(t, onFeedback, "first feedback"), natstest.Receive(t, onFeedback, "second feedback")
 	wantHeader(t, first.Header, natsin.HeaderStatus, "201")
 	wantHeader(t, second.Header, natsin.HeaderStatus, "200")
 	if f1, f2 := feedback(t, first), feedback(t, second); f1.ErrorID != f2.ErrorID || !f2.Duplicate {
@@ -280,13 +281,13 @@ func TestSameReportTwiceOneRecord(t *testing.T) {
 	// The same Nats-Msg-Id, past the duplicate window: both are stored,
 	// the second answered as the first was.
 	a1 := b.publish(t, "default", golden(t, "chart_incompatible.json"), natsin.HeaderMsgID, "chart-1")
-	first = receive(t, onFeedback, "feedback of chart-1")
+	first = natstest.Receive(t, onFeedback, "feedback of chart-1")
 	time.Sleep(2 * window)
 	a2 := b.publish(t, "default", golden(t, "chart_incompatible.json"), natsin.HeaderMsgID, "chart-1")
 	if a2.Duplicate || a2.Sequence == a1.Sequence {
 		t.Fatalf("JetStream dropped the copy past its duplicate window: %+v", a2)
 	}
-	second = receive(t, onFeedback, "feedback of chart-1's copy")
+	second = natstest.Receive(t, onFeedback, "feedback of chart-1's copy")
 	wantHeader(t, second.Header, natsin.HeaderReplayed, "true")
 	if second.Header.Get(natsin.HeaderStatus) != "201" || !bytes.Equal(first.Data, second.Data) {
 		t.Errorf("copy answered %v %s, want the first answer again: %s", second.Header, second.Data, first.Data)
@@ -299,7 +300,7 @@ func TestSameReportTwiceOneRecord(t *testing.T) {
 	if !a2.Duplicate || a2.Sequence != a1.Sequence {
 		t.Errorf("JetStream kept a copy within its duplicate window: %+v", a2)
 	}
-	receive(t, onFeedback, "feedback of schema-1")
+	natstest.Receive(t, onFeedback, "feedback of schema-1")
 	b.waitAcked(t, a1.Sequence)
 	none(t, onFeedback, 300*time.Millisecond, "feedback of schema-1's copy")
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/triage-go/triage/internal/natsin"
+	"github.com/triage-go/triage/internal/natstest"
 )
 
 // natsServer is a nats-server of the test's own, which it may stop and
@@ -27,7 +28,7 @@ type natsServer struct {
 // tests are wanted.
 func startNATSServer(t *testing.T) *natsServer {
 	t.Helper()
-	natsURL(t)
+	natstest.URL(t)
 	bin, err := exec.LookPath("nats-server")
 	if err != nil {
 		if bin, err = exec.LookPath("/usr/sbin/nats-server"); err != nil {
@@ -55,7 +56,7 @@ func (s *natsServer) start() {
 	if err := s.cmd.Start(); err != nil {
 		s.t.Fatal(err)
 	}
-	eventually(s.t, "nats-server listening", func() bool {
+	natstest.Eventually(s.t, "nats-server listening", func() bool {
 		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", s.port), 100*time.Millisecond)
 		if err == nil {
 			c.Close()
@@ -83,15 +84,15 @@ func TestNATSServerRestart(t *testing.T) {
 		t.Fatalf("ready at start: %v", err)
 	}
 	ns.stop()
-	eventually(t, "not ready with the server down", func() bool { return b.in.Ready(t.Context()) != nil })
+	natstest.Eventually(t, "not ready with the server down", func() bool { return b.in.Ready(t.Context()) != nil })
 	t.Logf("while down: %v", b.in.Ready(t.Context()))
 	ns.start()
-	eventually(t, "ready with the server back", func() bool { return b.in.Ready(t.Context()) == nil })
+	natstest.Eventually(t, "ready with the server back", func() bool { return b.in.Ready(t.Context()) == nil })
 
-	eventually(t, "the test's own connection back", b.nc.IsConnected)
-	onFeedback := b.listen(t, b.cfg.FeedbackSubject("default"))
+	natstest.Eventually(t, "the test's own connection back", b.nc.IsConnected)
+	onFeedback := b.bus.Listen(t, b.cfg.FeedbackSubject("default"))
 	ack := b.publish(t, "default", golden(t, "db_timeout.json"))
-	m := receive(t, onFeedback, "feedback after the restart")
+	m := natstest.Receive(t, onFeedback, "feedback after the restart")
 	wantHeader(t, m.Header, natsin.HeaderStatus, "201")
 	b.waitAcked(t, ack.Sequence)
 }
