@@ -97,18 +97,25 @@ func (d Dialect) runEndColumn() string {
 	return "ended_pos"
 }
 
+// RunsEndedAfterSQL is RunsEndedAfter's query in d: $1 the tenant, $2 the
+// position after, $3 the limit; it reads the tenant's range of its
+// positions' index (runs_by_tenant_end, runs_by_end on PostgreSQL).
+func RunsEndedAfterSQL(d Dialect) string {
+	if d.XidPositions {
+		// Only transactions older than the snapshot's xmin have ended:
+		// every end still to commit has an xid at or above it.
+		return `SELECT ended_xid::text::bigint, run_id, thread_id, agent_id, outcome, started_at, finished_at, fault, answer_bytes
+			FROM runs WHERE tenant = $1 AND ended_xid > $2::bigint::text::xid8 AND ended_xid < pg_snapshot_xmin(pg_current_snapshot())
+			ORDER BY runs.ended_xid LIMIT $3`
+	}
+	return `SELECT ended_pos, run_id, thread_id, agent_id, outcome, started_at, finished_at, fault, answer_bytes
+		FROM runs WHERE tenant = $1 AND ended_pos > $2 ORDER BY ended_pos LIMIT $3`
+}
+
 // RunsEndedAfter returns the tenant's runs ended after the position after,
 // as FeedbackAfter reads the occurrences.
 func (t *tenant) RunsEndedAfter(ctx context.Context, after int64, limit int) ([]store.EndedRun, error) {
-	query := `SELECT ended_pos, run_id, thread_id, agent_id, outcome, started_at, finished_at, fault, answer_bytes
-		FROM runs WHERE ended_pos > $2 AND +tenant = $1 ORDER BY ended_pos LIMIT $3` // +tenant: by runs_by_end, not by the key's tenant and a sort
-	if t.s.d.XidPositions {
-		// Only transactions older than the snapshot's xmin have ended:
-		// every end still to commit has an xid at or above it.
-		query = `SELECT ended_xid::text::bigint, run_id, thread_id, agent_id, outcome, started_at, finished_at, fault, answer_bytes
-			FROM runs WHERE tenant = $1 AND ended_xid > $2::bigint::text::xid8 AND ended_xid < pg_snapshot_xmin(pg_current_snapshot())
-			ORDER BY ended_xid LIMIT $3`
-	}
+	query := RunsEndedAfterSQL(t.s.d)
 	var out []store.EndedRun
 	rows, err := t.s.db.Reader().Query(ctx, query, t.id, after, max(limit, 0))
 	err = scanAll(rows, err, func(row Row) error {

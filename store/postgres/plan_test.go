@@ -1,0 +1,77 @@
+package postgres_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/triage-go/triage/internal/pgtest"
+	"github.com/triage-go/triage/store"
+	"github.com/triage-go/triage/store/internal/sqlstore"
+)
+
+// TestStreamsReadTheirTenantsRange checks the plans of the event streams'
+// reads, once the planner knows one tenant has many occurrences and ended
+// runs and another few: each goes through its tenant's range of an index
+// (by occurrences_by_xid alone, a stream of the quiet tenant resuming from
+// position 0 read every other tenant's rows).
+func TestStreamsReadTheirTenantsRange(t *testing.T) {
+	dbURL := pgtest.FreshSchema(t)
+	s := open(t, dbURL, store.Options{})
+	defer s.Close()
+	busy, quiet := s.Tenant("busy"), s.Tenant("quiet")
+	for i := range 300 {
+		if _, err := busy.SaveOccurrence(t.Context(), occurrence(fmt.Sprint("d", i))); err != nil {
+			t.Fatal(err)
+		}
+		if i%3 == 0 {
+			if _, err := busy.StartRun(t.Context(), store.Run{RunID: fmt.Sprint("r", i), AgentID: "echo"}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := busy.FinishRun(t.Context(), fmt.Sprint("r", i), store.RunEnd{Outcome: store.RunFinished}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := quiet.SaveOccurrence(t.Context(), occurrence("q")); err != nil {
+		t.Fatal(err)
+	}
+	conn := connect(t, dbURL)
+	if _, err := conn.Exec(t.Context(), "ANALYZE occurrences; ANALYZE runs"); err != nil {
+		t.Fatal(err)
+	}
+	d := sqlstore.Dialect{XidPositions: true}
+	for _, c := range []struct {
+		query, index string
+		small        bool
+	}{
+		{sqlstore.FeedbackAfterSQL(d), "occurrences_by_tenant", false},
+		// A hundred runs fit in a few pages, which the planner rightly
+		// reads whole: the check is that the index serves the range.
+		{sqlstore.RunsEndedAfterSQL(d), "runs_by_end", true},
+	} {
+		if _, err := conn.Exec(t.Context(), fmt.Sprintf("SET enable_seqscan = %t", !c.small)); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := conn.Query(t.Context(), "EXPLAIN "+c.query, "quiet", 0, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		for rows.Next() {
+			var line string
+			if err := rows.Scan(&line); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, strings.TrimSpace(line))
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Join(plan, "\n")
+		if !strings.Contains(text, "Index Scan using "+c.index) || !strings.Contains(text, "Index Cond: ((tenant = ") ||
+			strings.Contains(text, "Sort") {
+			t.Errorf("the plan of\n%s\nis\n%s\nwant an index scan of %s's range for the tenant, in order", c.query, text, c.index)
+		}
+	}
+}
