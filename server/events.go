@@ -112,6 +112,11 @@ func (s *Server) sendRuns(ctx context.Context, t store.Tenant, sw *sse.Writer, c
 // instance (store.Runs.RunsEndedAfter).
 func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
+	if !s.streams.acquire(tenantOf(ctx)) {
+		return fault.New(fault.RateLimited, "This tenant has as many event streams open as it may. Close one, then retry.",
+			fault.WithRetryAfter(5*time.Second), fault.WithDetail("max_streams", s.cfg.TenantStreams))
+	}
+	defer s.streams.release(tenantOf(ctx))
 	t := s.cfg.Store.Tenant(tenantOf(ctx))
 	replay := false
 	var cursor int64

@@ -24,7 +24,7 @@ func (k keyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-func mcpFixture(t *testing.T) *fixture {
+func mcpFixture(t *testing.T, mods ...func(*Config)) *fixture {
 	t.Helper()
 	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.Options{OwnerShare: 4})
 	if err := m.Start(context.Background()); err != nil {
@@ -34,6 +34,9 @@ func mcpFixture(t *testing.T) *fixture {
 	return newFixture(t, func(c *Config) {
 		c.APIKeys = map[string]string{"key-a": "acme", "key-b": "globex"}
 		c.Bridge = bridge.New(bridge.Options{Manager: m, Owner: MCPOwner})
+		for _, mod := range mods {
+			mod(c)
+		}
 	})
 }
 

@@ -108,6 +108,11 @@ type Config struct {
 	// that other instances saved (this instance's wakes it at once).
 	// Default 1s.
 	EventPoll time.Duration
+	// TenantStreams bounds the event streams (GET /v1/events) one tenant
+	// holds open: beyond it the tenant is answered 429 with Retry-After
+	// while the others are still served. A stream takes no request slot
+	// (it lasts), and reads the store at each EventPoll. Default 32.
+	TenantStreams int
 	// MaxReplay bounds the feedback a stream reconnecting with
 	// Last-Event-ID is sent from the store; past it, the stream skips to
 	// the newest. Default 1,000.
@@ -152,6 +157,11 @@ type Config struct {
 	// transport, behind the same API keys and tenants; build it with
 	// Owner: MCPOwner so that sessions belong to tenants.
 	Bridge *bridge.Bridge
+	// TenantMCPSessions bounds the MCP sessions one tenant holds open at
+	// /mcp (a session lasts until it is deleted or idle for 30 minutes):
+	// beyond it, a request that would open another is answered 429 with
+	// Retry-After while the other tenants are still served. Default 64.
+	TenantMCPSessions int
 	// MCPMaxBody bounds an /mcp request body. Default 8 MiB: a 1 MiB
 	// prompt may take six times its size as escaped JSON.
 	MCPMaxBody int64
@@ -196,17 +206,19 @@ const (
 	// DefaultJobRescueAfter is when a job running on an instance that
 	// died runs again (River's leader looks every 30 s): River's own
 	// default, an hour, suits long jobs; a job here is one HTTP call.
-	DefaultJobRescueAfter  = 2 * time.Minute
-	DefaultHeartbeat       = 15 * time.Second
-	DefaultEventPoll       = time.Second
-	DefaultMaxReplay       = 1000
-	DefaultBodyTimeout     = 10 * time.Second
-	DefaultMinBodyRate     = 1024
-	DefaultBodyGrace       = 2 * time.Second
-	DefaultAuthFailRate    = 1
-	DefaultAuthFailBurst   = 10
-	DefaultLogRepeat       = 10
-	DefaultLogRepeatWindow = 10 * time.Second
+	DefaultJobRescueAfter    = 2 * time.Minute
+	DefaultHeartbeat         = 15 * time.Second
+	DefaultEventPoll         = time.Second
+	DefaultMaxReplay         = 1000
+	DefaultTenantStreams     = 32
+	DefaultTenantMCPSessions = 64
+	DefaultBodyTimeout       = 10 * time.Second
+	DefaultMinBodyRate       = 1024
+	DefaultBodyGrace         = 2 * time.Second
+	DefaultAuthFailRate      = 1
+	DefaultAuthFailBurst     = 10
+	DefaultLogRepeat         = 10
+	DefaultLogRepeatWindow   = 10 * time.Second
 	// DefaultTenant is the tenant of every request when no API keys are
 	// configured.
 	DefaultTenant = "default"
@@ -222,17 +234,19 @@ type Server struct {
 	slots   chan struct{}
 	// inProgress bounds each tenant's share of slots.
 	inProgress *tenantSlots
-	authFails  *authLimits
-	body       bodyLimits
-	logs       *logGuard
-	events     *broker
-	registry   *prometheus.Registry
-	metrics    *httpMetrics
-	mux        *http.ServeMux
-	problems   *problem.Options
-	log        *slog.Logger
-	runs       *runs
-	ready      readiness // the ingresses' checks, besides the store's
+	// streams bounds each tenant's event streams.
+	streams   *tenantSlots
+	authFails *authLimits
+	body      bodyLimits
+	logs      *logGuard
+	events    *broker
+	registry  *prometheus.Registry
+	metrics   *httpMetrics
+	mux       *http.ServeMux
+	problems  *problem.Options
+	log       *slog.Logger
+	runs      *runs
+	ready     readiness // the ingresses' checks, besides the store's
 	// jobTracer traces the jobs' attempts (nil: Config.TracerProvider
 	// unset).
 	jobTracer *requestTracer
@@ -330,6 +344,12 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxReplay <= 0 {
 		cfg.MaxReplay = DefaultMaxReplay
 	}
+	if cfg.TenantStreams <= 0 {
+		cfg.TenantStreams = DefaultTenantStreams
+	}
+	if cfg.TenantMCPSessions <= 0 {
+		cfg.TenantMCPSessions = DefaultTenantMCPSessions
+	}
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Second}
 	}
@@ -349,6 +369,7 @@ func New(cfg Config) (*Server, error) {
 		limits:     newTenantLimits(cfg.RateLimit, cfg.RateBurst),
 		slots:      make(chan struct{}, cfg.MaxConcurrent),
 		inProgress: newTenantSlots(cfg.TenantConcurrent),
+		streams:    newTenantSlots(cfg.TenantStreams),
 		authFails:  newAuthLimits(cfg.AuthFailRate, cfg.AuthFailBurst),
 		body:       bodyLimits{timeout: cfg.BodyTimeout, rate: float64(max(cfg.MinBodyRate, 0)), grace: cfg.BodyGrace},
 		logs:       logs,
