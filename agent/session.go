@@ -265,16 +265,22 @@ func (m *Manager) endedLocked(s *session) {
 // "Session capacity reached" when the agent, or owner's share of it, is
 // full.
 func (m *Manager) acquireLocked(e *entry, owner string) error {
-	limit := e.info.MaxSessions
-	if m.opts.OwnerShare > 1 {
-		limit = max(1, e.info.MaxSessions/m.opts.OwnerShare)
-	}
+	limit := m.ownerLimit(e)
 	if e.open >= e.info.MaxSessions || e.byOwner[owner] >= limit {
-		return errCapacity(e.info.ID, min(limit, e.info.MaxSessions))
+		return errCapacity(e.info.ID, limit)
 	}
 	e.open++
 	e.byOwner[owner]++
 	return nil
+}
+
+// ownerLimit is the most sessions one owner may hold with the agent: its
+// MaxSessions, or its OwnerShare of them (at least one).
+func (m *Manager) ownerLimit(e *entry) int {
+	if m.opts.OwnerShare > 1 {
+		return min(e.info.MaxSessions, max(1, e.info.MaxSessions/m.opts.OwnerShare))
+	}
+	return e.info.MaxSessions
 }
 
 // Reserve takes one of the agent's sessions for owner without opening one
@@ -562,20 +568,35 @@ type AgentHealth struct {
 // healthReporter is a Backend that knows how many of its workers live.
 type healthReporter interface{ Healthy() (alive, total int) }
 
-// Health reports readiness and load.
+// Health reports readiness and load: every owner's sessions, for an
+// operator. What a tenant may see is HealthOf.
 func (m *Manager) Health() Health {
+	return m.health(func(e *entry) (open, limit int) { return e.open, e.info.MaxSessions })
+}
+
+// HealthOf reports readiness and owner's load: with each agent, the
+// sessions owner holds and the most it may hold (the agent's MaxSessions,
+// or its OwnerShare of them). Other owners' sessions are not counted, so
+// that one tenant cannot read another's activity.
+func (m *Manager) HealthOf(owner string) Health {
+	return m.health(func(e *entry) (open, limit int) { return e.byOwner[owner], m.ownerLimit(e) })
+}
+
+// health reports readiness and the load load counts in each agent.
+func (m *Manager) health(load func(*entry) (open, limit int)) Health {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	h := Health{Ready: m.started && !m.stopped, Agents: []AgentHealth{}}
 	for _, id := range m.order {
 		e := m.agents[id]
-		a := AgentHealth{ID: id, Ready: h.Ready, Sessions: e.open, MaxSessions: e.info.MaxSessions}
+		open, limit := load(e)
+		a := AgentHealth{ID: id, Ready: h.Ready, Sessions: open, MaxSessions: limit}
 		if r, ok := e.backend.(healthReporter); ok && h.Ready {
 			a.WorkersAlive, a.Workers = r.Healthy()
 			a.Ready = a.WorkersAlive > 0
 		}
 		h.Agents = append(h.Agents, a)
-		h.Sessions += e.open
+		h.Sessions += open
 	}
 	return h
 }

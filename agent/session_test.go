@@ -97,6 +97,36 @@ func TestCapacity(t *testing.T) {
 	}
 }
 
+// HealthOf counts one owner's sessions only, and its share of each
+// agent: a tenant must not read another's activity. Health counts all.
+func TestHealthOf(t *testing.T) {
+	m := manager(t, oneEcho, agent.Options{OwnerShare: 2})
+	ctx := context.Background()
+	for _, owner := range []string{"acme", "acme", "globex"} {
+		if _, err := m.Create(ctx, owner, "echo", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for owner, want := range map[string]int{"acme": 2, "globex": 1, "initech": 0} {
+		h := m.HealthOf(owner)
+		if !h.Ready || h.Sessions != want || len(h.Agents) != 1 ||
+			h.Agents[0].Sessions != want || h.Agents[0].MaxSessions != 2 {
+			t.Errorf("HealthOf(%q) = %+v, want %d sessions of at most 2", owner, h, want)
+		}
+	}
+	if h := m.Health(); h.Sessions != 3 || h.Agents[0].Sessions != 3 || h.Agents[0].MaxSessions != 4 {
+		t.Errorf("Health = %+v, want 3 sessions of 4", h)
+	}
+	// Without OwnerShare an owner may hold the agent's every session.
+	one := manager(t, oneEcho, agent.Options{})
+	if _, err := one.Create(ctx, "", "echo", nil); err != nil {
+		t.Fatal(err)
+	}
+	if h := one.HealthOf(""); h.Sessions != 1 || h.Agents[0].MaxSessions != 4 {
+		t.Errorf("HealthOf without a share = %+v", h)
+	}
+}
+
 func TestIdleSessionsClose(t *testing.T) {
 	var now atomic.Int64
 	now.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
