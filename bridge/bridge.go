@@ -162,8 +162,12 @@ func (b *Bridge) acquire(owner string) (func(), error) {
 	}, nil
 }
 
-// inFlight is how many calls are running.
-func (b *Bridge) inFlight() int { return len(b.slots) }
+// inFlight is how many of owner's calls are running.
+func (b *Bridge) inFlight(owner string) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.byOwner[owner]
+}
 
 // errOverloaded is seed 002's "Server overloaded" (TRANSPORT, retryable).
 func errOverloaded() *fault.Error {

@@ -138,6 +138,85 @@ func TestWholeSession(t *testing.T) {
 	}
 }
 
+// bridge_health served to many tenants reports the caller's load only:
+// tenant B sees none of the sessions and calls tenant A holds.
+func TestHealthIsTheTenants(t *testing.T) {
+	ctx := context.Background()
+	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.Options{OwnerShare: 2})
+	if err := m.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Shutdown() })
+	// The tenant is the client's name, as /mcp's is its API key's.
+	b := bridge.New(bridge.Options{Manager: m, MaxConcurrent: 8, Owner: func(_ context.Context, req *mcp.CallToolRequest) string {
+		return req.Session.InitializeParams().ClientInfo.Name
+	}})
+	dial := func(tenant string) *mcp.ClientSession {
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := b.Server().Connect(ctx, st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = ss.Close() })
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: tenant, Version: "1"}, nil).Connect(ctx, ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cs.Close() })
+		return cs
+	}
+	a, bee := dial("acme"), dial("globex")
+
+	var ids []string
+	for range 2 {
+		s, res := call(t, a, "sessions_create", map[string]any{"agentId": "echo"})
+		if res.IsError {
+			t.Fatalf("create: %s", text(res))
+		}
+		ids = append(ids, s["sessionId"].(string))
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		a.CallTool(ctx, &mcp.CallToolParams{Name: "sessions_prompt", Arguments: map[string]any{"sessionId": ids[0], "prompt": "hang"}})
+	}()
+	echo := func(h map[string]any) map[string]any {
+		for _, x := range h["agents"].([]any) {
+			if ag := x.(map[string]any); ag["id"] == "echo" {
+				return ag
+			}
+		}
+		t.Fatalf("no echo in %v", h)
+		return nil
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		h, res := call(t, a, "bridge_health", map[string]any{})
+		if res.IsError {
+			t.Fatalf("health = %s", text(res))
+		}
+		if h["inFlight"] == 1.0 {
+			if h["sessions"] != 2.0 || echo(h)["sessions"] != 2.0 || echo(h)["maxSessions"] != 8.0 || h["maxConcurrent"] != 2.0 {
+				t.Errorf("acme's health = %v", h)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the prompt never started")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	h, res := call(t, bee, "bridge_health", map[string]any{})
+	if res.IsError || h["ready"] != true || h["sessions"] != 0.0 || h["inFlight"] != 0.0 ||
+		echo(h)["sessions"] != 0.0 || echo(h)["maxSessions"] != 8.0 || h["maxConcurrent"] != 2.0 {
+		t.Errorf("globex's health = %v %s, want none of acme's load", h, text(res))
+	}
+	for _, id := range ids {
+		call(t, a, "sessions_close", map[string]any{"sessionId": id})
+	}
+	<-done
+}
+
 func TestProgressStreamsTheAnswer(t *testing.T) {
 	ctx := context.Background()
 	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.Options{})

@@ -20,10 +20,10 @@ type (
 	healthOut struct {
 		Ready         bool                `json:"ready" jsonschema:"whether the bridge takes requests"`
 		Version       string              `json:"version"`
-		Agents        []agent.AgentHealth `json:"agents"`
-		Sessions      int                 `json:"sessions" jsonschema:"open sessions, all agents"`
-		InFlight      int                 `json:"inFlight" jsonschema:"tool calls running now"`
-		MaxConcurrent int                 `json:"maxConcurrent"`
+		Agents        []agent.AgentHealth `json:"agents" jsonschema:"each agent's readiness, and the sessions this client's tenant holds with it and may hold"`
+		Sessions      int                 `json:"sessions" jsonschema:"open sessions of this client's tenant, all agents"`
+		InFlight      int                 `json:"inFlight" jsonschema:"tool calls of this client's tenant running now"`
+		MaxConcurrent int                 `json:"maxConcurrent" jsonschema:"tool calls this client's tenant may run at once"`
 	}
 
 	discoverIn struct {
@@ -88,7 +88,7 @@ var (
 
 func (b *Bridge) addTools() {
 	addTool(b, &mcp.Tool{Name: "bridge_health", Title: "Bridge health",
-		Description: "Whether the bridge is ready, its agents' load and the calls in flight. Safe to call at any time, for example after a failure.",
+		Description: "Whether the bridge is ready, and the load of this client's tenant: its sessions with each agent and its calls in flight. Safe to call at any time, for example after a failure.",
 		Annotations: readOnly}, b.health)
 	addTool(b, &mcp.Tool{Name: "agents_discover", Title: "Discover agents",
 		Description: "Lists the agents sessions can be opened with: id, description, capabilities, executor and session capacity.",
@@ -113,10 +113,14 @@ func (b *Bridge) addTools() {
 		Annotations: creates}, b.delegate)
 }
 
-func (b *Bridge) health(context.Context, *mcp.CallToolRequest, healthIn) (healthOut, error) {
-	h := b.opts.Manager.Health()
+// health reports the caller's own load, not the bridge's: served to many
+// tenants, one must not read another's sessions or calls. Over stdio
+// there is one owner, and its load is all of it.
+func (b *Bridge) health(ctx context.Context, req *mcp.CallToolRequest, _ healthIn) (healthOut, error) {
+	owner := b.owner(ctx, req)
+	h := b.opts.Manager.HealthOf(owner)
 	return healthOut{Ready: h.Ready, Version: b.opts.Version, Agents: h.Agents, Sessions: h.Sessions,
-		InFlight: b.inFlight(), MaxConcurrent: b.opts.MaxConcurrent}, nil
+		InFlight: b.inFlight(owner), MaxConcurrent: min(b.opts.MaxPerOwner, b.opts.MaxConcurrent)}, nil
 }
 
 func (b *Bridge) discover(_ context.Context, _ *mcp.CallToolRequest, in discoverIn) (discoverOut, error) {
