@@ -6,7 +6,7 @@
 // The tools, with their MCP annotations (seed 002's idempotent operations
 // are idempotentHint; the read-only ones readOnlyHint):
 //
-//	bridge_health     readiness, load and calls in flight      read-only, idempotent
+//	bridge_health     readiness, the caller's load and calls   read-only, idempotent
 //	agents_discover   the agents and their capabilities        read-only, idempotent
 //	sessions_create   open a session with an agent             not idempotent
 //	sessions_prompt   prompt it; the answer streams as progress not idempotent
@@ -53,6 +53,8 @@
 // owner's share of them) a call fails as "Server overloaded" (TRANSPORT,
 // retryable after 1s). bridge_health, sessions_cancel and sessions_close
 // are never held back, so a bridge full of hanging prompts can still be
-// inspected and relieved. Every call but a prompt ends at RequestTimeout;
+// inspected and relieved. bridge_health counts the caller's owner's
+// sessions and calls only (over stdio, all of them): a tenant must not
+// read another's activity. Every call but a prompt ends at RequestTimeout;
 // a prompt at the Manager's PromptTimeout.
 package bridge
