@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/triage-go/triage"
@@ -76,31 +77,37 @@ func (s *Server) attempt(ctx context.Context, j store.Job) error {
 		if !ok || agent.CallbackURL == "" {
 			return fmt.Errorf("%w: agent %q has no callback URL (PUT /v1/agents/%s)", store.ErrPermanent, rj.AgentID, rj.AgentID)
 		}
-		return s.post(ctx, agent.CallbackURL, j.Payload)
+		return s.post(ctx, s.cfg.HTTPClient, "callback", agent.CallbackURL, j.Payload)
 	case store.JobEscalation:
 		if s.cfg.Webhook == "" {
 			s.log.Warn("escalation", slog.String("tenant", j.Tenant), slog.String("error_id", j.ErrorID),
 				slog.String("escalation", string(j.Payload)))
 			return nil
 		}
-		return s.post(ctx, s.cfg.Webhook, j.Payload)
+		return s.post(ctx, s.cfg.HTTPClient, "webhook", s.cfg.Webhook, j.Payload)
 	}
 	return fmt.Errorf("%w: unknown job kind %q", store.ErrPermanent, j.Kind)
 }
 
-// post delivers a job's JSON; a 2xx answer is success, and 4xx answers
-// other than 408, 409 and 429 are permanent failures.
-func (s *Server) post(ctx context.Context, url string, payload []byte) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
+// post delivers a job's JSON with client; a 2xx answer is success, and
+// 4xx answers other than 408, 409 and 429 are permanent failures. Its
+// errors name the target, what ("callback" or "webhook"), by scheme and
+// host only: a URL's path and query may hold a credential (Slack's
+// /services/T/B/secret, Discord's /api/webhooks/id/token), and the
+// attempt's error is shown to the tenant and logged.
+func (s *Server) post(ctx context.Context, client *http.Client, what, target string, payload []byte) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(payload))
 	if err != nil {
-		return fmt.Errorf("%w: %v", store.ErrPermanent, err)
+		// url.Parse's error quotes the URL, and its reason may quote a part.
+		return fmt.Errorf("%w: the %s URL does not parse", store.ErrPermanent, what)
 	}
+	origin := urlOrigin(req.URL)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "triage-serve")
 	s.jobTracer.inject(ctx, req.Header)
-	resp, err := s.cfg.HTTPClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
-		return err
+		return originOnly(err)
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
@@ -108,7 +115,7 @@ func (s *Server) post(ctx context.Context, url string, payload []byte) error {
 		return nil
 	}
 	f := fault.FromStatus(resp.StatusCode, resp.Header, s.cfg.Now())
-	f.Message = fmt.Sprintf("%s answered %d", fault.Redact(req.URL.Redacted()), resp.StatusCode)
+	f.Message = fmt.Sprintf("the %s %s answered %d", what, origin, resp.StatusCode)
 	switch resp.StatusCode {
 	case http.StatusRequestTimeout, http.StatusConflict, http.StatusTooManyRequests:
 		return f
@@ -117,4 +124,29 @@ func (s *Server) post(ctx context.Context, url string, payload []byte) error {
 		return fmt.Errorf("%w: %w", store.ErrPermanent, f)
 	}
 	return f
+}
+
+// urlOrigin is u's scheme://host[:port]: none of its userinfo, path,
+// query or fragment.
+func urlOrigin(u *url.URL) string {
+	return (&url.URL{Scheme: u.Scheme, Host: u.Host}).String()
+}
+
+// originOnly cuts the URL of err, an http.Client's *url.Error ("Post
+// \"https://hooks.example/services/T/B/secret\": dial tcp …"), to its
+// scheme and host. It stays a *url.Error, a copy (Client.Do returns it
+// bare, at the top), so Timeout(), errors.Is and errors.As see through it
+// as before. (A redirect's error names the URL redirected to: its origin,
+// then.)
+func originOnly(err error) error {
+	var ue *url.Error
+	if !errors.As(err, &ue) {
+		return err
+	}
+	cut := *ue
+	cut.URL = "(URL withheld)"
+	if u, perr := url.Parse(ue.URL); perr == nil {
+		cut.URL = urlOrigin(u)
+	}
+	return &cut
 }

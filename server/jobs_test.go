@@ -7,8 +7,10 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -419,5 +421,73 @@ func TestExpire(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestJobErrorsNameOnlyTheHost: a webhook whose path holds its secret
+// (as Slack's and Discord's do) is named by scheme and host in the
+// attempt's error, as the tenant reads it, and in the log: whether it
+// answers 500 or its port is closed (the transport's *url.Error).
+func TestJobErrorsNameOnlyTheHost(t *testing.T) {
+	const secret = "XoXb7Secret0123456789abcdef"
+	closed := func() string {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := ln.Addr().String()
+		ln.Close()
+		return "http://" + addr
+	}()
+	hook := newCallbacks(t, 500, 500, 500, 500, 500)
+	for _, c := range []struct {
+		name, origin, want string
+	}{
+		{"a 500", hook.srv.URL, "the webhook " + hook.srv.URL + " answered 500"},
+		{"a closed port", closed, `Post "` + closed + `": dial tcp`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture(t, func(cfg *Config) {
+				fastJobs(cfg)
+				cfg.Webhook = c.origin + "/services/T000/B000/" + secret + "?token=" + secret
+			})
+			r := f.do("POST", "/v1/errors", readFile(t, goldenDir+"/service_outage.json"), nil)
+			if r.status != 201 {
+				t.Fatalf("POST: %d %s", r.status, r.body)
+			}
+			id := r.json(t)["error_id"].(string)
+			runWorker(t, f.srv)
+			rec := f.waitJobs(id, "a failed attempt", func(jobs []store.Job) bool {
+				return len(jobs) == 1 && len(jobs[0].Attempts) > 0
+			})
+			if msg := rec.Jobs[0].Attempts[0].Error; !strings.Contains(msg, c.want) || strings.Contains(msg, "/services") {
+				t.Errorf("the attempt's error %q, want it to hold %q and no path", msg, c.want)
+			}
+			if body := f.do("GET", "/v1/errors/"+id, nil, nil).body; bytes.Contains(body, []byte(secret)) {
+				t.Errorf("the record shows the secret: %s", body)
+			}
+			logs := f.logBuf.String()
+			if !strings.Contains(logs, strings.TrimPrefix(c.origin, "http://")) || strings.Contains(logs, secret) ||
+				strings.Contains(logs, "/services/") {
+				t.Errorf("the logs show the secret, or not the host:\n%s", logs)
+			}
+		})
+	}
+}
+
+// TestOriginOnly: the transport's error keeps its type, its Timeout and
+// what it wraps, its URL cut to the origin.
+func TestOriginOnly(t *testing.T) {
+	in := &url.Error{Op: "Post", URL: "https://u:p@hooks.example:8443/services/T/B/secret?x=1#f", Err: context.DeadlineExceeded}
+	out := originOnly(in)
+	var ue *url.Error
+	if !errors.As(out, &ue) || ue.URL != "https://hooks.example:8443" || !ue.Timeout() || !errors.Is(out, context.DeadlineExceeded) {
+		t.Errorf("%#v", out)
+	}
+	if in.URL == ue.URL {
+		t.Error("the original error was changed")
+	}
+	if plain := errors.New("x"); originOnly(plain) != plain {
+		t.Error("an error without a URL changed")
 	}
 }
