@@ -265,6 +265,10 @@ func (s *Server) putAgent(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if u, _ := url.Parse(callback); !s.privateCallbacks && privateHost(u.Hostname()) {
+		return invalidDoc([]fault.FieldError{{Field: "callback_url",
+			Message: "must not be localhost or a loopback, private or link-local address"}})
+	}
 	a := store.Agent{ID: id, CallbackURL: callback, UpdatedAt: s.cfg.Now().UTC()}
 	if err := s.cfg.Store.Tenant(tenantOf(r.Context())).PutAgent(r.Context(), a); err != nil {
 		return storeFailure(err)

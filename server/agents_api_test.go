@@ -147,9 +147,10 @@ func TestListAgentsRefusals(t *testing.T) {
 	if r := f.do("GET", "/v1/agents", nil, auth); r.status != 200 {
 		t.Errorf("with the key: %d %s", r.status, r.body)
 	}
-	// PUT /v1/agents/{agent_id}, a pipeline agent's callback, still works.
-	r := f.do("PUT", "/v1/agents/query_engine", []byte(`{"callback_url":"http://127.0.0.1:9/retry"}`), auth)
-	if r.status != 200 || r.json(t)["callback_url"] != "http://127.0.0.1:9/retry" {
+	// PUT /v1/agents/{agent_id}, a pipeline agent's callback, still works
+	// (at a public host: with API keys, a loopback one is refused).
+	r := f.do("PUT", "/v1/agents/query_engine", []byte(`{"callback_url":"https://agents.example/retry"}`), auth)
+	if r.status != 200 || r.json(t)["callback_url"] != "https://agents.example/retry" {
 		t.Errorf("PUT /v1/agents/query_engine: %d %s", r.status, r.body)
 	}
 }

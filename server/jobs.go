@@ -77,7 +77,7 @@ func (s *Server) attempt(ctx context.Context, j store.Job) error {
 		if !ok || agent.CallbackURL == "" {
 			return fmt.Errorf("%w: agent %q has no callback URL (PUT /v1/agents/%s)", store.ErrPermanent, rj.AgentID, rj.AgentID)
 		}
-		return s.post(ctx, s.cfg.HTTPClient, "callback", agent.CallbackURL, j.Payload)
+		return s.post(ctx, s.callbacks, "callback", agent.CallbackURL, j.Payload)
 	case store.JobEscalation:
 		if s.cfg.Webhook == "" {
 			s.log.Warn("escalation", slog.String("tenant", j.Tenant), slog.String("error_id", j.ErrorID),
@@ -106,6 +106,10 @@ func (s *Server) post(ctx context.Context, client *http.Client, what, target str
 	req.Header.Set("User-Agent", "triage-serve")
 	s.jobTracer.inject(ctx, req.Header)
 	resp, err := client.Do(req)
+	if errors.Is(err, errPrivateAddress) {
+		return fmt.Errorf("%w: the %s %s is at a loopback, private or link-local address, which this service does not call (unless started with --private-callbacks)",
+			store.ErrPermanent, what, origin)
+	}
 	if err != nil {
 		return originOnly(err)
 	}

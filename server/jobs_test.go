@@ -48,9 +48,15 @@ func runWorker(t *testing.T, srv *Server) {
 // returns it; the test fails after 20s.
 func (f *fixture) waitJobs(id, what string, ok func([]store.Job) bool) store.Record {
 	f.t.Helper()
+	return f.waitJobsAs(nil, id, what, ok)
+}
+
+// waitJobsAs is waitJobs with the request headers header (a tenant's key).
+func (f *fixture) waitJobsAs(header map[string]string, id, what string, ok func([]store.Job) bool) store.Record {
+	f.t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		r := f.do("GET", "/v1/errors/"+id, nil, nil)
+		r := f.do("GET", "/v1/errors/"+id, nil, header)
 		var rec store.Record
 		if err := json.Unmarshal(r.body, &rec); err != nil || r.status != 200 {
 			f.t.Fatalf("%s: GET the record: %d %s", what, r.status, r.body)

@@ -82,8 +82,26 @@ type Config struct {
 	// durable job). Defaults to "": escalations are logged.
 	Webhook string
 	// HTTPClient makes the jobs' calls (callbacks, webhook). Defaults to a
-	// client with a 10-second timeout.
+	// client with a 10-second timeout. Callbacks go through a copy of it
+	// unless PrivateCallbacks.
 	HTTPClient *http.Client
+	// PrivateCallbacks lets the agents' callbacks (a retry job's POST to
+	// the callback_url a tenant registers with PUT /v1/agents/{agent_id})
+	// reach loopback, private (RFC 1918, fc00::/7), link-local (169.254.0.0/16,
+	// the cloud metadata address among them, fe80::/10), unspecified,
+	// multicast and other special-use addresses. Defaults to false when
+	// APIKeys are set (tenants must not probe the service's network):
+	// PUT /v1/agents answers 422 for a callback_url whose host is such an
+	// IP address or "localhost", and a callback whose name resolves to one
+	// is refused as it connects (so DNS rebinding does not get past), its
+	// attempt failing for good. With no APIKeys, every request is the
+	// operator's and they are allowed. The Webhook is the operator's and
+	// never checked. The check dials through a clone of HTTPClient's
+	// Transport if it is an *http.Transport (or nil: http.DefaultTransport),
+	// its DialContext replaced and its DialTLS, DialTLSContext and Proxy
+	// unset (a proxy's address would be the one checked); a Transport of
+	// another type is used as it is, unchecked, and New logs a warning.
+	PrivateCallbacks bool
 	// JobPoll is how often the job worker looks for due jobs. Default
 	// 500ms. A negative JobPoll runs no worker.
 	JobPoll time.Duration
@@ -250,6 +268,11 @@ type Server struct {
 	// jobTracer traces the jobs' attempts (nil: Config.TracerProvider
 	// unset).
 	jobTracer *requestTracer
+	// callbacks makes the retry jobs' calls: Config.HTTPClient, through
+	// guardedClient unless privateCallbacks (Config.PrivateCallbacks, or
+	// no APIKeys).
+	callbacks        *http.Client
+	privateCallbacks bool
 	// jobsUI is River's web UI (Config.JobsUI), operator the SHA-256 of
 	// Config.OperatorKey, crossOrigin the UI's guard against changes
 	// another origin's page makes with the operator's credentials.
@@ -380,6 +403,11 @@ func New(cfg Config) (*Server, error) {
 		log:        cfg.Logger,
 		jobTracer:  newRequestTracer(cfg.TracerProvider, cfg.Propagator),
 		stopped:    make(chan struct{}),
+	}
+	s.privateCallbacks = cfg.PrivateCallbacks || keys.empty()
+	s.callbacks = cfg.HTTPClient
+	if !s.privateCallbacks {
+		s.callbacks = guardedClient(cfg.HTTPClient, cfg.Logger)
 	}
 	if cfg.Agents != nil {
 		s.runs = newRuns(cfg.Agents)
