@@ -30,6 +30,7 @@ var serveEnv = map[string]string{
 	"policy":                "TRIAGE_POLICY",
 	"debug":                 "TRIAGE_DEBUG",
 	"webhook":               "TRIAGE_WEBHOOK",
+	"private-callbacks":     "TRIAGE_PRIVATE_CALLBACKS",
 	"rate-limit":            "TRIAGE_RATE_LIMIT",
 	"rate-burst":            "TRIAGE_RATE_BURST",
 	"max-concurrent":        "TRIAGE_MAX_CONCURRENT",
@@ -95,6 +96,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	policyFile := fs.String("policy", "", "recovery policy `file` (YAML) replacing the default policy")
 	debug := fs.Bool("debug", false, "debug logs, and debug details in problems (also TRIAGE_ENV=development)")
 	webhook := fs.String("webhook", "", "post escalations as JSON to this `URL` (default: log them)")
+	privateCallbacks := fs.Bool("private-callbacks", false, "with API keys, let agents' callbacks reach loopback, private and link-local addresses (without keys they always may)")
 	rateLimit := fs.Float64("rate-limit", server.DefaultRateLimit, "each tenant's sustained `requests` per second (negative: no limit)")
 	rateBurst := fs.Int("rate-burst", server.DefaultRateBurst, "each tenant's burst of `requests`")
 	maxConcurrent := fs.Int("max-concurrent", server.DefaultMaxConcurrent, "API `requests` in progress before 503")
@@ -174,7 +176,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 		return usagef("--riverui needs TRIAGE_OPERATOR_KEY when API keys are set: River's UI shows and changes every tenant's jobs")
 	}
 	cfg := server.Config{APIKeys: keys, RateLimit: *rateLimit, RateBurst: *rateBurst, MaxConcurrent: *maxConcurrent,
-		MaxBody: *maxBody, Webhook: *webhook, Debug: *debug, ProblemBaseURI: *problemBase, Logger: log,
+		MaxBody: *maxBody, Webhook: *webhook, PrivateCallbacks: *privateCallbacks, Debug: *debug, ProblemBaseURI: *problemBase, Logger: log,
 		Retention:        store.Retention{Records: retainRecords, Runs: retainRuns},
 		TenantConcurrent: *tenantConcurrent, BodyTimeout: *bodyTimeout, MinBodyRate: *minBodyRate,
 		AuthFailRate: *authFailRate, AuthFailBurst: *authFailBurst, LogRepeat: *logRepeat,

@@ -520,6 +520,27 @@ func TestServeKeysFile(t *testing.T) {
 	}
 }
 
+// --private-callbacks (TRIAGE_PRIVATE_CALLBACKS): with API keys, a
+// callback at a loopback address is refused unless it is given.
+func TestServePrivateCallbacks(t *testing.T) {
+	t.Setenv("TRIAGE_API_KEYS", "acme=acme-key-0123456789ab")
+	t.Setenv("TRIAGE_API_KEYS_FILE", "")
+	put := func(svc *service) reply {
+		return call(t, "PUT", svc.base+"/v1/agents/query_engine", []byte(`{"callback_url":"http://127.0.0.1:8081/retry"}`),
+			"X-API-Key", "acme-key-0123456789ab")
+	}
+	if r := put(startServe(t, "--db", filepath.Join(t.TempDir(), "triage.db"))); r.status != 422 || !bytes.Contains(r.body, []byte("callback_url")) {
+		t.Errorf("by default: %d %s", r.status, r.body)
+	}
+	if r := put(startServe(t, "--db", filepath.Join(t.TempDir(), "triage.db"), "--private-callbacks")); r.status != 200 {
+		t.Errorf("--private-callbacks: %d %s", r.status, r.body)
+	}
+	t.Setenv("TRIAGE_PRIVATE_CALLBACKS", "true")
+	if r := put(startServe(t, "--db", filepath.Join(t.TempDir(), "triage.db"))); r.status != 200 {
+		t.Errorf("TRIAGE_PRIVATE_CALLBACKS=true: %d %s", r.status, r.body)
+	}
+}
+
 // --retain-records: a record older than the age is deleted, here by the
 // expiry serve runs as it starts.
 func TestServeRetainRecords(t *testing.T) {
