@@ -25,27 +25,29 @@ import (
 
 // serveEnv names the environment variable of each serve flag.
 var serveEnv = map[string]string{
-	"addr":                  "TRIAGE_ADDR",
-	"db":                    "TRIAGE_DB",
-	"policy":                "TRIAGE_POLICY",
-	"debug":                 "TRIAGE_DEBUG",
-	"webhook":               "TRIAGE_WEBHOOK",
-	"private-callbacks":     "TRIAGE_PRIVATE_CALLBACKS",
-	"rate-limit":            "TRIAGE_RATE_LIMIT",
-	"rate-burst":            "TRIAGE_RATE_BURST",
-	"max-concurrent":        "TRIAGE_MAX_CONCURRENT",
-	"max-body":              "TRIAGE_MAX_BODY",
-	"max-concurrent-tenant": "TRIAGE_MAX_CONCURRENT_TENANT",
-	"body-timeout":          "TRIAGE_BODY_TIMEOUT",
-	"min-body-rate":         "TRIAGE_MIN_BODY_RATE",
-	"auth-fail-rate":        "TRIAGE_AUTH_FAIL_RATE",
-	"auth-fail-burst":       "TRIAGE_AUTH_FAIL_BURST",
-	"log-repeat":            "TRIAGE_LOG_REPEAT",
-	"retain-records":        "TRIAGE_RETAIN_RECORDS",
-	"retain-runs":           "TRIAGE_RETAIN_RUNS",
-	"problem-base":          "TRIAGE_PROBLEM_BASE",
-	"mcp-max-concurrent":    "TRIAGE_MCP_MAX_CONCURRENT",
-	"riverui":               "TRIAGE_RIVERUI",
+	"addr":                    "TRIAGE_ADDR",
+	"db":                      "TRIAGE_DB",
+	"policy":                  "TRIAGE_POLICY",
+	"debug":                   "TRIAGE_DEBUG",
+	"webhook":                 "TRIAGE_WEBHOOK",
+	"private-callbacks":       "TRIAGE_PRIVATE_CALLBACKS",
+	"rate-limit":              "TRIAGE_RATE_LIMIT",
+	"rate-burst":              "TRIAGE_RATE_BURST",
+	"max-concurrent":          "TRIAGE_MAX_CONCURRENT",
+	"max-body":                "TRIAGE_MAX_BODY",
+	"max-concurrent-tenant":   "TRIAGE_MAX_CONCURRENT_TENANT",
+	"max-streams-tenant":      "TRIAGE_MAX_STREAMS_TENANT",
+	"max-mcp-sessions-tenant": "TRIAGE_MAX_MCP_SESSIONS_TENANT",
+	"body-timeout":            "TRIAGE_BODY_TIMEOUT",
+	"min-body-rate":           "TRIAGE_MIN_BODY_RATE",
+	"auth-fail-rate":          "TRIAGE_AUTH_FAIL_RATE",
+	"auth-fail-burst":         "TRIAGE_AUTH_FAIL_BURST",
+	"log-repeat":              "TRIAGE_LOG_REPEAT",
+	"retain-records":          "TRIAGE_RETAIN_RECORDS",
+	"retain-runs":             "TRIAGE_RETAIN_RUNS",
+	"problem-base":            "TRIAGE_PROBLEM_BASE",
+	"mcp-max-concurrent":      "TRIAGE_MCP_MAX_CONCURRENT",
+	"riverui":                 "TRIAGE_RIVERUI",
 }
 
 func init() {
@@ -102,6 +104,8 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	maxConcurrent := fs.Int("max-concurrent", server.DefaultMaxConcurrent, "API `requests` in progress before 503")
 	maxBody := fs.Int64("max-body", server.DefaultMaxBody, "largest request body, in `bytes`")
 	tenantConcurrent := fs.Int("max-concurrent-tenant", 0, "API `requests` one tenant may have in progress before 429 (0: a quarter of --max-concurrent when the keys name more than one tenant, else all of it)")
+	tenantStreams := fs.Int("max-streams-tenant", server.DefaultTenantStreams, "event `streams` (GET /v1/events) one tenant may hold open before 429")
+	tenantMCP := fs.Int("max-mcp-sessions-tenant", server.DefaultTenantMCPSessions, "MCP `sessions` one tenant may hold open at /mcp before 429")
 	bodyTimeout := fs.Duration("body-timeout", server.DefaultBodyTimeout, "a request body must arrive within this `duration` (at most 30s) before 408")
 	minBodyRate := fs.Int64("min-body-rate", server.DefaultMinBodyRate, "a request body must arrive at this average rate, in `bytes` a second, after its first 2s, before 408 (negative: no minimum)")
 	authFailRate := fs.Float64("auth-fail-rate", server.DefaultAuthFailRate, "each client address's sustained failed authentications per second before 429 (negative: no limit)")
@@ -145,6 +149,8 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	}{
 		{bf.maxConcurrent <= 0, "--mcp-max-concurrent must be more than 0"},
 		{*tenantConcurrent < 0, "--max-concurrent-tenant must be 0 (a share of --max-concurrent) or more"},
+		{*tenantStreams <= 0, "--max-streams-tenant must be 1 or more"},
+		{*tenantMCP <= 0, "--max-mcp-sessions-tenant must be 1 or more"},
 		{*bodyTimeout <= 0 || *bodyTimeout > server.ReadTimeout, "--body-timeout must be more than 0 and at most " + server.ReadTimeout.String()},
 		{*minBodyRate == 0, "--min-body-rate must not be 0 (negative: no minimum)"},
 		{*authFailRate == 0, "--auth-fail-rate must not be 0 (negative: no limit)"},
@@ -178,7 +184,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	cfg := server.Config{APIKeys: keys, RateLimit: *rateLimit, RateBurst: *rateBurst, MaxConcurrent: *maxConcurrent,
 		MaxBody: *maxBody, Webhook: *webhook, PrivateCallbacks: *privateCallbacks, Debug: *debug, ProblemBaseURI: *problemBase, Logger: log,
 		Retention:        store.Retention{Records: retainRecords, Runs: retainRuns},
-		TenantConcurrent: *tenantConcurrent, BodyTimeout: *bodyTimeout, MinBodyRate: *minBodyRate,
+		TenantConcurrent: *tenantConcurrent, TenantStreams: *tenantStreams, TenantMCPSessions: *tenantMCP, BodyTimeout: *bodyTimeout, MinBodyRate: *minBodyRate,
 		AuthFailRate: *authFailRate, AuthFailBurst: *authFailBurst, LogRepeat: *logRepeat,
 		JobsUI: *riverUI, OperatorKey: opKey}
 	if *policyFile != "" {

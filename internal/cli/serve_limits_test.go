@@ -23,7 +23,7 @@ func TestServeLimitFlags(t *testing.T) {
 	t.Setenv("TRIAGE_API_KEYS", "acme=acme-key-0123456789ab,globex=globex-key-0123456789")
 	t.Setenv("TRIAGE_AUTH_FAIL_RATE", "0.01")
 	db := filepath.Join(t.TempDir(), "triage.db")
-	svc := startServe(t, "--db", db, "--auth-fail-burst", "2", "--body-timeout", "300ms")
+	svc := startServe(t, "--db", db, "--auth-fail-burst", "2", "--body-timeout", "300ms", "--max-streams-tenant", "1")
 	var statuses []int
 	for range 3 {
 		statuses = append(statuses, call(t, "GET", svc.base+"/v1/errors", nil, "X-API-Key", "wrong-key-0123456789").status)
@@ -33,6 +33,24 @@ func TestServeLimitFlags(t *testing.T) {
 	}
 	if r := call(t, "GET", svc.base+"/v1/errors", nil, "X-API-Key", "acme-key-0123456789ab"); r.status != 200 {
 		t.Errorf("a valid key from the throttled address: %d", r.status)
+	}
+
+	// One event stream a tenant: a second is refused, another tenant's is not.
+	open := func(key string) int {
+		req, err := http.NewRequestWithContext(t.Context(), "GET", svc.base+"/v1/events", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("X-API-Key", key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		return resp.StatusCode
+	}
+	if got := []int{open("acme-key-0123456789ab"), open("acme-key-0123456789ab"), open("globex-key-0123456789")}; fmt.Sprint(got) != "[200 429 200]" {
+		t.Errorf("two streams of acme's, then globex's: %v; want [200 429 200]", got)
 	}
 
 	c, err := net.Dial("tcp", strings.TrimPrefix(svc.base, "http://"))
@@ -58,13 +76,15 @@ func TestServeLimitFlags(t *testing.T) {
 	}
 	for _, want := range []string{"--max-concurrent-tenant", "TRIAGE_MAX_CONCURRENT_TENANT", "--body-timeout", "TRIAGE_BODY_TIMEOUT",
 		"--min-body-rate", "TRIAGE_MIN_BODY_RATE", "--auth-fail-rate", "TRIAGE_AUTH_FAIL_RATE", "--auth-fail-burst",
-		"TRIAGE_AUTH_FAIL_BURST", "--log-repeat", "TRIAGE_LOG_REPEAT"} {
+		"TRIAGE_AUTH_FAIL_BURST", "--log-repeat", "TRIAGE_LOG_REPEAT", "--max-streams-tenant", "TRIAGE_MAX_STREAMS_TENANT",
+		"--max-mcp-sessions-tenant", "TRIAGE_MAX_MCP_SESSIONS_TENANT"} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("serve -h does not mention %s", want)
 		}
 	}
 	for _, bad := range [][]string{{"--body-timeout", "0s"}, {"--body-timeout", "1m"}, {"--max-concurrent-tenant", "-1"},
-		{"--min-body-rate", "0"}, {"--auth-fail-rate", "0"}, {"--auth-fail-burst", "0"}, {"--log-repeat", "0"}} {
+		{"--min-body-rate", "0"}, {"--auth-fail-rate", "0"}, {"--auth-fail-burst", "0"}, {"--log-repeat", "0"},
+		{"--max-streams-tenant", "0"}, {"--max-mcp-sessions-tenant", "0"}} {
 		var stderr bytes.Buffer
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // should it serve after all
 		code := cli.Run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", db}, bad...), cli.Env{Stdout: io.Discard, Stderr: &stderr})
