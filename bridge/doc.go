@@ -22,7 +22,7 @@
 // CallToolResult with isError set. Its text is the failure in seed 002's
 // words, for a model or a person:
 //
-//	Failed to submit prompt to agent 'echo':
+//	Failed to submit prompt to session 'abc-123':
 //	Session not found: abc-123 (UPSTREAM, not retryable, session not valid)
 //
 //	The session may have expired, been closed, or lost its worker. You can:

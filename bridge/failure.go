@@ -44,7 +44,7 @@ func newFailure(tool string, f *fault.Error) *Failure {
 
 // Text is the failure as seed 002 words it for a user or a model:
 //
-//	Failed to submit prompt to agent 'echo':
+//	Failed to submit prompt to session 'abc-123':
 //	Session not found: abc-123 (UPSTREAM, not retryable, session not valid)
 //
 //	The session may have expired. You can:
@@ -144,8 +144,8 @@ func recovery(tool string, f *fault.Error) (string, []Recovery) {
 		return "The request is larger than the bridge accepts.", []Recovery{
 			{Action: "Send a shorter prompt or less metadata", Tool: tool}}
 	case fault.InvalidRequest:
-		return "The arguments do not match the tool's input schema.", []Recovery{
-			{Action: "Correct the arguments and call again", Tool: tool}}
+		return "The call was refused as invalid; the message says what to change.", []Recovery{
+			{Action: "Correct the arguments or the prompt and call again", Tool: tool}}
 	case fault.ConfigError:
 		return "The bridge is misconfigured; an operator must fix its agents file or environment.", []Recovery{health, discover}
 	case fault.ProviderAuthFailed:
@@ -162,7 +162,8 @@ func recovery(tool string, f *fault.Error) (string, []Recovery) {
 	}
 	if f.Code == fault.ServiceUnavailable && !f.Retryable {
 		return "The agent holds as many sessions as it can.", []Recovery{
-			{Action: "Close sessions you no longer use", Tool: "sessions_close"}, again}
+			{Action: "Close sessions you no longer use", Tool: "sessions_close"},
+			{Action: "Once one is closed, call again", Tool: tool}}
 	}
 	if f.Retryable {
 		rec := []Recovery{again}

@@ -7,9 +7,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -96,9 +98,25 @@ func Run(ctx context.Context, args []string, env Env) int {
 		}
 		return ExitUsage
 	default:
-		fmt.Fprintf(env.Stderr, "triage %s: %v\n", cmd, err)
+		fmt.Fprintf(env.Stderr, "triage %s: %v%s\n", cmd, err, faultDetails(err))
 		return ExitError
 	}
+}
+
+// faultDetails is a fault's details, " (key=value, …)" in the keys' order,
+// redacted: what names the field, the agent or the variable at fault (the
+// message alone, "Missing required credential: apiKey", does not say which
+// agent's, nor where the key is looked for).
+func faultDetails(err error) string {
+	var f *fault.Error
+	if !errors.As(err, &f) || len(f.Details) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, len(f.Details))
+	for _, k := range slices.Sorted(maps.Keys(f.Details)) {
+		parts = append(parts, fmt.Sprintf("%s=%v", k, f.Details[k]))
+	}
+	return " (" + fault.Redact(strings.Join(parts, ", ")) + ")"
 }
 
 // usageError is a wrong command line: exit 2 with the usage (unless the flag

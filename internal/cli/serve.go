@@ -244,7 +244,8 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	}
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(env.Stdout, "Triage Error Handler listening on %s (storage: %s)\n", base, what)
-	fmt.Fprintf(env.Stdout, "Try it:\n  curl -s %s/v1/errors -H 'Content-Type: application/json' -d @internal/cli/testdata/handle/db_timeout.json\n", base)
+	// A report of its own, so that the line works from any directory.
+	fmt.Fprintf(env.Stdout, "Try it:\n  curl -s %s/v1/errors -H 'Content-Type: application/json' -d '%s'\n", base, tryReport)
 	fmt.Fprintf(env.Stdout, "MCP bridge at %s/mcp (streamable HTTP; %d agents)\n", base, len(agents.Agents()))
 	nf.describe(env.Stdout)
 	if env.UI != nil {
@@ -376,3 +377,8 @@ func fromEnv(fs *flag.FlagSet, names map[string]string) error {
 	})
 	return err
 }
+
+// tryReport is the report serve's "Try it" line posts: db_timeout.json
+// of internal/cli/testdata/handle without its context.
+const tryReport = `{"agent_id":"query_engine","timestamp":"2025-08-08T12:20:05Z","status":"error",` +
+	`"data":{"error_type":"query_error","error_code":"DB_TIMEOUT","message":"Query timed out after 30s","query_id":"q_456"}}`
