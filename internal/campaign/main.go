@@ -75,6 +75,7 @@ var scenarios = []scenario{
 	{"secret-canary", secretCanary},
 	{"disk-full", diskFull},
 	{"kill-9", kill9},
+	{"stream-hog", streamHog},
 }
 
 func main() {
