@@ -1,7 +1,10 @@
 package agent
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/triage-go/triage/fault"
@@ -121,4 +124,31 @@ func errWorkerTimeout(agentID string, err error) *fault.Error {
 		fault.WithCategory(fault.CategoryTransport), fault.WithRetryable(true),
 		fault.WithSource(agentID), fault.WithDetail("agentId", agentID),
 		fault.WithDetail("workerId", worker), fault.WithSessionValid(true))
+}
+
+// promptSafely is b.Prompt with a panic turned into the agent's failure
+// (INTERNAL_ERROR, the session no longer valid): a backend is code of the
+// agent's kind (a provider's client, a worker's protocol), and the
+// Manager's bookkeeping (the session's state, its slot) must stand
+// whatever it does. The panic's value is only logged, redacted.
+func (m *Manager) promptSafely(e *entry, ctx context.Context, session, text string, emit func(Chunk)) (res Result, err error) {
+	defer m.recoverBackend(e, &err)
+	return e.backend.Prompt(ctx, session, text, emit)
+}
+
+// newSessionSafely is b.NewSession with a panic turned into a failure, as
+// promptSafely does.
+func (m *Manager) newSessionSafely(e *entry, ctx context.Context) (id string, err error) {
+	defer m.recoverBackend(e, &err)
+	return e.backend.NewSession(ctx)
+}
+
+// recoverBackend, deferred, turns a backend's panic into *err, logged
+// (redacted, without its stack).
+func (m *Manager) recoverBackend(e *entry, err *error) {
+	if p := recover(); p != nil {
+		m.opts.Logger.Error("agent backend panicked", slog.String("agent", e.info.ID), slog.String("panic", fault.Redact(fmt.Sprint(p))))
+		*err = fault.New(fault.InternalError, "The agent's backend failed unexpectedly.",
+			fault.WithRetryable(false), fault.WithSessionValid(false))
+	}
 }

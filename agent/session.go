@@ -226,7 +226,7 @@ func (m *Manager) Create(ctx context.Context, owner, agentID string, metadata ma
 	}
 	m.mu.Unlock()
 
-	backendID, err := e.backend.NewSession(ctx)
+	backendID, err := m.newSessionSafely(e, ctx)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err == nil && m.stopped {
@@ -378,7 +378,7 @@ func (m *Manager) Prompt(ctx context.Context, owner, id, text string, emit func(
 
 	var mu sync.Mutex
 	done := false
-	res, err := e.backend.Prompt(pctx, s.backendID, text, func(c Chunk) {
+	res, err := m.promptSafely(e, pctx, s.backendID, text, func(c Chunk) {
 		mu.Lock()
 		defer mu.Unlock()
 		if !done && emit != nil {

@@ -2,6 +2,8 @@ package aguirun
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 
 	"github.com/triage-go/triage/agent"
@@ -136,17 +138,21 @@ func AgentGraph(m *agent.Manager, agentID string) (*graph.Runnable[AgentState], 
 // agui.Writer.WriteError).
 func delegate(m *agent.Manager, agentID, suffix string) graph.Node[AgentState] {
 	return func(ctx context.Context, s AgentState) (AgentState, error) {
-		id := s.MessageID + suffix
+		id := BoundedID(s.MessageID + suffix)
 		res, _, err := m.DelegateWithHistory(ctx, s.Owner, agentID, s.History, s.Prompt, nil, func(c agent.Chunk) {
 			if tc := c.ToolCall; tc != nil {
+				// The agent's id is its own (a provider's, a worker's, a
+				// script's count): two members, or two runs of one thread,
+				// may use one. Within its message, the run's, it is unique.
+				callID := BoundedID(id + "." + tc.ID)
 				if tc.Name != "" {
-					graph.Emit(ctx, &agui.ToolCallStart{ToolCallID: tc.ID, ToolCallName: tc.Name, ParentMessageID: id})
+					graph.Emit(ctx, &agui.ToolCallStart{ToolCallID: callID, ToolCallName: tc.Name, ParentMessageID: id})
 				}
 				if tc.Args != "" {
-					graph.Emit(ctx, &agui.ToolCallArgs{ToolCallID: tc.ID, Delta: tc.Args})
+					graph.Emit(ctx, &agui.ToolCallArgs{ToolCallID: callID, Delta: tc.Args})
 				}
 				if tc.End {
-					graph.Emit(ctx, &agui.ToolCallEnd{ToolCallID: tc.ID})
+					graph.Emit(ctx, &agui.ToolCallEnd{ToolCallID: callID})
 				}
 			}
 			if c.Text != "" {
@@ -160,3 +166,19 @@ func delegate(m *agent.Manager, agentID, suffix string) graph.Node[AgentState] {
 		return s, err
 	}
 }
+
+// BoundedID is id if it is at most agui.MaxInputIDBytes long, else "id-"
+// and 32 hex digits of its SHA-256: an id the run writes (a message's, a
+// tool call's) comes back in the client's next RunAgentInput, whose ids
+// are refused past that bound.
+func BoundedID(id string) string {
+	if len(id) <= agui.MaxInputIDBytes {
+		return id
+	}
+	sum := sha256.Sum256([]byte(id))
+	return "id-" + hex.EncodeToString(sum[:16])
+}
+
+// MessageID is the id of a run's answer: "msg-" and the run's id, bounded
+// as BoundedID bounds it.
+func MessageID(runID string) string { return BoundedID("msg-" + runID) }

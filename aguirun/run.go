@@ -47,8 +47,9 @@ type Options[S any] struct {
 }
 
 // ErrStream is the error Run returns when the stream itself failed (the
-// client went away, or the Writer refused an event): the run was stopped,
-// and nothing more can be written.
+// client went away): the run was stopped, and nothing more can be written.
+// An event the Writer refuses (out of order, invalid) is not a failed
+// stream: the run ends with an INTERNAL_ERROR RUN_ERROR.
 var ErrStream = errors.New("aguirun: the stream failed")
 
 // Run runs r from state and writes the run as AG-UI events on w:
@@ -61,7 +62,8 @@ var ErrStream = errors.New("aguirun: the stream failed")
 // Events are written in the order the graph produced them, which is the
 // order the nodes ran (graph.Stream keeps each node's output between its
 // node_started and node_finished). A failure at any point — a node, a
-// router, a branch, a panic, the context — ends the run with the fault's
+// router, a branch, a panic, the context, an event the Writer refuses as
+// out of order or invalid (INTERNAL_ERROR) — ends the run with the fault's
 // RUN_ERROR (see agui.Writer.WriteError): text already streamed stays, an
 // open message is ended first, nothing follows.
 //
@@ -75,7 +77,7 @@ func Run[S any](ctx context.Context, w *agui.Writer, r *graph.Runnable[S], state
 	x := &writer[S]{w: w, opts: opts, open: map[string]string{}, steps: map[string]int{}}
 	var zero S
 	if err := x.write(&agui.RunStarted{ThreadID: opts.ThreadID, RunID: opts.RunID, ParentRunID: opts.ParentRunID, Input: opts.Input}); err != nil {
-		return zero, err
+		return zero, x.stop(err)
 	}
 	final := state
 	for ev, err := range r.Stream(ctx, state, graph.WithRunID(opts.RunID), graph.ErrorEvents()) {
@@ -107,13 +109,23 @@ func Run[S any](ctx context.Context, w *agui.Writer, r *graph.Runnable[S], state
 			if opts.Result != nil {
 				result = opts.Result(ev.State)
 			}
-			return final, x.write(&agui.RunFinished{ThreadID: opts.ThreadID, RunID: opts.RunID, Result: result})
+			return final, x.stop(x.write(&agui.RunFinished{ThreadID: opts.ThreadID, RunID: opts.RunID, Result: result}))
 		}
 		if err != nil {
-			return final, err
+			return final, x.stop(err)
 		}
 	}
 	return final, nil
+}
+
+// stop ends the run on a write's error: one the Writer refused ends it
+// with an INTERNAL_ERROR RUN_ERROR; a failed stream is returned as it is.
+func (x *writer[S]) stop(err error) error {
+	var refused *refusedEvent
+	if errors.As(err, &refused) {
+		return x.fail(fault.Wrap(refused.err, fault.InternalError, "The agent's output broke the AG-UI protocol; the run was stopped."))
+	}
+	return err
 }
 
 // writer is one run's writing state.
@@ -126,11 +138,24 @@ type writer[S any] struct {
 
 func (x *writer[S]) write(e agui.Event) error {
 	e.Base().Timestamp = x.opts.Now().UnixMilli()
-	if err := x.w.WriteEvent(e); err != nil {
-		return errors.Join(ErrStream, err)
+	err := x.w.WriteEvent(e)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, agui.ErrOutOfOrder) || errors.Is(err, agui.ErrInvalidEvent):
+		// Refused, not written: the stream still works, and the run ends
+		// with a RUN_ERROR rather than a stream that stops without one.
+		return &refusedEvent{err: err}
 	}
-	return nil
+	return errors.Join(ErrStream, err)
 }
+
+// refusedEvent is an event the Writer refused (out of order, invalid): a
+// fault of the run's own, which Run ends as INTERNAL_ERROR.
+type refusedEvent struct{ err error }
+
+func (r *refusedEvent) Error() string { return r.err.Error() }
+func (r *refusedEvent) Unwrap() error { return r.err }
 
 func (x *writer[S]) output(node string, out any) error {
 	switch o := out.(type) {

@@ -193,3 +193,30 @@ func TestRunStopsWhenTheStreamFails(t *testing.T) {
 type failingWriter struct{}
 
 func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("client gone") }
+
+// An event the Writer refuses (here a tool call started twice) ends the
+// run with an INTERNAL_ERROR RUN_ERROR, the last event, rather than a
+// stream that stops without RUN_FINISHED or RUN_ERROR (which the official
+// client takes for a finished run).
+func TestRunEndsWithRunErrorWhenAnEventIsRefused(t *testing.T) {
+	g := compile(t, graph.New[st]().
+		AddNode("calls", func(ctx context.Context, s st) (st, error) {
+			graph.Emit(ctx, aguirun.Text{MessageID: "m1", Delta: "calling"})
+			graph.Emit(ctx, &agui.ToolCallStart{ToolCallID: "c1", ToolCallName: "get_weather"})
+			graph.Emit(ctx, &agui.ToolCallStart{ToolCallID: "c1", ToolCallName: "get_weather"})
+			return s, nil
+		}).
+		AddEdge("calls", graph.End).SetEntry("calls"))
+	events, err := stream(t, g, aguirun.Options[st]{})
+	var f *fault.Error
+	if !errors.As(err, &f) || f.Code != fault.InternalError || errors.Is(err, aguirun.ErrStream) {
+		t.Fatalf("Run returned %v; want an INTERNAL_ERROR fault, not ErrStream", err)
+	}
+	last, ok := events[len(events)-1].(*agui.RunError)
+	if !ok || last.Code != string(fault.InternalError) {
+		t.Fatalf("events %s; want RUN_ERROR(INTERNAL_ERROR) last", types(events))
+	}
+	if got := types(events); !strings.Contains(got, "TEXT_MESSAGE_END") {
+		t.Errorf("events %s: the open message was not ended", got)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -40,7 +41,16 @@ func addTool[In, Out any](b *Bridge, t *mcp.Tool, h func(context.Context, *mcp.C
 	}
 	t.InputSchema, t.OutputSchema = in, out
 	name := t.Name
-	b.server.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	b.server.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+		// Neither the go-sdk nor net/http's server sees a panic here (the
+		// SDK runs the call on a goroutine of its own): unrecovered, it
+		// would end the process, every tenant's sessions with it.
+		defer func() {
+			if p := recover(); p != nil {
+				b.opts.Logger.Error("panic in a tool call", slog.String("tool", name), slog.String("panic", fault.Redact(fmt.Sprint(p))))
+				res, err = b.fail(name, fault.New(fault.InternalError, "The bridge failed to handle the call."))
+			}
+		}()
 		if !unlimited[name] {
 			release, err := b.acquire(b.owner(ctx, req))
 			if err != nil {

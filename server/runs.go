@@ -106,7 +106,7 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) error {
 		runID = uuid.NewString()
 	}
 	history, prompt := aguirun.Conversation(in)
-	state := aguirun.AgentState{AgentID: agentID, Owner: tenantOf(ctx), Prompt: prompt, History: history, MessageID: "msg-" + runID}
+	state := aguirun.AgentState{AgentID: agentID, Owner: tenantOf(ctx), Prompt: prompt, History: history, MessageID: aguirun.MessageID(runID)}
 	if err := s.startRunRecord(ctx, in, runID, agentID); err != nil {
 		return err
 	}
