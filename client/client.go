@@ -442,7 +442,9 @@ func (c *Client) final(err error) *fault.Error {
 }
 
 // scrub removes the API key from the text of a fault the client built,
-// whatever its length (fault.Redact only knows secrets of 8 bytes or more).
+// whatever its length (fault.Redact only knows secrets of 8 bytes or more):
+// its message, source, field errors, details and debug output, at any
+// depth.
 func (c *Client) scrub(f *fault.Error) {
 	if c.apiKey == "" {
 		return
@@ -455,11 +457,42 @@ func (c *Client) scrub(f *fault.Error) {
 		f.FieldErrors[i].Field = clean(f.FieldErrors[i].Field)
 		f.FieldErrors[i].Message = clean(f.FieldErrors[i].Message)
 	}
-	for k, v := range f.Details {
-		if s, ok := v.(string); ok {
-			f.Details[k] = clean(s)
-		}
+	f.Debug.ErrorType = clean(f.Debug.ErrorType)
+	if f.Details != nil {
+		f.Details = cleanValue(f.Details, clean).(map[string]any)
 	}
+	if f.Debug.Extra != nil {
+		f.Debug.Extra = cleanValue(f.Debug.Extra, clean).(map[string]any)
+	}
+}
+
+// cleanValue is v with clean applied to every string in it, map keys
+// included: a problem document's details and debug members nest, and a
+// peer may echo the key at any depth.
+func cleanValue(v any, clean func(string) string) any {
+	switch x := v.(type) {
+	case string:
+		return clean(x)
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[clean(k)] = cleanValue(e, clean)
+		}
+		return m
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = cleanValue(e, clean)
+		}
+		return out
+	case []string:
+		out := make([]string, len(x))
+		for i, e := range x {
+			out[i] = clean(e)
+		}
+		return out
+	}
+	return v
 }
 
 // redactedError is an error whose text has a secret removed; errors.Is and
