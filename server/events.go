@@ -118,15 +118,9 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) error {
 	}
 	defer s.streams.release(tenantOf(ctx))
 	t := s.cfg.Store.Tenant(tenantOf(ctx))
-	replay := false
-	var cursor int64
-	if v := r.Header.Get("Last-Event-ID"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 0 {
-			return fault.New(fault.InvalidRequest, "The Last-Event-ID header is invalid.",
-				fault.WithFieldErrors(fault.FieldError{Field: "Last-Event-ID", Message: "must be the id of an event this stream sent (a whole number)"}))
-		}
-		cursor, replay = n, true
+	cursor, replay, err := lastEventID(r.Header)
+	if err != nil {
+		return err
 	}
 	// Subscribed before the first read, so that nothing saved meanwhile
 	// goes unnoticed.
@@ -315,4 +309,20 @@ func (d deadlineWriter) Flush() error {
 		return err
 	}
 	return nil
+}
+
+// lastEventID reads the Last-Event-ID a reconnecting client sends: the id
+// of the last event it got, a stream position. replay is false when there
+// is none; an id that is not a whole number is INVALID_REQUEST.
+func lastEventID(h http.Header) (cursor int64, replay bool, err error) {
+	v := h.Get("Last-Event-ID")
+	if v == "" {
+		return 0, false, nil
+	}
+	n, perr := strconv.ParseInt(v, 10, 64)
+	if perr != nil || n < 0 {
+		return 0, false, fault.New(fault.InvalidRequest, "The Last-Event-ID header is invalid.",
+			fault.WithFieldErrors(fault.FieldError{Field: "Last-Event-ID", Message: "must be the id of an event this stream sent (a whole number)"}))
+	}
+	return n, true, nil
 }
