@@ -1,0 +1,56 @@
+package sqlstore
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/triage-go/triage/store"
+)
+
+// The cursors of the listings come back from clients: any string is a
+// position the store made, or store.ErrBadCursor (which the API turns
+// into a 400). A position decodes to itself again once encoded, and a
+// cursor of one listing is never taken by the other. Seeds:
+// testdata/fuzz.
+
+func FuzzDecodeCursor(f *testing.F) {
+	f.Fuzz(func(t *testing.T, c string) {
+		seq, err := decodeCursor(c)
+		if err != nil {
+			if !errors.Is(err, store.ErrBadCursor) || seq != 0 {
+				t.Fatalf("%q: %d, %v", c, seq, err)
+			}
+			return
+		}
+		if seq <= 0 {
+			t.Fatalf("%q: sequence %d", c, seq)
+		}
+		if again, err := decodeCursor(encodeCursor(seq)); err != nil || again != seq {
+			t.Fatalf("%q: %d encodes to a cursor of %d, %v", c, seq, again, err)
+		}
+		if _, err := decodeOccurrenceCursor(c); err == nil {
+			t.Fatalf("%q: a records cursor taken for occurrences", c)
+		}
+	})
+}
+
+func FuzzDecodeOccurrenceCursor(f *testing.F) {
+	f.Fuzz(func(t *testing.T, c string) {
+		k, err := decodeOccurrenceCursor(c)
+		if err != nil {
+			if !errors.Is(err, store.ErrBadCursor) || k != (occurrenceKey{}) {
+				t.Fatalf("%q: %+v, %v", c, k, err)
+			}
+			return
+		}
+		if k.id <= 0 {
+			t.Fatalf("%q: id %d", c, k.id)
+		}
+		if again, err := decodeOccurrenceCursor(encodeOccurrenceCursor(k)); err != nil || again != k {
+			t.Fatalf("%q: %+v encodes to a cursor of %+v, %v", c, k, again, err)
+		}
+		if _, err := decodeCursor(c); err == nil {
+			t.Fatalf("%q: an occurrences cursor taken for records", c)
+		}
+	})
+}
