@@ -135,7 +135,7 @@ func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 func ReadResponse(resp *http.Response) (*Problem, error) {
 	ct := resp.Header.Get("Content-Type")
 	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != ContentType {
-		return nil, fmt.Errorf("%w: Content-Type is %q", ErrNotProblem, ct)
+		return nil, fmt.Errorf("%w: Content-Type is %q", ErrNotProblem, fault.Redact(ct))
 	}
 	if resp.Body == nil {
 		return nil, errors.New("problem: response has no body")
