@@ -31,7 +31,13 @@ const teamAgents = `agents:
 // events, checked by the Verifier a 1.0 client applies.
 func runAgent(t *testing.T, agentID, prompt string) ([]agui.Event, aguirun.AgentState, error) {
 	t.Helper()
-	reg, err := agent.Parse([]byte(teamAgents), "t.yaml")
+	return runAgentOf(t, teamAgents, agentID, prompt)
+}
+
+// runAgentOf is runAgent with the agents of the YAML file agents.
+func runAgentOf(t *testing.T, agents, agentID, prompt string) ([]agui.Event, aguirun.AgentState, error) {
+	t.Helper()
+	reg, err := agent.Parse([]byte(agents), "t.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
