@@ -14,18 +14,9 @@ import (
 )
 
 func Example() {
-	dir, err := os.MkdirTemp("", "triage")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-
+	s, closeStore := openStore()
+	defer closeStore()
 	ctx := context.Background()
-	s, err := sqlite.Open(ctx, filepath.Join(dir, "triage.db"), store.Options{})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer s.Close()
 
 	acme := s.Tenant("acme")
 	for _, key := range []string{"delivery-1", "delivery-2", "delivery-2"} { // the last is a duplicate
@@ -67,20 +58,11 @@ func Example() {
 // A job saved with its occurrence runs on River, on whichever instance
 // shares the database, with the trace context it was enqueued in.
 func Example_jobs() {
-	dir, err := os.MkdirTemp("", "triage")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-
+	s, closeStore := openStore()
+	defer closeStore()
 	ctx := context.Background()
-	s, err := sqlite.Open(ctx, filepath.Join(dir, "triage.db"), store.Options{})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer s.Close()
 
-	_, err = s.Tenant("acme").SaveOccurrence(ctx, store.Occurrence{
+	_, err := s.Tenant("acme").SaveOccurrence(ctx, store.Occurrence{
 		DeliveryKey: "delivery-1", ErrorID: "err_5f2c", QueryID: "q-42", AgentID: "sql_agent",
 		ErrorType: "schema_error", Severity: "high", NextAction: "escalate",
 		Report:   json.RawMessage(`{"agent_id":"sql_agent","status":"error"}`),
@@ -104,4 +86,19 @@ func Example_jobs() {
 	// acme escalation err_5f2c attempt 1 {"reason":"persistent"}
 	// trace: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01
 	// stopped: <nil>
+}
+
+// openStore opens a store in a temporary directory; closeStore closes it
+// and removes the directory.
+func openStore() (s *sqlite.Store, closeStore func()) {
+	dir, err := os.MkdirTemp("", "triage")
+	if err != nil {
+		log.Fatal(err)
+	}
+	s, err = sqlite.Open(context.Background(), filepath.Join(dir, "triage.db"), store.Options{})
+	if err != nil {
+		os.RemoveAll(dir)
+		log.Fatal(err)
+	}
+	return s, func() { s.Close(); os.RemoveAll(dir) }
 }
