@@ -1,5 +1,7 @@
 package fault
 
+import "slices"
+
 //go:generate go run ../internal/taxonomy/gen -fault . -out ../docs/taxonomy.md -rules ../docs/classification.md
 
 // Code is the stable reason for a failure: an UPPER_SNAKE string that never
@@ -280,6 +282,43 @@ type Spec struct {
 	Title        string   // short, human-readable summary of the problem type
 	Message      string   // default message, safe for end users
 	Summary      string   // one line for the documentation table
+}
+
+// StatusCase is an HTTP status a code carries in one case, other than its
+// default, and the case.
+type StatusCase struct {
+	Status int    `json:"status"`
+	When   string `json:"when"`
+}
+
+// statusCases are the codes' Cases: the statuses the service answers
+// besides the defaults, so that the table users read says every status a
+// code comes with. A server test holds the service to it.
+var statusCases = map[Code][]StatusCase{
+	InvalidRequest: {
+		{405, "a method the endpoint does not take (the Allow header lists those it does)"},
+		{409, "an AG-UI runId the tenant has used already: a new run needs a new id"},
+		{415, "a Content-Type that is not JSON"},
+		{422, "a body that is JSON but invalid (a report, a document, a string that is not Unicode text; errors lists the fields), or an Idempotency-Key reused with another body"},
+	},
+	Timeout: {
+		{408, "a request body that did not arrive in time: nothing was handled, send it again at once"},
+	},
+}
+
+// StatusCases are the other HTTP statuses a fault of c carries where its
+// default says less than HTTP can (415 for a body that is not JSON, where
+// INVALID_REQUEST's default is 400), each with the case it answers. Every
+// other case carries the default. The slice is a copy.
+func (c Code) StatusCases() []StatusCase { return slices.Clone(statusCases[c]) }
+
+// Documents reports whether status is c's default or one of its
+// StatusCases: a status the table says a fault of c may carry.
+func (c Code) Documents(status int) bool {
+	if status == c.HTTPStatus() {
+		return true
+	}
+	return slices.ContainsFunc(statusCases[c], func(sc StatusCase) bool { return sc.Status == status })
 }
 
 // table is the single source of truth for the taxonomy. Every mapping (HTTP,

@@ -206,6 +206,36 @@ func TestCodesIsACopy(t *testing.T) {
 	}
 }
 
+func TestStatusCases(t *testing.T) {
+	t.Parallel()
+	for _, s := range fault.Codes() {
+		seen := map[int]bool{s.Status: true}
+		for _, c := range s.Code.StatusCases() {
+			if seen[c.Status] {
+				t.Errorf("%s: status %d listed twice, or is the default", s.Code, c.Status)
+			}
+			seen[c.Status] = true
+			if c.Status < 400 || c.Status > 599 || c.When == "" {
+				t.Errorf("%s: case %+v: want a 4xx or 5xx status and when it applies", s.Code, c)
+			}
+			if !s.Code.Documents(c.Status) {
+				t.Errorf("%s does not document its case %d", s.Code, c.Status)
+			}
+		}
+		if !s.Code.Documents(s.Status) {
+			t.Errorf("%s does not document its default %d", s.Code, s.Status)
+		}
+	}
+	if fault.InvalidRequest.Documents(http.StatusTooManyRequests) {
+		t.Error("INVALID_REQUEST documents 429")
+	}
+	cases := fault.InvalidRequest.StatusCases()
+	cases[0].Status = 999
+	if fault.InvalidRequest.Documents(999) {
+		t.Error("StatusCases exposes the table")
+	}
+}
+
 func TestDomains(t *testing.T) {
 	t.Parallel()
 	want := []fault.Domain{"client", "system", "llm", "tool", "security"}

@@ -24,6 +24,20 @@ func ExampleNew() {
 	// {"code":"RATE_LIMITED","message":"Request rate limit exceeded. Please wait before retrying.","http_status":429,"category":"UPSTREAM","domain":"client","retryable":true,"retry_after":60,"session_valid":true,"details":{"limit":"requests_per_minute"}}
 }
 
+// A code's default HTTP status, and the statuses it carries in particular
+// cases (docs/taxonomy.md lists them).
+func ExampleCode_StatusCases() {
+	fmt.Println(fault.Timeout.HTTPStatus())
+	for _, c := range fault.Timeout.StatusCases() {
+		fmt.Println(c.Status, c.When)
+	}
+	fmt.Println(fault.InvalidRequest.Documents(415), fault.InvalidRequest.Documents(429))
+	// Output:
+	// 504
+	// 408 a request body that did not arrive in time: nothing was handled, send it again at once
+	// true false
+}
+
 func ExampleFrom() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
 	defer cancel()

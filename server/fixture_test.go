@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/internal/pgtest"
 	"github.com/triage-go/triage/store"
 	"github.com/triage-go/triage/store/postgres"
@@ -179,7 +180,22 @@ func (f *fixture) do(method, path string, body []byte, header map[string]string)
 	if err != nil {
 		f.t.Fatal(err)
 	}
+	documented(f.t, resp, b)
 	return response{status: resp.StatusCode, header: resp.Header, body: b}
+}
+
+// documented fails t when a problem's status is neither its code's
+// default nor one of the cases the code table lists: the table users read
+// says every status a code comes with.
+func documented(t *testing.T, resp *http.Response, body []byte) {
+	t.Helper()
+	if resp.Header.Get("Content-Type") != "application/problem+json" {
+		return
+	}
+	var p struct{ Code fault.Code }
+	if json.Unmarshal(body, &p) == nil && p.Code.Known() && !p.Code.Documents(resp.StatusCode) {
+		t.Errorf("a %s problem answered %d, which fault's code table does not list for it (fault.statusCases)", p.Code, resp.StatusCode)
+	}
 }
 
 func readFile(t *testing.T, path string) []byte {

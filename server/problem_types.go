@@ -31,12 +31,16 @@ type problemTypeDoc struct {
 	JSONRPC      int    `json:"jsonrpc_code"`
 	Summary      string `json:"summary"`
 	Message      string `json:"message"`
+	// StatusCases are the statuses the code carries in particular cases,
+	// besides Status.
+	StatusCases []fault.StatusCase `json:"status_cases,omitempty"`
 }
 
 func typeDoc(spec fault.Spec) problemTypeDoc {
 	return problemTypeDoc{Type: spec.Type, Title: spec.Title, Code: string(spec.Code), Status: spec.Status,
 		Category: string(spec.Category), Domain: string(spec.Domain), Retryable: spec.Retryable,
-		SessionValid: spec.SessionValid, JSONRPC: spec.JSONRPC, Summary: spec.Summary, Message: spec.Message}
+		SessionValid: spec.SessionValid, JSONRPC: spec.JSONRPC, Summary: spec.Summary, Message: spec.Message,
+		StatusCases: spec.Code.StatusCases()}
 }
 
 func (s *Server) problemTypes(w http.ResponseWriter, r *http.Request) error {
@@ -98,7 +102,7 @@ var (
 <table>
 <tr><th>code</th><td><code>{{.Code}}</code></td></tr>
 <tr><th>type</th><td><code>{{.Type}}</code></td></tr>
-<tr><th>HTTP status</th><td>{{.Status}}</td></tr>
+<tr><th>HTTP status</th><td>{{.Status}}{{range .StatusCases}}; {{.Status}} for {{.When}}{{end}}</td></tr>
 <tr><th>category</th><td>{{.Category}}</td></tr>
 <tr><th>domain</th><td>{{.Domain}}</td></tr>
 <tr><th>retryable by default</th><td>{{if .Retryable}}yes{{else}}no{{end}}</td></tr>
@@ -116,7 +120,7 @@ var (
 <p>Every problem this service answers (<code>application/problem+json</code>, RFC 9457) has one of
 these types, and the same <code>code</code> member.</p>
 <table><tr><th>type</th><th>code</th><th>status</th><th>meaning</th></tr>
-{{range .}}<tr><td><a href="{{.Type}}"><code>{{.Type}}</code></a></td><td><code>{{.Code}}</code></td><td>{{.Status}}</td><td>{{.Summary}}</td></tr>
+{{range .}}<tr><td><a href="{{.Type}}"><code>{{.Type}}</code></a></td><td><code>{{.Code}}</code></td><td>{{.Status}}{{range .StatusCases}}, {{.Status}}{{end}}</td><td>{{.Summary}}</td></tr>
 {{end}}</table>
 </body></html>
 `))

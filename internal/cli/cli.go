@@ -168,10 +168,12 @@ func runCodes(args []string, env Env) error {
 			ProblemType  string         `json:"problem_type"`
 			Title        string         `json:"title"`
 			Message      string         `json:"message"`
+			// The statuses the code carries in particular cases.
+			StatusCases []fault.StatusCase `json:"status_cases,omitempty"`
 		}
 		rows := make([]row, len(specs))
 		for i, s := range specs {
-			rows[i] = row{s.Code, s.Status, s.Category, s.Domain, s.Retryable, s.SessionValid, s.JSONRPC, s.Type, s.Title, s.Message}
+			rows[i] = row{s.Code, s.Status, s.Category, s.Domain, s.Retryable, s.SessionValid, s.JSONRPC, s.Type, s.Title, s.Message, s.Code.StatusCases()}
 		}
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")

@@ -9,6 +9,7 @@ import (
 	"go/token"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/triage-go/triage/fault"
@@ -28,11 +29,13 @@ func Markdown(w io.Writer, faultDir string) error {
 	b.WriteString("the single source of truth: HTTP statuses, AG-UI `RUN_ERROR` metadata, JSON-RPC errors,\n")
 	b.WriteString("`user_error` events and this page all derive from it. A code's facets are defaults; a fault\n")
 	b.WriteString("may override one (an upstream's 5xx is `UPSTREAM_ERROR` made retryable, say).\n\n")
+	b.WriteString("The HTTP column gives the code's default status, and in brackets the statuses it carries in\n")
+	b.WriteString("particular cases, which the code's section below lists.\n\n")
 	b.WriteString("| Code | HTTP | Category | Domain | Retryable | Session valid | JSON-RPC | Problem type | Meaning |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range fault.Codes() {
-		fmt.Fprintf(&b, "| [`%s`](#%s) | %d | %s | %s | %s | %s | %d | `%s` | %s |\n",
-			s.Code, anchor(string(s.Code)), s.Status, s.Category, s.Domain, yesNo(s.Retryable), yesNo(s.SessionValid),
+		fmt.Fprintf(&b, "| [`%s`](#%s) | %s | %s | %s | %s | %s | %d | `%s` | %s |\n",
+			s.Code, anchor(string(s.Code)), statuses(s), s.Category, s.Domain, yesNo(s.Retryable), yesNo(s.SessionValid),
 			s.JSONRPC, s.Type, s.Summary)
 	}
 	b.WriteString("\n## Categories\n\nWhere in the architecture a failure happened (seed 002's `BridgeError` types); the category\n")
@@ -54,6 +57,12 @@ func Markdown(w io.Writer, faultDir string) error {
 			return fmt.Errorf("taxonomy: no doc comment for %s in codes.go", s.Code)
 		}
 		b.WriteString(text)
+		if cases := s.Code.StatusCases(); len(cases) > 0 {
+			fmt.Fprintf(&b, "\nHTTP %d, but for these cases:\n\n", s.Status)
+			for _, c := range cases {
+				fmt.Fprintf(&b, "- %d: %s.\n", c.Status, c.When)
+			}
+		}
 		fmt.Fprintf(&b, "\nDefault message: %q\n", s.Message)
 	}
 	_, err = w.Write(b.Bytes())
@@ -115,6 +124,20 @@ func constComments(path string) (map[string]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// statuses is a code's default HTTP status, with its other statuses in
+// brackets: "400 (405, 415)".
+func statuses(s fault.Spec) string {
+	out := strconv.Itoa(s.Status)
+	var other []string
+	for _, c := range s.Code.StatusCases() {
+		other = append(other, strconv.Itoa(c.Status))
+	}
+	if len(other) > 0 {
+		out += " (" + strings.Join(other, ", ") + ")"
+	}
+	return out
 }
 
 func anchor(code string) string { return strings.ToLower(code) }
