@@ -103,6 +103,12 @@ func verdict(status int, typ, message string) upstream.Verdict {
 	case "timeout_error":
 		return typed(fault.Timeout, true, typ)
 	case "api_error":
+		// An unexpected error on Anthropic's side; with a 503 it is the
+		// one 5xx that promises recovery, SERVICE_UNAVAILABLE as every
+		// upstream 503 is (docs/decisions.md).
+		if status == http.StatusServiceUnavailable {
+			return typed(fault.ServiceUnavailable, true, typ)
+		}
 		return typed(fault.UpstreamError, true, typ)
 	case "not_found_error":
 		return typed(fault.CapabilityNotFound, false, typ)

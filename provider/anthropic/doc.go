@@ -31,7 +31,8 @@
 //	not_found_error (404)                CAPABILITY_NOT_FOUND  not retryable
 //	request_too_large (413)              PAYLOAD_TOO_LARGE     not retryable
 //	rate_limit_error (429)               RATE_LIMITED          retryable, RetryAfter
-//	api_error (500)                      UPSTREAM_ERROR        retryable
+//	api_error (500 and others)           UPSTREAM_ERROR        retryable
+//	api_error with a 503                 SERVICE_UNAVAILABLE   retryable, RetryAfter
 //	timeout_error (504)                  TIMEOUT               retryable
 //	overloaded_error (529)               SERVICE_UNAVAILABLE   retryable
 //	no known type: fault.FromStatus's table, 404 being CAPABILITY_NOT_FOUND;
