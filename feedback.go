@@ -62,6 +62,8 @@ type Outcome struct {
 	Note string `json:"note,omitempty"`
 	// Suggestions are recovery suggestions the action found.
 	Suggestions []string `json:"suggestions,omitempty"`
+	// Retry is the retry action's plan, when it planned one.
+	Retry *RetryPlan `json:"retry,omitempty"`
 	// Error is why the action failed; it never reaches the user message.
 	Error string `json:"error,omitempty"`
 	// Data holds what the action found, for the record.
@@ -93,7 +95,13 @@ type Feedback struct {
 
 	RootCause RootCause `json:"root_cause"`
 	Attempt   int       `json:"attempt"`
-	Fault     FaultInfo `json:"fault"`
+	// Retry is the retry planned for this query, when one is: the attempt
+	// it will be, its delay, and by whom. "caller" means nothing will call
+	// the pipeline back (its agent has no callback URL): the pipeline
+	// retries itself, no sooner than the delay. automated_actions says
+	// "retry:N" for it.
+	Retry *RetryPlan `json:"retry,omitempty"`
+	Fault FaultInfo  `json:"fault"`
 	// Context is the report's context, preserved so the pipeline can
 	// resume; ContextRef names a checkpoint when the pipeline has one.
 	Context    map[string]any `json:"context,omitempty"`

@@ -123,7 +123,33 @@ type RetryJob struct {
 // Scheduler schedules retries (a queue, a job table; the service's store
 // runs them on River).
 type Scheduler interface {
-	Schedule(ctx context.Context, job RetryJob) error
+	// Schedule schedules job and says who performs it. A scheduler that
+	// has nothing to run the retry with (the agent registered no callback
+	// URL) schedules nothing and answers RetryByCaller: a job that can
+	// only fail is not work.
+	Schedule(ctx context.Context, job RetryJob) (RetryBy, error)
+}
+
+// RetryBy says who performs a retry the retry action planned.
+type RetryBy string
+
+// The performers of a retry.
+const (
+	// RetryByCallback: the service posts the retry (a RetryJob) to the
+	// agent's callback URL when it is due; the pipeline waits for it and
+	// does not retry on its own as well.
+	RetryByCallback RetryBy = "callback"
+	// RetryByCaller: nothing calls the pipeline back; it retries itself,
+	// no sooner than the plan's delay.
+	RetryByCaller RetryBy = "caller"
+)
+
+// RetryPlan is the retry the retry action planned: the attempt it will be,
+// how long after the report was received it is due, and who performs it.
+type RetryPlan struct {
+	Attempt      int     `json:"attempt"`
+	DelaySeconds int64   `json:"delay_seconds"`
+	By           RetryBy `json:"by"`
 }
 
 // Escalation is what the escalate action tells the operators.

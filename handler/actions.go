@@ -273,6 +273,7 @@ func (ReduceScope) Run(_ context.Context, env *ActionEnv) triage.Outcome {
 
 // Retry schedules the query again, with exponential backoff from Base
 // (default 2s) up to Max (default 5m), never before the fault's RetryAfter.
+// Its Scheduler says who performs the retry; with none, the caller does.
 type Retry struct {
 	Scheduler triage.Scheduler
 	Base, Max time.Duration
@@ -302,13 +303,16 @@ func (a Retry) Run(ctx context.Context, env *ActionEnv) triage.Outcome {
 	}
 	delay = max(delay, env.Fault.RetryAfter)
 	job := triage.RetryJob{ErrorID: env.ErrorID, QueryID: env.Report.Data.QueryID, AgentID: env.Report.AgentID, Attempt: next, At: env.Now.Add(delay)}
+	by := triage.RetryByCaller
 	if a.Scheduler != nil {
-		if err := a.Scheduler.Schedule(ctx, job); err != nil {
+		var err error
+		if by, err = a.Scheduler.Schedule(ctx, job); err != nil {
 			return failed(out, "retry:failed", err)
 		}
 	}
 	out.Status, out.Detail = triage.OutcomeDone, fmt.Sprintf("retry:%d", next)
-	out.Data = map[string]any{"at": job.At, "delay_seconds": fault.Seconds(delay)}
+	out.Data = map[string]any{"at": job.At, "delay_seconds": fault.Seconds(delay), "by": string(by)}
+	out.Retry = &triage.RetryPlan{Attempt: next, DelaySeconds: fault.Seconds(delay), By: by}
 	return out
 }
 

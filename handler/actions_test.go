@@ -145,8 +145,8 @@ func TestRetry(t *testing.T) {
 
 type failingScheduler struct{}
 
-func (failingScheduler) Schedule(context.Context, triage.RetryJob) error {
-	return errors.New("queue full")
+func (failingScheduler) Schedule(context.Context, triage.RetryJob) (triage.RetryBy, error) {
+	return "", errors.New("queue full")
 }
 
 func TestEscalateWebhook(t *testing.T) {

@@ -85,4 +85,6 @@ func (anyCache) Get(context.Context, string) (triage.CachedResult, bool, error) 
 type discard struct{}
 
 func (discard) Notify(context.Context, triage.Escalation) error { return nil }
-func (discard) Schedule(context.Context, triage.RetryJob) error { return nil }
+func (discard) Schedule(context.Context, triage.RetryJob) (triage.RetryBy, error) {
+	return triage.RetryByCaller, nil
+}

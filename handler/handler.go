@@ -572,6 +572,9 @@ func (h *Handler) format(ctx context.Context, s state, branches []state) (state,
 		if o.Status == triage.OutcomeFailed {
 			continue
 		}
+		if o.Retry != nil {
+			fb.Retry = o.Retry
+		}
 		if o.Status == triage.OutcomeDone {
 			done++
 		}

@@ -218,12 +218,21 @@ func (r *recorder[T]) all() []T {
 }
 
 // Scheduler records the retries scheduled; it is safe for concurrent use.
-type Scheduler struct{ jobs recorder[triage.RetryJob] }
+// It runs none: it says the caller performs each, unless By says another.
+type Scheduler struct {
+	// By is who Schedule says performs a retry. Defaults to
+	// triage.RetryByCaller.
+	By   triage.RetryBy
+	jobs recorder[triage.RetryJob]
+}
 
 // Schedule records job.
-func (m *Scheduler) Schedule(_ context.Context, job triage.RetryJob) error {
+func (m *Scheduler) Schedule(_ context.Context, job triage.RetryJob) (triage.RetryBy, error) {
 	m.jobs.add(job)
-	return nil
+	if m.By == "" {
+		return triage.RetryByCaller, nil
+	}
+	return m.By, nil
 }
 
 // Jobs returns the jobs scheduled so far.

@@ -198,6 +198,16 @@ func documented(t *testing.T, resp *http.Response, body []byte) {
 	}
 }
 
+// callback registers a callback URL for agent (nothing listens there:
+// the worker does not run in the tests that call it), so that the retry
+// action enqueues a job for its reports.
+func (f *fixture) callback(agent string) {
+	f.t.Helper()
+	if r := f.do("PUT", "/v1/agents/"+agent, []byte(`{"callback_url":"http://203.0.113.7/retry"}`), nil); r.status != 200 {
+		f.t.Fatalf("PUT /v1/agents/%s: %d %s", agent, r.status, r.body)
+	}
+}
+
 func readFile(t *testing.T, path string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)

@@ -109,7 +109,27 @@ func TestJobs(t *testing.T) {
 	}
 	id := post(readFile(t, goldenDir+"/db_timeout.json"))
 	outage := post(readFile(t, goldenDir+"/service_outage.json"))
-	lost := post(timeoutReport("chart_agent", "q_77")) // no callback
+	// An agent without a callback URL gets no job: the caller retries.
+	r := f.do("POST", "/v1/errors", timeoutReport("chart_agent", "q_76"), nil)
+	if plan, _ := r.json(t)["retry"].(map[string]any); r.status != 201 || plan["by"] != "caller" || plan["attempt"] != 2.0 {
+		t.Errorf("no callback URL: %d, retry %v", r.status, plan)
+	}
+	if rec := f.record(r.json(t)["error_id"].(string)); len(rec.Jobs) != 0 {
+		t.Errorf("no callback URL, yet jobs %+v", rec.Jobs)
+	}
+	// One whose callback URL is gone by the time the retry is due has
+	// its job cancelled.
+	if r := f.do("PUT", "/v1/agents/chart_agent", []byte(`{"callback_url":"`+gone.srv.URL+`/late"}`), nil); r.status != 200 {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+	r = f.do("POST", "/v1/errors", timeoutReport("chart_agent", "q_77"), nil)
+	if plan, _ := r.json(t)["retry"].(map[string]any); r.status != 201 || plan["by"] != "callback" {
+		t.Errorf("a callback URL: %d, retry %v", r.status, plan)
+	}
+	lost := r.json(t)["error_id"].(string)
+	if err := f.store.Tenant(DefaultTenant).PutAgent(context.Background(), store.Agent{ID: "chart_agent", UpdatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
 	refused := post(timeoutReport("gone_agent", "q_78"))
 	failing := post(timeoutReport("flaky_agent", "q_79"))
 	// Before the worker runs, the jobs are due: the retry's RunAt is past
@@ -153,7 +173,7 @@ func TestJobs(t *testing.T) {
 		t.Errorf("webhook calls %d", len(sent))
 	}
 
-	// Permanent failures: an agent without a callback, a 404.
+	// Permanent failures: an agent whose callback URL went, a 404.
 	rec = f.waitJobs(lost, "no callback", oneJobIn(store.JobCancelled))
 	if j := rec.Jobs[0]; j.Attempt != 1 || len(j.Attempts) != 1 || !strings.Contains(j.Attempts[0].Error, "no callback URL") {
 		t.Errorf("no callback: %+v", j)
@@ -234,6 +254,7 @@ func TestJobRunsWhenDue(t *testing.T) {
 
 func TestConcurrentIdentical(t *testing.T) {
 	f := newFixture(t, func(c *Config) { c.RateLimit = -1 })
+	f.callback("query_engine")
 	report := readFile(t, goldenDir+"/db_timeout.json")
 	statuses := make(chan int, 50)
 	ids := make(chan string, 50)
@@ -369,6 +390,7 @@ func (f failingTenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (
 func TestSaveFailure(t *testing.T) {
 	failed := false
 	f := newFixture(t, nil)
+	f.callback("query_engine")
 	f.srv.cfg.Store = failingSave{Store: f.store, failed: &failed}
 	report := readFile(t, goldenDir+"/db_timeout.json")
 	if r := f.do("POST", "/v1/errors", report, nil); r.status != 503 || codeOf(t, r) != "SERVICE_UNAVAILABLE" ||

@@ -154,10 +154,16 @@ func TestOpenAPIRequiredMembers(t *testing.T) {
 	} {
 		has("Problem", r.json(t))
 	}
+	// A callback URL, so that the retry is a job.
+	if r := f.do("PUT", "/v1/agents/query_engine", []byte(`{"callback_url":"https://agents.example/retry"}`), auth); r.status != 200 {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
 	r := f.do("POST", "/v1/errors", readFile(t, goldenDir+"/db_timeout.json"), auth)
 	if r.status != 201 {
 		t.Fatalf("%d %s", r.status, r.body)
 	}
+	has("Feedback", r.json(t))
+	has("RetryPlan", r.json(t)["retry"].(map[string]any))
 	rec := f.do("GET", "/v1/errors/"+r.json(t)["error_id"].(string), nil, auth).json(t)
 	has("Record", rec)
 	occs, _ := rec["occurrences"].([]any)

@@ -291,15 +291,27 @@ func (t tenantStores) Get(ctx context.Context, queryID string) (triage.CachedRes
 	return t.of(ctx).Get(ctx, queryID)
 }
 
-// jobScheduler makes the retry action's retries durable jobs.
+// jobScheduler makes the retry action's retries durable jobs, posted to
+// the agent's callback URL when due. An agent with no callback URL gets no
+// job (it could only fail): the caller retries.
 type jobScheduler struct{ s store.Store }
 
-func (j jobScheduler) Schedule(ctx context.Context, job triage.RetryJob) error {
+func (j jobScheduler) Schedule(ctx context.Context, job triage.RetryJob) (triage.RetryBy, error) {
+	agent, ok, err := j.s.Tenant(tenantOf(ctx)).Agent(ctx, job.AgentID)
+	if err != nil {
+		return "", err
+	}
+	if !ok || agent.CallbackURL == "" {
+		return triage.RetryByCaller, nil
+	}
 	payload, err := json.Marshal(job)
 	if err != nil {
-		return err
+		return "", err
 	}
-	return enqueue(ctx, j.s, store.NewJob{Kind: store.JobRetry, ErrorID: job.ErrorID, Payload: payload, RunAt: job.At})
+	if err := enqueue(ctx, j.s, store.NewJob{Kind: store.JobRetry, ErrorID: job.ErrorID, Payload: payload, RunAt: job.At}); err != nil {
+		return "", err
+	}
+	return triage.RetryByCallback, nil
 }
 
 // jobNotifier makes escalations durable jobs, posted to the webhook.

@@ -282,6 +282,10 @@ func TestServeConcurrentIdentical(t *testing.T) {
 	// a tenant may.
 	svc := startServe(t, "--db", filepath.Join(t.TempDir(), "triage.db"), "--rate-limit", "-1")
 	report := goldenFile(t, "db_timeout.json")
+	// A callback URL, so that the retry is a job (nothing listens there).
+	if r := call(t, "PUT", svc.base+"/v1/agents/query_engine", []byte(`{"callback_url":"http://127.0.0.1:9/retry"}`)); r.status != 200 {
+		t.Fatalf("PUT /v1/agents/query_engine: %d %s", r.status, r.body)
+	}
 	var created, ok, busy atomic.Int32
 	ids := make(chan string, 50)
 	var wg sync.WaitGroup

@@ -59,6 +59,15 @@ export interface RootCause {
   evidence: string[] | null;
 }
 
+/** The retry planned for a query (triage.RetryPlan): by "callback", the
+ * service posts it to the agent's callback URL when due; by "caller", the
+ * pipeline makes it itself, no sooner than delay_seconds. */
+export interface RetryPlan {
+  attempt: number;
+  delay_seconds: number;
+  by: 'callback' | 'caller';
+}
+
 /** The handler's answer to a report. */
 export interface Feedback {
   error_id: string;
@@ -75,6 +84,7 @@ export interface Feedback {
   next_action: string;
   root_cause: RootCause;
   attempt: number;
+  retry?: RetryPlan;
   fault: { code: string; http_status: number; retryable: boolean; retry_after?: number };
   context?: Record<string, unknown>;
   context_ref?: string;
@@ -89,6 +99,7 @@ export interface Outcome {
   detail: string;
   note?: string;
   suggestions?: string[];
+  retry?: RetryPlan;
   error?: string;
   data?: Record<string, unknown>;
 }
