@@ -63,12 +63,16 @@
 //
 // # Malformed output
 //
-// The SDK logs a line from the worker that is not JSON and reads on, so a
-// request whose answer it was would wait for its timeout. The pool reads
-// the worker's output through a filter that finds such lines, and answers
-// that are JSON but do not decode as the expected result, and attributes
-// them to the request they answer (by the JSON-RPC id it reads in the
-// line): that request fails at once with PROTOCOL_ERROR. A line that names
-// no request fails every request in flight on that worker. The worker
-// stays up: a broken line does not end the connection.
+// A line from a worker that is not JSON is handled as the ACP SDKs handle
+// one: the pool logs it (a warning the 1st, 2nd, 4th, 8th... time, the
+// line itself, redacted and cut, at debug level), counts it (Stats), answers
+// it with a JSON-RPC parse error (-32700, id null) and reads on. A stray
+// line (an agent printing a banner or a log line to its standard output)
+// fails nothing: every prompt in flight on the worker, of any session, gets
+// its answer. Only a line that is an answer cut short, an object with no
+// method naming the JSON-RPC id of a request in flight, fails that request
+// at once with PROTOCOL_ERROR; so does an answer that is JSON but does not
+// decode as the expected result. A request whose whole answer was lost to a
+// line naming nothing waits for its timeout. The worker stays up: a broken
+// line does not end the connection.
 package acp

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	acpsdk "github.com/coder/acp-go-sdk"
@@ -116,7 +117,26 @@ type Pool struct {
 	sessions map[string]*session
 	rr       int
 
+	strays atomic.Int64 // lines the workers wrote that are not JSON
+
 	closeOnce sync.Once
+}
+
+// Stats counts what the pool's workers did wrong that failed no request.
+type Stats struct {
+	// StrayLines is how many lines the workers wrote to their standard
+	// output that are not JSON (an agent printing to stdout by mistake):
+	// each was logged, answered with a JSON-RPC parse error and dropped.
+	StrayLines int64
+}
+
+// Stats returns the pool's counts since Start. A zero or nil Pool has
+// none.
+func (p *Pool) Stats() Stats {
+	if p == nil {
+		return Stats{}
+	}
+	return Stats{StrayLines: p.strays.Load()}
 }
 
 // Start starts cfg.Workers workers and initializes each, concurrently. If

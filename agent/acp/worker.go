@@ -63,6 +63,9 @@ type worker struct {
 	newSem     chan struct{} // one session/new at a time: a malformed answer names its request
 	pendingNew atomic.Int32  // sessions being created on it, for spreading them
 
+	writeMu   sync.Mutex  // one write at a time to stdin: the SDK's messages and the pool's parse errors
+	answering atomic.Bool // a parse error is on its way to the worker
+
 	mu       sync.Mutex
 	sessions map[string]*session
 	rpcs     map[string]*rpc // the pool's requests on the wire, by JSON-RPC id
