@@ -22,7 +22,9 @@
 // Config.Logger at debug level, redacted and cut to 1 KiB; they never reach
 // a fault's Message. When a worker exits, its sessions are gone and the pool
 // respawns it in the background, with backoff, so that new sessions work
-// again. Close closes the workers' input, kills those still running after
+// again; the warning it logs says how the worker exited (exit="exit status
+// 7", exit="signal: killed"), and a failed respawn's says why, as a start
+// fault's details do. Close closes the workers' input, kills those still running after
 // StopTimeout, and waits for every process and goroutine.
 //
 // The pool is a client without an editor: it tells workers it has no file
@@ -37,11 +39,14 @@
 //
 //	seed 002                                      Triage fault
 //	start() fails to create StdioBus              TRANSPORT_ERROR "Failed to start worker", retryable
-//	  (command missing, exits at start,             (cause wrapped; exit status and stderr tail in Debug)
-//	  initialize fails or times out)
+//	  (command missing, exits at start,             (cause wrapped; details.reason says which, details.exit
+//	  initialize fails or times out)                how it exited, workerErrorCode and workerErrorMessage
+//	                                                its answer to initialize; stderr tail in Debug)
 //	bus.request() throws error                    UPSTREAM_ERROR "Worker {workerId} failed: {operation}",
 //	                                                not retryable unless the error's data says retryable,
-//	                                                session valid unless it says sessionValid: false
+//	                                                session valid unless it says sessionValid: false;
+//	                                                details.workerErrorCode and workerErrorMessage are the
+//	                                                worker's own (the message redacted, cut to 512 bytes)
 //	bus.request() times out                       TIMEOUT, category TRANSPORT, "Worker {workerId} timed
 //	                                                out", retryable; a prompt is sent session/cancel and
 //	                                                its session stays valid while the worker lives

@@ -261,7 +261,7 @@ func (p *Pool) workerDown(w *worker) {
 	if p.closed {
 		return
 	}
-	st, _ := w.exitStatus(0)
+	st, _ := w.exitStatus(0) // the monitor tells the pool once the process is reaped
 	w.log.Warn("worker exited; respawning", "exit", st)
 	b := &p.backoff[w.slot]
 	if time.Since(w.started) >= respawnHealthy || *b == 0 {
@@ -296,7 +296,7 @@ func (p *Pool) respawn(slot int, delay time.Duration) {
 			return
 		}
 		if err != nil {
-			p.log.Warn("worker respawn failed", "workerId", "w"+strconv.Itoa(slot+1), "err", err)
+			p.log.Warn("worker respawn failed", append([]any{"workerId", "w" + strconv.Itoa(slot+1)}, failure(err)...)...)
 			p.mu.Lock()
 			p.startErr[slot] = err
 			close(p.ready) // waiters for a worker look again
