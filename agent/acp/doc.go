@@ -24,8 +24,16 @@
 // respawns it in the background, with backoff, so that new sessions work
 // again; the warning it logs says how the worker exited (exit="exit status
 // 7", exit="signal: killed"), and a failed respawn's says why, as a start
-// fault's details do. Close closes the workers' input, kills those still running after
-// StopTimeout, and waits for every process and goroutine.
+// fault's details do.
+//
+// Close stops the pool as ACP asks a client to stop a turn: each prompt in
+// flight is sent session/cancel and its worker given the shorter of
+// CancelGrace and StopTimeout to answer; then the workers' input is
+// closed, those still running StopTimeout later (or whose output has
+// ended) are killed with their process groups, and Close waits for every
+// process and goroutine. The prompts it cancels fail as TRANSPORT_ERROR
+// "Worker {id} exited" (SessionValid false): their sessions end with the
+// pool.
 //
 // The pool is a client without an editor: it tells workers it has no file
 // system and no terminal, refuses those requests (method not found), and

@@ -525,11 +525,16 @@ func (p *Pool) Healthy() (alive, total int) {
 	return alive, len(p.slots)
 }
 
-// Close stops every worker (closing its input, killing it after
-// StopTimeout) and waits for them and every goroutine of the pool. A
-// prompt running meanwhile returns TRANSPORT_ERROR "Worker {id} exited"
-// with SessionValid false; every later call returns INTERNAL_ERROR
-// "Executor not started". Close is idempotent and returns nil.
+// Close stops every worker and waits for them and every goroutine of the
+// pool. First the prompts in flight (those whose callers have gone
+// included) are cancelled as ACP asks: each worker is sent session/cancel
+// for them and given the shorter of CancelGrace and StopTimeout to answer;
+// then each worker's input is closed, which an ACP agent takes as the end
+// of the connection, and a worker still running StopTimeout later is
+// killed. A prompt running meanwhile returns TRANSPORT_ERROR "Worker {id}
+// exited" with SessionValid false, unless its answer was complete; every
+// later call returns INTERNAL_ERROR "Executor not started". Close is
+// idempotent and returns nil.
 func (p *Pool) Close() error {
 	if p == nil {
 		return nil
@@ -542,13 +547,23 @@ func (p *Pool) Close() error {
 		}
 		p.closed = true
 		var live []*worker
+		var turns []*turn
 		for _, w := range p.slots {
-			if w != nil {
-				live = append(live, w)
+			if w == nil {
+				continue
 			}
+			live = append(live, w)
+			w.mu.Lock()
+			for _, s := range w.sessions {
+				if s.turn != nil {
+					turns = append(turns, s.turn)
+				}
+			}
+			w.mu.Unlock()
 		}
 		clear(p.sessions)
 		p.mu.Unlock()
+		p.stopTurns(turns)
 		p.cancel(errClosed)
 		var wg sync.WaitGroup
 		for _, w := range live {
@@ -561,4 +576,36 @@ func (p *Pool) Close() error {
 		}
 	})
 	return nil
+}
+
+// stopTurns is Close's cancellation of the prompts in flight: the workers
+// are sent session/cancel for each, and stopTurns waits for their answers,
+// the shorter of CancelGrace and StopTimeout at most.
+func (p *Pool) stopTurns(turns []*turn) {
+	if len(turns) == 0 {
+		return
+	}
+	grace := time.NewTimer(min(p.cfg.CancelGrace, p.cfg.StopTimeout))
+	defer grace.Stop()
+	for _, t := range turns {
+		w, id := t.s.w, acpsdk.SessionId(t.s.id)
+		w.log.Debug("cancelling a prompt: the pool is closing", "sessionId", t.s.id)
+		// The write ends when the worker reads it or its input is closed.
+		p.wg.Go(func() { _ = w.conn.Cancel(context.Background(), acpsdk.CancelNotification{SessionId: id}) })
+	}
+	for _, t := range turns {
+		select {
+		case <-t.done:
+		case <-grace.C:
+			p.log.Warn("closing: a worker did not answer session/cancel in time; stopping it", "sessionId", t.s.id, "workerId", t.s.w.id)
+			return
+		}
+	}
+}
+
+// closing reports whether Close has been called.
+func (p *Pool) closing() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.closed
 }

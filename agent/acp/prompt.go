@@ -235,6 +235,10 @@ func (p *Pool) abandon(t *turn) {
 // outcome turns the SDK call's result into Prompt's.
 func (p *Pool) outcome(ctx context.Context, t *turn, r promptResult) (string, error) {
 	w, id := t.s.w, t.s.id
+	if (r.err != nil || r.resp.StopReason == acpsdk.StopReasonCancelled) && p.closing() {
+		// Close cancelled the turn: the session is gone with its worker.
+		return "", p.exited(w, opPrompt, id, 0)
+	}
 	if r.err != nil || t.rpc.malformed.Load() {
 		f := p.requestFault(w, t.rpc, t.ctx, ctx, opPrompt, id, true, r.err)
 		if !f.SessionValid && f.Code == fault.UpstreamError {

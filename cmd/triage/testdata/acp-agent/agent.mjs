@@ -26,8 +26,9 @@
 //                            standard output before anything else
 //   SDK_AGENT_DELAY_MS=N     pause N ms after each chunk (default 1)
 //
-// When its standard input ends, the connection closes and the process
-// exits (unless a stubborn turn holds it).
+// It writes a line to standard error for each session/cancel it gets. When
+// its standard input ends, the connection closes and the process exits
+// (unless a stubborn turn holds it).
 
 import { Readable, Writable } from 'node:stream';
 
@@ -108,6 +109,7 @@ const conn = acp.agent({ name: 'triage-acp-sdk-agent' })
   .onRequest(acp.methods.agent.session.new, () => ({ sessionId: `sdk_${process.pid}_${++next}` }))
   .onRequest(acp.methods.agent.session.prompt, prompt)
   .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
+    console.error(`sdk agent: session/cancel for ${params.sessionId}${stubborn ? ' (ignored)' : ''}`);
     if (!stubborn) turns.get(params.sessionId)?.abort();
   })
   .connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
