@@ -57,4 +57,25 @@
 // sessions and calls only (over stdio, all of them): a tenant must not
 // read another's activity. Every call but a prompt ends at RequestTimeout;
 // a prompt at the Manager's PromptTimeout.
+//
+// # Shutdown
+//
+// Shutdown (which Run calls when its context ends: `triage bridge` on
+// SIGTERM or SIGINT) cancels every call in flight with ErrShutdown, and
+// the agent's prompt it runs with it (an ACP worker is sent
+// session/cancel), and answers each, unless it completed first, with
+//
+//	SERVICE_UNAVAILABLE "The bridge is shutting down" (TRANSPORT, retryable
+//	after ShutdownRetryAfter, 5s; session not valid: the sessions end with
+//	the server), details.agentId and sessionId of the call's session
+//
+// as an isError result (or seed 002's JSON-RPC error); a call that arrives
+// later gets the same answer at once. It returns once every answer has
+// been written, or at its context's deadline (Run: Options.ShutdownTimeout,
+// 5s by default). Only then does Run close the connection: the go-sdk drops
+// the answer of a call still running when its connection closes. The
+// agents are the Manager's to stop (Manager.Shutdown, after it: an ACP
+// pool waits for its workers' answers to session/cancel, then closes their
+// input and kills those that linger). A server that serves the bridge over
+// HTTP calls Shutdown before Disconnect.
 package bridge

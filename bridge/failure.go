@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 
@@ -128,6 +129,11 @@ func recovery(tool string, f *fault.Error) (string, []Recovery) {
 	newSession := Recovery{Action: "Create a new session", Tool: "sessions_create"}
 	discover := Recovery{Action: "Check available agents", Tool: "agents_discover"}
 	health := Recovery{Action: "Check the bridge's readiness", Tool: "bridge_health"}
+	if errors.Is(f, ErrShutdown) {
+		return "The bridge is shutting down: its sessions end with it.", []Recovery{
+			{Action: "Reconnect once the bridge is back (a client that started it over stdio starts it again)"},
+			newSession, again}
+	}
 	switch f.Code {
 	case fault.SessionNotFound:
 		return "The session may have expired, been closed, or lost its worker.", []Recovery{newSession, discover}

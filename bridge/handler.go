@@ -51,10 +51,23 @@ func addTool[In, Out any](b *Bridge, t *mcp.Tool, h func(context.Context, *mcp.C
 				res, err = b.fail(name, fault.New(fault.InternalError, "The bridge failed to handle the call."))
 			}
 		}()
+		if b.enter(ctx) {
+			return b.fail(name, errShutdown(nil))
+		}
+		// Shutdown cancels the call with ErrShutdown; its answer says so.
+		ctx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		defer context.AfterFunc(b.life, func() { cancel(context.Cause(b.life)) })()
+		failed := func(err error) (*mcp.CallToolResult, error) {
+			if errors.Is(context.Cause(ctx), ErrShutdown) {
+				err = errShutdown(err)
+			}
+			return b.fail(name, err)
+		}
 		if !unlimited[name] {
 			release, err := b.acquire(b.owner(ctx, req))
 			if err != nil {
-				return b.fail(name, err)
+				return failed(err)
 			}
 			defer release()
 		}
@@ -65,11 +78,11 @@ func addTool[In, Out any](b *Bridge, t *mcp.Tool, h func(context.Context, *mcp.C
 		}
 		var input In
 		if err := decode(req.Params.Arguments, inResolved, &input); err != nil {
-			return b.fail(name, err)
+			return failed(err)
 		}
 		output, err := h(ctx, req, input)
 		if err != nil {
-			return b.fail(name, err)
+			return failed(err)
 		}
 		data, err := json.Marshal(output)
 		if err != nil {
