@@ -168,8 +168,11 @@ func (m *Manager) Start(ctx context.Context) error {
 	return nil
 }
 
-// Shutdown closes every session and stops every agent. Later calls return
-// "Executor not started".
+// Shutdown closes every session (a running prompt is cancelled) and stops
+// every agent, the agents at once, so that stopping takes as long as the
+// slowest agent's Close, not their sum (an ACP agent's waits for its
+// workers' answers to session/cancel, then for them to exit). Later calls
+// return "Executor not started".
 func (m *Manager) Shutdown() error {
 	m.mu.Lock()
 	if !m.started || m.stopped {
@@ -183,10 +186,12 @@ func (m *Manager) Shutdown() error {
 	m.mu.Unlock()
 	close(m.stop)
 	m.wg.Wait()
-	var errs []error
-	for _, id := range m.order {
-		errs = append(errs, m.agents[id].backend.Close())
+	errs := make([]error, len(m.order))
+	var wg sync.WaitGroup
+	for i, id := range m.order {
+		wg.Go(func() { errs[i] = m.agents[id].backend.Close() })
 	}
+	wg.Wait()
 	return errors.Join(errs...)
 }
 
