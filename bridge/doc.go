@@ -15,6 +15,12 @@
 //	sessions_close    close it (silent when already closed)    destructive, idempotent
 //	tasks_delegate    create, prompt and close in one call     not idempotent
 //
+// An answer that ends in calls to the client's tools (stopReason
+// "tool_call") carries them in the result's toolCalls, each with its name
+// and its arguments' JSON text (at most 16 calls, 64 KiB of arguments
+// each: longer arguments are cut and marked truncated), so that a client
+// that asked for no progress sees them.
+//
 // # Failures
 //
 // The MCP specification wins where it differs from seed 002: a failed tool
