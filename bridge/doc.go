@@ -35,7 +35,12 @@
 //	1. Create a new session with sessions_create
 //	2. Check available agents with agents_discover
 //
-// and its structuredContent is {"error": Failure}: the category (type),
+// Its first line names the agent or session the call was about: the
+// fault's, or, when the call failed before its arguments were read (a
+// prompt too large, arguments the schema refuses), the id they carried,
+// redacted, with control and format characters replaced and cut to 128
+// characters; or it says that none was sent ("session (no sessionId was
+// sent)"). Its structuredContent is {"error": Failure}: the category (type),
 // message, code, retryable, retryAfter, sessionValid, details and the
 // recovery options. Every tool's output schema declares that "error"
 // member (anyOf the tool's own required members or "error"), because
