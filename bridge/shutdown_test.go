@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"syscall"
@@ -256,4 +258,50 @@ func failureOf(t *testing.T, res *mcp.CallToolResult) failure {
 		t.Fatalf("structured content %s: %v", data, err)
 	}
 	return out.Error
+}
+
+// Shutdown over streamable HTTP, as `triage serve`'s /mcp serves the
+// bridge: the hanging call is answered on its stream and Shutdown returns
+// at once, before the HTTP server's own shutdown.
+func TestShutdownOverStreamableHTTP(t *testing.T) {
+	m := startManager(t, "agents:\n  - id: echo\n    kind: script\n")
+	b := bridge.New(bridge.Options{Manager: m})
+	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return b.Server() }, nil))
+	t.Cleanup(srv.Close)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
+		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	s, _ := call(t, cs, "sessions_create", map[string]any{"agentId": "echo"})
+	hung := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "sessions_prompt",
+			Arguments: map[string]any{"sessionId": s["sessionId"], "prompt": "hang"}})
+		if err != nil {
+			t.Errorf("the call failed instead of being answered: %v", err)
+		}
+		hung <- res
+	}()
+	waitRunning(t, cs, []string{s["sessionId"].(string)}, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	begun := time.Now()
+	if err := b.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	if d := time.Since(begun); d > 2*time.Second {
+		t.Errorf("Shutdown took %v", d)
+	}
+	select {
+	case res := <-hung:
+		if res != nil {
+			if f := failureOf(t, res); f.Code != "SERVICE_UNAVAILABLE" || f.RetryAfter != 5 {
+				t.Errorf("the hanging prompt: %+v", f)
+			}
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the call in flight was not answered")
+	}
 }
