@@ -77,3 +77,64 @@ func TestCloseKillsAStubbornAgent(t *testing.T) {
 		t.Errorf("log:\n%s", out)
 	}
 }
+
+// Close waits for the turns of forgotten sessions too, as a Manager's
+// shutdown leaves them (it cancels the prompts, then forgets their
+// sessions, then closes the pool): the agent, which takes 300 ms to answer
+// a cancellation, answers each before its input closes.
+func TestCloseWaitsForForgottenTurns(t *testing.T) {
+	t.Parallel()
+	var logs logBuffer
+	cfg := sdkConfig(t)
+	cfg.Logger = logs.logger()
+	p, err := acp.Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := []string{newSession(t, p), newSession(t, p)}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, len(ids))
+	for _, id := range ids {
+		go func() { _, err := p.Prompt(ctx, id, "slow cancel", nil); done <- err }()
+	}
+	time.Sleep(300 * time.Millisecond)
+	cancel()
+	for _, id := range ids {
+		p.Forget(id)
+	}
+	for range ids {
+		check(t, <-done, want{fault.Cancelled, fault.CategoryTransport, "The request was cancelled.", false, true, "w1"})
+	}
+	p.Close()
+	out := logs.String()
+	closed := strings.Index(out, "sdk agent: input closed")
+	for _, id := range ids {
+		answered := strings.Index(out, "sdk agent: answering the cancelled turn of "+id)
+		if answered < 0 || closed >= 0 && answered > closed {
+			t.Errorf("the agent did not answer %s's cancellation before its input closed:\n%s", id, out)
+		}
+	}
+}
+
+// Forget cancels the prompt running on the session: the caller gets
+// CANCELLED (the session is gone) and the worker session/cancel.
+func TestForgetSendsSessionCancel(t *testing.T) {
+	t.Parallel()
+	var logs logBuffer
+	cfg := sdkConfig(t)
+	cfg.Logger = logs.logger()
+	p := start(t, cfg)
+	id := newSession(t, p)
+	done := make(chan error, 1)
+	go func() { _, err := p.Prompt(context.Background(), id, "hang", nil); done <- err }()
+	time.Sleep(300 * time.Millisecond)
+	p.Forget(id)
+	check(t, <-done, want{fault.Cancelled, fault.CategoryTransport, "The request was cancelled.", false, false, "w1"})
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(logs.String(), "sdk agent: session/cancel for "+id) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the agent got no session/cancel:\n%s", logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

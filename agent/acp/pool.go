@@ -480,9 +480,9 @@ func (p *Pool) Cancel(ctx context.Context, sessionID string) error {
 }
 
 // Forget drops the pool's state for a session that is closed. A prompt
-// running on it is cancelled (the worker gets session/cancel) and returns
-// CANCELLED with SessionValid false. Forgetting an unknown session does
-// nothing.
+// running on it returns CANCELLED with SessionValid false at once; the
+// worker is sent session/cancel and given CancelGrace to end the turn
+// (Close waits for it too). Forgetting an unknown session does nothing.
 func (p *Pool) Forget(sessionID string) {
 	if p == nil {
 		return
@@ -502,7 +502,7 @@ func (p *Pool) Forget(sessionID string) {
 	t := s.turn
 	w.mu.Unlock()
 	if t != nil {
-		t.rpc.abort(errForgotten)
+		t.forgetOnce.Do(func() { close(t.forgot) })
 	}
 }
 
@@ -526,8 +526,8 @@ func (p *Pool) Healthy() (alive, total int) {
 }
 
 // Close stops every worker and waits for them and every goroutine of the
-// pool. First the prompts in flight (those whose callers have gone
-// included) are cancelled as ACP asks: each worker is sent session/cancel
+// pool. First the prompts in flight (those whose callers have gone or
+// whose sessions were forgotten included) are cancelled as ACP asks: each worker is sent session/cancel
 // for them and given the shorter of CancelGrace and StopTimeout to answer;
 // then each worker's input is closed, which an ACP agent takes as the end
 // of the connection, and a worker still running StopTimeout later is
@@ -554,10 +554,8 @@ func (p *Pool) Close() error {
 			}
 			live = append(live, w)
 			w.mu.Lock()
-			for _, s := range w.sessions {
-				if s.turn != nil {
-					turns = append(turns, s.turn)
-				}
+			for t := range w.turns {
+				turns = append(turns, t)
 			}
 			w.mu.Unlock()
 		}

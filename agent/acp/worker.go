@@ -70,7 +70,8 @@ type worker struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session
-	rpcs     map[string]*rpc // the pool's requests on the wire, by JSON-RPC id
+	turns    map[*turn]struct{} // the prompts on the wire, their sessions forgotten or not
+	rpcs     map[string]*rpc    // the pool's requests on the wire, by JSON-RPC id
 	sending  struct{ init, newSession *rpc }
 }
 
@@ -82,7 +83,8 @@ func (p *Pool) spawn(ctx context.Context, slot int) (*worker, error) {
 	w := &worker{
 		id: id, slot: slot, pool: p, log: p.log.With("workerId", id), started: time.Now(),
 		exited: make(chan struct{}), down: make(chan struct{}), dead: make(chan struct{}),
-		newSem: make(chan struct{}, 1), sessions: make(map[string]*session), rpcs: make(map[string]*rpc),
+		newSem: make(chan struct{}, 1), sessions: make(map[string]*session), turns: make(map[*turn]struct{}),
+		rpcs: make(map[string]*rpc),
 	}
 	inR, inW, err := os.Pipe()
 	if err != nil {

@@ -13,6 +13,8 @@
 //                 then echo (as an agent that logs to stdout by mistake)
 //   hang          answer nothing until the turn is cancelled, then answer
 //                 with the stop reason "cancelled"
+//   slow cancel   the same, but take 300 ms to answer the cancellation
+//                 (and say so on standard error)
 //   stubborn      answer nothing, ever: ignore session/cancel and the end
 //                 of standard input (the pool must kill it)
 //   exit CODE     end the process with that exit code
@@ -27,8 +29,8 @@
 //   SDK_AGENT_DELAY_MS=N     pause N ms after each chunk (default 1)
 //
 // It writes a line to standard error for each session/cancel it gets. When
-// its standard input ends, the connection closes and the process exits
-// (unless a stubborn turn holds it).
+// its standard input ends, the connection closes, it says so on standard
+// error and the process exits (unless a stubborn turn holds it).
 
 import { Readable, Writable } from 'node:stream';
 
@@ -71,6 +73,11 @@ async function prompt({ params, client }) {
         break;
       case 'hang':
         await new Promise((resolve) => abort.signal.addEventListener('abort', resolve, { once: true }));
+        return { stopReason: 'cancelled' };
+      case 'slow':
+        await new Promise((resolve) => abort.signal.addEventListener('abort', resolve, { once: true }));
+        await sleep(300);
+        console.error(`sdk agent: answering the cancelled turn of ${params.sessionId}`);
         return { stopReason: 'cancelled' };
       case 'stubborn':
         stubborn = true;
@@ -115,5 +122,6 @@ const conn = acp.agent({ name: 'triage-acp-sdk-agent' })
   .connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
 
 conn.closed.then(() => {
+  console.error('sdk agent: input closed');
   if (!stubborn) process.exit(0);
 });
