@@ -168,8 +168,11 @@ func (m *Manager) Start(ctx context.Context) error {
 	return nil
 }
 
-// Shutdown closes every session and stops every agent. Later calls return
-// "Executor not started".
+// Shutdown closes every session (a running prompt is cancelled) and stops
+// every agent, the agents at once, so that stopping takes as long as the
+// slowest agent's Close, not their sum (an ACP agent's waits for its
+// workers' answers to session/cancel, then for them to exit). Later calls
+// return "Executor not started".
 func (m *Manager) Shutdown() error {
 	m.mu.Lock()
 	if !m.started || m.stopped {
@@ -183,10 +186,12 @@ func (m *Manager) Shutdown() error {
 	m.mu.Unlock()
 	close(m.stop)
 	m.wg.Wait()
-	var errs []error
-	for _, id := range m.order {
-		errs = append(errs, m.agents[id].backend.Close())
+	errs := make([]error, len(m.order))
+	var wg sync.WaitGroup
+	for i, id := range m.order {
+		wg.Go(func() { errs[i] = m.agents[id].backend.Close() })
 	}
+	wg.Wait()
 	return errors.Join(errs...)
 }
 
@@ -563,10 +568,18 @@ type AgentHealth struct {
 	// WorkersAlive and Workers count a worker agent's processes.
 	WorkersAlive int `json:"workersAlive,omitempty"`
 	Workers      int `json:"workers,omitempty"`
+	// WorkerStrayLines counts the lines a worker agent's processes wrote
+	// to their standard output that are not JSON-RPC (logged and dropped;
+	// they fail no prompt).
+	WorkerStrayLines int64 `json:"workerStrayLines,omitempty" jsonschema:"lines the agent's worker processes wrote to their output that are not JSON-RPC (ignored)"`
 }
 
-// healthReporter is a Backend that knows how many of its workers live.
-type healthReporter interface{ Healthy() (alive, total int) }
+// healthReporter is a Backend that knows how many of its workers live,
+// and how many stray lines they wrote.
+type healthReporter interface {
+	Healthy() (alive, total int)
+	StrayLines() int64
+}
 
 // Health reports readiness and load: every owner's sessions, for an
 // operator. What a tenant may see is HealthOf.
@@ -593,6 +606,7 @@ func (m *Manager) health(load func(*entry) (open, limit int)) Health {
 		a := AgentHealth{ID: id, Ready: h.Ready, Sessions: open, MaxSessions: limit}
 		if r, ok := e.backend.(healthReporter); ok && h.Ready {
 			a.WorkersAlive, a.Workers = r.Healthy()
+			a.WorkerStrayLines = r.StrayLines()
 			a.Ready = a.WorkersAlive > 0
 		}
 		h.Agents = append(h.Agents, a)

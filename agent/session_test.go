@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/triage-go/triage/agent"
@@ -383,4 +384,37 @@ func TestScriptedNotice(t *testing.T) {
 	if text != "You said: warn with SERVICE_UNAVAILABLE after 5s, then hello" || res.Text != text || res.StopReason != "end_turn" {
 		t.Errorf("the answer after the notice: %q, %+v", text, res)
 	}
+}
+
+// slowClose is a backend whose Close takes a second, as an ACP agent's
+// does while its workers finish their turns.
+type slowClose struct{ agent.Backend }
+
+func (slowClose) Close() error { time.Sleep(time.Second); return nil }
+
+// Shutdown stops the agents at once: three agents taking a second each
+// to close stop in one second, not three. (Issue 23: a bridge with several
+// ACP agents stopped them one after another.)
+func TestShutdownClosesAgentsAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		reg, err := agent.Parse([]byte("agents:\n  - {id: a, kind: script}\n  - {id: b, kind: script}\n  - {id: c, kind: script}\n"), "t.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		agents := reg.Build(agent.BuildOptions{})
+		for i := range agents {
+			agents[i].Backend = slowClose{agents[i].Backend}
+		}
+		m := agent.NewManager(agents, agent.Options{})
+		if err := m.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		begun := time.Now()
+		if err := m.Shutdown(); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(begun); d != time.Second {
+			t.Errorf("Shutdown took %v of the bubble's clock, want 1s", d)
+		}
+	})
 }

@@ -127,3 +127,11 @@ func (b *workerBackend) Healthy() (alive, total int) {
 	}
 	return p.Healthy()
 }
+
+// StrayLines counts the lines the pool's workers wrote that are not JSON.
+func (b *workerBackend) StrayLines() int64 {
+	b.mu.Lock()
+	p := b.pool
+	b.mu.Unlock()
+	return p.Stats().StrayLines
+}

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -55,6 +56,10 @@ type Options struct {
 	Owner func(ctx context.Context, req *mcp.CallToolRequest) string
 	// Version is reported by bridge_health and the MCP implementation.
 	Version string
+	// ShutdownTimeout bounds how long Run, once its context ends, waits for
+	// the calls in flight to be answered before it closes the connection
+	// (default 5s). See Shutdown.
+	ShutdownTimeout time.Duration
 	// Logger receives one line per failed call (code and tool, no text
 	// from the agent).
 	Logger *slog.Logger
@@ -66,7 +71,18 @@ const (
 	DefaultMaxMetadataBytes = 64 << 10
 	DefaultMaxConcurrent    = 64
 	DefaultRequestTimeout   = 30 * time.Second
+	DefaultShutdownTimeout  = 5 * time.Second
 )
+
+// ShutdownRetryAfter is the retry delay of the fault a call gets when the
+// bridge shuts down: about the time a client takes to start it again, or a
+// server to come back.
+const ShutdownRetryAfter = 5 * time.Second
+
+// ErrShutdown is the cause Shutdown cancels the calls in flight with; the
+// fault each of them, and each call refused from then on, is answered with
+// wraps it (errors.Is(f, ErrShutdown)).
+var ErrShutdown = errors.New("bridge: shutting down")
 
 // Bridge is the MCP agentic bridge: seed 002's tools over an agent
 // Manager. Serve its Server over any go-sdk transport.
@@ -75,8 +91,14 @@ type Bridge struct {
 	server *mcp.Server
 	slots  chan struct{}
 
-	mu      sync.Mutex
-	byOwner map[string]int
+	life context.Context // cancelled with ErrShutdown by Shutdown
+	stop context.CancelCauseFunc
+
+	mu       sync.Mutex
+	byOwner  map[string]int
+	closing  bool          // Shutdown has begun
+	pending  int           // calls entered and not yet answered
+	answered chan struct{} // closed by Shutdown once pending is 0
 }
 
 // New returns a bridge with its tools registered.
@@ -105,10 +127,15 @@ func New(opts Options) *Bridge {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
+	if opts.ShutdownTimeout <= 0 {
+		opts.ShutdownTimeout = DefaultShutdownTimeout
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	b := &Bridge{opts: opts, slots: make(chan struct{}, opts.MaxConcurrent), byOwner: map[string]int{}}
+	b := &Bridge{opts: opts, slots: make(chan struct{}, opts.MaxConcurrent), byOwner: map[string]int{},
+		answered: make(chan struct{})}
+	b.life, b.stop = context.WithCancelCause(context.Background())
 	b.server = mcp.NewServer(&mcp.Implementation{Name: "triage-bridge", Title: "Triage MCP agentic bridge", Version: opts.Version},
 		&mcp.ServerOptions{
 			Instructions: instructions,
@@ -124,8 +151,100 @@ const instructions = `Triage's agentic bridge: discover agents with agents_disco
 func (b *Bridge) Server() *mcp.Server { return b.server }
 
 // Run serves the bridge over t (for example &mcp.StdioTransport{}) until
-// the client disconnects or ctx ends.
-func (b *Bridge) Run(ctx context.Context, t mcp.Transport) error { return b.server.Run(ctx, t) }
+// the client disconnects, when it returns nil or the connection's error, or
+// ctx ends. When ctx ends, Run shuts the bridge down (Shutdown, bounded by
+// Options.ShutdownTimeout), so that every call in flight gets its answer
+// on t, then closes the connection and returns ctx.Err().
+func (b *Bridge) Run(ctx context.Context, t mcp.Transport) error {
+	// The connection outlives ctx: its calls must still be answered once
+	// ctx has ended, and a connection's context ending breaks it at once.
+	ss, err := b.server.Connect(context.WithoutCancel(ctx), t, nil)
+	if err != nil {
+		return err
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- ss.Wait() }()
+	select {
+	case err := <-ended:
+		return err
+	case <-ctx.Done():
+	}
+	b.opts.Logger.Info("MCP bridge shutting down: answering the calls in flight", "calls", b.inFlightAll())
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.opts.ShutdownTimeout)
+	defer cancel()
+	if err := b.Shutdown(sctx); err != nil {
+		b.opts.Logger.Warn("MCP bridge shutdown: calls still unanswered", "calls", b.inFlightAll(), "timeout", b.opts.ShutdownTimeout)
+	}
+	closed := make(chan struct{})
+	go func() { _ = ss.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-sctx.Done():
+		// A call that does not end holds Close: leave it to the process's
+		// exit rather than hang the shutdown.
+	}
+	return ctx.Err()
+}
+
+// Shutdown ends the bridge's work, for a server that stops: every call in
+// flight is cancelled with ErrShutdown (and so the agent's prompt it runs:
+// an ACP worker is sent session/cancel), and answered, unless it completed
+// first, with SERVICE_UNAVAILABLE "The bridge is shutting down"
+// (TRANSPORT, retryable after ShutdownRetryAfter, session not valid: the
+// sessions end with the server); a call that arrives later gets the same
+// answer at once. Shutdown returns nil once every call has been answered
+// (the SDK has written its answer to the client, or the client cancelled
+// it, or the connection broke), or ctx.Err() when ctx ends first. It
+// closes neither the connections (Run closes its own; Disconnect closes
+// every one) nor the agents (Manager.Shutdown does, after it). Shutdown is
+// idempotent and safe for concurrent use.
+func (b *Bridge) Shutdown(ctx context.Context) error {
+	b.mu.Lock()
+	if !b.closing {
+		b.closing = true
+		if b.pending == 0 {
+			close(b.answered)
+		}
+	}
+	b.mu.Unlock()
+	b.stop(ErrShutdown)
+	select {
+	case <-b.answered:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// enter counts a call in until it is answered: the SDK cancels a call's
+// context once it has written the call's answer (or when the client
+// cancels it or the connection breaks), so that is when it is counted
+// out. It reports whether the bridge is shutting down.
+func (b *Bridge) enter(ctx context.Context) (closing bool) {
+	b.mu.Lock()
+	b.pending++
+	closing = b.closing
+	b.mu.Unlock()
+	context.AfterFunc(ctx, func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.pending--; b.pending == 0 && b.closing {
+			select {
+			case <-b.answered:
+			default:
+				close(b.answered)
+			}
+		}
+	})
+	return closing
+}
+
+// inFlightAll is how many calls are running, every owner's.
+func (b *Bridge) inFlightAll() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.pending
+}
 
 // Disconnect closes every MCP connection the bridge serves: its clients'
 // streams end (an HTTP server shutting down calls it first, so that the
@@ -174,6 +293,24 @@ func errOverloaded() *fault.Error {
 	return fault.New(fault.ServiceUnavailable, "Server overloaded",
 		fault.WithCategory(fault.CategoryTransport), fault.WithRetryable(true),
 		fault.WithRetryAfter(time.Second), fault.WithSessionValid(true))
+}
+
+// errShutdown is the answer of a call the bridge's shutdown cancelled or
+// refused: SERVICE_UNAVAILABLE (TRANSPORT), retryable after
+// ShutdownRetryAfter, the session gone with the server. It keeps the
+// agent, session and worker the call was about, from the fault it ended
+// with.
+func errShutdown(ended error) *fault.Error {
+	o := []fault.Option{fault.WithCategory(fault.CategoryTransport), fault.WithRetryable(true),
+		fault.WithRetryAfter(ShutdownRetryAfter), fault.WithSessionValid(false)}
+	if f, ok := fault.As(ended); ok {
+		for _, k := range []string{"agentId", "sessionId", "workerId"} {
+			if v, ok := f.Details[k]; ok {
+				o = append(o, fault.WithDetail(k, v))
+			}
+		}
+	}
+	return fault.Wrap(ErrShutdown, fault.ServiceUnavailable, "The bridge is shutting down", o...)
 }
 
 // errTooLarge is seed 002's "Prompt exceeds maximum size" and "Metadata

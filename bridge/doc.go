@@ -15,6 +15,12 @@
 //	sessions_close    close it (silent when already closed)    destructive, idempotent
 //	tasks_delegate    create, prompt and close in one call     not idempotent
 //
+// An answer that ends in calls to the client's tools (stopReason
+// "tool_call") carries them in the result's toolCalls, each with its name
+// and its arguments' JSON text (at most 16 calls, 64 KiB of arguments
+// each: longer arguments are cut and marked truncated), so that a client
+// that asked for no progress sees them.
+//
 // # Failures
 //
 // The MCP specification wins where it differs from seed 002: a failed tool
@@ -29,7 +35,12 @@
 //	1. Create a new session with sessions_create
 //	2. Check available agents with agents_discover
 //
-// and its structuredContent is {"error": Failure}: the category (type),
+// Its first line names the agent or session the call was about: the
+// fault's, or, when the call failed before its arguments were read (a
+// prompt too large, arguments the schema refuses), the id they carried,
+// redacted, with control and format characters replaced and cut to 128
+// characters; or it says that none was sent ("session (no sessionId was
+// sent)"). Its structuredContent is {"error": Failure}: the category (type),
 // message, code, retryable, retryAfter, sessionValid, details and the
 // recovery options. Every tool's output schema declares that "error"
 // member (anyOf the tool's own required members or "error"), because
@@ -57,4 +68,25 @@
 // sessions and calls only (over stdio, all of them): a tenant must not
 // read another's activity. Every call but a prompt ends at RequestTimeout;
 // a prompt at the Manager's PromptTimeout.
+//
+// # Shutdown
+//
+// Shutdown (which Run calls when its context ends: `triage bridge` on
+// SIGTERM or SIGINT) cancels every call in flight with ErrShutdown, and
+// the agent's prompt it runs with it (an ACP worker is sent
+// session/cancel), and answers each, unless it completed first, with
+//
+//	SERVICE_UNAVAILABLE "The bridge is shutting down" (TRANSPORT, retryable
+//	after ShutdownRetryAfter, 5s; session not valid: the sessions end with
+//	the server), details.agentId and sessionId of the call's session
+//
+// as an isError result (or seed 002's JSON-RPC error); a call that arrives
+// later gets the same answer at once. It returns once every answer has
+// been written, or at its context's deadline (Run: Options.ShutdownTimeout,
+// 5s by default). Only then does Run close the connection: the go-sdk drops
+// the answer of a call still running when its connection closes. The
+// agents are the Manager's to stop (Manager.Shutdown, after it: an ACP
+// pool waits for its workers' answers to session/cancel, then closes their
+// input and kills those that linger). A server that serves the bridge over
+// HTTP calls Shutdown before Disconnect.
 package bridge

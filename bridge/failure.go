@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 
@@ -27,6 +28,10 @@ type Failure struct {
 	Hint string `json:"hint,omitempty"`
 	// Recovery is what the caller can do next, in order.
 	Recovery []Recovery `json:"recovery"`
+
+	// sent are the ids the call's arguments carried, for the text when
+	// the fault names none.
+	sent map[string]sentID
 }
 
 // Recovery is one thing the caller can do after a failure, with the tool
@@ -36,10 +41,23 @@ type Recovery struct {
 	Tool   string `json:"tool,omitempty"`
 }
 
-func newFailure(tool string, f *fault.Error) *Failure {
+// newFailure is the failure of tool, from its fault and the ids its
+// arguments carried. An id the fault's details lack but the arguments
+// carried (the call failed before it was read: a prompt too large,
+// arguments the schema refuses) is added to the details as the text shows
+// it.
+func newFailure(tool string, f *fault.Error, sent map[string]sentID) *Failure {
 	d := jsonrpc.DataFrom(f)
 	hint, rec := recovery(tool, f)
-	return &Failure{Message: fault.Redact(f.Message), Data: *d, Tool: tool, Hint: hint, Recovery: rec}
+	for key, id := range sent {
+		if _, ok := d.Details[key]; !ok && id.str && id.shown != "" {
+			if d.Details == nil {
+				d.Details = map[string]any{}
+			}
+			d.Details[key] = id.shown
+		}
+	}
+	return &Failure{Message: printable(fault.Redact(f.Message)), Data: *d, Tool: tool, Hint: hint, Recovery: rec, sent: sent}
 }
 
 // Text is the failure as seed 002 words it for a user or a model:
@@ -86,30 +104,43 @@ func (fl *Failure) Text() string {
 	return b.String()
 }
 
-func (fl *Failure) detail(key string) string {
-	s, _ := fl.Details[key].(string)
-	return s
+// id says the id key of the call: the fault's (details), or the one its
+// arguments carried, quoted; or, in brackets, that none was sent, that it
+// was empty, or that it was not a string.
+func (fl *Failure) id(key string) string {
+	if s, _ := fl.Details[key].(string); s != "" {
+		return "'" + showID(s) + "'"
+	}
+	id := fl.sent[key]
+	switch {
+	case !id.given:
+		return "(no " + key + " was sent)"
+	case !id.str:
+		return "(the " + key + " sent is not a string: " + id.shown + ")"
+	case id.shown == "":
+		return "(an empty " + key + " was sent)"
+	}
+	return "'" + id.shown + "'"
 }
 
 // lead names what the call tried to do.
 func (fl *Failure) lead() string {
-	agentID, sessionID := fl.detail("agentId"), fl.detail("sessionId")
 	switch fl.Tool {
 	case "sessions_prompt":
-		if agentID != "" {
-			return "Failed to submit prompt to agent '" + agentID + "'"
+		if a, _ := fl.Details["agentId"].(string); a != "" {
+			return "Failed to submit prompt to agent " + fl.id("agentId")
 		}
-		return "Failed to submit prompt to session '" + sessionID + "'"
+		return "Failed to submit prompt to session " + fl.id("sessionId")
 	case "sessions_create":
-		return "Failed to create a session with agent '" + agentID + "'"
+		return "Failed to create a session with agent " + fl.id("agentId")
 	case "tasks_delegate":
-		return "Failed to delegate the task to agent '" + agentID + "'"
+		return "Failed to delegate the task to agent " + fl.id("agentId")
 	case "sessions_status":
-		return "Failed to get the status of session '" + sessionID + "'"
+		return "Failed to get the status of session " + fl.id("sessionId")
 	case "sessions_cancel":
-		return "Failed to cancel session '" + sessionID + "'"
+		return "Failed to cancel session " + fl.id("sessionId")
 	case "sessions_close":
-		return "Failed to close session '" + sessionID + "'"
+		return "Failed to close session " + fl.id("sessionId")
 	case "agents_discover":
 		return "Failed to discover agents"
 	case "bridge_health":
@@ -128,6 +159,11 @@ func recovery(tool string, f *fault.Error) (string, []Recovery) {
 	newSession := Recovery{Action: "Create a new session", Tool: "sessions_create"}
 	discover := Recovery{Action: "Check available agents", Tool: "agents_discover"}
 	health := Recovery{Action: "Check the bridge's readiness", Tool: "bridge_health"}
+	if errors.Is(f, ErrShutdown) {
+		return "The bridge is shutting down: its sessions end with it.", []Recovery{
+			{Action: "Reconnect once the bridge is back (a client that started it over stdio starts it again)"},
+			newSession, again}
+	}
 	switch f.Code {
 	case fault.SessionNotFound:
 		return "The session may have expired, been closed, or lost its worker.", []Recovery{newSession, discover}

@@ -187,6 +187,8 @@ func TestStructuredContentMatchesOutputSchema(t *testing.T) {
 	check("sessions_status", map[string]any{"sessionId": "nope"})
 	check("sessions_create", map[string]any{"agentId": "nobody"})
 	check("tasks_delegate", map[string]any{"agentId": "echo", "prompt": "fail with TIMEOUT"})
+	check("sessions_prompt", map[string]any{"sessionId": id, "prompt": `call get_weather {"city":"Paris"}`})
+	check("tasks_delegate", map[string]any{"agentId": "echo", "prompt": `call get_weather {"city":"Paris"}`})
 	check("bridge_health", map[string]any{})
 	check("agents_discover", map[string]any{})
 }

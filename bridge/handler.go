@@ -48,13 +48,28 @@ func addTool[In, Out any](b *Bridge, t *mcp.Tool, h func(context.Context, *mcp.C
 		defer func() {
 			if p := recover(); p != nil {
 				b.opts.Logger.Error("panic in a tool call", slog.String("tool", name), slog.String("panic", fault.Redact(fmt.Sprint(p))))
-				res, err = b.fail(name, fault.New(fault.InternalError, "The bridge failed to handle the call."))
+				res, err = b.fail(name, fault.New(fault.InternalError, "The bridge failed to handle the call."), sentIDs(req.Params.Arguments))
 			}
 		}()
+		// The ids the arguments carry, for a failure's text.
+		sent := sentIDs(req.Params.Arguments)
+		if b.enter(ctx) {
+			return b.fail(name, errShutdown(nil), sent)
+		}
+		// Shutdown cancels the call with ErrShutdown; its answer says so.
+		ctx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		defer context.AfterFunc(b.life, func() { cancel(context.Cause(b.life)) })()
+		failed := func(err error) (*mcp.CallToolResult, error) {
+			if errors.Is(context.Cause(ctx), ErrShutdown) {
+				err = errShutdown(err)
+			}
+			return b.fail(name, err, sent)
+		}
 		if !unlimited[name] {
 			release, err := b.acquire(b.owner(ctx, req))
 			if err != nil {
-				return b.fail(name, err)
+				return failed(err)
 			}
 			defer release()
 		}
@@ -65,15 +80,15 @@ func addTool[In, Out any](b *Bridge, t *mcp.Tool, h func(context.Context, *mcp.C
 		}
 		var input In
 		if err := decode(req.Params.Arguments, inResolved, &input); err != nil {
-			return b.fail(name, err)
+			return failed(err)
 		}
 		output, err := h(ctx, req, input)
 		if err != nil {
-			return b.fail(name, err)
+			return failed(err)
 		}
 		data, err := json.Marshal(output)
 		if err != nil {
-			return b.fail(name, err)
+			return b.fail(name, err, sent)
 		}
 		return &mcp.CallToolResult{
 			Content:           []mcp.Content{&mcp.TextContent{Text: string(data)}},
@@ -156,11 +171,12 @@ func trimValidation(s string) string {
 }
 
 // fail answers a failed call: an isError result carrying the fault (the
-// default), or seed 002's JSON-RPC error.
-func (b *Bridge) fail(tool string, err error) (*mcp.CallToolResult, error) {
+// default), or seed 002's JSON-RPC error. sent are the ids the call's
+// arguments carried, which its text names when the fault does not.
+func (b *Bridge) fail(tool string, err error, sent map[string]sentID) (*mcp.CallToolResult, error) {
 	f := fault.From(err)
 	b.opts.Logger.Info("tool call failed", "tool", tool, "code", string(f.Code), "category", string(f.Category))
-	fl := newFailure(tool, f)
+	fl := newFailure(tool, f, sent)
 	if b.opts.ErrorMode == ErrorsAsJSONRPC {
 		e := jsonrpc.From(f)
 		data, merr := json.Marshal(fl)

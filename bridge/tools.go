@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -52,8 +54,18 @@ type (
 		SessionID  string      `json:"sessionId"`
 		AgentID    string      `json:"agentId"`
 		Text       string      `json:"text" jsonschema:"the agent's whole answer"`
-		StopReason string      `json:"stopReason"`
+		StopReason string      `json:"stopReason" jsonschema:"end_turn for a whole answer; tool_call when the answer ends in calls to your tools (toolCalls)"`
 		State      agent.State `json:"state"`
+		ToolCalls  []toolCall  `json:"toolCalls,omitempty" jsonschema:"the calls to your tools the answer makes, in order (at most 16): run each and send its result in the next prompt"`
+		// ToolCallsOmitted counts the calls past the first 16.
+		ToolCallsOmitted int `json:"toolCallsOmitted,omitempty" jsonschema:"how many more calls the answer made, past the first 16"`
+	}
+	toolCall struct {
+		ID             string `json:"id"`
+		Name           string `json:"name" jsonschema:"the tool to call"`
+		Arguments      string `json:"arguments" jsonschema:"the arguments, the JSON text the agent wrote (at most 64 KiB: cut short when truncated is set)"`
+		ArgumentsBytes int    `json:"argumentsBytes" jsonschema:"the arguments' whole size"`
+		Truncated      bool   `json:"truncated,omitempty" jsonschema:"the arguments were larger than 64 KiB and are cut short: not JSON any more"`
 	}
 
 	sessionIn struct {
@@ -158,9 +170,11 @@ func (b *Bridge) prompt(ctx context.Context, req *mcp.CallToolRequest, in prompt
 		return promptOut{SessionID: in.SessionID}, err
 	}
 	owner := b.owner(ctx, req)
-	res, err := b.opts.Manager.Prompt(ctx, owner, in.SessionID, in.Prompt, b.progress(ctx, req))
+	var calls toolCalls
+	res, err := b.opts.Manager.Prompt(ctx, owner, in.SessionID, in.Prompt, calls.collect(b.progress(ctx, req)))
 	s, _ := b.opts.Manager.Status(owner, in.SessionID)
 	out := promptOut{SessionID: in.SessionID, AgentID: s.AgentID, Text: res.Text, StopReason: res.StopReason, State: s.State}
+	out.ToolCalls, out.ToolCallsOmitted = calls.result()
 	return out, err
 }
 
@@ -187,8 +201,103 @@ func (b *Bridge) delegate(ctx context.Context, req *mcp.CallToolRequest, in dele
 	if err := b.checkPrompt(in.Prompt, in.Metadata); err != nil {
 		return promptOut{AgentID: in.AgentID}, err
 	}
-	res, s, err := b.opts.Manager.Delegate(ctx, b.owner(ctx, req), in.AgentID, in.Prompt, in.Metadata, b.progress(ctx, req))
-	return promptOut{SessionID: s.ID, AgentID: in.AgentID, Text: res.Text, StopReason: res.StopReason, State: s.State}, err
+	var calls toolCalls
+	res, s, err := b.opts.Manager.Delegate(ctx, b.owner(ctx, req), in.AgentID, in.Prompt, in.Metadata, calls.collect(b.progress(ctx, req)))
+	out := promptOut{SessionID: s.ID, AgentID: in.AgentID, Text: res.Text, StopReason: res.StopReason, State: s.State}
+	out.ToolCalls, out.ToolCallsOmitted = calls.result()
+	return out, err
+}
+
+// The bounds of the tool calls an answer's result carries.
+const (
+	maxToolCalls     = 16
+	maxToolCallBytes = 64 << 10
+)
+
+// toolCalls gathers the calls to the client's tools an answer makes, from
+// its chunks, for the result: a client that asked for no progress sees
+// them there. Each call's pieces are joined in order; only a call whose
+// last piece came (End) is reported.
+type toolCalls struct {
+	mu      sync.Mutex
+	calls   []*toolCall
+	byID    map[string]*toolCall
+	done    map[string]bool
+	omitted int
+}
+
+// collect returns the emit function that gathers the calls and passes
+// every chunk on to next, when there is one.
+func (tc *toolCalls) collect(next func(agent.Chunk)) func(agent.Chunk) {
+	return func(c agent.Chunk) {
+		if c.ToolCall != nil {
+			tc.add(c.ToolCall)
+		}
+		if next != nil {
+			next(c)
+		}
+	}
+}
+
+func (tc *toolCalls) add(p *agent.ToolCall) {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	call := tc.byID[p.ID]
+	if call == nil {
+		if tc.byID == nil {
+			tc.byID, tc.done = map[string]*toolCall{}, map[string]bool{}
+		}
+		if len(tc.byID) >= maxToolCalls {
+			if p.End {
+				tc.omitted++
+			}
+			return
+		}
+		call = &toolCall{ID: p.ID, Name: p.Name}
+		tc.byID[p.ID] = call
+		tc.calls = append(tc.calls, call)
+	}
+	if call.Name == "" {
+		call.Name = p.Name
+	}
+	call.ArgumentsBytes += len(p.Args)
+	if room := maxToolCallBytes - len(call.Arguments); len(p.Args) <= room {
+		call.Arguments += p.Args
+	} else {
+		call.Arguments += cutUTF8(p.Args, room)
+		call.Truncated = true
+	}
+	if p.End {
+		tc.done[p.ID] = true
+	}
+}
+
+// result returns the complete calls, in the order they began, and how
+// many more the answer made past maxToolCalls.
+func (tc *toolCalls) result() ([]toolCall, int) {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	var out []toolCall
+	for _, c := range tc.calls {
+		if tc.done[c.ID] {
+			out = append(out, *c)
+		}
+	}
+	return out, tc.omitted
+}
+
+// cutUTF8 returns s cut to at most n bytes, on a rune boundary.
+func cutUTF8(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 func (b *Bridge) owner(ctx context.Context, req *mcp.CallToolRequest) string {

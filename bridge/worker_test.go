@@ -50,6 +50,15 @@ func TestWorkerFailures(t *testing.T) {
 		t.Errorf("worker error: %+v", f)
 	}
 
+	// A stray line on the worker's output fails nothing, and
+	// bridge_health counts it.
+	if p, res := call(t, cs, "sessions_prompt", map[string]any{"sessionId": id, "prompt": "stray loading"}); res.IsError || p["text"] != "You said: stray loading" {
+		t.Errorf("stray line: %v %s", p, text(res))
+	}
+	if h, _ := call(t, cs, "bridge_health", map[string]any{}); h["agents"].([]any)[0].(map[string]any)["workerStrayLines"] != 1.0 {
+		t.Errorf("health after a stray line: %v", h)
+	}
+
 	// A refusal is not a success.
 	f, _ = failed(t, cs, "sessions_prompt", map[string]any{"sessionId": id, "prompt": "refuse"})
 	if f.Code != "CONTENT_REFUSED" || f.Retryable {

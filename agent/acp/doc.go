@@ -22,8 +22,18 @@
 // Config.Logger at debug level, redacted and cut to 1 KiB; they never reach
 // a fault's Message. When a worker exits, its sessions are gone and the pool
 // respawns it in the background, with backoff, so that new sessions work
-// again. Close closes the workers' input, kills those still running after
-// StopTimeout, and waits for every process and goroutine.
+// again; the warning it logs says how the worker exited (exit="exit status
+// 7", exit="signal: killed"), and a failed respawn's says why, as a start
+// fault's details do.
+//
+// Close stops the pool as ACP asks a client to stop a turn: each prompt in
+// flight is sent session/cancel and its worker given the shorter of
+// CancelGrace and StopTimeout to answer; then the workers' input is
+// closed, those still running StopTimeout later (or whose output has
+// ended) are killed with their process groups, and Close waits for every
+// process and goroutine. The prompts it cancels fail as TRANSPORT_ERROR
+// "Worker {id} exited" (SessionValid false): their sessions end with the
+// pool.
 //
 // The pool is a client without an editor: it tells workers it has no file
 // system and no terminal, refuses those requests (method not found), and
@@ -37,11 +47,14 @@
 //
 //	seed 002                                      Triage fault
 //	start() fails to create StdioBus              TRANSPORT_ERROR "Failed to start worker", retryable
-//	  (command missing, exits at start,             (cause wrapped; exit status and stderr tail in Debug)
-//	  initialize fails or times out)
+//	  (command missing, exits at start,             (cause wrapped; details.reason says which, details.exit
+//	  initialize fails or times out)                how it exited, workerErrorCode and workerErrorMessage
+//	                                                its answer to initialize; stderr tail in Debug)
 //	bus.request() throws error                    UPSTREAM_ERROR "Worker {workerId} failed: {operation}",
 //	                                                not retryable unless the error's data says retryable,
-//	                                                session valid unless it says sessionValid: false
+//	                                                session valid unless it says sessionValid: false;
+//	                                                details.workerErrorCode and workerErrorMessage are the
+//	                                                worker's own (the message redacted, cut to 512 bytes)
 //	bus.request() times out                       TIMEOUT, category TRANSPORT, "Worker {workerId} timed
 //	                                                out", retryable; a prompt is sent session/cancel and
 //	                                                its session stays valid while the worker lives
@@ -63,12 +76,16 @@
 //
 // # Malformed output
 //
-// The SDK logs a line from the worker that is not JSON and reads on, so a
-// request whose answer it was would wait for its timeout. The pool reads
-// the worker's output through a filter that finds such lines, and answers
-// that are JSON but do not decode as the expected result, and attributes
-// them to the request they answer (by the JSON-RPC id it reads in the
-// line): that request fails at once with PROTOCOL_ERROR. A line that names
-// no request fails every request in flight on that worker. The worker
-// stays up: a broken line does not end the connection.
+// A line from a worker that is not JSON is handled as the ACP SDKs handle
+// one: the pool logs it (a warning the 1st, 2nd, 4th, 8th... time, the
+// line itself, redacted and cut, at debug level), counts it (Stats), answers
+// it with a JSON-RPC parse error (-32700, id null) and reads on. A stray
+// line (an agent printing a banner or a log line to its standard output)
+// fails nothing: every prompt in flight on the worker, of any session, gets
+// its answer. Only a line that is an answer cut short, an object with no
+// method naming the JSON-RPC id of a request in flight, fails that request
+// at once with PROTOCOL_ERROR; so does an answer that is JSON but does not
+// decode as the expected result. A request whose whole answer was lost to a
+// line naming nothing waits for its timeout. The worker stays up: a broken
+// line does not end the connection.
 package acp

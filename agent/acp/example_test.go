@@ -72,3 +72,30 @@ func ExamplePool_Prompt_faults() {
 	// TRANSPORT_ERROR TRANSPORT "Worker w1 exited" retryable=true sessionValid=false
 	// SESSION_NOT_FOUND UPSTREAM "Session not found: <id>" retryable=false sessionValid=false
 }
+
+// A worker that prints a stray line on its output: the prompt is answered
+// all the same, the line is counted, and the worker's own JSON-RPC error
+// is in a fault's details.
+func ExamplePool_Stats() {
+	ctx := context.Background()
+	pool, err := acp.Start(ctx, acp.Config{
+		Command: []string{os.Args[0]},
+		Env:     []string{"TRIAGE_ACP_TEST_WORKER=1", "TRIAGE_WORKER_DELAY=0"},
+		Source:  "echo",
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer pool.Close()
+	id, _ := pool.NewSession(ctx)
+
+	stop, err := pool.Prompt(ctx, id, "stray loading the model", nil)
+	fmt.Println(stop, err, pool.Stats().StrayLines)
+	_, err = pool.Prompt(ctx, id, "fail with CONFIG_ERROR", nil)
+	f, _ := fault.As(err)
+	fmt.Println(f.Details["workerErrorCode"], f.Details["workerErrorMessage"])
+	// Output:
+	// end_turn <nil> 1
+	// -32004 The service is misconfigured. Please contact the operator.
+}

@@ -49,19 +49,47 @@ func (p *Pool) notStarted() *fault.Error {
 }
 
 // startFailed is seed 002's "Failed to start StdioBus": a worker could not
-// be spawned or initialized. No session exists yet.
+// be spawned or initialized. No session exists yet. Its details say why:
+// details.reason (a startError's), and the worker's own error
+// (workerErrorCode, workerErrorMessage) when it answered initialize with
+// one.
 func (p *Pool) startFailed(workerID string, cause error, extra ...fault.Option) *fault.Error {
-	return fault.Wrap(cause, fault.TransportError, "Failed to start worker", p.opts(workerID,
-		append([]fault.Option{fault.WithRetryable(true), fault.WithSessionValid(false)}, extra...)...)...)
+	o := []fault.Option{fault.WithRetryable(true), fault.WithSessionValid(false)}
+	var se *startError
+	if errors.As(cause, &se) {
+		o = append(o, fault.WithDetail("reason", se.reason))
+	}
+	o = append(o, workerError(cause)...)
+	return fault.Wrap(cause, fault.TransportError, "Failed to start worker", p.opts(workerID, append(o, extra...)...)...)
+}
+
+// maxWorkerMessage bounds the worker's own error message a fault's details
+// carry.
+const maxWorkerMessage = 512
+
+// workerError is the details of the JSON-RPC error a worker answered with,
+// when err holds one: its code (workerErrorCode) and its message
+// (workerErrorMessage), redacted and cut to maxWorkerMessage bytes. Its
+// data is not copied: an agent may put anything there.
+func workerError(err error) []fault.Option {
+	var re *acpsdk.RequestError
+	if !errors.As(err, &re) {
+		return nil
+	}
+	return []fault.Option{fault.WithDetail("workerErrorCode", re.Code),
+		fault.WithDetail("workerErrorMessage", cut(safeText(re.Message), maxWorkerMessage))}
 }
 
 // failed is seed 002's "Worker {workerId} failed: {operation}": the worker
-// answered with a JSON-RPC error. It is not retryable unless the error's
+// answered with a JSON-RPC error, whose code and message the details carry
+// (workerErrorCode, workerErrorMessage). It is not retryable unless the error's
 // data says retryable: true, and the session survives unless the data says
 // sessionValid: false (or there is no session yet).
 func (p *Pool) failed(w *worker, op, sessionID string, re *acpsdk.RequestError, sessionValid bool) *fault.Error {
+	w.log.Debug("worker answered with an error", "operation", op, "code", re.Code, "message", safeText(re.Message))
 	o := p.opts(w.id, fault.WithDetail("operation", op), fault.WithRetryable(false),
 		fault.WithSessionValid(sessionValid), fault.WithDebug("rpc_code", re.Code))
+	o = append(o, workerError(re)...)
 	if sessionID != "" {
 		o = append(o, fault.WithDetail("sessionId", sessionID))
 	}

@@ -143,3 +143,20 @@ func safeAttr(a slog.Attr) slog.Attr {
 	}
 	return slog.String(a.Key, safeText(v.String()))
 }
+
+// failure is what a log record says of a start's failure: the fault's
+// code, its details (the reason, the worker's own error, how it exited)
+// and the cause's text, made safe by safeText.
+func failure(err error) []any {
+	f := fault.From(err)
+	attrs := []any{"code", string(f.Code)}
+	for _, k := range []string{"reason", "exit", "workerErrorCode", "workerErrorMessage"} {
+		if v, ok := f.Details[k]; ok {
+			attrs = append(attrs, k, v)
+		}
+	}
+	if f.Cause != nil {
+		attrs = append(attrs, "cause", safeText(f.Cause.Error()))
+	}
+	return attrs
+}

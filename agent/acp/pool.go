@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	acpsdk "github.com/coder/acp-go-sdk"
@@ -116,7 +117,26 @@ type Pool struct {
 	sessions map[string]*session
 	rr       int
 
+	strays atomic.Int64 // lines the workers wrote that are not JSON
+
 	closeOnce sync.Once
+}
+
+// Stats counts what the pool's workers did wrong that failed no request.
+type Stats struct {
+	// StrayLines is how many lines the workers wrote to their standard
+	// output that are not JSON (an agent printing to stdout by mistake):
+	// each was logged, answered with a JSON-RPC parse error and dropped.
+	StrayLines int64
+}
+
+// Stats returns the pool's counts since Start. A zero or nil Pool has
+// none.
+func (p *Pool) Stats() Stats {
+	if p == nil {
+		return Stats{}
+	}
+	return Stats{StrayLines: p.strays.Load()}
 }
 
 // Start starts cfg.Workers workers and initializes each, concurrently. If
@@ -241,7 +261,7 @@ func (p *Pool) workerDown(w *worker) {
 	if p.closed {
 		return
 	}
-	st, _ := w.exitStatus(0)
+	st, _ := w.exitStatus(0) // the monitor tells the pool once the process is reaped
 	w.log.Warn("worker exited; respawning", "exit", st)
 	b := &p.backoff[w.slot]
 	if time.Since(w.started) >= respawnHealthy || *b == 0 {
@@ -276,7 +296,7 @@ func (p *Pool) respawn(slot int, delay time.Duration) {
 			return
 		}
 		if err != nil {
-			p.log.Warn("worker respawn failed", "workerId", "w"+strconv.Itoa(slot+1), "err", err)
+			p.log.Warn("worker respawn failed", append([]any{"workerId", "w" + strconv.Itoa(slot+1)}, failure(err)...)...)
 			p.mu.Lock()
 			p.startErr[slot] = err
 			close(p.ready) // waiters for a worker look again
@@ -460,9 +480,9 @@ func (p *Pool) Cancel(ctx context.Context, sessionID string) error {
 }
 
 // Forget drops the pool's state for a session that is closed. A prompt
-// running on it is cancelled (the worker gets session/cancel) and returns
-// CANCELLED with SessionValid false. Forgetting an unknown session does
-// nothing.
+// running on it returns CANCELLED with SessionValid false at once; the
+// worker is sent session/cancel and given CancelGrace to end the turn
+// (Close waits for it too). Forgetting an unknown session does nothing.
 func (p *Pool) Forget(sessionID string) {
 	if p == nil {
 		return
@@ -482,7 +502,7 @@ func (p *Pool) Forget(sessionID string) {
 	t := s.turn
 	w.mu.Unlock()
 	if t != nil {
-		t.rpc.abort(errForgotten)
+		t.forgetOnce.Do(func() { close(t.forgot) })
 	}
 }
 
@@ -505,11 +525,16 @@ func (p *Pool) Healthy() (alive, total int) {
 	return alive, len(p.slots)
 }
 
-// Close stops every worker (closing its input, killing it after
-// StopTimeout) and waits for them and every goroutine of the pool. A
-// prompt running meanwhile returns TRANSPORT_ERROR "Worker {id} exited"
-// with SessionValid false; every later call returns INTERNAL_ERROR
-// "Executor not started". Close is idempotent and returns nil.
+// Close stops every worker and waits for them and every goroutine of the
+// pool. First the prompts in flight (those whose callers have gone or
+// whose sessions were forgotten included) are cancelled as ACP asks: each worker is sent session/cancel
+// for them and given the shorter of CancelGrace and StopTimeout to answer;
+// then each worker's input is closed, which an ACP agent takes as the end
+// of the connection, and a worker still running StopTimeout later is
+// killed. A prompt running meanwhile returns TRANSPORT_ERROR "Worker {id}
+// exited" with SessionValid false, unless its answer was complete; every
+// later call returns INTERNAL_ERROR "Executor not started". Close is
+// idempotent and returns nil.
 func (p *Pool) Close() error {
 	if p == nil {
 		return nil
@@ -522,13 +547,21 @@ func (p *Pool) Close() error {
 		}
 		p.closed = true
 		var live []*worker
+		var turns []*turn
 		for _, w := range p.slots {
-			if w != nil {
-				live = append(live, w)
+			if w == nil {
+				continue
 			}
+			live = append(live, w)
+			w.mu.Lock()
+			for t := range w.turns {
+				turns = append(turns, t)
+			}
+			w.mu.Unlock()
 		}
 		clear(p.sessions)
 		p.mu.Unlock()
+		p.stopTurns(turns)
 		p.cancel(errClosed)
 		var wg sync.WaitGroup
 		for _, w := range live {
@@ -541,4 +574,36 @@ func (p *Pool) Close() error {
 		}
 	})
 	return nil
+}
+
+// stopTurns is Close's cancellation of the prompts in flight: the workers
+// are sent session/cancel for each, and stopTurns waits for their answers,
+// the shorter of CancelGrace and StopTimeout at most.
+func (p *Pool) stopTurns(turns []*turn) {
+	if len(turns) == 0 {
+		return
+	}
+	grace := time.NewTimer(min(p.cfg.CancelGrace, p.cfg.StopTimeout))
+	defer grace.Stop()
+	for _, t := range turns {
+		w, id := t.s.w, acpsdk.SessionId(t.s.id)
+		w.log.Debug("cancelling a prompt: the pool is closing", "sessionId", t.s.id)
+		// The write ends when the worker reads it or its input is closed.
+		p.wg.Go(func() { _ = w.conn.Cancel(context.Background(), acpsdk.CancelNotification{SessionId: id}) })
+	}
+	for _, t := range turns {
+		select {
+		case <-t.done:
+		case <-grace.C:
+			p.log.Warn("closing: a worker did not answer session/cancel in time; stopping it", "sessionId", t.s.id, "workerId", t.s.w.id)
+			return
+		}
+	}
+}
+
+// closing reports whether Close has been called.
+func (p *Pool) closing() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.closed
 }

@@ -40,6 +40,8 @@ type turn struct {
 	done       chan struct{} // the call has ended and the turn left its session
 	cancelReq  chan struct{} // closed by Cancel
 	cancelOnce sync.Once
+	forgot     chan struct{} // closed by Forget
+	forgetOnce sync.Once
 	abandoned  atomic.Bool // the caller has gone: chunks are dropped
 }
 
@@ -143,6 +145,11 @@ func (p *Pool) Prompt(ctx context.Context, sessionID, text string, onChunk func(
 		case <-timer.C:
 			p.abandon(t)
 			return "", p.timedOut(w, opPrompt, sessionID, !w.isDown())
+		case <-t.forgot:
+			// The session is closed: the caller gets its answer now, the
+			// worker is asked to stop the turn and given its grace.
+			p.abandon(t)
+			return "", p.cancelled(w, opPrompt, sessionID, false, errForgotten)
 		case <-cancelReq:
 			cancelReq = nil
 			g := time.NewTimer(p.cfg.CancelGrace)
@@ -173,8 +180,9 @@ func (p *Pool) begin(ctx context.Context, s *session, timeout <-chan time.Time) 
 			rctx, abort := context.WithCancelCause(p.ctx)
 			t := &turn{s: s, ctx: rctx, rpc: &rpc{op: opPrompt, abort: abort},
 				wake: make(chan struct{}, 1), result: make(chan promptResult, 1),
-				done: make(chan struct{}), cancelReq: make(chan struct{})}
+				done: make(chan struct{}), cancelReq: make(chan struct{}), forgot: make(chan struct{})}
 			s.turn = t
+			w.turns[t] = struct{}{}
 			w.mu.Unlock()
 			return t, nil
 		}
@@ -213,6 +221,7 @@ func (p *Pool) end(t *turn) {
 	if t.s.turn == t {
 		t.s.turn = nil
 	}
+	delete(w.turns, t)
 	w.mu.Unlock()
 	w.forget(t.rpc)
 	t.rpc.abort(nil)
@@ -235,6 +244,10 @@ func (p *Pool) abandon(t *turn) {
 // outcome turns the SDK call's result into Prompt's.
 func (p *Pool) outcome(ctx context.Context, t *turn, r promptResult) (string, error) {
 	w, id := t.s.w, t.s.id
+	if (r.err != nil || r.resp.StopReason == acpsdk.StopReasonCancelled) && p.closing() {
+		// Close cancelled the turn: the session is gone with its worker.
+		return "", p.exited(w, opPrompt, id, 0)
+	}
 	if r.err != nil || t.rpc.malformed.Load() {
 		f := p.requestFault(w, t.rpc, t.ctx, ctx, opPrompt, id, true, r.err)
 		if !f.SessionValid && f.Code == fault.UpstreamError {
@@ -265,8 +278,6 @@ func (p *Pool) requestFault(w *worker, r *rpc, rctx, ctx context.Context, op, se
 		return p.exited(w, op, sessionID, 0)
 	case w.isDown():
 		return p.exited(w, op, sessionID, waitDelay)
-	case errors.Is(cause, errForgotten):
-		return p.cancelled(w, op, sessionID, false, cause)
 	case errors.Is(cause, errCancelled), errors.Is(cause, errAbandoned):
 		return p.cancelled(w, op, sessionID, sessionValid, cause)
 	case ctx.Err() != nil:

@@ -14,16 +14,20 @@ import (
 )
 
 // What the SDK does with a line from the worker that is not JSON: it logs
-// the raw line and goes on reading. A request whose answer was that line is
-// never answered, and would wait for its timeout. So the pool reads the
-// worker's output through inTap, which finds such lines (and answers that
-// are JSON but do not decode as the result the request expects) before the
-// SDK sees them, and attributes them to the request they answer: outTap
-// records the JSON-RPC id of every request the pool sends. The request is
-// marked malformed and, for a broken line, answered in the SDK's place with
-// a parse error, in order, so that the SDK's bookkeeping (notifications
-// before the answer are delivered first) still holds. The pool turns the
-// mark into PROTOCOL_ERROR "Invalid worker response: malformed ... result".
+// the raw line and goes on reading. The pool does as the ACP SDKs do (the
+// TypeScript SDK answers such a line with a parse error and reads on): it
+// reads the worker's output through inTap, which finds such lines before
+// the SDK sees them, logs and counts each, answers it with a JSON-RPC parse
+// error (id null), and drops it. A stray line (an agent that prints to its
+// standard output by mistake) fails no request: the worker's next answers
+// are read as usual. Only a line that is an answer cut short, one that
+// names the id of a request in flight, fails that request: outTap records
+// the JSON-RPC id of every request the pool sends, and inTap answers the
+// request in the SDK's place with a parse error, in order, so that the
+// SDK's bookkeeping (notifications before the answer are delivered first)
+// still holds. Answers that are JSON but do not decode as the result the
+// request expects are attributed the same way. The pool turns the mark
+// into PROTOCOL_ERROR "Invalid worker response: malformed ... result".
 
 // maxLine is the longest line the pool reads from a worker, the SDK's own
 // limit. A longer line ends the connection, and the worker with it.
@@ -46,11 +50,36 @@ type outTap struct{ w *worker }
 
 func (t outTap) Write(b []byte) (int, error) {
 	t.w.outbound(b)
+	t.w.writeMu.Lock()
 	n, err := t.w.stdin.Write(b)
+	t.w.writeMu.Unlock()
 	if err != nil {
 		t.w.setDown()
 	}
 	return n, err
+}
+
+// parseError is the pool's answer to a line from the worker that is not
+// JSON, as JSON-RPC 2.0 words it (the id could not be read, so it is null)
+// and the ACP SDKs send it.
+var parseError = []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}` + "\n")
+
+// answerParseError sends the worker parseError, from a goroutine of its
+// own: inTap runs on the SDK's reading goroutine, which a worker that does
+// not read its input must not block. One answer is on its way at a time; a
+// flood of broken lines gets fewer answers than lines.
+func (w *worker) answerParseError() {
+	if w.pool == nil || w.stdin == nil || !w.answering.CompareAndSwap(false, true) {
+		return
+	}
+	if !w.pool.goTracked(func() {
+		defer w.answering.Store(false)
+		w.writeMu.Lock()
+		defer w.writeMu.Unlock()
+		_, _ = w.stdin.Write(parseError)
+	}) {
+		w.answering.Store(false)
+	}
 }
 
 // outbound records the JSON-RPC id of a request the pool tracks: the
@@ -189,38 +218,43 @@ func decodes(op string, result json.RawMessage) bool {
 // member with a number or a string value.
 var lineID = regexp.MustCompile(`"id"\s*:\s*(-?[0-9]+|"(?:[^"\\]|\\.)*")`)
 
-// broken handles a line that is not JSON. A message from the worker (it has
-// a method) is dropped: nothing of the pool's waits on it. An answer whose
-// id can be read is attributed to that request, which gets a parse error
-// in its place. A line that names nothing fails every request in flight on
-// the worker, since any of them may have lost its answer.
+// broken handles a line that is not JSON: it is logged (at warning level
+// the 1st, 2nd, 4th, 8th... time, the line itself at debug level), counted
+// in Stats, answered with a parse error and dropped. It fails a request
+// only when it reads as that request's answer cut short: an object ({...)
+// with no method and the id of a request in flight, which then gets a
+// parse error in its place. Anything else (a worker's stray print, a
+// broken message of its own) fails nothing.
 func (w *worker) broken(line, dst []byte) []byte {
+	n := w.strayLine()
+	if n&(n-1) == 0 {
+		w.log.Warn("worker wrote a line that is not JSON-RPC to its output; ignored (the line is logged at debug level)", "strayLines", n)
+	}
 	w.log.Debug("worker wrote a line that is not JSON", "line", safeText(string(line)))
-	if bytes.Contains(line, []byte(`"method"`)) {
+	w.answerParseError()
+	if !bytes.HasPrefix(bytes.TrimSpace(line), []byte("{")) || bytes.Contains(line, []byte(`"method"`)) {
 		return dst
 	}
-	if m := lineID.FindSubmatch(line); m != nil {
-		id := string(m[1])
-		if r := w.take(id); r != nil {
-			r.malformed.Store(true)
-			return fmt.Appendf(dst, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32700,"message":"Parse error"}}`+"\n", id)
-		}
+	m := lineID.FindSubmatch(line)
+	if m == nil {
 		return dst
 	}
-	w.mu.Lock()
-	all := make([]*rpc, 0, len(w.rpcs))
-	for id, r := range w.rpcs {
-		all = append(all, r)
-		delete(w.rpcs, id)
+	id := string(m[1])
+	r := w.take(id)
+	if r == nil {
+		return dst
 	}
-	w.mu.Unlock()
-	for _, r := range all {
-		r.malformed.Store(true)
-		if r.abort != nil {
-			r.abort(errMalformed)
-		}
+	r.malformed.Store(true)
+	return fmt.Appendf(dst, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32700,"message":"Parse error"}}`+"\n", id)
+}
+
+// strayLine counts a line that is not JSON in the pool's Stats and returns
+// the count.
+func (w *worker) strayLine() int64 {
+	if w.pool == nil {
+		return 0
 	}
-	return dst
+	return w.pool.strays.Add(1)
 }
 
 // client answers the worker's requests to the pool. The pool is not an

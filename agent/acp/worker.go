@@ -13,6 +13,8 @@ import (
 	"time"
 
 	acpsdk "github.com/coder/acp-go-sdk"
+
+	"github.com/triage-go/triage/fault"
 )
 
 // inheritedEnv is the part of the pool's environment a worker inherits;
@@ -63,9 +65,13 @@ type worker struct {
 	newSem     chan struct{} // one session/new at a time: a malformed answer names its request
 	pendingNew atomic.Int32  // sessions being created on it, for spreading them
 
+	writeMu   sync.Mutex  // one write at a time to stdin: the SDK's messages and the pool's parse errors
+	answering atomic.Bool // a parse error is on its way to the worker
+
 	mu       sync.Mutex
 	sessions map[string]*session
-	rpcs     map[string]*rpc // the pool's requests on the wire, by JSON-RPC id
+	turns    map[*turn]struct{} // the prompts on the wire, their sessions forgotten or not
+	rpcs     map[string]*rpc    // the pool's requests on the wire, by JSON-RPC id
 	sending  struct{ init, newSession *rpc }
 }
 
@@ -77,7 +83,8 @@ func (p *Pool) spawn(ctx context.Context, slot int) (*worker, error) {
 	w := &worker{
 		id: id, slot: slot, pool: p, log: p.log.With("workerId", id), started: time.Now(),
 		exited: make(chan struct{}), down: make(chan struct{}), dead: make(chan struct{}),
-		newSem: make(chan struct{}, 1), sessions: make(map[string]*session), rpcs: make(map[string]*rpc),
+		newSem: make(chan struct{}, 1), sessions: make(map[string]*session), turns: make(map[*turn]struct{}),
+		rpcs: make(map[string]*rpc),
 	}
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -101,7 +108,7 @@ func (p *Pool) spawn(ctx context.Context, slot int) (*worker, error) {
 	if err != nil {
 		inW.Close()
 		outR.Close()
-		return nil, p.startFailed(id, err)
+		return nil, p.startFailed(id, &startError{reason: reasonSpawn, err: err})
 	}
 	w.cmd, w.pid, w.stdin, w.stdout = cmd, cmd.Process.Pid, inW, outR
 	w.log = w.log.With("pid", w.pid)
@@ -121,6 +128,10 @@ func (p *Pool) spawn(ctx context.Context, slot int) (*worker, error) {
 			return nil, p.cancelled(w, opInitialize, "", false, err)
 		}
 		dbg, _ := w.debug(0)
+		if se, ok := err.(*startError); ok && se.reason == reasonExited {
+			st, _ := w.exitStatus(0)
+			dbg = append(dbg, fault.WithDetail("exit", st))
+		}
 		return nil, p.startFailed(id, err, dbg...)
 	}
 	w.log.Debug("worker started")
@@ -128,7 +139,7 @@ func (p *Pool) spawn(ctx context.Context, slot int) (*worker, error) {
 }
 
 // initialize negotiates ACP version 1 and tells the worker that the client
-// has no file system and no terminal to offer.
+// has no file system and no terminal to offer. Its error is a *startError.
 func (w *worker) initialize(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, w.pool.cfg.StartTimeout)
 	defer cancel()
@@ -146,20 +157,40 @@ func (w *worker) initialize(ctx context.Context) error {
 	w.forget(r)
 	switch {
 	case r.malformed.Load():
-		return errors.New("acp: malformed initialize result")
+		return &startError{reason: reasonMalformed, err: errors.New("acp: malformed initialize result")}
 	case err != nil && w.isDown():
 		st, _ := w.exitStatus(waitDelay)
-		return fmt.Errorf("acp: worker exited during initialize (%s): %w", st, err)
+		return &startError{reason: reasonExited, err: fmt.Errorf("acp: worker exited during initialize (%s): %w", st, err)}
 	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return fmt.Errorf("acp: initialize timed out after %v: %w", w.pool.cfg.StartTimeout, err)
+		return &startError{reason: reasonTimeout, err: fmt.Errorf("acp: initialize timed out after %v: %w", w.pool.cfg.StartTimeout, err)}
 	case err != nil:
-		return fmt.Errorf("acp: initialize: %w", err)
+		return &startError{reason: reasonRefused, err: fmt.Errorf("acp: initialize: %w", err)}
 	case resp.ProtocolVersion != acpsdk.ProtocolVersionNumber:
-		return fmt.Errorf("acp: worker speaks ACP version %d, the pool version %d",
-			resp.ProtocolVersion, acpsdk.ProtocolVersionNumber)
+		return &startError{reason: reasonVersion, err: fmt.Errorf("acp: worker speaks ACP version %d, the pool version %d",
+			resp.ProtocolVersion, acpsdk.ProtocolVersionNumber)}
 	}
 	return nil
 }
+
+// The reasons a worker does not start, as details.reason says them.
+const (
+	reasonSpawn     = "the command could not be started"
+	reasonExited    = "the worker exited during initialize"
+	reasonTimeout   = "initialize timed out"
+	reasonRefused   = "the worker answered initialize with an error"
+	reasonMalformed = "malformed initialize result"
+	reasonVersion   = "the worker speaks another ACP version"
+)
+
+// startError is why a worker did not start: reason, one of the reasons
+// above, and the error.
+type startError struct {
+	reason string
+	err    error
+}
+
+func (e *startError) Error() string { return e.err.Error() }
+func (e *startError) Unwrap() error { return e.err }
 
 // reap waits for the process.
 func (w *worker) reap() {
@@ -242,12 +273,18 @@ func (w *worker) isDown() bool {
 // how it ended ("exit status 3", "signal: killed"); the error says the
 // worker exited, with that description.
 func (w *worker) exitStatus(wait time.Duration) (string, error) {
-	t := time.NewTimer(wait)
-	defer t.Stop()
 	select {
 	case <-w.exited:
-	case <-t.C:
-		return "", errDown
+	default:
+		// Waiting for nothing must not race the timer against a process
+		// that has been reaped: select picks either at random.
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case <-w.exited:
+		case <-t.C:
+			return "", errDown
+		}
 	}
 	st := "exit status 0"
 	if w.exitErr != nil {

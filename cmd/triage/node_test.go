@@ -31,6 +31,16 @@ type nodeSuite struct {
 	install string
 	// env is more of the environment node runs in.
 	env []string
+	// needs are more pinned npm projects the tests use (dirs relative to
+	// cmd/triage, each with the packages it must pin), installed with
+	// npm ci --prefix cmd/triage/DIR.
+	needs []nodeProject
+}
+
+// nodeProject is a pinned npm project a suite's tests use.
+type nodeProject struct {
+	dir      string
+	requires []string
 }
 
 // runNodeSuite builds the triage binary and runs the suite's tests against
@@ -59,6 +69,13 @@ func runNodeSuite(t *testing.T, s nodeSuite) {
 		t.Skipf("node is not on PATH, so %s; install Node.js 20 or later, run `%s`, and run this test again", s.checks, install)
 	}
 	checkInstalled(t, s, dir, install)
+	for _, p := range s.needs {
+		pdir, err := filepath.Abs(p.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkInstalled(t, nodeSuite{dir: p.dir, checks: s.checks, requires: p.requires}, pdir, "npm ci --prefix cmd/triage/"+p.dir)
+	}
 	tests, err := filepath.Glob(filepath.Join(dir, glob))
 	if err != nil || len(tests) == 0 {
 		t.Fatalf("no %s in %s (%v)", glob, dir, err)

@@ -40,6 +40,8 @@
 //	                    "exploded", which ACP does not define
 //	bad result          stream the echo, then answer with a result whose
 //	                    stopReason is a number
+//	stray TEXT          write TEXT (or a sentence of its own) to the output as
+//	                    a line that is not JSON-RPC, then echo
 //	log TEXT            write TEXT as a line to Options.Stderr, then echo
 //	request permission  ask the client for permission and stream its answer
 //	                    ("permission: cancelled" or "permission: <option id>")

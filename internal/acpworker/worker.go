@@ -218,6 +218,14 @@ func (a *agent) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.Prom
 		return t.echo(prompt, acpsdk.PromptResponse{StopReason: "exploded"})
 	case "refuse":
 		return t.echo(prompt, acpsdk.PromptResponse{StopReason: acpsdk.StopReasonRefusal})
+	case "stray":
+		line := rest
+		if line == "" {
+			line = "stray output of the worker"
+		}
+		if err := a.out.raw(line); err != nil {
+			return cancelled(), nil
+		}
 	case "log":
 		a.stderrMu.Lock()
 		fmt.Fprintln(a.opts.Stderr, rest)
@@ -242,7 +250,7 @@ func (a *agent) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.Prom
 // directives are the words a prompt may start with (see the package
 // documentation).
 var directives = []string{"fail with", "hang", "crash", "malformed", "bad stop reason", "bad result",
-	"refuse", "log", "request permission", "read file", "write file", "terminal", "pid"}
+	"refuse", "stray", "log", "request permission", "read file", "write file", "terminal", "pid"}
 
 // directive returns the directive prompt starts with and the text after it,
 // or "" when it starts with none.
@@ -384,6 +392,16 @@ const mangleKey = "triage.worker/mangle"
 type lineWriter struct {
 	mu sync.Mutex
 	w  io.Writer
+}
+
+// raw writes text as a line of its own, which is not JSON-RPC: an agent
+// printing to its standard output by mistake. Line breaks in text become
+// spaces.
+func (l *lineWriter) raw(text string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, err := io.WriteString(l.w, strings.NewReplacer("\n", " ", "\r", " ").Replace(text)+"\n")
+	return err
 }
 
 func (l *lineWriter) Write(b []byte) (int, error) {

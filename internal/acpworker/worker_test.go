@@ -150,6 +150,27 @@ func TestMalformedAnswer(t *testing.T) {
 	}
 }
 
+// "stray" writes a line that is not JSON-RPC, then answers as usual.
+func TestStrayLine(t *testing.T) {
+	t.Parallel()
+	h := serve(t, acpworker.Options{})
+	id := h.session(t)
+	r, err := h.prompt(context.Background(), id, "stray loading model\nweights")
+	if err != nil || r.StopReason != acpsdk.StopReasonEndTurn {
+		t.Fatalf("Prompt = %+v, %v", r, err)
+	}
+	var broken []string
+	sc := bufio.NewScanner(strings.NewReader(h.raw.String()))
+	for sc.Scan() {
+		if !json.Valid(sc.Bytes()) {
+			broken = append(broken, sc.Text())
+		}
+	}
+	if len(broken) != 1 || broken[0] != "loading model weights" {
+		t.Errorf("lines that are not JSON: %q", broken)
+	}
+}
+
 func TestBadAnswers(t *testing.T) {
 	t.Parallel()
 	h := serve(t, acpworker.Options{})

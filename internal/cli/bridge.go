@@ -106,7 +106,10 @@ func (f *bridgeFlags) options(m *agent.Manager, log *slog.Logger) bridge.Options
 
 // runBridge serves the MCP bridge over standard input and output, what an
 // MCP client launches. Logs go to standard error: standard output is the
-// protocol's.
+// protocol's. When ctx ends (SIGTERM or SIGINT), bridge.Run answers every
+// call in flight (SERVICE_UNAVAILABLE, retryable) before it closes the
+// connection, then the agents stop (an ACP worker gets session/cancel, its
+// grace, then is killed) and the command returns.
 func runBridge(ctx context.Context, args []string, env Env) error {
 	fs := flag.NewFlagSet("triage bridge", flag.ContinueOnError)
 	var f bridgeFlags
@@ -114,7 +117,7 @@ func runBridge(ctx context.Context, args []string, env Env) error {
 	fs.IntVar(&f.maxConcurrent, "max-concurrent", bridge.DefaultMaxConcurrent, "tool calls running at once before \"Server overloaded\" (`calls`)")
 	debug := fs.Bool("debug", false, "debug logs on standard error")
 	fs.Usage = func() {
-		fmt.Fprintf(env.Stderr, "Usage: triage bridge [flags]\n\nServes the MCP agentic bridge over standard input and output. Each flag may\nalso come from its environment variable (the flag wins).\n\n")
+		fmt.Fprintf(env.Stderr, "Usage: triage bridge [flags]\n\nServes the MCP agentic bridge over standard input and output. On SIGTERM or\nSIGINT it answers the calls in flight (SERVICE_UNAVAILABLE, retryable), stops\nthe agents and exits. Each flag may also come from its environment variable\n(the flag wins).\n\n")
 		fs.VisitAll(func(fl *flag.Flag) {
 			name, usage := flag.UnquoteUsage(fl)
 			fmt.Fprintf(env.Stderr, "  --%s %s\n    \t%s (%s; default %q)\n", fl.Name, name, usage, bridgeEnv[fl.Name], fl.DefValue)
@@ -152,6 +155,9 @@ func runBridge(ctx context.Context, args []string, env Env) error {
 	}
 	log.Info("MCP bridge serving on stdio", "agents", len(m.Agents()), "error_mode", f.errorMode)
 	err = b.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{env.Stdout}})
+	if ctx.Err() != nil {
+		log.Info("MCP bridge: connection closed; stopping the agents")
+	}
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 		return nil
 	}

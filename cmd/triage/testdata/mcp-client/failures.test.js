@@ -53,17 +53,19 @@ test('seed 002 failures are isError results the client accepts', { timeout: TIME
     },
     {
       name: 'prompt too large', tool: 'sessions_prompt', args: { sessionId: id, prompt: 'x'.repeat(65) },
-      lead: 'Failed to submit prompt to ',
+      // The id that was sent, though the call failed before it was read
+      // (issue 23: "session ''").
+      lead: `Failed to submit prompt to session '${id}':\n`,
       message: 'Prompt exceeds maximum size', type: 'UPSTREAM', code: 'PAYLOAD_TOO_LARGE',
       retryable: false, sessionValid: true, recovery: 'sessions_prompt',
-      details: { size: 65, maxBytes: 64 },
+      details: { size: 65, maxBytes: 64, sessionId: id },
     },
     {
       name: 'metadata too large', tool: 'sessions_create', args: { agentId: 'echo', metadata: { k: 'x'.repeat(40) } },
-      lead: 'Failed to create a session with agent ',
+      lead: "Failed to create a session with agent 'echo':\n",
       message: 'Metadata exceeds maximum size', type: 'UPSTREAM', code: 'PAYLOAD_TOO_LARGE',
       retryable: false, sessionValid: true, recovery: 'sessions_create',
-      details: { maxBytes: 32 },
+      details: { maxBytes: 32, agentId: 'echo' },
     },
     {
       name: 'rate limited, retry after 7s', tool: 'sessions_prompt', args: { sessionId: id, prompt: 'fail with RATE_LIMITED after 7s' },
@@ -90,19 +92,19 @@ test('seed 002 failures are isError results the client accepts', { timeout: TIME
     },
     {
       name: 'invalid arguments', tool: 'sessions_create', args: {},
-      lead: 'Failed to create a session with agent ',
+      lead: 'Failed to create a session with agent (no agentId was sent):\n',
       message: "The arguments do not match the tool's input schema", type: 'PROTOCOL', code: 'INVALID_REQUEST',
       retryable: false, sessionValid: true, recovery: 'sessions_create',
     },
     {
       name: 'invalid arguments: an unknown member', tool: 'sessions_status', args: { sessionId: id, extra: 1 },
-      lead: 'Failed to get the status of session ',
+      lead: `Failed to get the status of session '${id}':\n`,
       message: "The arguments do not match the tool's input schema", type: 'PROTOCOL', code: 'INVALID_REQUEST',
       retryable: false, sessionValid: true, recovery: 'sessions_status',
     },
     {
       name: 'invalid arguments: an empty prompt', tool: 'sessions_prompt', args: { sessionId: id, prompt: '' },
-      lead: 'Failed to submit prompt to ',
+      lead: `Failed to submit prompt to session '${id}':\n`,
       message: "The arguments do not match the tool's input schema", type: 'PROTOCOL', code: 'INVALID_REQUEST',
       retryable: false, sessionValid: true, recovery: 'sessions_prompt',
     },

@@ -146,3 +146,24 @@ test('the client checks structured content against the output schemas it listed'
     assert.equal(validate(JSON.parse(JSON.stringify(bad))).valid, false, `accepted ${JSON.stringify(bad)}`);
   }
 });
+
+test("an answer that calls the client's tool: the call is in the result, without progress (issue 23)", { timeout: TIMEOUT }, async (t) => {
+  const { client } = await connectStdio(t);
+  const args = '{"city":"Paris"}';
+  const { sessionId } = await ok(client, 'sessions_create', { agentId: 'echo' });
+  // No progress token: before the fix the result was text "" and
+  // stopReason "tool_call", the call nowhere.
+  for (const [tool, input] of [
+    ['sessions_prompt', { sessionId, prompt: `call get_weather ${args}` }],
+    ['tasks_delegate', { agentId: 'echo', prompt: `call get_weather ${args}` }],
+  ]) {
+    const r = await ok(client, tool, input);
+    assert.equal(r.stopReason, 'tool_call', JSON.stringify(r));
+    assert.equal(r.toolCalls?.length, 1, JSON.stringify(r));
+    const [call] = r.toolCalls;
+    assert.equal(call.name, 'get_weather');
+    assert.deepEqual(JSON.parse(call.arguments), { city: 'Paris' });
+    assert.equal(call.argumentsBytes, args.length);
+    assert.equal(call.truncated, undefined);
+  }
+});
