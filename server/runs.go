@@ -71,7 +71,8 @@ func (rs *runs) reserve(owner, agentID string) (func(), error) {
 
 // postRun runs an agent for an AG-UI client (HttpAgent): the body is a
 // RunAgentInput; a request that is not one is a problem (400, 415, 422)
-// before the stream starts, as is a runId the tenant used already (409),
+// before the stream starts, as is one without a prompt (422: see
+// agent.EmptyPrompt), a runId the tenant used already (409),
 // and a run asked for while the service shuts down (503). Once the stream
 // has started, every failure is a RUN_ERROR, the last event. The client
 // going away cancels the run; so does the service shutting down (Close),
@@ -95,6 +96,12 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	history, prompt := aguirun.Conversation(in)
+	if agent.EmptyPrompt(prompt) {
+		return fault.New(fault.InvalidRequest, "The run has no prompt: its last user message has no text.",
+			fault.WithStatus(http.StatusUnprocessableEntity),
+			fault.WithFieldErrors(fault.FieldError{Field: "messages", Message: "must include a user message with text, the prompt (the last user message is)"}))
+	}
 	agentID := r.PathValue("agent_id")
 	g, err := s.runs.graph(agentID)
 	if err != nil {
@@ -111,7 +118,6 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) error {
 	if runID == "" {
 		runID = uuid.NewString()
 	}
-	history, prompt := aguirun.Conversation(in)
 	state := aguirun.AgentState{AgentID: agentID, Owner: tenantOf(ctx), Prompt: prompt, History: history, MessageID: aguirun.MessageID(runID)}
 	if err := s.startRunRecord(ctx, in, runID, agentID); err != nil {
 		return err
