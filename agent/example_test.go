@@ -91,3 +91,22 @@ agents:
 	// fast: quick hi
 	// RATE_LIMITED 3s limited
 }
+
+// An agent is never asked an empty prompt: whatever the door (MCP, AG-UI,
+// the Go API), the Manager refuses one as INVALID_REQUEST.
+func ExampleEmptyPrompt() {
+	ctx := context.Background()
+	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.Options{})
+	if err := m.Start(ctx); err != nil {
+		panic(err)
+	}
+	defer m.Shutdown()
+
+	fmt.Println(agent.EmptyPrompt(""), agent.EmptyPrompt(" \n"), agent.EmptyPrompt("hi"))
+	_, _, err := m.Delegate(ctx, "", "echo", "  ", nil, nil)
+	f, _ := fault.As(err)
+	fmt.Println(f.Code, f.FieldErrors[0].Field, f.FieldErrors[0].Message)
+	// Output:
+	// true true false
+	// INVALID_REQUEST prompt must have a character other than white space
+}

@@ -353,11 +353,16 @@ func (s *session) snapshot() Session {
 }
 
 // Prompt sends text to the session's agent and streams the answer to emit.
-// Only one prompt runs in a session at a time (SESSION_BUSY otherwise).
+// An empty text (EmptyPrompt) is refused (INVALID_REQUEST), the session
+// unchanged. Only one prompt runs in a session at a time (SESSION_BUSY
+// otherwise).
 // The prompt ends at PromptTimeout (TIMEOUT), when ctx ends or Cancel is
 // called (CANCELLED); an agent's failure comes back as its fault with the
 // session's validity set.
 func (m *Manager) Prompt(ctx context.Context, owner, id, text string, emit func(Chunk)) (Result, error) {
+	if EmptyPrompt(text) {
+		return Result{}, errEmptyPrompt()
+	}
 	m.mu.Lock()
 	s, err := m.lookupLocked(owner, id)
 	if err != nil {
@@ -530,6 +535,9 @@ func (m *Manager) Delegate(ctx context.Context, owner, agentID, text string, met
 }
 
 func (m *Manager) delegate(ctx context.Context, owner, agentID string, history []Turn, text string, metadata map[string]any, emit func(Chunk)) (Result, Session, error) {
+	if EmptyPrompt(text) { // before a session is opened for it
+		return Result{}, Session{}, errEmptyPrompt()
+	}
 	s, err := m.Create(ctx, owner, agentID, metadata)
 	if err != nil {
 		return Result{}, Session{}, err

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/triage-go/triage/agent"
+	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/graph"
 	"github.com/triage-go/triage/wire/agui"
 	"github.com/triage-go/triage/wire/present"
@@ -135,7 +136,8 @@ func AgentGraph(m *agent.Manager, agentID string) (*graph.Runnable[AgentState], 
 // user_error (a CUSTOM event; the run goes on), and its tool calls as
 // TOOL_CALL_START, _ARGS and _END, the calls' parent message that one.
 // A call the prompt's failure interrupted is left open (see
-// agui.Writer.WriteError).
+// agui.Writer.WriteError). Its failure's session_valid is the thread's
+// (see threadFault).
 func delegate(m *agent.Manager, agentID, suffix string) graph.Node[AgentState] {
 	return func(ctx context.Context, s AgentState) (AgentState, error) {
 		id := BoundedID(s.MessageID + suffix)
@@ -163,8 +165,28 @@ func delegate(m *agent.Manager, agentID, suffix string) graph.Node[AgentState] {
 			}
 		})
 		s.Answer, s.StopReason = res.Text, res.StopReason
-		return s, err
+		return s, threadFault(err)
 	}
+}
+
+// threadFault is a delegated prompt's failure as the run's: session_valid
+// says whether the run's thread can go on, which is the fault code's
+// default (fault's table: false for SESSION_NOT_FOUND and INTERNAL_ERROR).
+// The agent session the prompt ran in is the run's own, closed after it,
+// so the Manager marks every failure of it invalid; to an AG-UI client the
+// thread is the session, and its next run opens another.
+func threadFault(err error) error {
+	f, ok := fault.As(err)
+	if !ok {
+		return err
+	}
+	spec, known := fault.Lookup(f.Code)
+	if !known || f.SessionValid == spec.SessionValid {
+		return err
+	}
+	f = f.Clone()
+	f.SessionValid = spec.SessionValid
+	return f
 }
 
 // BoundedID is id if it is at most agui.MaxInputIDBytes long, else "id-"

@@ -7,7 +7,6 @@ import (
 	"io"
 	"sync"
 
-	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/graph"
 	"github.com/triage-go/triage/wire/present"
 )
@@ -27,12 +26,14 @@ type CAPOptions struct {
 // run goes on), and the run ends with a close packet, or with an error
 // packet carrying the fault as a stream error (severity transient when it
 // is retryable, fatal otherwise), which is the last packet. Steps have no
-// CAP packet and are left out. Packets are numbered from 0 (seq).
+// CAP packet and are left out. Packets are numbered from 0 (seq). A run
+// stopped by ctx ends as Run's does: with the fault ctx was cancelled with,
+// when its cause is one, else CANCELLED.
 //
 // RunCAP returns what Run returns: the final state and the run's
 // *fault.Error, or an error matching ErrStream when writing failed.
 func RunCAP[S any](ctx context.Context, w io.Writer, r *graph.Runnable[S], state S, opts CAPOptions) (S, error) {
-	c := &capWriter{w: w, opts: opts}
+	c := &capWriter{ctx: ctx, w: w, opts: opts}
 	final := state
 	for ev, err := range r.Stream(ctx, state, graph.ErrorEvents()) {
 		if err != nil {
@@ -60,6 +61,7 @@ func RunCAP[S any](ctx context.Context, w io.Writer, r *graph.Runnable[S], state
 }
 
 type capWriter struct {
+	ctx  context.Context
 	mu   sync.Mutex
 	w    io.Writer
 	opts CAPOptions
@@ -89,7 +91,7 @@ func (c *capWriter) write(p *present.Packet) error {
 }
 
 func (c *capWriter) fail(err error) error {
-	f := fault.From(err)
+	f := failure(c.ctx, err)
 	if werr := c.write(present.ErrorPacket(present.StreamErrorFrom(f))); werr != nil {
 		return werr
 	}

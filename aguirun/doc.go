@@ -18,6 +18,10 @@
 //	end                          RUN_FINISHED
 //	error (any path)             RUN_ERROR, the last event
 //
+// A run stopped by its context ends with CANCELLED, or with the fault the
+// context was cancelled with (context.WithCancelCause), which is how
+// `triage serve` tells a run's client that the service is shutting down.
+//
 // AgentGraph makes an agent of package agent (script, provider, ACP
 // worker) a graph, so that every agent is run the same way.
 package aguirun

@@ -51,3 +51,33 @@ func ExampleRun() {
 	// {"type":"TEXT_MESSAGE_END","messageId":"m1","timestamp":1700000000000}
 	// {"type":"RUN_ERROR","message":"Request rate limit exceeded. Please wait before retrying.","code":"RATE_LIMITED","timestamp":1700000000000,"metadata":{"category":"UPSTREAM","details":{"node":"answer"},"domain":"client","http_status":429,"retry_after":30,"retryable":true,"session_valid":true}}
 }
+
+// A run stopped by its context, cancelled with a fault as the cause (as
+// `triage serve` stops its runs when it shuts down): the RUN_ERROR is that
+// fault, with its retry delay, rather than CANCELLED.
+func ExampleRun_cancelCause() {
+	type state struct{}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	g, _ := graph.New[state]().
+		AddNode("answer", func(ctx context.Context, s state) (state, error) {
+			cancel(fault.New(fault.ServiceUnavailable, "The service is shutting down.", fault.WithRetryAfter(5*time.Second)))
+			<-ctx.Done()
+			return s, ctx.Err()
+		}).
+		AddEdge("answer", graph.End).
+		SetEntry("answer").
+		Compile(nil)
+
+	var buf bytes.Buffer
+	w := agui.NewWriter(sse.NewWriter(&buf), nil)
+	_, err := aguirun.Run(ctx, w, g, state{}, aguirun.Options[state]{
+		ThreadID: "t1", RunID: "r1",
+		Now: func() time.Time { return time.UnixMilli(1700000000000) },
+	})
+	fmt.Println("run:", fault.CodeOf(err))
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	fmt.Println(strings.TrimPrefix(lines[len(lines)-1], "data: "))
+	// Output:
+	// run: SERVICE_UNAVAILABLE
+	// {"type":"RUN_ERROR","message":"The service is shutting down.","code":"SERVICE_UNAVAILABLE","timestamp":1700000000000,"metadata":{"category":"TRANSPORT","details":{"node":"answer"},"domain":"system","http_status":503,"retry_after":5,"retryable":true,"session_valid":true}}
+}

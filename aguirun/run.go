@@ -65,7 +65,11 @@ var ErrStream = errors.New("aguirun: the stream failed")
 // router, a branch, a panic, the context, an event the Writer refuses as
 // out of order or invalid (INTERNAL_ERROR) — ends the run with the fault's
 // RUN_ERROR (see agui.Writer.WriteError): text already streamed stays, an
-// open message is ended first, nothing follows.
+// open message is ended first, nothing follows. A run stopped by ctx ends
+// with CANCELLED, unless ctx was cancelled with a *fault.Error as its cause
+// (context.WithCancelCause): then that fault is the RUN_ERROR, so that a
+// server shutting down can tell its clients why the run stopped and when
+// to come back (SERVICE_UNAVAILABLE with a retry delay, say).
 //
 // Run returns the final state and the run's failure as a *fault.Error (nil
 // when it finished), or an error matching ErrStream when the stream itself
@@ -74,7 +78,7 @@ func Run[S any](ctx context.Context, w *agui.Writer, r *graph.Runnable[S], state
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	x := &writer[S]{w: w, opts: opts, open: map[string]string{}, steps: map[string]int{}}
+	x := &writer[S]{ctx: ctx, w: w, opts: opts, open: map[string]string{}, steps: map[string]int{}}
 	var zero S
 	if err := x.write(&agui.RunStarted{ThreadID: opts.ThreadID, RunID: opts.RunID, ParentRunID: opts.ParentRunID, Input: opts.Input}); err != nil {
 		return zero, x.stop(err)
@@ -130,6 +134,7 @@ func (x *writer[S]) stop(err error) error {
 
 // writer is one run's writing state.
 type writer[S any] struct {
+	ctx   context.Context // the run's: its cause, once cancelled, may be the run's failure
 	w     *agui.Writer
 	opts  Options[S]
 	open  map[string]string // open text messages → the node that opened them
@@ -225,10 +230,10 @@ func (x *writer[S]) endStep(node string) error {
 	return x.write(&agui.StepFinished{StepName: node})
 }
 
-// fail writes the run's RUN_ERROR and returns its fault, which names the
-// node that failed in details.node.
+// fail writes the run's RUN_ERROR and returns its fault (see failure),
+// which names the node that failed in details.node.
 func (x *writer[S]) fail(err error) error {
-	f := fault.From(err).Clone()
+	f := failure(x.ctx, err)
 	var ne *graph.NodeError
 	if errors.As(err, &ne) {
 		if f.Details == nil {
@@ -260,4 +265,16 @@ func (x *writer[S]) fail(err error) error {
 		return errors.Join(ErrStream, werr)
 	}
 	return f
+}
+
+// failure is the fault a run that failed with err ends with, a copy the
+// caller may change: the fault ctx was cancelled with (its cause, when it
+// is a *fault.Error), else err's.
+func failure(ctx context.Context, err error) *fault.Error {
+	if ctx.Err() != nil {
+		if f, ok := fault.As(context.Cause(ctx)); ok {
+			return f.Clone()
+		}
+	}
+	return fault.From(err).Clone()
 }

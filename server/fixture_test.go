@@ -116,7 +116,7 @@ func TestOnPostgres(t *testing.T) {
 		{"RefusedReportRetriedAnew", TestRefusedReportRetriedAnew}, {"Accept", TestAccept},
 		{"RunRecords", TestRunRecords}, {"RunIDUsedOnce", TestRunIDUsedOnce}, {"RunRecordsDisconnect", TestRunRecordsDisconnect},
 		{"RunRecordStoreFailures", TestRunRecordStoreFailures}, {"RunRecordEvents", TestRunRecordEvents},
-		{"RunEventsAcrossInstances", TestRunEventsAcrossInstances},
+		{"RunEventsAcrossInstances", TestRunEventsAcrossInstances}, {"RunsEndOnShutdown", TestRunsEndOnShutdown},
 		{"JobsUI", TestJobsUI},
 	} {
 		t.Run(c.name, c.test)

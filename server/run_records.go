@@ -68,14 +68,17 @@ func (s *Server) finishRunRecord(ctx context.Context, runID, agentID string, end
 
 // runOutcome is how a run ended, from what aguirun.Run returned and
 // whether the run's context ended first (streamGone: the client went away,
-// or a keep-alive could not be written): finished (nil); disconnected (an
-// error matching aguirun.ErrStream, or a CANCELLED run whose stream was
-// gone, whether or not its RUN_ERROR could still be written); else failed,
-// with the fault.
+// or a keep-alive could not be written): finished (nil); shutdown (the
+// service's shutdown stopped it, and its client was told: the fault is
+// shuttingDown's); disconnected (an error matching aguirun.ErrStream, or a
+// CANCELLED run whose stream was gone, whether or not its RUN_ERROR could
+// still be written); else failed, with the fault.
 func runOutcome(runErr error, streamGone bool) (string, *fault.Error) {
 	switch {
 	case runErr == nil:
 		return store.RunFinished, nil
+	case errors.Is(runErr, errShutdown) && !errors.Is(runErr, aguirun.ErrStream):
+		return store.RunShutdown, fault.From(runErr)
 	case errors.Is(runErr, aguirun.ErrStream),
 		streamGone && fault.CodeOf(runErr) == fault.Cancelled:
 		return store.RunDisconnected, nil

@@ -136,7 +136,7 @@ func TestRunIDUsedOnce(t *testing.T) {
 	}
 
 	// An id the store cannot hold is the client's fault.
-	r = f.do("POST", "/v1/agents/echo/runs", []byte(`{"threadId":"t\u0000","runId":"r\u0000","messages":[]}`), a)
+	r = f.do("POST", "/v1/agents/echo/runs", []byte(`{"threadId":"t\u0000","runId":"r\u0000","messages":[{"id":"m1","role":"user","content":"hi"}]}`), a)
 	if fields := fieldsOf(t, r); r.status != http.StatusBadRequest || !fields["runId"] || !fields["threadId"] {
 		t.Errorf("ids with NULs: %d %s", r.status, r.body)
 	}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"mime"
 	"net/http"
 	"strings"
@@ -70,14 +71,19 @@ func (rs *runs) reserve(owner, agentID string) (func(), error) {
 
 // postRun runs an agent for an AG-UI client (HttpAgent): the body is a
 // RunAgentInput; a request that is not one is a problem (400, 415, 422)
-// before the stream starts, as is a runId the tenant used already (409).
-// Once the stream has started, every failure is a RUN_ERROR, the last
-// event. The client going away cancels the run. The run is recorded
-// before the stream starts and its outcome after it ends (see
-// run_records.go).
+// before the stream starts, as is one without a prompt (422: see
+// agent.EmptyPrompt), a runId the tenant used already (409),
+// and a run asked for while the service shuts down (503). Once the stream
+// has started, every failure is a RUN_ERROR, the last event. The client
+// going away cancels the run; so does the service shutting down (Close),
+// whose RUN_ERROR says so (shuttingDown). The run is recorded before the
+// stream starts and its outcome after it ends (see run_records.go).
 func (s *Server) postRun(w http.ResponseWriter, r *http.Request) error {
 	if s.runs == nil {
 		return fault.New(fault.CapabilityNotFound, "This service runs no agents.")
+	}
+	if s.stopping.Err() != nil {
+		return shuttingDown()
 	}
 	if err := requireJSON(r); err != nil {
 		return err
@@ -90,12 +96,19 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	history, prompt := aguirun.Conversation(in)
+	if agent.EmptyPrompt(prompt) {
+		return fault.New(fault.InvalidRequest, "The run has no prompt: its last user message has no text.",
+			fault.WithStatus(http.StatusUnprocessableEntity),
+			fault.WithFieldErrors(fault.FieldError{Field: "messages", Message: "must include a user message with text, the prompt (the last user message is)"}))
+	}
 	agentID := r.PathValue("agent_id")
 	g, err := s.runs.graph(agentID)
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
+	ctx, stop := s.runContext(r.Context())
+	defer stop()
 	release, err := s.runs.reserve(tenantOf(ctx), agentID)
 	if err != nil {
 		return err
@@ -105,7 +118,6 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) error {
 	if runID == "" {
 		runID = uuid.NewString()
 	}
-	history, prompt := aguirun.Conversation(in)
 	state := aguirun.AgentState{AgentID: agentID, Owner: tenantOf(ctx), Prompt: prompt, History: history, MessageID: aguirun.MessageID(runID)}
 	if err := s.startRunRecord(ctx, in, runID, agentID); err != nil {
 		return err
@@ -125,6 +137,32 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) error {
 	s.metrics.run(agentID, outcome, f)
 	s.finishRunRecord(ctx, runID, agentID, runEndOf(final, outcome, f))
 	return nil
+}
+
+// errShutdown is the cause of shuttingDown's fault: it tells a run the
+// shutdown stopped from one that failed otherwise (errors.Is).
+var errShutdown = errors.New("the service is shutting down")
+
+// shuttingDown is the failure of the runs a shutdown stops, and the
+// answer to a run asked for during one: SERVICE_UNAVAILABLE, retryable
+// after ShutdownRetryAfter; a thread may go on (session_valid), here or on
+// another instance.
+func shuttingDown() *fault.Error {
+	return fault.Wrap(errShutdown, fault.ServiceUnavailable, "The service is shutting down. Please retry in a moment.",
+		fault.WithRetryAfter(ShutdownRetryAfter), fault.WithSessionValid(true),
+		fault.WithDetail("reason", "shutting_down"))
+}
+
+// runContext is a run's context: parent's, cancelled when the service
+// shuts down with shuttingDown's fault as its cause (which aguirun writes
+// as the run's RUN_ERROR). stop releases it.
+func (s *Server) runContext(parent context.Context) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	unhook := context.AfterFunc(s.stopping, func() { cancel(context.Cause(s.stopping)) })
+	return ctx, func() {
+		unhook()
+		cancel(nil)
+	}
 }
 
 // streamAGUI streams the run as AG-UI events over SSE, with a keep-alive
@@ -198,6 +236,7 @@ func (s *Server) streamCAP(ctx context.Context, w http.ResponseWriter, g *graph.
 	w.Header().Set("X-Accel-Buffering", "no")
 	_ = rc.SetWriteDeadline(time.Now().Add(runWriteTimeout))
 	w.WriteHeader(http.StatusOK)
+	_ = rc.Flush() // the headers now: the first packet may be long in coming
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	final, runErr := aguirun.RunCAP(ctx, dw, g, state, aguirun.CAPOptions{StreamID: runID, Flush: dw.Flush})

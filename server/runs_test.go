@@ -184,3 +184,33 @@ func startRunOf(t *testing.T, f *fixture, agentID string, body []byte) (leave fu
 		resp.Body.Close()
 	}
 }
+
+// A run with no prompt (no user message, or one without text) is refused
+// before its stream, as /mcp refuses an empty prompt: 422 INVALID_REQUEST,
+// and no record.
+func TestRunRefusesEmptyPrompt(t *testing.T) {
+	f := recordsFixture(t, nil)
+	for name, messages := range map[string]string{
+		"no message":            `[]`,
+		"an assistant message":  `[{"id":"a1","role":"assistant","content":"Hello."}]`,
+		"an empty user message": `[{"id":"m1","role":"user","content":""}]`,
+		"a blank user message":  `[{"id":"m1","role":"user","content":" \n "}]`,
+		"the last one blank":    `[{"id":"m1","role":"user","content":"hi"},{"id":"a1","role":"assistant","content":"You said: hi"},{"id":"m2","role":"user","content":"  "}]`,
+		"an image, no text":     `[{"id":"m1","role":"user","content":[{"type":"image","source":{"type":"url","value":"https://x/a.png"}}]}]`,
+	} {
+		body := fmt.Appendf(nil, `{"threadId":"t1","runId":"empty","messages":%s}`, messages)
+		r := f.do("POST", "/v1/agents/echo/runs", body, nil)
+		if r.status != http.StatusUnprocessableEntity || codeOf(t, r) != "INVALID_REQUEST" || !fieldsOf(t, r)["messages"] {
+			t.Errorf("%s: %d %s", name, r.status, r.body)
+		}
+	}
+	if r := f.do("GET", "/v1/runs/empty", nil, nil); r.status != http.StatusNotFound {
+		t.Errorf("a refused run was recorded: %d %s", r.status, r.body)
+	}
+	// A thread whose last message is the answer runs its last user message.
+	events := runEvents(t, f.do("POST", "/v1/agents/echo/runs",
+		[]byte(`{"threadId":"t1","runId":"again","messages":[{"id":"m1","role":"user","content":"hi"},{"id":"a1","role":"assistant","content":"You said: hi"}]}`), nil))
+	if events[len(events)-1].Type() != agui.TypeRunFinished {
+		t.Errorf("the run ended with %s", events[len(events)-1].Type())
+	}
+}

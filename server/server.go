@@ -280,8 +280,11 @@ type Server struct {
 	operator    *[32]byte
 	crossOrigin *http.CrossOriginProtection
 
-	stopOnce sync.Once
-	stopped  chan struct{} // closed when the server shuts down
+	// stopping ends when the server shuts down (Close), its cause the
+	// fault of the runs it stops (shuttingDown); stopped is its Done.
+	stopping context.Context
+	stop     context.CancelCauseFunc
+	stopped  <-chan struct{}
 }
 
 // New returns a Server.
@@ -402,8 +405,9 @@ func New(cfg Config) (*Server, error) {
 		problems:   &problem.Options{Debug: cfg.Debug, BaseURI: cfg.ProblemBaseURI},
 		log:        cfg.Logger,
 		jobTracer:  newRequestTracer(cfg.TracerProvider, cfg.Propagator),
-		stopped:    make(chan struct{}),
 	}
+	s.stopping, s.stop = context.WithCancelCause(context.Background())
+	s.stopped = s.stopping.Done()
 	s.privateCallbacks = cfg.PrivateCallbacks || keys.empty()
 	s.callbacks = cfg.HTTPClient
 	if !s.privateCallbacks {
@@ -463,12 +467,19 @@ func (s *Server) notAPath(w http.ResponseWriter, r *http.Request) error {
 	return s.unmatched(w, r)
 }
 
-// Close ends the event streams and the MCP connections (a graceful shutdown calls it first, so
-// that the streams do not hold the shutdown open), and writes the count of
-// the log lines suppressed so far.
+// Close ends the event streams (a "shutdown" event), cancels the AG-UI
+// runs in progress (each ends with a RUN_ERROR SERVICE_UNAVAILABLE,
+// retryable after ShutdownRetryAfter, and is recorded as
+// store.RunShutdown; a run asked for later is refused with a 503) and
+// ends the MCP connections, so that none holds a graceful shutdown
+// (Serve) open; then it writes the count of the log lines suppressed so
+// far. It may be called more than once.
 func (s *Server) Close() {
-	s.stopOnce.Do(func() { close(s.stopped) })
+	s.stop(shuttingDown())
 	if s.cfg.Bridge != nil {
+		// The /mcp sessions. Hook: the bridge's own shutdown (cancel the
+		// prompts in flight, answer each pending call) belongs here, so
+		// that it runs before Serve's srv.Shutdown waits on the requests.
 		s.cfg.Bridge.Disconnect()
 	}
 	s.logs.flush()
@@ -492,11 +503,17 @@ const (
 	// ShutdownTimeout bounds how long a shutdown waits for the requests
 	// in progress.
 	ShutdownTimeout = 25 * time.Second
+	// ShutdownRetryAfter is the retry delay of the runs a shutdown stops
+	// and refuses (RUN_ERROR SERVICE_UNAVAILABLE; a 503 problem): time for
+	// the instance to come back, or for a load balancer to send the
+	// client to another.
+	ShutdownRetryAfter = 5 * time.Second
 )
 
 // Serve serves on ln until ctx is cancelled, then shuts down gracefully:
-// it stops taking connections, ends the event streams, waits for the
-// requests in progress (at most ShutdownTimeout) and stops the job worker.
+// it ends the event streams and the AG-UI runs in progress (see Close),
+// stops taking connections, waits for the requests in progress (at most
+// ShutdownTimeout) and stops the job worker.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{
 		Handler:           s,

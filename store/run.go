@@ -20,6 +20,10 @@ const (
 	// RunDisconnected is a run stopped because its stream failed: the
 	// client went away, or stopped reading.
 	RunDisconnected = "disconnected"
+	// RunShutdown is a run the service stopped because it was shutting
+	// down: its client was told so (a RUN_ERROR SERVICE_UNAVAILABLE, with
+	// a retry delay), and may run it again.
+	RunShutdown = "shutdown"
 )
 
 // Run is the record of an AG-UI agent run (POST /v1/agents/{agent_id}/runs): who
@@ -32,7 +36,8 @@ type Run struct {
 	ThreadID string `json:"thread_id"`
 	// AgentID is the agent that ran.
 	AgentID string `json:"agent_id"`
-	// Outcome is RunRunning, RunFinished, RunFailed or RunDisconnected.
+	// Outcome is RunRunning, RunFinished, RunFailed, RunDisconnected or
+	// RunShutdown.
 	Outcome string `json:"outcome"`
 	// StartedAt and FinishedAt are by the store's clock: StartRun's and
 	// FinishRun's now. FinishedAt is zero while the run is running.
@@ -48,7 +53,7 @@ type Run struct {
 
 // RunEnd is how a run ended, as FinishRun records it.
 type RunEnd struct {
-	// Outcome is RunFinished, RunFailed or RunDisconnected.
+	// Outcome is RunFinished, RunFailed, RunDisconnected or RunShutdown.
 	Outcome string
 	// Fault is required for RunFailed, and refused for the others: a JSON
 	// object of at most MaxRunFaultBytes.

@@ -9,7 +9,8 @@ import "testing"
 // checks what its subscriber callbacks receive: a streamed answer, runs
 // failing before and after text (RUN_ERROR with code, retryability and
 // retry delay), the client aborting a run (the server stops it), inputs and
-// runs refused before the stream (problem+json), the API keys, and that
+// runs refused before the stream (problem+json), runs in progress when
+// serve is sent SIGTERM (RUN_ERROR SERVICE_UNAVAILABLE), the API keys, and that
 // the client's own verifier and enforcement accept every stream without a
 // warning. Node's output is streamed into the test log.
 //

@@ -244,8 +244,17 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	}
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(env.Stdout, "Triage Error Handler listening on %s (storage: %s)\n", base, what)
-	// A report of its own, so that the line works from any directory.
-	fmt.Fprintf(env.Stdout, "Try it:\n  curl -s %s/v1/errors -H 'Content-Type: application/json' -d '%s'\n", base, tryReport)
+	// A report of its own, so that the line works from any directory; with
+	// API keys, a key's placeholder (never a key: this is a terminal, or a
+	// log), which the shell expands.
+	auth := ""
+	if keysSet(keys) {
+		auth = ` -H "X-API-Key: $TRIAGE_API_KEY"`
+	}
+	fmt.Fprintf(env.Stdout, "Try it:\n  curl -s %s/v1/errors%s -H 'Content-Type: application/json' -d '%s'\n", base, auth, tryReport)
+	if keysSet(keys) {
+		fmt.Fprintln(env.Stdout, "  (first set TRIAGE_API_KEY to one of the API keys)")
+	}
 	fmt.Fprintf(env.Stdout, "MCP bridge at %s/mcp (streamable HTTP; %d agents)\n", base, len(agents.Agents()))
 	nf.describe(env.Stdout)
 	if env.UI != nil {

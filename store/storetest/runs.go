@@ -86,7 +86,7 @@ var runTests = []test{
 		sameRun(t, "GetRun of a failed run", getRun(t, tn, "run-1"), failed)
 
 		// The other outcomes; an empty thread id.
-		for i, c := range []store.RunEnd{{Outcome: store.RunFinished, AnswerBytes: 21}, {Outcome: store.RunDisconnected}} {
+		for i, c := range []store.RunEnd{{Outcome: store.RunFinished, AnswerBytes: 21}, {Outcome: store.RunDisconnected}, {Outcome: store.RunShutdown}} {
 			id := fmt.Sprint("run-", i+2)
 			_, err := tn.StartRun(ctx, store.Run{RunID: id, AgentID: "echo"})
 			must(t, err)
@@ -225,7 +225,7 @@ var runTests = []test{
 		}
 		from, err := a.LatestRunEnd(ctx)
 		must(t, err)
-		for _, id := range []string{"r1", "r2", "r3", "running"} {
+		for _, id := range []string{"r1", "r2", "r3", "r4", "running"} {
 			start(a, id)
 		}
 		start(b, "rb")
@@ -241,6 +241,7 @@ var runTests = []test{
 			{b, "rb", store.RunEnd{Outcome: store.RunFinished}, false},
 			{a, "r1", failedEnd(), true},
 			{a, "r3", store.RunEnd{Outcome: store.RunDisconnected}, true},
+			{a, "r4", store.RunEnd{Outcome: store.RunShutdown}, true},
 		} {
 			r, err := c.tn.FinishRun(ctx, c.id, c.end)
 			must(t, err)
@@ -308,6 +309,7 @@ var runTests = []test{
 			"a fault not in UTF-8":      {Outcome: store.RunFailed, Fault: json.RawMessage("{\"code\":\"\xff\"}")},
 			"a fault over the bound":    {Outcome: store.RunFailed, Fault: big},
 			"a finished run's fault":    {Outcome: store.RunFinished, Fault: failedEnd().Fault},
+			"a shutdown run's fault":    {Outcome: store.RunShutdown, Fault: failedEnd().Fault},
 			"a negative answer length":  {Outcome: store.RunFinished, AnswerBytes: -1},
 		} {
 			if _, err := tn.FinishRun(ctx, "run", end); !errors.Is(err, store.ErrInvalidRun) {

@@ -196,7 +196,7 @@ func checkRunID(what, id string, required bool) error {
 // store.ErrInvalidRun.
 func checkRunEnd(end store.RunEnd) error {
 	switch end.Outcome {
-	case store.RunFinished, store.RunDisconnected:
+	case store.RunFinished, store.RunDisconnected, store.RunShutdown:
 		if len(end.Fault) > 0 {
 			return fmt.Errorf("%w: a %s run has no fault", store.ErrInvalidRun, end.Outcome)
 		}

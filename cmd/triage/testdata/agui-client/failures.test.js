@@ -60,7 +60,9 @@ test('triage serve: runs that fail, through HttpAgent', { timeout: 90_000 }, asy
     assert.equal(event.metadata.category, 'TIMEOUT');
     assert.equal(event.metadata.retryable, true);
     assert.equal(event.metadata.retry_after, 2); // the scripted default
-    assert.equal(event.metadata.session_valid, false);
+    // The thread goes on (TIMEOUT's default), though the agent session the
+    // run opened is closed.
+    assert.equal(event.metadata.session_valid, true);
     assert.equal(event.metadata.debug, undefined, 'debug details without --debug');
     assert.equal(event.metadata.details.node, 'echo');
     // No answer: the conversation is the question alone.
@@ -80,6 +82,16 @@ test('triage serve: runs that fail, through HttpAgent', { timeout: 90_000 }, asy
     assert.equal(event.metadata.retryable, true);
     assert.equal(event.metadata.retry_after, 7);
     assert.equal(event.metadata.http_status, 429);
+    assert.equal(event.metadata.session_valid, true);
+  });
+
+  await t.test("session_valid is the code's: whether the thread can go on", { timeout: TIMEOUT }, async () => {
+    // Each run's agent session is closed after it; the thread is not.
+    for (const [code, valid] of [['SERVICE_UNAVAILABLE', true], ['SESSION_NOT_FOUND', false], ['INTERNAL_ERROR', false]]) {
+      const { event } = await failedRun(base, 'echo', `fail with ${code}`);
+      assert.equal(event.code, code);
+      assert.equal(event.metadata.session_valid, valid, code);
+    }
   });
 
   await t.test('"fail": an UPSTREAM_ERROR, not retryable, its cause kept back', { timeout: TIMEOUT }, async () => {

@@ -108,7 +108,9 @@ function baseEnv(extra = {}) {
 
 // startServe runs `triage serve ARGS` on a free port with the two tenants'
 // API keys (keys '' for none) and returns its base URL; it is stopped
-// after the test (SIGTERM, and it must exit 0 within 10s).
+// after the test (SIGTERM, and it must exit 0 within 10s), unless the test
+// stopped it with terminate(), which sends SIGTERM and resolves to how it
+// exited ({code, signal}, null if not within ms) and how long it took.
 export async function startServe(t, args = [], keys = `acme=${KEY_A},globex=${KEY_B}`) {
   const dir = tempDir(t);
   const child = spawn(BIN, ['serve', '--addr', '127.0.0.1:0', '--db', join(dir, 't.db'), ...args], {
@@ -123,7 +125,15 @@ export async function startServe(t, args = [], keys = `acme=${KEY_A},globex=${KE
     logs += b;
     if (process.env.AGUI_CLIENT_DEBUG) process.stderr.write(b);
   });
+  let terminated = false;
   t.after(async () => {
+    if (terminated) {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGKILL');
+        await exited;
+      }
+      return;
+    }
     if (child.exitCode !== null || child.signalCode !== null) {
       assert.fail(`triage serve ended during the test (${child.exitCode ?? child.signalCode}):\n${logs}`);
     }
@@ -155,7 +165,17 @@ export async function startServe(t, args = [], keys = `acme=${KEY_A},globex=${KE
     });
   });
   child.stdout.resume();
-  return { base, runURL: (agentId = 'echo') => `${base}/v1/agents/${agentId}/runs`, stderr: () => logs };
+  const terminate = async (ms = 30_000) => {
+    terminated = true;
+    const start = Date.now();
+    child.kill('SIGTERM');
+    let timer;
+    const late = new Promise((resolve) => { timer = setTimeout(resolve, ms, null); });
+    const r = await Promise.race([exited.then(([code, signal]) => ({ code, signal })), late]);
+    clearTimeout(timer);
+    return { exit: r, ms: Date.now() - start };
+  };
+  return { base, runURL: (agentId = 'echo') => `${base}/v1/agents/${agentId}/runs`, stderr: () => logs, terminate };
 }
 
 // newAgent makes an HttpAgent for the agent's URL. Its fetch is the

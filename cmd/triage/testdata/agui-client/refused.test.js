@@ -1,7 +1,8 @@
 // Runs refused before the stream starts, each a problem (RFC 9457,
 // application/problem+json) and never an event stream: an input that is
 // not a RunAgentInput (sent with fetch, as HttpAgent never would, and
-// through HttpAgent with a fetch that spoils its body), an unknown agent,
+// through HttpAgent with a fetch that spoils its body), a thread with no
+// prompt (no user message with text), an unknown agent,
 // and a run over the concurrency bound. HttpAgent reports each by
 // rejecting runAgent and calling onRunFailed, with no event.
 
@@ -72,6 +73,31 @@ test('triage serve: runs refused before the stream', { timeout: 90_000 }, async 
     assert.equal(p.code, 'INVALID_REQUEST');
     assert.deepEqual(p.errors, [{ field: 'messages', message: 'is required' }]);
     con.clean(1);
+  });
+
+  await t.test('no prompt: 422 INVALID_REQUEST, as /mcp refuses an empty prompt', { timeout: TIMEOUT }, async () => {
+    const con = watchConsole();
+    const cases = [
+      [[], []],
+      [[{ id: 'a1', role: 'assistant', content: 'Hello, how can I help?' }], ['assistant']],
+      [[{ id: 'u1', role: 'user', content: '  ' }], ['user']],
+    ];
+    for (const [messages, roles] of cases) {
+      const agent = newAgent(base, 'echo', { messages });
+      const r = await run(agent);
+      assert.ok(r.error, `runAgent resolved for ${JSON.stringify(messages)}: ${r.rec.types()}`);
+      assert.equal(r.error.status, 422, `${r.error}`);
+      assert.deepEqual(r.rec.callbacks(), ['onRunInitialized', 'onRunFailed', 'onRunFinalized']);
+      assert.deepEqual(r.rec.events, []);
+      assert.deepEqual(agent.messages.map((m) => m.role), roles);
+      assert.equal(agent.wire.headers.get('content-type'), 'application/problem+json');
+      const p = problemOf(r.error);
+      assert.equal(p.code, 'INVALID_REQUEST');
+      assert.equal(p.status, 422);
+      assert.equal(p.retryable, false);
+      assert.deepEqual(p.errors.map((e) => e.field), ['messages']);
+    }
+    con.clean(cases.length);
   });
 
   await t.test('an unknown agent: 404 CAPABILITY_NOT_FOUND', { timeout: TIMEOUT }, async () => {
