@@ -160,7 +160,7 @@ func (s *Server) mcpHandler(b *bridge.Bridge) handlerFunc {
 			defer func() { sessions.done(w.Header().Get("Mcp-Session-Id"), false) }()
 		case known:
 			stream := r.Method == http.MethodGet
-			if sessions.begin(sid, stream) {
+			if sessions.begin(sid, stream, body.initialized) {
 				defer sessions.done(sid, stream)
 			}
 		}

@@ -19,6 +19,8 @@ type mcpBody struct {
 	// to the protocolVersion it asks for.
 	initialize bool
 	version    string
+	// initialized is set when a message is notifications/initialized.
+	initialized bool
 }
 
 // readMCPBody reads a POST body: one JSON-RPC message (an object) or a
@@ -75,8 +77,11 @@ func readMCPBody(body []byte) (mcpBody, *jsonrpc.Error) {
 		if !validID(m.ID) {
 			return mcpBody{}, jsonrpc.NewInvalidRequest(position(out.batch, i) + idRule)
 		}
-		if m.Method == "initialize" {
+		switch m.Method {
+		case "initialize":
 			out.initialize, out.version = true, m.Params.ProtocolVersion
+		case "notifications/initialized":
+			out.initialized = true
 		}
 	}
 	return out, nil

@@ -499,3 +499,30 @@ func TestMCPPostsInProgressBounded(t *testing.T) {
 	}
 	mcpInit(t, f, "key-b", "2025-11-25")
 }
+
+// A session in its handshake (initialize answered, notifications/
+// initialized not yet sent) is not closed to make room: its client is
+// about to use it. Initialized and quiet, it is.
+func TestMCPHandshakeIsKept(t *testing.T) {
+	f := mcpDoor(t, time.Minute, func(c *Config) { c.TenantMCPSessions = 2 })
+	initialize := []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	var ids []string
+	for range 2 {
+		r := f.do("POST", "/mcp", initialize, map[string]string{"X-API-Key": "key-a", "Accept": mcpAccept})
+		ids = append(ids, r.header.Get("Mcp-Session-Id"))
+	}
+	r := f.do("POST", "/mcp", initialize, map[string]string{"X-API-Key": "key-a", "Accept": mcpAccept})
+	if r.status != http.StatusTooManyRequests {
+		t.Fatalf("a third session while two are in their handshake: %d %s", r.status, r.body)
+	}
+	if r := mcpPost(t, f, "key-a", ids[1], "2025-06-18", `{"jsonrpc":"2.0","method":"notifications/initialized"}`); r.status != http.StatusAccepted {
+		t.Fatalf("initialized: %d %s", r.status, r.body)
+	}
+	mcpInit(t, f, "key-a", "2025-06-18")
+	if alive(t, f, "key-a", ids[1]) {
+		t.Error("the initialized quiet session was kept")
+	}
+	if r := mcpPost(t, f, "key-a", ids[0], "2025-06-18", `{"jsonrpc":"2.0","method":"notifications/initialized"}`); r.status != http.StatusAccepted {
+		t.Errorf("the session in its handshake was closed: %d %s", r.status, r.body)
+	}
+}

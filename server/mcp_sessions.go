@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -37,10 +38,17 @@ type mcpSession struct {
 	id, tenant string
 	// version is the protocol version negotiated at initialize.
 	version string
-	last    uint64 // the tick of its last request's start or end
-	posts   int    // POSTs and DELETEs in progress
-	streams int    // GET streams open
+	last    uint64    // the tick of its last request's start or end
+	born    time.Time // when initialize was answered
+	ready   bool      // the client sent notifications/initialized
+	posts   int       // POSTs and DELETEs in progress
+	streams int       // GET streams open
 }
+
+// mcpHandshake is how long a session that answered initialize is kept
+// from being closed to make room while its client has not yet sent
+// notifications/initialized.
+const mcpHandshake = 10 * time.Second
 
 func newMCPSessions(max int, server *mcp.Server, busy func(string) bool) *mcpSessions {
 	return &mcpSessions{max: max, server: server, busy: busy, byID: map[string]*mcpSession{}, opening: map[string]int{}}
@@ -70,13 +78,12 @@ func (m *mcpSessions) open(tenant string) bool {
 	m.mu.Lock()
 	if m.held(tenant) >= m.max {
 		// Sessions the go-sdk closed itself (expired, deleted) are still
-		// counted here: forget them first.
-		m.mu.Unlock()
+		// counted here: forget them first. The go-sdk's list is read under
+		// m.mu, so that no session is registered meanwhile and forgotten.
 		live := map[string]bool{}
 		for ss := range m.server.Sessions() {
 			live[ss.ID()] = true
 		}
-		m.mu.Lock()
 		for id := range m.byID {
 			if !live[id] {
 				delete(m.byID, id)
@@ -112,14 +119,18 @@ func (m *mcpSessions) held(tenant string) int {
 }
 
 // idlest returns tenant's session to close to make room: the least
-// recently used of those with no request in progress and no tool call
-// running, else of those whose only requests are GET streams (a client
-// listening, with no work in flight); "" when every one has work in
-// flight. m.mu is held.
+// recently used of those initialized and quiet (no request in progress,
+// no tool call running), else of those whose only requests are GET
+// streams (a client listening, with no work in flight); "" when every one
+// has work in flight or is in its handshake (answered initialize less
+// than mcpHandshake ago, and not yet sent notifications/initialized).
+// m.mu is held.
 func (m *mcpSessions) idlest(tenant string) string {
 	var quiet, listening []*mcpSession
+	now := time.Now()
 	for _, s := range m.byID {
-		if s.tenant != tenant || s.posts > 0 || (m.busy != nil && m.busy(s.id)) {
+		if s.tenant != tenant || s.posts > 0 || (m.busy != nil && m.busy(s.id)) ||
+			(!s.ready && now.Sub(s.born) < mcpHandshake) {
 			continue
 		}
 		if s.streams > 0 {
@@ -158,19 +169,21 @@ func (m *mcpSessions) opened(tenant, id, version string) {
 		delete(m.opening, tenant)
 	}
 	if id != "" {
-		m.byID[id] = &mcpSession{id: id, tenant: tenant, version: version, last: m.now(), posts: 1}
+		m.byID[id] = &mcpSession{id: id, tenant: tenant, version: version, last: m.now(), born: time.Now(), posts: 1}
 	}
 }
 
-// begin counts a request of the session in progress (a GET as a stream);
-// it returns false when the session is not known here.
-func (m *mcpSessions) begin(id string, stream bool) bool {
+// begin counts a request of the session in progress (a GET as a stream;
+// initialized: it carries notifications/initialized); it returns false
+// when the session is not known here.
+func (m *mcpSessions) begin(id string, stream, initialized bool) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s, ok := m.byID[id]
 	if !ok {
 		return false
 	}
+	s.ready = s.ready || initialized
 	s.last = m.now()
 	if stream {
 		s.streams++
