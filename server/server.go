@@ -177,8 +177,10 @@ type Config struct {
 	Bridge *bridge.Bridge
 	// TenantMCPSessions bounds the MCP sessions one tenant holds open at
 	// /mcp (a session lasts until it is deleted or idle for 30 minutes):
-	// beyond it, a request that would open another is answered 429 with
-	// Retry-After while the other tenants are still served. Default 64.
+	// a request that would open one more closes the tenant's least
+	// recently used session with nothing in flight, and is answered 429
+	// with Retry-After only when every one has work in flight (or is in
+	// its handshake); the other tenants are still served. Default 64.
 	TenantMCPSessions int
 	// MCPMaxBody bounds an /mcp request body. Default 8 MiB: a 1 MiB
 	// prompt may take six times its size as escaped JSON.
