@@ -419,6 +419,11 @@ func TestMCPStreamsResume(t *testing.T) {
 			t.Errorf("header %q: the stream does not open with a priming event and a retry field: %.200q", header, r.body)
 		}
 	}
+	// A GET stream opens with the retry field too.
+	g := mcpDo(t, f, "GET", nil, map[string]string{"X-API-Key": "key-a", "Accept": "text/event-stream", "Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"})
+	if g.status != http.StatusOK || !strings.HasPrefix(string(g.body), ": ok\nretry: 1000\n\n") {
+		t.Errorf("GET stream: %d %.100q", g.status, g.body)
+	}
 	// A prompt that times out after 2 s; the client reads the priming
 	// event and drops the connection.
 	s := mcpPost(t, f, "key-a", sid, "2025-11-25", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"sessions_create","arguments":{"agentId":"echo"}}}`)
