@@ -94,11 +94,14 @@ type Bridge struct {
 	life context.Context // cancelled with ErrShutdown by Shutdown
 	stop context.CancelCauseFunc
 
-	mu       sync.Mutex
-	byOwner  map[string]int
-	closing  bool          // Shutdown has begun
-	pending  int           // calls entered and not yet answered
-	answered chan struct{} // closed by Shutdown once pending is 0
+	mu      sync.Mutex
+	byOwner map[string]int
+	// bySession counts the tool calls running in each MCP session (by
+	// the go-sdk's session id; none over stdio, whose session has none).
+	bySession map[string]int
+	closing   bool          // Shutdown has begun
+	pending   int           // calls entered and not yet answered
+	answered  chan struct{} // closed by Shutdown once pending is 0
 }
 
 // New returns a bridge with its tools registered.
@@ -133,7 +136,7 @@ func New(opts Options) *Bridge {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	b := &Bridge{opts: opts, slots: make(chan struct{}, opts.MaxConcurrent), byOwner: map[string]int{},
+	b := &Bridge{opts: opts, slots: make(chan struct{}, opts.MaxConcurrent), byOwner: map[string]int{}, bySession: map[string]int{},
 		answered: make(chan struct{})}
 	b.life, b.stop = context.WithCancelCause(context.Background())
 	b.server = mcp.NewServer(&mcp.Implementation{Name: "triage-bridge", Title: "Triage MCP agentic bridge", Version: opts.Version},
@@ -279,6 +282,35 @@ func (b *Bridge) acquire(owner string) (func(), error) {
 		b.mu.Unlock()
 		<-b.slots
 	}, nil
+}
+
+// Busy reports whether a tool call of the MCP session with this id (the
+// go-sdk's ServerSession.ID) is running: a prompt runs on when the HTTP
+// request that started it is gone, so an HTTP server that closes idle
+// sessions asks before it closes one.
+func (b *Bridge) Busy(sessionID string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.bySession[sessionID] > 0
+}
+
+// running counts a call of the MCP session until the returned func is
+// called.
+func (b *Bridge) running(ss *mcp.ServerSession) func() {
+	if ss == nil || ss.ID() == "" {
+		return func() {}
+	}
+	id := ss.ID()
+	b.mu.Lock()
+	b.bySession[id]++
+	b.mu.Unlock()
+	return func() {
+		b.mu.Lock()
+		if b.bySession[id]--; b.bySession[id] <= 0 {
+			delete(b.bySession, id)
+		}
+		b.mu.Unlock()
+	}
 }
 
 // inFlight is how many of owner's calls are running.

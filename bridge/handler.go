@@ -42,6 +42,7 @@ func addTool[In, Out any](b *Bridge, t *mcp.Tool, h func(context.Context, *mcp.C
 	t.InputSchema, t.OutputSchema = in, out
 	name := t.Name
 	b.server.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+		defer b.running(req.Session)()
 		// Neither the go-sdk nor net/http's server sees a panic here (the
 		// SDK runs the call on a goroutine of its own): unrecovered, it
 		// would end the process, every tenant's sessions with it.

@@ -177,8 +177,10 @@ type Config struct {
 	Bridge *bridge.Bridge
 	// TenantMCPSessions bounds the MCP sessions one tenant holds open at
 	// /mcp (a session lasts until it is deleted or idle for 30 minutes):
-	// beyond it, a request that would open another is answered 429 with
-	// Retry-After while the other tenants are still served. Default 64.
+	// a request that would open one more closes the tenant's least
+	// recently used session with nothing in flight, and is answered 429
+	// with Retry-After only when every one has work in flight (or is in
+	// its handshake); the other tenants are still served. Default 64.
 	TenantMCPSessions int
 	// MCPMaxBody bounds an /mcp request body. Default 8 MiB: a 1 MiB
 	// prompt may take six times its size as escaped JSON.
@@ -187,6 +189,18 @@ type Config struct {
 	// while a prompt runs. Default 6 minutes, a minute more than a
 	// prompt's default timeout.
 	MCPWriteTimeout time.Duration
+	// MCPStallTimeout bounds how long writing 64 KiB of an /mcp answer
+	// may take (a client that stops reading): past it the connection is
+	// cut and what the answer held freed. Default 30 s.
+	MCPStallTimeout time.Duration
+	// MCPMaxBatch bounds a JSON-RPC batch, in messages, in the sessions
+	// whose protocol version has batches (2025-03-26 and before; later
+	// ones are refused any). Default 16.
+	MCPMaxBatch int
+	// MCPEventBytesSession and MCPEventBytesTenant bound the events /mcp
+	// keeps for streams to resume (GET with Last-Event-ID): a session's,
+	// and all of one tenant's sessions'. Default 4 MiB and 16 MiB.
+	MCPEventBytesSession, MCPEventBytesTenant int
 
 	// UI, when set, is the dashboard (package web's Handler), served
 	// without authentication at GET / and GET /assets/{file}, its own
@@ -216,6 +230,7 @@ const (
 	DefaultMaxConcurrent = 256
 	DefaultMaxBody       = 1 << 20
 	DefaultMCPMaxBody    = 8 << 20
+	DefaultMCPMaxBatch   = 16
 	DefaultJobPoll       = 500 * time.Millisecond
 	// DefaultJobTimeout bounds a job's attempt: a callback or webhook
 	// call, itself bounded by the HTTP client's timeout (10 s by
@@ -352,9 +367,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MCPMaxBody <= 0 {
 		cfg.MCPMaxBody = DefaultMCPMaxBody
 	}
-	if cfg.MCPWriteTimeout <= 0 {
-		cfg.MCPWriteTimeout = 6 * time.Minute
-	}
+	mcpDefaults(&cfg)
 	if cfg.JobPoll == 0 {
 		cfg.JobPoll = DefaultJobPoll
 	}

@@ -75,38 +75,35 @@ func TestEventStreamsPerTenant(t *testing.T) {
 	}
 }
 
-// One tenant holds at most TenantMCPSessions MCP sessions at /mcp; the
-// others still open theirs, and a session closed (DELETE /mcp) frees its
-// place.
+// One tenant holds at most TenantMCPSessions MCP sessions at /mcp: the
+// client that opens one more gets it, and the tenant's least recently
+// used session with no work in flight is closed (the go-sdk client's
+// next call fails: its session is not found); another tenant's sessions
+// are not touched, and a session closed (DELETE /mcp) frees its place.
 func TestMCPSessionsPerTenant(t *testing.T) {
 	f := mcpFixture(t, func(c *Config) { c.TenantMCPSessions = 2 })
-	connect := func(key string) (*mcp.ClientSession, error) {
-		c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
-		return c.Connect(t.Context(), &mcp.StreamableClientTransport{
-			Endpoint: f.http.URL + "/mcp", HTTPClient: &http.Client{Transport: keyTransport{"X-API-Key", key}},
-		}, nil)
-	}
 	first := mcpConnect(t, f, "X-API-Key", "key-a")
-	mcpConnect(t, f, "X-API-Key", "key-a")
-	if cs, err := connect("key-a"); err == nil {
-		cs.Close()
-		t.Fatal("a third MCP session of one tenant was opened")
-	}
-	r := f.do("POST", "/mcp", []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`),
-		map[string]string{"X-API-Key": "key-a", "Accept": "application/json, text/event-stream"})
-	if p := r.json(t); r.status != http.StatusTooManyRequests || p["code"] != "RATE_LIMITED" || detail(p, "max_mcp_sessions") != 2.0 ||
-		r.header.Get("Retry-After") == "" {
-		t.Errorf("a third session: %d %v %s", r.status, r.header, r.body)
-	}
-	mcpConnect(t, f, "X-API-Key", "key-b") // another tenant's
-	if err := first.Close(); err != nil {
+	other := mcpConnect(t, f, "X-API-Key", "key-b")
+	second := mcpConnect(t, f, "X-API-Key", "key-a")
+	if _, err := second.CallTool(t.Context(), &mcp.CallToolParams{Name: "bridge_health", Arguments: map[string]any{}}); err != nil {
 		t.Fatal(err)
 	}
-	cs, err := connect("key-a")
-	if err != nil {
-		t.Fatalf("after one of its sessions closed, the tenant could not open another: %v", err)
+	third := mcpConnect(t, f, "X-API-Key", "key-a")
+	if _, err := first.CallTool(t.Context(), &mcp.CallToolParams{Name: "bridge_health", Arguments: map[string]any{}}); err == nil {
+		t.Fatal("the tenant holds three sessions: the least recently used was not closed")
 	}
-	cs.Close()
+	for _, cs := range []*mcp.ClientSession{second, third, other} {
+		if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "bridge_health", Arguments: map[string]any{}}); err != nil {
+			t.Errorf("session %s: %v", cs.ID(), err)
+		}
+	}
+	if err := third.Close(); err != nil {
+		t.Fatal(err)
+	}
+	mcpConnect(t, f, "X-API-Key", "key-a")
+	if _, err := second.CallTool(t.Context(), &mcp.CallToolParams{Name: "bridge_health", Arguments: map[string]any{}}); err != nil {
+		t.Errorf("a session was closed though another had been deleted: %v", err)
+	}
 }
 
 // detail is a problem's detail named name.

@@ -195,7 +195,14 @@ func newTenantLimits(perSecond float64, burst int) *tenantLimits {
 
 // take takes a token of tenant's bucket, or tells how long until one.
 func (l *tenantLimits) take(tenant string, now time.Time) (time.Duration, bool) {
-	if l == nil {
+	return l.takeN(tenant, now, 1)
+}
+
+// takeN takes n tokens of tenant's bucket at once, or none and tells how
+// long until n are there (a JSON-RPC batch of n messages is n requests).
+// n beyond the burst can never be taken: it waits a whole burst's time.
+func (l *tenantLimits) takeN(tenant string, now time.Time, n int) (time.Duration, bool) {
+	if l == nil || n <= 0 {
 		return 0, false
 	}
 	l.mu.Lock()
@@ -205,7 +212,10 @@ func (l *tenantLimits) take(tenant string, now time.Time) (time.Duration, bool) 
 		l.buckets[tenant] = b
 	}
 	l.mu.Unlock()
-	res := b.ReserveN(now, 1)
+	res := b.ReserveN(now, n)
+	if !res.OK() {
+		return time.Duration(float64(l.burst) / float64(l.limit) * float64(time.Second)), true
+	}
 	if d := res.DelayFrom(now); d > 0 {
 		res.CancelAt(now)
 		return d, true

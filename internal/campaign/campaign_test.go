@@ -11,7 +11,7 @@ func TestCampaignTiny(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the campaign builds triage and runs it for ~30 s: not under -short")
 	}
-	rows, err := campaign(t.Context(), 0.1, "", os.Stderr)
+	rows, err := campaign(t.Context(), 0.1, "", "", os.Stderr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,7 @@
 // real `triage serve`, built from this module and started as a
 // subprocess on 127.0.0.1 with its database in a temporary directory:
 //
-//	go run ./internal/campaign [-scale 1] [-only slow-body,kill-9]
+//	go run ./internal/campaign [-scale 1] [-only slow-body,kill-9] [-bin PATH]
 //
 // Each scenario has a file of its own and is bounded in time (the whole
 // campaign takes ~2 minutes at -scale 1; -scale 0.1 is the test's tiny
@@ -18,7 +18,13 @@
 //     in every answer, the event stream and the log (canary.go);
 //   - disk-full: a 40 MiB tmpfs filled up, then freed (diskfull.go);
 //   - kill-9: the process killed under load and restarted, three times,
-//     and every acknowledged report looked for (kill9.go).
+//     and every acknowledged report looked for (kill9.go);
+//   - stream-hog: A opens as many event streams and MCP sessions as it
+//     can while B posts (streamhog.go);
+//   - mcp-batch: A sends JSON-RPC batches of 20,000 tools/list to /mcp
+//     and hoards MCP sessions while B's MCP clients work (mcpbatch.go).
+//
+// -bin attacks a binary built elsewhere (another commit's) instead.
 //
 // It prints one table and exits 1 when a report acknowledged was lost, a
 // canary leaked or a scenario's check failed.

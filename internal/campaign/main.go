@@ -76,13 +76,15 @@ var scenarios = []scenario{
 	{"disk-full", diskFull},
 	{"kill-9", kill9},
 	{"stream-hog", streamHog},
+	{"mcp-batch", mcpBatch},
 }
 
 func main() {
 	scale := flag.Float64("scale", 1, "scale of each scenario's duration and counts (0.1: the test's tiny run)")
 	only := flag.String("only", "", "comma-separated scenarios to run (default: all)")
+	bin := flag.String("bin", "", "a triage binary to attack instead of one built from this tree (to measure another commit)")
 	flag.Parse()
-	rows, err := campaign(context.Background(), *scale, *only, os.Stderr)
+	rows, err := campaign(context.Background(), *scale, *only, *bin, os.Stderr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "campaign:", err)
 		os.Exit(2)
@@ -93,17 +95,20 @@ func main() {
 	}
 }
 
-// campaign builds triage and runs the scenarios, logging progress to log.
-func campaign(ctx context.Context, scale float64, only string, log io.Writer) ([]row, error) {
+// campaign builds triage (unless bin names a binary) and runs the
+// scenarios, logging progress to log.
+func campaign(ctx context.Context, scale float64, only, bin string, log io.Writer) ([]row, error) {
 	dir, err := os.MkdirTemp("", "campaign")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "triage")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/triage-go/triage/cmd/triage")
-	if out, err := build.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("building triage: %v\n%s", err, out)
+	if bin == "" {
+		bin = filepath.Join(dir, "triage")
+		build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/triage-go/triage/cmd/triage")
+		if out, err := build.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("building triage: %v\n%s", err, out)
+		}
 	}
 	c := config{bin: bin, dir: dir, scale: scale}
 	var rows []row

@@ -105,7 +105,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	maxBody := fs.Int64("max-body", server.DefaultMaxBody, "largest request body, in `bytes`")
 	tenantConcurrent := fs.Int("max-concurrent-tenant", 0, "API `requests` one tenant may have in progress before 429 (0: a quarter of --max-concurrent when the keys name more than one tenant, else all of it)")
 	tenantStreams := fs.Int("max-streams-tenant", server.DefaultTenantStreams, "event `streams` (GET /v1/events) one tenant may hold open before 429")
-	tenantMCP := fs.Int("max-mcp-sessions-tenant", server.DefaultTenantMCPSessions, "MCP `sessions` one tenant may hold open at /mcp before 429")
+	tenantMCP := fs.Int("max-mcp-sessions-tenant", server.DefaultTenantMCPSessions, "MCP `sessions` one tenant may hold open at /mcp; one more closes its least recently used idle one, or is 429 when each has work in flight")
 	bodyTimeout := fs.Duration("body-timeout", server.DefaultBodyTimeout, "a request body must arrive within this `duration` (at most 30s) before 408")
 	minBodyRate := fs.Int64("min-body-rate", server.DefaultMinBodyRate, "a request body must arrive at this average rate, in `bytes` a second, after its first 2s, before 408 (negative: no minimum)")
 	authFailRate := fs.Float64("auth-fail-rate", server.DefaultAuthFailRate, "each client address's sustained failed authentications per second before 429 (negative: no limit)")

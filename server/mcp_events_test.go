@@ -1,0 +1,83 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The events /mcp keeps for resuming streams are bounded per session and
+// per tenant, the oldest going first; a stream is never replayed with a
+// hole: resuming from before an event that went fails (ErrEventsPurged).
+func TestMCPEventsBounded(t *testing.T) {
+	e := newMCPEvents(1000, 2500)
+	a := context.WithValue(context.Background(), tenantKey{}, "acme")
+	b := context.WithValue(context.Background(), tenantKey{}, "globex")
+	ev := func(i int) []byte { return []byte(strings.Repeat(string(rune('a'+i%26)), 200)) } // 264 with its overhead
+	after := func(sid, stream string, index int) ([]string, error) {
+		var out []string
+		for d, err := range e.After(context.Background(), sid, stream, index) {
+			if err != nil {
+				return out, err
+			}
+			out = append(out, string(d[:1]))
+		}
+		return out, nil
+	}
+	for _, sid := range []string{"s1", "s2", "s3", "s4"} {
+		_ = e.Open(a, sid, "")
+		_ = e.Open(a, sid, "p")
+	}
+	_ = e.Open(b, "t1", "p")
+	for i := range 6 {
+		_ = e.Append(a, "s1", "p", ev(i))
+	}
+	// A session keeps 3 events of 264 bytes in 1000: 3, 4 and 5.
+	if got, err := after("s1", "p", 2); err != nil || strings.Join(got, "") != "def" {
+		t.Fatalf("after 2: %v %v", got, err)
+	}
+	if _, err := after("s1", "p", 1); !errors.Is(err, mcp.ErrEventsPurged) {
+		t.Fatalf("after 1 (event 2 went): %v", err)
+	}
+	if got, err := after("s1", "p", 5); err != nil || len(got) != 0 {
+		t.Fatalf("after the last: %v %v", got, err)
+	}
+	// The tenant keeps 9 in 2500: s2's, s3's and s4's events push s1's
+	// out, the oldest first; the other tenant's are its own.
+	for i := range 3 {
+		_ = e.Append(a, "s2", "p", ev(i))
+		_ = e.Append(a, "s3", "p", ev(i))
+		_ = e.Append(b, "t1", "p", ev(i))
+	}
+	_ = e.Append(a, "s4", "p", ev(0))
+	if held := e.held("acme"); held > 2500 {
+		t.Fatalf("acme holds %d bytes", held)
+	}
+	if _, err := after("s1", "p", 2); !errors.Is(err, mcp.ErrEventsPurged) {
+		t.Fatalf("s1's oldest event did not go first: %v", err)
+	}
+	if got, err := after("s1", "p", 3); err != nil || strings.Join(got, "") != "ef" {
+		t.Fatalf("s1 after 3: %v %v", got, err)
+	}
+	if got, err := after("t1", "p", -1); err != nil || strings.Join(got, "") != "abc" {
+		t.Fatalf("globex lost events to acme's: %v %v", got, err)
+	}
+	// An event larger than the session's bound is not kept, nor can its
+	// stream be resumed from before it.
+	_ = e.Append(a, "s2", "p", []byte(strings.Repeat("z", 2000)))
+	if _, err := after("s2", "p", 2); !errors.Is(err, mcp.ErrEventsPurged) {
+		t.Fatalf("after an event too large: %v", err)
+	}
+	// A closed session's events are freed.
+	before := e.held("acme")
+	_ = e.SessionClosed(context.Background(), "s1")
+	if e.held("acme") >= before {
+		t.Fatalf("closing s1 freed nothing: %d, then %d", before, e.held("acme"))
+	}
+	if _, err := after("s1", "p", 3); !errors.Is(err, mcp.ErrEventsPurged) {
+		t.Fatalf("a closed session's stream: %v", err)
+	}
+}
