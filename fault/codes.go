@@ -296,6 +296,7 @@ type StatusCase struct {
 // code comes with. A server test holds the service to it.
 var statusCases = map[Code][]StatusCase{
 	InvalidRequest: {
+		{403, "a request /mcp refuses for its Origin or its Host header (the MCP transport's origin check, DNS rebinding protection)"},
 		{405, "a method the endpoint does not take (the Allow header lists those it does)"},
 		{409, "an AG-UI runId the tenant has used already: a new run needs a new id"},
 		{415, "a Content-Type that is not JSON"},

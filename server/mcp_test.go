@@ -160,3 +160,57 @@ func TestMCPCloseEndsTheConnections(t *testing.T) {
 		t.Fatal("the MCP connection outlived Close")
 	}
 }
+
+// TestMCPCloseAnswersCallsInFlight: a shutdown tells the /mcp sessions: a
+// prompt in flight is cancelled and its call answered SERVICE_UNAVAILABLE,
+// retryable after the bridge's delay, before the connections close (the
+// go-sdk writes no answer on a closing connection).
+func TestMCPCloseAnswersCallsInFlight(t *testing.T) {
+	f := mcpFixture(t)
+	cs := mcpConnect(t, f, "X-API-Key", "key-a")
+	s, _ := mcpCall(t, cs, "sessions_create", map[string]any{"agentId": "echo"})
+	answered := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "sessions_prompt",
+			Arguments: map[string]any{"sessionId": s["sessionId"], "prompt": "hang"}})
+		if err != nil {
+			t.Errorf("the call in flight got no answer: %v", err)
+		}
+		answered <- res
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st, _ := mcpCall(t, cs, "sessions_status", map[string]any{"sessionId": s["sessionId"]})
+		if st["state"] == "running" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the prompt never ran: %v", st)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	begun := time.Now()
+	f.srv.Close()
+	if d := time.Since(begun); d > bridge.DefaultShutdownTimeout {
+		t.Errorf("Close took %v", d)
+	}
+	select {
+	case res := <-answered:
+		if res == nil || !res.IsError {
+			t.Fatalf("the call in flight: %+v", res)
+		}
+		var out struct {
+			Error struct {
+				Code       string  `json:"code"`
+				Retryable  bool    `json:"retryable"`
+				RetryAfter float64 `json:"retryAfter"`
+			} `json:"error"`
+		}
+		data, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(data, &out); err != nil || out.Error.Code != "SERVICE_UNAVAILABLE" || !out.Error.Retryable || out.Error.RetryAfter != 5 {
+			t.Errorf("the call in flight was answered %s", data)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call in flight was not answered")
+	}
+}

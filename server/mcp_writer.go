@@ -172,6 +172,9 @@ func mcpFault(status int, text string) *fault.Error {
 	case status >= 500:
 		return fault.New(fault.InternalError, "The MCP transport failed to handle the request.")
 	}
+	if !fault.InvalidRequest.Documents(status) {
+		status = http.StatusBadRequest // the code table lists every status a code comes with
+	}
 	return fault.New(fault.InvalidRequest, "The MCP request is not valid: "+text+".", fault.WithStatus(status))
 }
 

@@ -483,16 +483,24 @@ func (s *Server) notAPath(w http.ResponseWriter, r *http.Request) error {
 // Close ends the event streams (a "shutdown" event), cancels the AG-UI
 // runs in progress (each ends with a RUN_ERROR SERVICE_UNAVAILABLE,
 // retryable after ShutdownRetryAfter, and is recorded as
-// store.RunShutdown; a run asked for later is refused with a 503) and
+// store.RunShutdown; a run asked for later is refused with a 503),
+// answers every /mcp call in flight SERVICE_UNAVAILABLE (its prompt
+// cancelled; bridge.Shutdown, at most bridge.DefaultShutdownTimeout) and
 // ends the MCP connections, so that none holds a graceful shutdown
 // (Serve) open; then it writes the count of the log lines suppressed so
 // far. It may be called more than once.
 func (s *Server) Close() {
 	s.stop(shuttingDown())
 	if s.cfg.Bridge != nil {
-		// The /mcp sessions. Hook: the bridge's own shutdown (cancel the
-		// prompts in flight, answer each pending call) belongs here, so
-		// that it runs before Serve's srv.Shutdown waits on the requests.
+		// The /mcp sessions are told first: each call in flight has its
+		// prompt cancelled and is answered SERVICE_UNAVAILABLE, retryable
+		// (the go-sdk writes no answer on a closing connection), within
+		// the bridge's shutdown timeout; then the connections close.
+		ctx, cancel := context.WithTimeout(context.Background(), bridge.DefaultShutdownTimeout)
+		if err := s.cfg.Bridge.Shutdown(ctx); err != nil {
+			s.log.Warn("MCP calls still unanswered at shutdown", slog.Any("error", err))
+		}
+		cancel()
 		s.cfg.Bridge.Disconnect()
 	}
 	s.logs.flush()
