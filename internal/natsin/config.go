@@ -31,8 +31,10 @@ type Config struct {
 	// service sharing it shares the work. Defaults to DefaultDurable.
 	Durable string
 	// Feedback is the prefix of the subjects the feedback of a message
-	// without a Triage-Reply-To header goes to: Feedback + "." + T.
-	// Defaults to DefaultFeedback.
+	// without a Triage-Reply-To header goes to: Feedback + "." + T. A
+	// message's Triage-Reply-To must be that subject or one under it
+	// (Feedback + "." + T + ".…"): tenant T's answers stay on T's
+	// subjects. Defaults to DefaultFeedback.
 	Feedback string
 	// DeadLetter is the prefix of the dead-letter subjects: a refused
 	// report's problem goes to DeadLetter + "." + the subject's tenant
@@ -61,6 +63,12 @@ type Config struct {
 	// 25s.
 	DrainTimeout time.Duration
 
+	// Tenants are the tenants the service knows. Of two whose names
+	// nest at a dot ("acme", "acme.eu"), a reply subject under both
+	// feedback subjects is the longer one's. Defaults to the server's
+	// (server.Server.Tenants).
+	Tenants []string
+
 	// Logger receives the consumer's logs. Defaults to the server's
 	// (server.Server.Logger: redacted, repeats counted).
 	Logger *slog.Logger
@@ -86,7 +94,8 @@ const (
 const (
 	// HeaderReplyTo names the subject a report's feedback goes to (or its
 	// problem, when it is refused): JetStream answers a publish's own
-	// reply subject with its acknowledgement, and does not keep it.
+	// reply subject with its acknowledgement, and does not keep it. It
+	// must be the tenant's feedback subject or one under it.
 	HeaderReplyTo = "Triage-Reply-To"
 	// HeaderMsgID is NATS's deduplication id, which is also the report's
 	// idempotency key (as HTTP's Idempotency-Key).

@@ -61,6 +61,9 @@ func Start(ctx context.Context, srv *server.Server, cfg Config) (*Consumer, erro
 	if cfg.Logger == nil {
 		cfg.Logger = srv.Logger()
 	}
+	if cfg.Tenants == nil {
+		cfg.Tenants = srv.Tenants()
+	}
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err

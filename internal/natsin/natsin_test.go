@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -60,7 +61,7 @@ func wantHeader(t *testing.T, h map[string][]string, name, want string) {
 func TestReportCommittedAckedAnswered(t *testing.T) {
 	t.Parallel()
 	b := setup(t, options{})
-	inbox := b.nc.NewInbox()
+	inbox := b.cfg.FeedbackSubject("default") + ".inbox-1"
 	replies := b.bus.Listen(t, inbox)
 	onFeedback := b.bus.Listen(t, b.cfg.FeedbackSubject("default"))
 
@@ -120,7 +121,7 @@ func TestInvalidReportDeadLettered(t *testing.T) {
 	t.Parallel()
 	b := setup(t, options{})
 	dead := b.bus.Listen(t, b.cfg.DeadLetter+".>")
-	inbox := b.nc.NewInbox()
+	inbox := b.cfg.FeedbackSubject("default") + ".inbox-1"
 	replies := b.bus.Listen(t, inbox)
 	body := []byte(`{"agent_id":"query engine","timestamp":"yesterday","status":"error","data":{"error_type":"db_error","message":"Query timed out"}}`)
 	ack := b.publish(t, "default", body, natsin.HeaderReplyTo, inbox, natsin.HeaderMsgID, "bad-1",
@@ -185,6 +186,7 @@ func TestInvalidReportDeadLettered(t *testing.T) {
 		{"ReplyToJetStreamAPI", "default", golden(t, "db_timeout.json"),
 			[]string{natsin.HeaderReplyTo, "$JS.API.STREAM.DELETE." + b.cfg.Stream}, "400", "INVALID_REQUEST"},
 		{"ReplyToWildcard", "default", golden(t, "db_timeout.json"), []string{natsin.HeaderReplyTo, "feedback.>"}, "400", "INVALID_REQUEST"},
+		{"ReplyToInbox", "default", golden(t, "db_timeout.json"), []string{natsin.HeaderReplyTo, "_INBOX.abc"}, "400", "INVALID_REQUEST"},
 	} {
 		ack := b.publish(t, c.tenant, c.body, c.header...)
 		m := natstest.Receive(t, dead, "dead letter of "+c.name)
@@ -313,4 +315,48 @@ func TestSameReportTwiceOneRecord(t *testing.T) {
 			t.Errorf("record %s has %d occurrences, want 1", r.ErrorID, r.Count)
 		}
 	}
+}
+
+// TestReplyConfinedToTenant: a message's Triage-Reply-To is answered
+// only when it is its tenant's feedback subject or under it; another
+// tenant's feedback subject (a nested tenant's too: acme.eu's under
+// acme's), an inbox, or anything else is a 400 dead letter of the sender,
+// and nothing reaches the other tenant.
+func TestReplyConfinedToTenant(t *testing.T) {
+	t.Parallel()
+	b := setup(t, options{apiKeys: map[string]string{"ta-key-0123456789abcdef": "ta", "tb-key-0123456789abcdef": "tb",
+		"ta-eu-key-0123456789abcd": "ta.eu"}})
+	dead := b.bus.Listen(t, b.cfg.DeadLetter+".>")
+	others := b.bus.Listen(t, b.cfg.FeedbackSubject("tb")+".>")
+	othersExact := b.bus.Listen(t, b.cfg.FeedbackSubject("tb"))
+	nested := b.bus.Listen(t, b.cfg.FeedbackSubject("ta.eu")+".>")
+	inboxes := b.bus.Listen(t, "_INBOX.ta")
+	for i, reply := range []string{b.cfg.FeedbackSubject("tb"), b.cfg.FeedbackSubject("tb") + ".inbox",
+		b.cfg.FeedbackSubject("ta.eu") + ".inbox", "_INBOX.ta", b.cfg.Feedback, "elsewhere.ta"} {
+		ack := b.publish(t, "ta", report(t, "q_reply_"+strconv.Itoa(i)), natsin.HeaderReplyTo, reply)
+		m := natstest.Receive(t, dead, "the dead letter of a reply to "+reply)
+		if m.Subject != b.cfg.DeadLetterSubject("ta") {
+			t.Errorf("reply to %s: dead letter on %s", reply, m.Subject)
+		}
+		wantHeader(t, m.Header, natsin.HeaderStatus, "400")
+		wantHeader(t, m.Header, natsin.HeaderCode, "INVALID_REQUEST")
+		b.waitAcked(t, ack.Sequence)
+	}
+	none(t, others, 0, "an answer on tb's subjects")
+	none(t, othersExact, 0, "an answer on tb's feedback subject")
+	none(t, nested, 0, "an answer on ta.eu's subjects")
+	none(t, inboxes, 0, "an answer on an inbox")
+	if n := len(b.records(t, "ta")); n != 0 {
+		t.Errorf("ta has %d records of refused reports", n)
+	}
+
+	// Its own feedback subject, and subjects under it, are answered.
+	for _, reply := range []string{b.cfg.FeedbackSubject("ta") + ".inbox", b.cfg.FeedbackSubject("ta.eu") + ".inbox"} {
+		tenant := strings.TrimPrefix(strings.TrimSuffix(reply, ".inbox"), b.cfg.Feedback+".")
+		replies := b.bus.Listen(t, reply)
+		ack := b.publish(t, tenant, report(t, "q_reply_own_"+tenant), natsin.HeaderReplyTo, reply)
+		wantHeader(t, natstest.Receive(t, replies, "feedback on "+reply).Header, natsin.HeaderStatus, "201")
+		b.waitAcked(t, ack.Sequence)
+	}
+	none(t, others, 100*time.Millisecond, "an answer on tb's subjects")
 }
