@@ -34,7 +34,7 @@ func newHTTPMetrics() *httpMetrics {
 		}, []string{"route"}),
 		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "triage_jobs_total",
-			Help: "Job attempts, by kind and outcome (succeeded, retrying, failed).",
+			Help: "Job attempts, by kind and outcome (succeeded, retrying, failed; deferred: put off, its tenant's share of the workers taken).",
 		}, []string{"kind", "outcome"}),
 		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "triage_runs_total",

@@ -110,6 +110,14 @@ type Config struct {
 	// DefaultJobTimeout), the backoff, when a job whose instance died
 	// runs again (default DefaultJobRescueAfter).
 	JobOptions store.WorkOptions
+	// TenantJobWorkers bounds the jobs of one tenant running at once on
+	// this instance, within JobOptions.Workers: a job of a tenant that
+	// has as many running is put off (store.Defer: 1 s, doubling each time
+	// it is put off again, at most 30 s; no attempt counted) rather than
+	// holding a worker, so that a tenant whose callbacks hang cannot make
+	// the others' jobs wait. Default: a quarter of the workers (at least
+	// 1) when APIKeys name more than one tenant, else all of them.
+	TenantJobWorkers int
 
 	// Retention says how long delivery claims, idempotency keys and
 	// attempt counts are kept (store.Retention's defaults: 7 days, 24
@@ -253,7 +261,9 @@ type Server struct {
 	// inProgress bounds each tenant's share of slots.
 	inProgress *tenantSlots
 	// streams bounds each tenant's event streams.
-	streams   *tenantSlots
+	streams *tenantSlots
+	// jobShares bounds each tenant's share of the job workers.
+	jobShares *tenantSlots
 	authFails *authLimits
 	body      bodyLimits
 	logs      *logGuard
@@ -338,6 +348,16 @@ func New(cfg Config) (*Server, error) {
 	if cfg.JobOptions.RescueAfter <= 0 {
 		cfg.JobOptions.RescueAfter = DefaultJobRescueAfter
 	}
+	if cfg.JobOptions.Workers <= 0 {
+		cfg.JobOptions.Workers = store.DefaultJobWorkers
+	}
+	if cfg.TenantJobWorkers <= 0 {
+		cfg.TenantJobWorkers = cfg.JobOptions.Workers
+		if tenantCount(cfg.APIKeys) > 1 {
+			cfg.TenantJobWorkers = max(1, cfg.JobOptions.Workers/4)
+		}
+	}
+	cfg.TenantJobWorkers = min(cfg.TenantJobWorkers, cfg.JobOptions.Workers)
 	if cfg.LogRepeat == 0 {
 		cfg.LogRepeat = DefaultLogRepeat
 	}
@@ -393,6 +413,7 @@ func New(cfg Config) (*Server, error) {
 		slots:      make(chan struct{}, cfg.MaxConcurrent),
 		inProgress: newTenantSlots(cfg.TenantConcurrent),
 		streams:    newTenantSlots(cfg.TenantStreams),
+		jobShares:  newTenantSlots(cfg.TenantJobWorkers),
 		authFails:  newAuthLimits(cfg.AuthFailRate, cfg.AuthFailBurst),
 		body:       bodyLimits{timeout: cfg.BodyTimeout, rate: float64(max(cfg.MinBodyRate, 0)), grace: cfg.BodyGrace},
 		logs:       logs,
