@@ -497,6 +497,16 @@ type Options struct {
 	// Now tells the time (claims, leases, jobs, received_at). Defaults to
 	// time.Now.
 	Now func() time.Time
+	// TenantConns bounds the transactions one tenant has open at once
+	// (PostgreSQL: reads and writes, which share the pool; SQLite: reads,
+	// its writes queuing for one writer): past it, the tenant's next
+	// waits for one of its own to end before it takes a connection, so
+	// that one tenant's many large reads cannot hold every connection
+	// while the other tenants (and the job queue, and the readiness
+	// probe) wait. Default: a quarter of the connections, at least one (8
+	// of PostgreSQL's 32; 1 of SQLite's 2 readers on two cores). Negative:
+	// no bound.
+	TenantConns int
 }
 
 // Clock returns o.Now, or time.Now.

@@ -76,6 +76,7 @@ var scenarios = []scenario{
 	{"disk-full", diskFull},
 	{"kill-9", kill9},
 	{"stream-hog", streamHog},
+	{"pg-pool-hog", pgPoolHog},
 }
 
 func main() {
