@@ -209,11 +209,15 @@ type Config struct {
 	// pause. It is the operators' surface: OperatorKey opens it, no
 	// tenant's API key does (see package internal/jobsui). Default off.
 	JobsUI bool
-	// OperatorKey opens JobsUI (at least 16 characters, none of
-	// APIKeys'): sent as the password of HTTP Basic authentication, which
-	// a browser prompts for, or as an API key is sent. Required with
-	// JobsUI when APIKeys are set; with no APIKeys and no OperatorKey,
-	// JobsUI is as open as the rest of the API.
+	// OperatorKey opens JobsUI and, when APIKeys are set, GET /metrics
+	// (at least 16 characters, none of APIKeys'): sent as the password of
+	// HTTP Basic authentication, which a browser prompts for, or as an
+	// API key is sent. Required with JobsUI when APIKeys are set; with no
+	// APIKeys and no OperatorKey, JobsUI is as open as the rest of the
+	// API. /metrics names the reporting agents, whose IDs are the
+	// tenants', in triage_handler_reports_total's source label: with
+	// APIKeys and no OperatorKey it stays open and names none (every
+	// report counted as "(other)"), and New logs a warning.
 	OperatorKey string
 }
 
@@ -443,7 +447,10 @@ func New(cfg Config) (*Server, error) {
 		Notifier:   jobNotifier{s: cfg.Store},
 		Logger:     cfg.Logger,
 		Registerer: s.registry,
-		Now:        cfg.Now,
+		// /metrics is open with API keys and no operator key: it names
+		// no tenant's agent then.
+		MaxMetricSources: metricSources(keys, cfg.OperatorKey),
+		Now:              cfg.Now,
 		// nil leaves the handler its own default (otel's global provider).
 		TracerProvider: cfg.TracerProvider,
 	})
@@ -731,9 +738,26 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 	return err
 }
 
+// metricsHandler serves /metrics: behind the operator key when API keys
+// are set and one is configured (see Config.OperatorKey).
 func (s *Server) metricsHandler(w http.ResponseWriter, r *http.Request) error {
+	if s.operator != nil && !s.keys.empty() {
+		if err := s.authenticateOperator(w, r); err != nil {
+			return err
+		}
+	}
 	promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{}).ServeHTTP(w, r)
 	return nil
+}
+
+// metricSources is the handler's MaxMetricSources: the default, unless
+// /metrics is open to the tenants (API keys and no operator key), when
+// it names no reporting agent.
+func metricSources(keys *keyring, operatorKey string) int {
+	if !keys.empty() && operatorKey == "" {
+		return -1
+	}
+	return 0
 }
 
 // expire deletes the bookkeeping older than the retention, now and every
