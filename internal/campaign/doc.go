@@ -18,7 +18,18 @@
 //     in every answer, the event stream and the log (canary.go);
 //   - disk-full: a 40 MiB tmpfs filled up, then freed (diskfull.go);
 //   - kill-9: the process killed under load and restarted, three times,
-//     and every acknowledged report looked for (kill9.go).
+//     and every acknowledged report looked for (kill9.go);
+//   - stream-hog: A holds as many event streams and MCP sessions as it
+//     can while B posts (streamhog.go);
+//   - pg-pool-hog: on PostgreSQL (TRIAGE_TEST_POSTGRES, else skipped), 64
+//     of A's clients read a 4 MB record at once, slowly, while B posts
+//     and reads (pghog.go);
+//   - nats-cross-tenant: on NATS (TRIAGE_TEST_NATS, else skipped), A's
+//     reports name B's subjects as Triage-Reply-To, take B's Nats-Msg-Id
+//     values first, and flood A's subject while B publishes
+//     (natstenant.go);
+//   - job-tarpit: A's retries go to a callback that answers after 120 s
+//     while B's retries are due (jobtarpit.go).
 //
 // It prints one table and exits 1 when a report acknowledged was lost, a
 // canary leaked or a scenario's check failed.

@@ -77,6 +77,8 @@ var scenarios = []scenario{
 	{"kill-9", kill9},
 	{"stream-hog", streamHog},
 	{"pg-pool-hog", pgPoolHog},
+	{"nats-cross-tenant", natsCrossTenant},
+	{"job-tarpit", jobTarpit},
 }
 
 func main() {

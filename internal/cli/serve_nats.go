@@ -88,7 +88,7 @@ func (n *natsFlags) start(ctx context.Context, srv *server.Server) (*natsin.Cons
 func (n *natsFlags) describe(out io.Writer) {
 	if c := n.cfg; c.URL != "" {
 		fmt.Fprintf(out, "Taking reports from NATS at %s: publish to %s (stream %s, consumer %s)\n",
-			redactNATS(c.URL), c.ReportSubject("TENANT"), c.Stream, c.Durable)
+			redactNATS(c.URL), c.ReportSubject("TENANT"), c.StreamName("TENANT"), c.Durable)
 	}
 }
 
