@@ -5,7 +5,7 @@
 //	go run ./internal/campaign [-scale 1] [-only slow-body,kill-9]
 //
 // Each scenario has a file of its own and is bounded in time (the whole
-// campaign takes ~2 minutes at -scale 1; -scale 0.1 is the test's tiny
+// campaign takes ~4 minutes at -scale 1; -scale 0.1 is the test's tiny
 // run, larger scales hold each load longer and send more):
 //
 //   - slow-body: tenant A holds many POSTs whose body comes at 1 byte/s

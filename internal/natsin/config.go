@@ -73,10 +73,12 @@ type Config struct {
 	// 25s.
 	DrainTimeout time.Duration
 
-	// Tenants are the tenants the service knows. Of two whose names
+	// Tenants are the tenants whose reports the consumer takes, each
+	// from a stream of its own (StreamName): NATS refuses a report for
+	// another tenant (no stream takes its subject). Of two whose names
 	// nest at a dot ("acme", "acme.eu"), a reply subject under both
-	// feedback subjects is the longer one's. Defaults to the server's
-	// (server.Server.Tenants).
+	// feedback subjects is the longer one's. Defaults to the tenants the
+	// server knows (server.Server.Tenants: its API keys', or "default").
 	Tenants []string
 
 	// Logger receives the consumer's logs. Defaults to the server's

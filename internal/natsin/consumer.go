@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/server"
 )
 
@@ -89,7 +91,14 @@ func Start(ctx context.Context, srv *server.Server, cfg Config) (*Consumer, erro
 	if err != nil {
 		return nil, err
 	}
+	cfg.Tenants = slices.Compact(slices.Sorted(slices.Values(cfg.Tenants)))
+	if len(cfg.Tenants) == 0 {
+		return nil, errors.New("natsin: Config.Tenants names no tenant")
+	}
 	for _, t := range cfg.Tenants {
+		if !triage.IsIdentifier(t) {
+			return nil, fmt.Errorf("natsin: Config.Tenants: %q is not an identifier", t)
+		}
 		if cfg.StreamName(t) == cfg.DeadLetterStream {
 			return nil, fmt.Errorf("natsin: tenant %s's stream would be the dead-letter stream %s", t, cfg.DeadLetterStream)
 		}
