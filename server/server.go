@@ -15,7 +15,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
@@ -736,28 +735,6 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Content-Type", "application/json")
 	_, err := w.Write([]byte(`{"status":"ready"}` + "\n"))
 	return err
-}
-
-// metricsHandler serves /metrics: behind the operator key when API keys
-// are set and one is configured (see Config.OperatorKey).
-func (s *Server) metricsHandler(w http.ResponseWriter, r *http.Request) error {
-	if s.operator != nil && !s.keys.empty() {
-		if err := s.authenticateOperator(w, r); err != nil {
-			return err
-		}
-	}
-	promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{}).ServeHTTP(w, r)
-	return nil
-}
-
-// metricSources is the handler's MaxMetricSources: the default, unless
-// /metrics is open to the tenants (API keys and no operator key), when
-// it names no reporting agent.
-func metricSources(keys *keyring, operatorKey string) int {
-	if !keys.empty() && operatorKey == "" {
-		return -1
-	}
-	return 0
 }
 
 // expire deletes the bookkeeping older than the retention, now and every
