@@ -73,7 +73,9 @@ type Config struct {
 	// names in its source label: the agents seen after that many are
 	// counted as "(other)" (OtherSource), so that the agent IDs clients
 	// send cannot make time series without end. Defaults to
-	// DefaultMaxMetricSources.
+	// DefaultMaxMetricSources; negative: no agent is named, every report
+	// is counted as OtherSource (for metrics that readers who must not
+	// learn the reporting agents' IDs can read).
 	MaxMetricSources int
 	// TracerProvider makes the spans: one per report and one per pipeline
 	// node and action, carrying error_id and query_id. Defaults to otel's

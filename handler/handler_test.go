@@ -456,4 +456,20 @@ func TestHandleBoundsMetricSources(t *testing.T) {
 	if n := testutil.CollectAndCount(h.metrics.reports); n != 3 {
 		t.Errorf("%d series, want 3 (a1, a2, other)", n)
 	}
+
+	// Negative: no agent named.
+	h = newHandler(t, Config{MaxMetricSources: -1})
+	for i, agent := range []string{"a1", "a2"} {
+		report := strings.Replace(string(timeoutReport(i)), `"query_engine"`, `"`+agent+`"`, 1)
+		report = strings.Replace(report, `"q_456"`, fmt.Sprintf(`"q_%d"`, i), 1)
+		if _, err := h.Handle(context.Background(), []byte(report)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if v := testutil.ToFloat64(h.metrics.reports.WithLabelValues("query_error", "medium", OtherSource, "resume")); v != 2 {
+		t.Errorf("reports from %s: %v, want 2", OtherSource, v)
+	}
+	if n := testutil.CollectAndCount(h.metrics.reports); n != 1 {
+		t.Errorf("%d series, want 1 (other)", n)
+	}
 }

@@ -62,8 +62,11 @@ type metrics struct {
 }
 
 func newMetrics(maxSources int) *metrics {
-	if maxSources <= 0 {
+	switch {
+	case maxSources == 0:
 		maxSources = DefaultMaxMetricSources
+	case maxSources < 0:
+		maxSources = 0 // every agent is past the bound
 	}
 	return &metrics{
 		sources: sources{max: maxSources, seen: map[string]struct{}{}},

@@ -152,6 +152,19 @@ func (s *Server) knownTenant(tenant string) bool {
 	return triage.IsIdentifier(tenant) && slices.Contains(s.keys.tenants, tenant)
 }
 
+// Tenants returns the tenants the service knows, sorted, each once: those
+// the API keys name, or, without keys, DefaultTenant alone. An ingress
+// that keeps something per tenant (the NATS ingress's streams) keeps it
+// for these.
+func (s *Server) Tenants() []string {
+	if s.keys.empty() {
+		return []string{DefaultTenant}
+	}
+	ts := slices.Clone(s.keys.tenants)
+	slices.Sort(ts)
+	return slices.Compact(ts)
+}
+
 // ProblemOptions returns the options the API writes its problems with
 // (Config.ProblemBaseURI, Config.Debug), so that an ingress other than
 // HTTP answers the same problem documents. The result is a copy.

@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
@@ -32,8 +34,17 @@ func (s *Server) work(ctx context.Context) {
 // runJob makes one attempt at a job, counts and logs its outcome. The
 // error it returns, which River records with the attempt, carries the
 // failure's fault (its Retry-After steers the next attempt) and a
-// message with secrets redacted.
+// message with secrets redacted. A job whose tenant has its share of the
+// workers running is put off instead (see deferral).
 func (s *Server) runJob(ctx context.Context, j store.Job) error {
+	if !s.jobShares.acquire(j.Tenant) {
+		s.metrics.jobs.WithLabelValues(j.Kind, "deferred").Inc()
+		d := deferral(j.Deferred)
+		s.log.Debug("job put off: its tenant's share of the workers is taken", slog.Int64("job_id", j.ID),
+			slog.String("kind", j.Kind), slog.Int("tenant_job_workers", s.cfg.TenantJobWorkers), slog.Duration("for", d))
+		return store.Defer(d)
+	}
+	defer s.jobShares.release(j.Tenant)
 	ctx, span := s.jobTracer.startJob(ctx, j)
 	err := s.attempt(ctx, j)
 	endJobSpan(span, err)
@@ -51,6 +62,17 @@ func (s *Server) runJob(ctx context.Context, j store.Job) error {
 	s.metrics.jobs.WithLabelValues(j.Kind, outcome).Inc()
 	s.log.Warn("job attempt failed", append(attrs, slog.String("outcome", outcome), slog.String("reason", msg))...)
 	return &jobError{msg: msg, err: err}
+}
+
+// deferral is how long a job put off n times before is put off now: 1 s
+// doubled n times, at most 30 s, less up to a fifth at random (so that a
+// tenant's jobs put off together come back apart). A job put off for less
+// than River's scheduler interval (5 s) is due again at once after it;
+// a longer one waits for the scheduler, which also spares the queue the
+// writes of a tarpit's jobs coming back every second.
+func deferral(n int) time.Duration {
+	d := min(time.Second<<min(max(n, 0), 5), 30*time.Second)
+	return d - time.Duration(rand.Int64N(int64(d/5)+1))
 }
 
 // jobError is a failed attempt's error as recorded: its message redacted.

@@ -35,6 +35,9 @@ func (s *Server) setupJobsUI() error {
 		sum := sha256.Sum256([]byte(cfg.OperatorKey))
 		s.operator = &sum
 	}
+	if s.operator == nil && !s.keys.empty() {
+		s.log.Warn("/metrics is open and counts every reporting agent as \"(other)\": its IDs are the tenants'; set TRIAGE_OPERATOR_KEY to put /metrics behind it and name them")
+	}
 	if !cfg.JobsUI {
 		return nil
 	}
@@ -116,7 +119,7 @@ func (s *Server) authenticateOperator(w http.ResponseWriter, r *http.Request) er
 	}
 	if key == "" || basic {
 		w.Header().Set("WWW-Authenticate", operatorRealm)
-		return fault.New(fault.TenantRequired, "River's UI is the operators': send the operator key (TRIAGE_OPERATOR_KEY) as the password of HTTP Basic authentication, in the X-API-Key header, or in the Authorization header with the scheme Bearer; a tenant's API key does not open it.")
+		return fault.New(fault.TenantRequired, "This is the operators': send the operator key (TRIAGE_OPERATOR_KEY) as the password of HTTP Basic authentication, in the X-API-Key header, or in the Authorization header with the scheme Bearer; a tenant's API key does not open it.")
 	}
 	return fault.New(fault.TenantUnauthorized, "The key is not the operator key.")
 }

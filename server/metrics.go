@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/wire/problem"
@@ -34,7 +35,7 @@ func newHTTPMetrics() *httpMetrics {
 		}, []string{"route"}),
 		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "triage_jobs_total",
-			Help: "Job attempts, by kind and outcome (succeeded, retrying, failed).",
+			Help: "Job attempts, by kind and outcome (succeeded, retrying, failed; deferred: put off, its tenant's share of the workers taken).",
 		}, []string{"kind", "outcome"}),
 		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "triage_runs_total",
@@ -127,4 +128,26 @@ func (m *httpMetrics) run(agentID, outcome string, f *fault.Error) {
 		}
 	}
 	m.runs.WithLabelValues(agentID, outcome, code).Inc()
+}
+
+// metricsHandler serves /metrics: behind the operator key when API keys
+// are set and one is configured (see Config.OperatorKey).
+func (s *Server) metricsHandler(w http.ResponseWriter, r *http.Request) error {
+	if s.operator != nil && !s.keys.empty() {
+		if err := s.authenticateOperator(w, r); err != nil {
+			return err
+		}
+	}
+	promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{}).ServeHTTP(w, r)
+	return nil
+}
+
+// metricSources is the handler's MaxMetricSources: the default, unless
+// /metrics is open to the tenants (API keys and no operator key), when
+// it names no reporting agent.
+func metricSources(keys *keyring, operatorKey string) int {
+	if !keys.empty() && operatorKey == "" {
+		return -1
+	}
+	return 0
 }

@@ -15,7 +15,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
@@ -110,6 +109,14 @@ type Config struct {
 	// DefaultJobTimeout), the backoff, when a job whose instance died
 	// runs again (default DefaultJobRescueAfter).
 	JobOptions store.WorkOptions
+	// TenantJobWorkers bounds the jobs of one tenant running at once on
+	// this instance, within JobOptions.Workers: a job of a tenant that
+	// has as many running is put off (store.Defer: 1 s, doubling each time
+	// it is put off again, at most 30 s; no attempt counted) rather than
+	// holding a worker, so that a tenant whose callbacks hang cannot make
+	// the others' jobs wait. Default: a quarter of the workers (at least
+	// 1) when APIKeys name more than one tenant, else all of them.
+	TenantJobWorkers int
 
 	// Retention says how long delivery claims, idempotency keys and
 	// attempt counts are kept (store.Retention's defaults: 7 days, 24
@@ -215,11 +222,15 @@ type Config struct {
 	// pause. It is the operators' surface: OperatorKey opens it, no
 	// tenant's API key does (see package internal/jobsui). Default off.
 	JobsUI bool
-	// OperatorKey opens JobsUI (at least 16 characters, none of
-	// APIKeys'): sent as the password of HTTP Basic authentication, which
-	// a browser prompts for, or as an API key is sent. Required with
-	// JobsUI when APIKeys are set; with no APIKeys and no OperatorKey,
-	// JobsUI is as open as the rest of the API.
+	// OperatorKey opens JobsUI and, when APIKeys are set, GET /metrics
+	// (at least 16 characters, none of APIKeys'): sent as the password of
+	// HTTP Basic authentication, which a browser prompts for, or as an
+	// API key is sent. Required with JobsUI when APIKeys are set; with no
+	// APIKeys and no OperatorKey, JobsUI is as open as the rest of the
+	// API. /metrics names the reporting agents, whose IDs are the
+	// tenants', in triage_handler_reports_total's source label: with
+	// APIKeys and no OperatorKey it stays open and names none (every
+	// report counted as "(other)"), and New logs a warning.
 	OperatorKey string
 }
 
@@ -268,7 +279,9 @@ type Server struct {
 	// inProgress bounds each tenant's share of slots.
 	inProgress *tenantSlots
 	// streams bounds each tenant's event streams.
-	streams   *tenantSlots
+	streams *tenantSlots
+	// jobShares bounds each tenant's share of the job workers.
+	jobShares *tenantSlots
 	authFails *authLimits
 	body      bodyLimits
 	logs      *logGuard
@@ -356,6 +369,16 @@ func New(cfg Config) (*Server, error) {
 	if cfg.JobOptions.RescueAfter <= 0 {
 		cfg.JobOptions.RescueAfter = DefaultJobRescueAfter
 	}
+	if cfg.JobOptions.Workers <= 0 {
+		cfg.JobOptions.Workers = store.DefaultJobWorkers
+	}
+	if cfg.TenantJobWorkers <= 0 {
+		cfg.TenantJobWorkers = cfg.JobOptions.Workers
+		if tenantCount(cfg.APIKeys) > 1 {
+			cfg.TenantJobWorkers = max(1, cfg.JobOptions.Workers/4)
+		}
+	}
+	cfg.TenantJobWorkers = min(cfg.TenantJobWorkers, cfg.JobOptions.Workers)
 	if cfg.LogRepeat == 0 {
 		cfg.LogRepeat = DefaultLogRepeat
 	}
@@ -409,6 +432,7 @@ func New(cfg Config) (*Server, error) {
 		slots:      make(chan struct{}, cfg.MaxConcurrent),
 		inProgress: newTenantSlots(cfg.TenantConcurrent),
 		streams:    newTenantSlots(cfg.TenantStreams),
+		jobShares:  newTenantSlots(cfg.TenantJobWorkers),
 		authFails:  newAuthLimits(cfg.AuthFailRate, cfg.AuthFailBurst),
 		body:       bodyLimits{timeout: cfg.BodyTimeout, rate: float64(max(cfg.MinBodyRate, 0)), grace: cfg.BodyGrace},
 		logs:       logs,
@@ -439,7 +463,10 @@ func New(cfg Config) (*Server, error) {
 		Notifier:   jobNotifier{s: cfg.Store},
 		Logger:     cfg.Logger,
 		Registerer: s.registry,
-		Now:        cfg.Now,
+		// /metrics is open with API keys and no operator key: it names
+		// no tenant's agent then.
+		MaxMetricSources: metricSources(keys, cfg.OperatorKey),
+		Now:              cfg.Now,
 		// nil leaves the handler its own default (otel's global provider).
 		TracerProvider: cfg.TracerProvider,
 	})
@@ -746,11 +773,6 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Content-Type", "application/json")
 	_, err := w.Write([]byte(`{"status":"ready"}` + "\n"))
 	return err
-}
-
-func (s *Server) metricsHandler(w http.ResponseWriter, r *http.Request) error {
-	promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{}).ServeHTTP(w, r)
-	return nil
 }
 
 // expire deletes the bookkeeping older than the retention, now and every

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -366,6 +367,8 @@ type Job struct {
 	Attempts []JobAttempt `json:"attempts,omitempty"`
 	// Trace is the trace context it was enqueued with (NewJob.Trace).
 	Trace map[string]string `json:"-"`
+	// Deferred is how many times a JobWorker put it off (Defer).
+	Deferred int `json:"-"`
 }
 
 // JobAttempt is one attempt at a job.
@@ -385,11 +388,23 @@ type JobAttempt struct {
 // succeed: the job is cancelled and runs no more.
 var ErrPermanent = errors.New("permanent")
 
+// DeferError, returned by a JobWorker (Defer), puts a job off: it runs
+// again After from now, and the attempt is not counted (River's snooze).
+type DeferError struct{ After time.Duration }
+
+func (e *DeferError) Error() string { return fmt.Sprintf("put off for %v", e.After) }
+
+// Defer returns the error that puts a job off for d without counting an
+// attempt: for a worker that will not make the attempt now (its tenant's
+// share of the workers is taken), rather than holding a worker waiting.
+func Defer(d time.Duration) error { return &DeferError{After: max(d, 0)} }
+
 // JobWorker makes one attempt at a job. A nil error completes the job. An
-// error wrapping ErrPermanent cancels it; any other error fails the
-// attempt, and the job runs again after the backoff (never sooner than
-// the error's fault.From(err).RetryAfter), until its MaxAttempts are
-// spent and it is discarded. The error's message is recorded with the
+// error wrapping ErrPermanent cancels it; a *DeferError (Defer) puts it
+// off, the attempt not counted; any other error fails the attempt, and
+// the job runs again after the backoff (never sooner than the error's
+// fault.From(err).RetryAfter), until its MaxAttempts are spent and it is
+// discarded. The error's message is recorded with the
 // attempt, as the job's reader sees it: it must hold no secret.
 type JobWorker func(ctx context.Context, j Job) error
 
@@ -482,6 +497,16 @@ type Options struct {
 	// Now tells the time (claims, leases, jobs, received_at). Defaults to
 	// time.Now.
 	Now func() time.Time
+	// TenantConns bounds the transactions one tenant has open at once
+	// (PostgreSQL: reads and writes, which share the pool; SQLite: reads,
+	// its writes queuing for one writer): past it, the tenant's next
+	// waits for one of its own to end before it takes a connection, so
+	// that one tenant's many large reads cannot hold every connection
+	// while the other tenants (and the job queue, and the readiness
+	// probe) wait. Default: a quarter of the connections, at least one (8
+	// of PostgreSQL's 32; 1 of SQLite's 2 readers on two cores). Negative:
+	// no bound.
+	TenantConns int
 }
 
 // Clock returns o.Now, or time.Now.

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestCampaignTiny runs every scenario at -scale 0.1 (about 30 s):
+// TestCampaignTiny runs every scenario at -scale 0.1 (about a minute):
 // nothing acknowledged is lost, no canary leaks, every check holds.
 func TestCampaignTiny(t *testing.T) {
 	if testing.Short() {

@@ -5,7 +5,7 @@
 //	go run ./internal/campaign [-scale 1] [-only slow-body,kill-9] [-bin PATH]
 //
 // Each scenario has a file of its own and is bounded in time (the whole
-// campaign takes ~2 minutes at -scale 1; -scale 0.1 is the test's tiny
+// campaign takes ~4 minutes at -scale 1; -scale 0.1 is the test's tiny
 // run, larger scales hold each load longer and send more):
 //
 //   - slow-body: tenant A holds many POSTs whose body comes at 1 byte/s
@@ -22,7 +22,16 @@
 //   - stream-hog: A opens as many event streams and MCP sessions as it
 //     can while B posts (streamhog.go);
 //   - mcp-batch: A sends JSON-RPC batches of 20,000 tools/list to /mcp
-//     and hoards MCP sessions while B's MCP clients work (mcpbatch.go).
+//     and hoards MCP sessions while B's MCP clients work (mcpbatch.go);
+//   - pg-pool-hog: on PostgreSQL (TRIAGE_TEST_POSTGRES, else skipped), 64
+//     of A's clients read a 4 MB record at once, slowly, while B posts
+//     and reads (pghog.go);
+//   - nats-cross-tenant: on NATS (TRIAGE_TEST_NATS, else skipped), A's
+//     reports name B's subjects as Triage-Reply-To, take B's Nats-Msg-Id
+//     values first, and flood A's subject while B publishes
+//     (natstenant.go);
+//   - job-tarpit: A's retries go to a callback that answers after 120 s
+//     while B's retries are due (jobtarpit.go).
 //
 // -bin attacks a binary built elsewhere (another commit's) instead.
 //

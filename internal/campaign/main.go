@@ -77,6 +77,9 @@ var scenarios = []scenario{
 	{"kill-9", kill9},
 	{"stream-hog", streamHog},
 	{"mcp-batch", mcpBatch},
+	{"pg-pool-hog", pgPoolHog},
+	{"nats-cross-tenant", natsCrossTenant},
+	{"job-tarpit", jobTarpit},
 }
 
 func main() {

@@ -42,13 +42,13 @@ func (n *natsFlags) register(fs *flag.FlagSet) {
 	c := &n.cfg
 	fs.StringVar(&c.URL, "nats", "", "also take reports from NATS JetStream at this `URL` (nats://host:4222; see docs/nats.md)")
 	fs.StringVar(&c.Creds, "nats-creds", "", "NATS credentials `file` (a user JWT and its seed)")
-	fs.StringVar(&c.Stream, "nats-stream", natsin.DefaultStream, "the JetStream `stream` of the reports, created when missing (its dead letters: STREAM_DEADLETTER)")
+	fs.StringVar(&c.Stream, "nats-stream", natsin.DefaultStream, "the `prefix` of the reports' JetStream streams: tenant T's is PREFIX-T, created when missing (dead letters: PREFIX_DEADLETTER)")
 	fs.StringVar(&c.Subject, "nats-subject", natsin.DefaultSubject, "reports for tenant T are published to `PREFIX`.T")
-	fs.StringVar(&c.Durable, "nats-durable", natsin.DefaultDurable, "the durable consumer's `name`, shared by the instances")
+	fs.StringVar(&c.Durable, "nats-durable", natsin.DefaultDurable, "the durable consumer's `name` on each report stream, shared by the instances")
 	fs.StringVar(&c.Feedback, "nats-feedback", natsin.DefaultFeedback, "feedback of a message without Triage-Reply-To goes to `PREFIX`.T")
 	fs.StringVar(&c.DeadLetter, "nats-dead-letter", natsin.DefaultDeadLetter, "refused reports' problems go to `PREFIX`.T")
 	fs.IntVar(&c.Workers, "nats-workers", natsin.DefaultWorkers, "NATS `messages` handled at once by this instance")
-	fs.IntVar(&c.MaxAckPending, "nats-max-ack-pending", natsin.DefaultMaxAckPending, "NATS `messages` delivered and not yet acknowledged, across the instances")
+	fs.IntVar(&c.MaxAckPending, "nats-max-ack-pending", natsin.DefaultMaxAckPending, "NATS `messages` of one tenant's stream delivered and not yet acknowledged, across the instances")
 	fs.DurationVar(&c.AckWait, "nats-ack-wait", natsin.DefaultAckWait, "a NATS message not acknowledged within this `duration` is delivered again")
 }
 
@@ -88,7 +88,7 @@ func (n *natsFlags) start(ctx context.Context, srv *server.Server) (*natsin.Cons
 func (n *natsFlags) describe(out io.Writer) {
 	if c := n.cfg; c.URL != "" {
 		fmt.Fprintf(out, "Taking reports from NATS at %s: publish to %s (stream %s, consumer %s)\n",
-			redactNATS(c.URL), c.ReportSubject("TENANT"), c.Stream, c.Durable)
+			redactNATS(c.URL), c.ReportSubject("TENANT"), c.StreamName("TENANT"), c.Durable)
 	}
 }
 

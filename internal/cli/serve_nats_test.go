@@ -54,7 +54,7 @@ func TestServeNATS(t *testing.T) {
 	if err := json.Unmarshal(m.Data, &fb); err != nil {
 		t.Fatal(err)
 	}
-	natstest.Eventually(t, "the message acknowledged", func() bool { return bus.Consumer(t, "triage").AckFloor.Stream >= seq })
+	natstest.Eventually(t, "the message acknowledged", func() bool { return bus.Consumer(t, bus.Stream+"-default", "triage").AckFloor.Stream >= seq })
 	if r := call(t, "GET", svc.base+"/v1/errors/"+fb.ErrorID, nil); r.status != 200 || r.field(t, "occurrence_count") != 1.0 {
 		t.Errorf("the record: %d %s", r.status, r.body)
 	}
@@ -119,7 +119,7 @@ func TestServeNATSKill9(t *testing.T) {
 	onFeedback := bus.Listen(t, bus.Feedback+".default")
 	seq := publish(t, bus, "default", goldenFile(t, "db_timeout.json"), "kill-9-report")
 	natstest.Eventually(t, "the message in the service's hands", func() bool {
-		info := bus.Consumer(t, "triage")
+		info := bus.Consumer(t, bus.Stream+"-default", "triage")
 		return info.Delivered.Stream >= seq && info.NumAckPending == 1
 	})
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
@@ -130,7 +130,7 @@ func TestServeNATSKill9(t *testing.T) {
 		t.Fatal(err)
 	}
 	lock.Close()
-	if info := bus.Consumer(t, "triage"); info.AckFloor.Stream >= seq {
+	if info := bus.Consumer(t, bus.Stream+"-default", "triage"); info.AckFloor.Stream >= seq {
 		t.Fatalf("the killed service acknowledged the message: ack floor %d", info.AckFloor.Stream)
 	}
 	select {
@@ -147,7 +147,7 @@ func TestServeNATSKill9(t *testing.T) {
 		t.Errorf("feedback %v, want the first answer (201, no replay) of a redelivery", m.Header)
 	}
 	natstest.Eventually(t, "the message acknowledged", func() bool {
-		info := bus.Consumer(t, "triage")
+		info := bus.Consumer(t, bus.Stream+"-default", "triage")
 		return info.AckFloor.Stream >= seq && info.NumAckPending == 0
 	})
 	select {

@@ -1,6 +1,8 @@
 package natsin
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -18,21 +20,28 @@ type Config struct {
 	// Defaults to "": none, or what URL carries.
 	Creds string
 
-	// Stream holds the reports: created on start when it does not exist
-	// (file storage, limits retention, messages kept DefaultMaxAge), else
-	// given Subject's wildcard if it lacks it, its other settings kept.
-	// Defaults to DefaultStream.
+	// Stream names the report streams: each tenant's reports have a
+	// stream of their own, StreamName(T), which takes ReportSubject(T),
+	// so that JetStream's deduplication by Nats-Msg-Id (per stream) is
+	// the tenant's. Each is created on start when it does not exist (file
+	// storage, limits retention, messages kept DefaultMaxAge), else given
+	// its subject if it lacks it, its other settings kept. A stream named
+	// Stream itself is the shared stream of an earlier layout: on start it
+	// gives up its report subjects and the consumer drains it. Defaults to
+	// DefaultStream.
 	Stream string
 	// Subject is the prefix of the report subjects: a report for tenant T
-	// is published to Subject + "." + T, and the stream takes
-	// Subject + ".>". Defaults to DefaultSubject.
+	// is published to Subject + "." + T. Defaults to DefaultSubject.
 	Subject string
-	// Durable is the durable pull consumer's name; every instance of the
-	// service sharing it shares the work. Defaults to DefaultDurable.
+	// Durable is the name of the durable pull consumer on each report
+	// stream; every instance of the service sharing it shares the work.
+	// Defaults to DefaultDurable.
 	Durable string
 	// Feedback is the prefix of the subjects the feedback of a message
-	// without a Triage-Reply-To header goes to: Feedback + "." + T.
-	// Defaults to DefaultFeedback.
+	// without a Triage-Reply-To header goes to: Feedback + "." + T. A
+	// message's Triage-Reply-To must be that subject or one under it
+	// (Feedback + "." + T + ".…"): tenant T's answers stay on T's
+	// subjects. Defaults to DefaultFeedback.
 	Feedback string
 	// DeadLetter is the prefix of the dead-letter subjects: a refused
 	// report's problem goes to DeadLetter + "." + the subject's tenant
@@ -41,12 +50,15 @@ type Config struct {
 	DeadLetter       string
 	DeadLetterStream string
 
-	// Workers bounds the reports handled at once by this instance (and
-	// the messages it fetches ahead). Default 8.
+	// Workers bounds the reports handled at once by this instance, all
+	// tenants' together; the tenants with messages waiting take the free
+	// workers in turn, so one tenant's flood does not hold the others'
+	// reports back. Default 8.
 	Workers int
-	// MaxAckPending bounds the messages delivered and not yet acknowledged,
-	// across every instance sharing Durable: past it NATS delivers no
-	// more until some are acknowledged. Default 256.
+	// MaxAckPending bounds the messages of one tenant's stream delivered
+	// and not yet acknowledged, across every instance sharing Durable:
+	// past it NATS delivers no more of them until some are acknowledged.
+	// Default 256.
 	MaxAckPending int
 	// AckWait is how long NATS waits for a message's acknowledgement
 	// before it delivers the message again (to this instance or another);
@@ -60,6 +72,14 @@ type Config struct {
 	// hand; those still unfinished past it are delivered again. Default
 	// 25s.
 	DrainTimeout time.Duration
+
+	// Tenants are the tenants whose reports the consumer takes, each
+	// from a stream of its own (StreamName): NATS refuses a report for
+	// another tenant (no stream takes its subject). Of two whose names
+	// nest at a dot ("acme", "acme.eu"), a reply subject under both
+	// feedback subjects is the longer one's. Defaults to the tenants the
+	// server knows (server.Server.Tenants: its API keys', or "default").
+	Tenants []string
 
 	// Logger receives the consumer's logs. Defaults to the server's
 	// (server.Server.Logger: redacted, repeats counted).
@@ -86,7 +106,8 @@ const (
 const (
 	// HeaderReplyTo names the subject a report's feedback goes to (or its
 	// problem, when it is refused): JetStream answers a publish's own
-	// reply subject with its acknowledgement, and does not keep it.
+	// reply subject with its acknowledgement, and does not keep it. It
+	// must be the tenant's feedback subject or one under it.
 	HeaderReplyTo = "Triage-Reply-To"
 	// HeaderMsgID is NATS's deduplication id, which is also the report's
 	// idempotency key (as HTTP's Idempotency-Key).
@@ -171,6 +192,30 @@ func (c Config) withDefaults() (Config, error) {
 // ReportSubject is the subject a report for tenant is published to.
 func (c Config) ReportSubject(tenant string) string {
 	return or(c.Subject, DefaultSubject) + "." + tenant
+}
+
+// StreamName is the stream of tenant's reports: Stream + "-" + the
+// tenant's name, each '_', '.' and ':' in it written "_5F", "_2E" and
+// "_3A" (a stream's name holds letters, digits, '-' and '_' only), so
+// that no two tenants share a stream; a name longer than 255 bytes ends
+// "-_h" + 32 hexadecimal digits of the tenant's SHA-256 instead.
+func (c Config) StreamName(tenant string) string {
+	prefix := or(c.Stream, DefaultStream) + "-"
+	var b strings.Builder
+	b.WriteString(prefix)
+	for i := 0; i < len(tenant); i++ {
+		switch ch := tenant[i]; ch {
+		case '_', '.', ':':
+			fmt.Fprintf(&b, "_%02X", ch)
+		default:
+			b.WriteByte(ch)
+		}
+	}
+	if name := b.String(); len(name) <= 255 && isName(name) {
+		return name
+	}
+	sum := sha256.Sum256([]byte(tenant))
+	return prefix + "_h" + hex.EncodeToString(sum[:16])
 }
 
 // FeedbackSubject is the subject the feedback of tenant's reports goes to

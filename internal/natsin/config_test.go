@@ -72,3 +72,49 @@ func TestRetryDelay(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamName: tenants' streams are valid stream names, never shared
+// by two tenants, nor the dead-letter stream's.
+func TestStreamName(t *testing.T) {
+	t.Parallel()
+	var cfg Config
+	seen := map[string]string{DefaultStream + "_DEADLETTER": "the dead letters", DefaultStream: "the shared stream"}
+	long := strings.Repeat("a.", 63) + "a"
+	for _, tenant := range []string{"acme", "acme.eu", "acme_2Eeu", "acme_eu", "acme:eu", "acme-eu", "a_5F", "DEADLETTER", long, long[:125] + ":a"} {
+		name := cfg.StreamName(tenant)
+		if !isName(name) || len(name) > 255 {
+			t.Errorf("%q: stream %q is not a stream name", tenant, name)
+		}
+		if other, ok := seen[name]; ok {
+			t.Errorf("%q and %q share the stream %q", tenant, other, name)
+		}
+		seen[name] = tenant
+	}
+	if got := cfg.StreamName("acme.eu"); got != "TRIAGE_REPORTS-acme_2Eeu" {
+		t.Errorf("StreamName(acme.eu) = %q", got)
+	}
+}
+
+func TestOverlaps(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"triage.reports.>", "triage.reports.>", true},
+		{"triage.>", "triage.reports.>", true},
+		{"*.reports.acme", "triage.reports.>", true},
+		{"triage.reports", "triage.reports.>", false},
+		{"triage.feedback.>", "triage.reports.>", false},
+		{"TRIAGE_REPORTS", "triage.reports.>", false},
+		{"triage.*", "triage.reports.>", false},
+		{"triage.*.*", "triage.reports.>", true},
+	} {
+		if got := overlaps(c.a, c.b); got != c.want {
+			t.Errorf("overlaps(%q, %q) = %v", c.a, c.b, got)
+		}
+		if got := overlaps(c.b, c.a); got != c.want {
+			t.Errorf("overlaps(%q, %q) = %v", c.b, c.a, got)
+		}
+	}
+}

@@ -5,17 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/server"
 )
 
-// Consumer takes reports from a JetStream stream into a Server: a durable
-// pull consumer, Config.Workers messages in hand at most.
+// Consumer takes reports from JetStream streams into a Server: a durable
+// pull consumer on each tenant's stream, Config.Workers messages in hand
+// at most, all tenants' together.
 type Consumer struct {
 	cfg Config
 	srv *server.Server
@@ -23,18 +26,37 @@ type Consumer struct {
 	js  jetstream.JetStream
 	log *slog.Logger
 	*metrics
-	sem  chan struct{} // a worker's slot
-	work sync.WaitGroup
-	quit chan struct{} // closed by stop
-	done chan struct{} // closed when run returns
+	lanes []*lane
+	sem   chan struct{} // a worker's slot
+	work  sync.WaitGroup
+	quit  chan struct{} // closed by stop
+	abort chan struct{} // closed when a shutdown gives up waiting
+	done  chan struct{} // closed when every lane's run returns
 
 	mu       sync.Mutex
-	cons     jetstream.Consumer
-	it       jetstream.MessagesContext
 	stopping bool
-	down     error // why the consumer is not consuming; nil while it is
 
-	stopOnce sync.Once
+	stopOnce, abortOnce sync.Once
+}
+
+// lane is one stream the consumer takes reports from: a tenant's, or
+// the shared stream of the earlier layout (tenant ""), drained.
+type lane struct {
+	stream string
+	tenant string
+	batch  int // the messages fetched ahead
+
+	mu      sync.Mutex
+	cons    jetstream.Consumer
+	it      jetstream.MessagesContext
+	down    error // why the lane is not consuming; nil while it is
+	retired bool  // the shared stream, deleted: nothing more to drain
+}
+
+func (l *lane) setDown(err error) {
+	l.mu.Lock()
+	l.down = err
+	l.mu.Unlock()
 }
 
 // errStopped is subscribe's error once the consumer is stopping.
@@ -50,20 +72,36 @@ const (
 	pullHeartbeat = 3 * time.Second
 )
 
-// Start connects to NATS, creates or updates the streams and the durable
-// consumer, and consumes reports into srv until ctx is done or Close is
-// called; then it drains: it fetches no more, and finishes (and
-// acknowledges) the messages in hand, for at most DrainTimeout. It fails
-// when NATS cannot be reached or the streams cannot be set up; once
-// started, it reconnects, and sets the consumer up again, for as long as
-// it runs (Ready tells meanwhile).
+// Start connects to NATS, creates or updates the streams (the dead-letter
+// stream, and each tenant's report stream) and their durable consumers,
+// and consumes reports into srv until ctx is done or Close is called;
+// then it drains: it fetches no more, and finishes (and acknowledges)
+// the messages in hand, for at most DrainTimeout. It fails when NATS
+// cannot be reached or the streams cannot be set up; once started, it
+// reconnects, and sets a stream and its consumer up again, for as long
+// as it runs (Ready tells meanwhile).
 func Start(ctx context.Context, srv *server.Server, cfg Config) (*Consumer, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = srv.Logger()
 	}
+	if cfg.Tenants == nil {
+		cfg.Tenants = srv.Tenants()
+	}
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
+	}
+	cfg.Tenants = slices.Compact(slices.Sorted(slices.Values(cfg.Tenants)))
+	if len(cfg.Tenants) == 0 {
+		return nil, errors.New("natsin: Config.Tenants names no tenant")
+	}
+	for _, t := range cfg.Tenants {
+		if !triage.IsIdentifier(t) {
+			return nil, fmt.Errorf("natsin: Config.Tenants: %q is not an identifier", t)
+		}
+		if cfg.StreamName(t) == cfg.DeadLetterStream {
+			return nil, fmt.Errorf("natsin: tenant %s's stream would be the dead-letter stream %s", t, cfg.DeadLetterStream)
+		}
 	}
 	log := cfg.Logger
 	nc, err := nats.Connect(cfg.URL,
@@ -89,15 +127,29 @@ func Start(ctx context.Context, srv *server.Server, cfg Config) (*Consumer, erro
 		return nil, fmt.Errorf("natsin: %w", err)
 	}
 	c := &Consumer{cfg: cfg, srv: srv, nc: nc, js: js, log: log, metrics: newMetrics(srv.Registerer()),
-		sem: make(chan struct{}, cfg.Workers), quit: make(chan struct{}), done: make(chan struct{})}
+		sem: make(chan struct{}, cfg.Workers), quit: make(chan struct{}), abort: make(chan struct{}),
+		done: make(chan struct{})}
 	sctx, cancel := context.WithTimeout(ctx, setupTimeout)
-	err = c.subscribe(sctx)
-	cancel()
-	if err != nil {
+	defer cancel()
+	if c.lanes, err = c.planLanes(sctx); err != nil {
 		nc.Close()
 		return nil, err
 	}
-	go c.run()
+	for _, l := range c.lanes {
+		if err := c.subscribe(sctx, l); err != nil && !errors.Is(err, errRetired) {
+			c.stop()
+			nc.Close()
+			return nil, err
+		}
+	}
+	var runs sync.WaitGroup
+	for _, l := range c.lanes {
+		runs.Go(func() { c.run(l) })
+	}
+	go func() {
+		runs.Wait()
+		close(c.done)
+	}()
 	go func() {
 		select {
 		case <-ctx.Done():
@@ -116,19 +168,27 @@ func credentials(file string) nats.Option {
 	return nats.UserCredentials(file)
 }
 
-// subscribe sets the streams and the consumer up and starts fetching.
-func (c *Consumer) subscribe(ctx context.Context) error {
-	cons, err := c.setup(ctx)
+// subscribe sets l's stream and consumer up and starts fetching.
+func (c *Consumer) subscribe(ctx context.Context, l *lane) error {
+	cons, err := c.setupLane(ctx, l)
+	if errors.Is(err, errRetired) {
+		l.mu.Lock()
+		l.retired, l.down = true, nil
+		l.mu.Unlock()
+		return err
+	}
 	if err != nil {
 		return err
 	}
 	// A pull request lasts pullExpiry, and NATS sends a heartbeat every
 	// pullHeartbeat while it waits: two missed say the consumer may be
-	// gone (a deleted consumer is not always announced).
-	it, err := cons.Messages(jetstream.PullMaxMessages(c.cfg.Workers),
+	// gone (a deleted consumer is not always announced). Each lane fetches
+	// its share of the workers ahead, so that what waits in this
+	// instance's hands, its ack wait running, stays about Workers.
+	it, err := cons.Messages(jetstream.PullMaxMessages(l.batch),
 		jetstream.PullExpiry(pullExpiry), jetstream.PullHeartbeat(pullHeartbeat))
 	if err != nil {
-		return fmt.Errorf("natsin: consuming %s/%s: %w", c.cfg.Stream, c.cfg.Durable, err)
+		return fmt.Errorf("natsin: consuming %s/%s: %w", l.stream, c.cfg.Durable, err)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -136,25 +196,30 @@ func (c *Consumer) subscribe(ctx context.Context) error {
 		it.Stop()
 		return errStopped
 	}
-	c.cons, c.it, c.down = cons, it, nil
+	l.mu.Lock()
+	l.cons, l.it, l.down = cons, it, nil
+	l.mu.Unlock()
 	return nil
 }
 
-// run consumes until the consumer stops; when the fetching ends
+// run consumes l until the consumer stops; when the fetching ends
 // otherwise (the consumer or the stream was deleted), it sets them up
-// again, waiting longer after each failure.
-func (c *Consumer) run() {
-	defer close(c.done)
+// again, waiting longer after each failure. The shared stream, once
+// deleted, is not made again: its lane ends.
+func (c *Consumer) run(l *lane) {
 	for {
-		c.mu.Lock()
-		it, cons := c.it, c.cons
-		c.mu.Unlock()
-		err := c.consume(it, cons)
+		l.mu.Lock()
+		it, cons, retired := l.it, l.cons, l.retired
+		l.mu.Unlock()
+		if retired {
+			return
+		}
+		err := c.consume(l, it, cons)
 		if c.isStopping() {
 			return
 		}
-		c.setDown(err)
-		c.log.Warn("NATS consumer stopped; setting it up again", slog.Any("error", err))
+		l.setDown(err)
+		c.log.Warn("NATS consumer stopped; setting it up again", slog.String("stream", l.stream), slog.Any("error", err))
 		for delay := time.Second; ; delay = min(2*delay, 30*time.Second) {
 			select {
 			case <-c.quit:
@@ -162,31 +227,35 @@ func (c *Consumer) run() {
 			case <-time.After(delay):
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
-			err := c.subscribe(ctx)
+			err := c.subscribe(ctx, l)
 			cancel()
 			if err == nil {
-				c.log.Info("NATS consumer set up again")
+				c.log.Info("NATS consumer set up again", slog.String("stream", l.stream))
 				break
 			}
 			if errors.Is(err, errStopped) {
 				return
 			}
-			c.setDown(err)
-			c.log.Warn("setting the NATS consumer up failed", slog.Any("error", err))
+			if errors.Is(err, errRetired) {
+				c.log.Info("the shared report stream is deleted: all its reports were handled or given up", slog.String("stream", l.stream))
+				return
+			}
+			l.setDown(err)
+			c.log.Warn("setting the NATS consumer up failed", slog.String("stream", l.stream), slog.Any("error", err))
 		}
 	}
 }
 
-// consume hands each message of it to a worker, waiting for a free one
-// before fetching the next, until it is closed: it returns why. When
-// heartbeats are missed and cons is gone, it closes it.
-func (c *Consumer) consume(it jetstream.MessagesContext, cons jetstream.Consumer) error {
+// consume hands each message of it to a worker, once one is free, until
+// it is closed: it returns why. The lanes waiting for a worker take the
+// free ones in turn (a channel's senders are served in order), so a
+// tenant with a flood of messages gets one worker in its turn, not all of
+// them. When heartbeats are missed and cons is gone, it closes it.
+func (c *Consumer) consume(l *lane, it jetstream.MessagesContext, cons jetstream.Consumer) error {
 	var last error
 	for {
-		c.sem <- struct{}{}
 		msg, err := it.Next()
 		if err != nil {
-			<-c.sem
 			if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
 				if last != nil {
 					return last
@@ -196,12 +265,18 @@ func (c *Consumer) consume(it jetstream.MessagesContext, cons jetstream.Consumer
 			// A missed heartbeat, a deleted consumer: the iterator says
 			// closed next if it gave up.
 			last = err
-			c.log.Warn("fetching NATS messages", slog.Any("error", err))
+			c.log.Warn("fetching NATS messages", slog.String("stream", l.stream), slog.Any("error", err))
 			if errors.Is(err, jetstream.ErrNoHeartbeat) && c.gone(cons) {
 				it.Stop()
-				last = fmt.Errorf("natsin: consumer %s/%s: %w", c.cfg.Stream, c.cfg.Durable, jetstream.ErrConsumerNotFound)
+				last = fmt.Errorf("natsin: consumer %s/%s: %w", l.stream, c.cfg.Durable, jetstream.ErrConsumerNotFound)
 			}
 			time.Sleep(50 * time.Millisecond)
+			continue
+		}
+		select {
+		case c.sem <- struct{}{}:
+		case <-c.abort: // shutting down, the workers still busy: delivered again
+			_ = msg.Nak()
 			continue
 		}
 		c.work.Add(1)
@@ -227,22 +302,20 @@ func (c *Consumer) isStopping() bool {
 	return c.stopping
 }
 
-func (c *Consumer) setDown(err error) {
-	c.mu.Lock()
-	c.down = err
-	c.mu.Unlock()
-}
-
 // stop stops fetching and lets the messages fetched already be handled.
 func (c *Consumer) stop() {
 	c.stopOnce.Do(func() {
 		c.mu.Lock()
 		c.stopping = true
-		it := c.it
 		c.mu.Unlock()
 		close(c.quit)
-		if it != nil {
-			it.Drain()
+		for _, l := range c.lanes {
+			l.mu.Lock()
+			it := l.it
+			l.mu.Unlock()
+			if it != nil {
+				it.Drain()
+			}
 		}
 	})
 }
@@ -257,10 +330,15 @@ func (c *Consumer) Close() error {
 	select {
 	case <-c.done:
 	case <-ctx.Done():
-		c.mu.Lock()
-		it := c.it
-		c.mu.Unlock()
-		it.Stop() // what is left in the buffer is delivered again
+		c.abortOnce.Do(func() { close(c.abort) })
+		for _, l := range c.lanes {
+			l.mu.Lock()
+			it := l.it
+			l.mu.Unlock()
+			if it != nil {
+				it.Stop() // what is left in the buffer is delivered again
+			}
+		}
 		<-c.done
 	}
 	finished := make(chan struct{})
@@ -275,22 +353,31 @@ func (c *Consumer) Close() error {
 }
 
 // Ready reports whether the consumer takes reports now: nil, or why not
-// (stopped, disconnected from NATS, its consumer gone and not set up
-// again yet). It asks NATS for the consumer's info, within ctx.
+// (stopped, disconnected from NATS, a stream's consumer gone and not set
+// up again yet). It asks NATS for each consumer's info, within ctx.
 func (c *Consumer) Ready(ctx context.Context) error {
-	c.mu.Lock()
-	stopping, down, cons := c.stopping, c.down, c.cons
-	c.mu.Unlock()
-	switch {
-	case stopping:
+	if c.isStopping() {
 		return errStopped
-	case !c.nc.IsConnected():
-		return fmt.Errorf("natsin: NATS connection %s", c.nc.Status())
-	case down != nil:
-		return down
 	}
-	if _, err := cons.Info(ctx); err != nil {
-		return fmt.Errorf("natsin: consumer %s/%s: %w", c.cfg.Stream, c.cfg.Durable, err)
+	if !c.nc.IsConnected() {
+		return fmt.Errorf("natsin: NATS connection %s", c.nc.Status())
+	}
+	for _, l := range c.lanes {
+		l.mu.Lock()
+		down, cons, retired := l.down, l.cons, l.retired
+		l.mu.Unlock()
+		switch {
+		case retired:
+			continue
+		case down != nil:
+			return fmt.Errorf("natsin: stream %s: %w", l.stream, down)
+		}
+		if _, err := cons.Info(ctx); err != nil {
+			if l.tenant == "" && errors.Is(err, jetstream.ErrStreamNotFound) {
+				continue // the shared stream, deleted: its lane ends
+			}
+			return fmt.Errorf("natsin: consumer %s/%s: %w", l.stream, c.cfg.Durable, err)
+		}
 	}
 	return nil
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/triage-go/triage/internal/natsin"
 	"github.com/triage-go/triage/internal/natstest"
 )
@@ -66,7 +68,7 @@ func TestRedeliveredOneRecord(t *testing.T) {
 				header = []string{natsin.HeaderMsgID, c.key}
 			}
 			ack := b.publish(t, "default", golden(t, "db_timeout.json"), header...)
-			natstest.Eventually(t, "a second delivery", func() bool { return b.consumer(t).Delivered.Consumer >= 2 })
+			natstest.Eventually(t, "a second delivery", func() bool { return b.consumer(t, "default").Delivered.Consumer >= 2 })
 			close(gate)
 
 			first := natstest.Receive(t, onFeedback, "feedback")
@@ -76,7 +78,7 @@ func TestRedeliveredOneRecord(t *testing.T) {
 				t.Errorf("answered at delivery %d", delivered)
 			}
 			id := feedback(t, first).ErrorID
-			b.waitAcked(t, ack.Sequence)
+			b.waitAcked(t, ack)
 			// A later delivery may have been answered too, from the record.
 			for more := true; more; {
 				select {
@@ -125,7 +127,7 @@ func TestStoreFailureNaks(t *testing.T) {
 			ack := b.publish(t, "default", golden(t, "db_timeout.json"))
 
 			natstest.Eventually(t, "a delivery after the failure", func() bool { return failures.Load() >= 2 })
-			info := b.consumer(t)
+			info := b.consumer(t, "default")
 			if info.NumAckPending != 1 || info.AckFloor.Stream >= ack.Sequence {
 				t.Errorf("while the store fails: %d pending, ack floor %d; want the message unacknowledged", info.NumAckPending, info.AckFloor.Stream)
 			}
@@ -141,7 +143,7 @@ func TestStoreFailureNaks(t *testing.T) {
 			if n, _ := strconv.Atoi(m.Header.Get(natsin.HeaderDelivered)); n < 3 {
 				t.Errorf("handled at delivery %d, want after at least 2 refused", n)
 			}
-			b.waitAcked(t, ack.Sequence)
+			b.waitAcked(t, ack)
 			if recs := b.records(t, "default"); len(recs) != 1 || recs[0].Count != 1 {
 				t.Errorf("records %+v, want one", recs)
 			}
@@ -184,13 +186,13 @@ func TestConsumerDeletedSetUpAgain(t *testing.T) {
 	t.Parallel()
 	b := setup(t, options{})
 	onFeedback := b.bus.Listen(t, b.cfg.FeedbackSubject("default"))
-	if err := b.js.DeleteConsumer(t.Context(), b.cfg.Stream, natsin.DefaultDurable); err != nil {
+	if err := b.js.DeleteConsumer(t.Context(), b.cfg.StreamName("default"), natsin.DefaultDurable); err != nil {
 		t.Fatal(err)
 	}
 	ack := b.publish(t, "default", golden(t, "db_timeout.json"))
 	m := natstest.Receive(t, onFeedback, "feedback after the consumer was deleted")
 	wantHeader(t, m.Header, natsin.HeaderStatus, "201")
-	b.waitAcked(t, ack.Sequence)
+	b.waitAcked(t, ack)
 	natstest.Eventually(t, "ready again", func() bool { return b.in.Ready(t.Context()) == nil })
 }
 
@@ -219,7 +221,7 @@ func TestShutdownDrains(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantHeader(t, natstest.Receive(t, onFeedback, "feedback of the drained message").Header, natsin.HeaderStatus, "201")
-	b.waitAcked(t, ack.Sequence)
+	b.waitAcked(t, ack)
 }
 
 // TestBackpressure: no more than Workers reports are in hand at once,
@@ -239,13 +241,13 @@ func TestBackpressure(t *testing.T) {
 			return nil
 		}}})
 	onFeedback := b.bus.Listen(t, b.cfg.FeedbackSubject("default"))
-	var last uint64
+	var last *jetstream.PubAck
 	for i := range reports {
-		last = b.publish(t, "default", report(t, "q_bp_"+strconv.Itoa(i))).Sequence
+		last = b.publish(t, "default", report(t, "q_bp_"+strconv.Itoa(i)))
 	}
 	natstest.Eventually(t, "the workers busy", func() bool { return inHand.Load() == workers })
 	time.Sleep(300 * time.Millisecond)
-	if info := b.consumer(t); info.NumAckPending > maxAckPending || most.Load() != workers {
+	if info := b.consumer(t, "default"); info.NumAckPending > maxAckPending || most.Load() != workers {
 		t.Errorf("%d in hand at most, %d delivered unacknowledged; want %d and at most %d",
 			most.Load(), info.NumAckPending, workers, maxAckPending)
 	}
@@ -256,5 +258,40 @@ func TestBackpressure(t *testing.T) {
 	b.waitAcked(t, last)
 	if n := len(b.records(t, "default")); n != reports {
 		t.Errorf("%d records, want %d", n, reports)
+	}
+}
+
+// TestTenantsTakeTurns: a tenant's backlog does not hold another
+// tenant's report back: with one worker and ta's 20 slow reports
+// published first, tb's is handled within the next few, not after all of
+// ta's (each tenant's stream is a lane of its own, and the lanes take the
+// free worker in turn).
+func TestTenantsTakeTurns(t *testing.T) {
+	t.Parallel()
+	const backlog = 20
+	b := setup(t, options{apiKeys: map[string]string{"ta-key-0123456789abcdef": "ta", "tb-key-0123456789abcdef": "tb"},
+		cfg: natsin.Config{Workers: 1, AckWait: 30 * time.Second},
+		hooks: hooks{save: func(context.Context) error {
+			time.Sleep(50 * time.Millisecond)
+			return nil
+		}}})
+	onFeedback := b.bus.Listen(t, b.cfg.Feedback+".>")
+	for i := range backlog {
+		b.publish(t, "ta", report(t, "q_turns_"+strconv.Itoa(i)))
+	}
+	natstest.Receive(t, onFeedback, "ta's first feedback")
+	b.publish(t, "tb", report(t, "q_turns_tb"))
+	for i := 1; ; i++ {
+		m := natstest.Receive(t, onFeedback, "feedback")
+		if m.Subject == b.cfg.FeedbackSubject("tb") {
+			t.Logf("tb's report answered %d reports after it was published (ta's backlog: %d)", i, backlog)
+			if i > 4 {
+				t.Errorf("tb's report answered after %d of ta's backlog, want at most 3", i-1)
+			}
+			return
+		}
+		if i > backlog {
+			t.Fatal("no feedback for tb")
+		}
 	}
 }

@@ -37,7 +37,9 @@ type bundle struct {
 type options struct {
 	cfg     natsin.Config // merged over the test's names
 	apiKeys map[string]string
-	stream  *jetstream.StreamConfig // created before the consumer starts
+	stream  *jetstream.StreamConfig // the default tenant's, created before the consumer starts
+	shared  *jetstream.StreamConfig // the earlier layout's one stream of every tenant's reports, likewise
+	before  func(*natstest.Bus)     // runs before the consumer starts
 	hooks   hooks                   // the store's
 	url     string                  // the NATS server, when not TRIAGE_TEST_NATS's
 }
@@ -75,10 +77,20 @@ func setup(t *testing.T, o options) *bundle {
 	})
 	if o.stream != nil {
 		sc := *o.stream
+		sc.Name, sc.Subjects = cfg.StreamName("default"), []string{cfg.ReportSubject("default")}
+		if _, err := bus.JS.CreateStream(t.Context(), sc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if o.shared != nil {
+		sc := *o.shared
 		sc.Name, sc.Subjects = cfg.Stream, []string{cfg.Subject + ".>"}
 		if _, err := bus.JS.CreateStream(t.Context(), sc); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if o.before != nil {
+		o.before(bus)
 	}
 	if b.in, err = natsin.Start(t.Context(), srv, cfg); err != nil {
 		t.Fatal(err)
@@ -110,24 +122,24 @@ func none(t *testing.T, ch chan *nats.Msg, d time.Duration, what string) {
 	}
 }
 
-// consumer returns the durable consumer's state.
-func (b *bundle) consumer(t *testing.T) *jetstream.ConsumerInfo {
+// consumer returns the state of the durable consumer of tenant's stream.
+func (b *bundle) consumer(t *testing.T, tenant string) *jetstream.ConsumerInfo {
 	t.Helper()
-	return b.bus.Consumer(t, natsin.DefaultDurable)
+	return b.bus.Consumer(t, b.cfg.StreamName(tenant), natsin.DefaultDurable)
 }
 
-// waitAcked waits until every message up to the stream sequence seq is
-// acknowledged and none is pending.
-func (b *bundle) waitAcked(t *testing.T, seq uint64) {
+// waitAcked waits until every message of ack's stream up to its
+// sequence is acknowledged and none is pending.
+func (b *bundle) waitAcked(t *testing.T, ack *jetstream.PubAck) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		info := b.consumer(t)
-		if info.AckFloor.Stream >= seq && info.NumAckPending == 0 {
+		info := b.bus.Consumer(t, ack.Stream, natsin.DefaultDurable)
+		if info.AckFloor.Stream >= ack.Sequence && info.NumAckPending == 0 {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("stream sequence %d not acknowledged: ack floor %d, %d pending", seq, info.AckFloor.Stream, info.NumAckPending)
+			t.Fatalf("%s sequence %d not acknowledged: ack floor %d, %d pending", ack.Stream, ack.Sequence, info.AckFloor.Stream, info.NumAckPending)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

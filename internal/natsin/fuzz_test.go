@@ -15,14 +15,15 @@ import (
 // it never panics; a message it takes names a tenant that is an
 // identifier, the body and key as given, and a reply subject the consumer
 // may publish to (no wildcard, none of NATS's own, none of its report or
-// dead-letter subjects); a message it refuses is refused with
+// dead-letter subjects) that is the tenant's feedback subject or under it,
+// and under no longer tenant's (acme.eu's, for acme); a message it refuses is refused with
 // TENANT_UNAUTHORIZED or INVALID_REQUEST, and its dead-letter subject is
 // one the consumer may publish to whenever the message's subject was one
 // NATS could deliver. Seeds: testdata/fuzz/FuzzDecode.
 func FuzzDecode(f *testing.F) {
-	f.Add("triage.reports.acme", "_INBOX.x1", "id-1", "application/json", []byte(`{}`))
+	f.Add("triage.reports.acme", "triage.feedback.acme.x1", "id-1", "application/json", []byte(`{}`))
 	f.Fuzz(func(t *testing.T, subject, replyTo, msgID, contentType string, body []byte) {
-		cfg, err := Config{URL: "nats://127.0.0.1:4222"}.withDefaults()
+		cfg, err := Config{URL: "nats://127.0.0.1:4222", Tenants: []string{"acme", "acme.eu", "globex"}}.withDefaults()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,7 +59,9 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("reply to %q from %q", d.replyTo, replyTo)
 		}
 		if d.replyTo != "" && (!deliverable(d.replyTo) || strings.HasPrefix(d.replyTo, "$") ||
-			under(d.replyTo, cfg.Subject) || under(d.replyTo, cfg.DeadLetter) || d.replyTo != replyTo) {
+			under(d.replyTo, cfg.Subject) || under(d.replyTo, cfg.DeadLetter) || d.replyTo != replyTo ||
+			!under(d.replyTo, cfg.FeedbackSubject(d.sub.Tenant)) ||
+			(d.sub.Tenant == "acme" && under(d.replyTo, cfg.FeedbackSubject("acme.eu")))) {
 			t.Fatalf("answers on %q", d.replyTo)
 		}
 	})

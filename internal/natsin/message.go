@@ -30,10 +30,10 @@ type delivery struct {
 // value, as JetStream reads it) and where to answer from Triage-Reply-To.
 // The error, a *fault.Error, refuses a message whose subject names no
 // tenant (TENANT_UNAUTHORIZED, as a request without a valid key) or whose
-// Triage-Reply-To is not a subject the consumer may answer on
-// (INVALID_REQUEST); the delivery's tenant is set all the same. Whether
-// the tenant is one the service knows, and the key and the body, Accept
-// checks.
+// Triage-Reply-To is not a subject the tenant may be answered on
+// (INVALID_REQUEST; see answerable); the delivery's tenant is set all the
+// same. Whether the tenant is one the service knows, and the key and the
+// body, Accept checks.
 func (c *Config) decode(subject string, h nats.Header, data []byte) (delivery, error) {
 	d := delivery{tenant: "unknown"}
 	rest, ok := strings.CutPrefix(subject, c.Subject+".")
@@ -46,24 +46,37 @@ func (c *Config) decode(subject string, h nats.Header, data []byte) (delivery, e
 	d.sub = server.Submission{Tenant: rest, Body: data, ContentType: h.Get("Content-Type"),
 		Key: h.Get(HeaderMsgID), KeyName: HeaderMsgID}
 	if vals := h.Values(HeaderReplyTo); len(vals) > 0 {
-		if len(vals) > 1 || !c.answerable(vals[0]) {
+		if len(vals) > 1 || !c.answerable(rest, vals[0]) {
 			return d, fault.New(fault.InvalidRequest, "The "+HeaderReplyTo+" header is invalid.",
 				fault.WithFieldErrors(fault.FieldError{Field: HeaderReplyTo,
-					Message: "must be one subject, without spaces or wildcards, not starting with $, outside the report and dead-letter subjects"}))
+					Message: "must be one subject without spaces or wildcards: " + c.FeedbackSubject(rest) +
+						" (this tenant's feedback subject) or a subject under it"}))
 		}
 		d.replyTo = vals[0]
 	}
 	return d, nil
 }
 
-// answerable tells whether the consumer may publish an answer to
-// subject: a literal subject, none of NATS's own ($JS.API…, $SYS…: the
-// consumer's credentials must not be lent to a publisher), and none the
-// consumer reads or writes its dead letters to (no loop, no forged dead
-// letter).
-func (c *Config) answerable(subject string) bool {
-	return isLiteralSubject(subject) && !strings.HasPrefix(subject, "$") &&
-		!under(subject, c.Subject) && !under(subject, c.DeadLetter)
+// answerable tells whether tenant's reports may be answered on subject:
+// its feedback subject or a subject under it (a literal subject), and no
+// other tenant's. A tenant's answers stay on its own subjects, which its
+// subscribers alone may be allowed to read; so never another tenant's,
+// nor NATS's own ($JS.API…, $SYS…: the consumer's credentials must not be
+// lent to a publisher), nor the report and dead-letter subjects (the
+// prefixes do not overlap). Tenants may hold dots ("acme" and
+// "acme.eu"): a subject under the feedback subjects of two tenants of
+// Tenants is the longer one's, so that acme's message cannot be answered
+// on triage.feedback.acme.eu.x when acme.eu is a tenant too.
+func (c *Config) answerable(tenant, subject string) bool {
+	if !isLiteralSubject(subject) || !under(subject, c.FeedbackSubject(tenant)) {
+		return false
+	}
+	for _, other := range c.Tenants {
+		if len(other) > len(tenant) && under(subject, c.FeedbackSubject(other)) {
+			return false
+		}
+	}
+	return true
 }
 
 // traceHeaders returns the headers that trace an answer or a dead letter

@@ -15,8 +15,8 @@ func TestMetrics(t *testing.T) {
 	b := setup(t, options{})
 	ok := b.publish(t, "default", golden(t, "db_timeout.json"))
 	bad := b.publish(t, "default", []byte(`{"agent_id":"x"}`))
-	b.waitAcked(t, ok.Sequence)
-	b.waitAcked(t, bad.Sequence)
+	b.waitAcked(t, ok)
+	b.waitAcked(t, bad)
 
 	metric := func(pattern string) bool {
 		rec := httptest.NewRecorder()

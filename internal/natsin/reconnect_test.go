@@ -94,5 +94,5 @@ func TestNATSServerRestart(t *testing.T) {
 	ack := b.publish(t, "default", golden(t, "db_timeout.json"))
 	m := natstest.Receive(t, onFeedback, "feedback after the restart")
 	wantHeader(t, m.Header, natsin.HeaderStatus, "201")
-	b.waitAcked(t, ack.Sequence)
+	b.waitAcked(t, ack)
 }

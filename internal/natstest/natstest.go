@@ -32,7 +32,7 @@ func URL(t testing.TB) string {
 // Bus is a test's names on the server and its connection to it.
 type Bus struct {
 	URL        string
-	Stream     string // the reports' stream; Stream+"_DEADLETTER" is deleted too
+	Stream     string // the reports' streams' prefix: Stream, Stream+"-…" and Stream+"_DEADLETTER" are deleted
 	Subject    string // the reports' subject prefix
 	Feedback   string
 	DeadLetter string
@@ -62,7 +62,16 @@ func New(t testing.TB, url, prefix string) *Bus {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		for _, s := range []string{b.Stream, b.Stream + "_DEADLETTER"} {
+		names, ours := b.JS.StreamNames(ctx), []string{}
+		for s := range names.Name() { // all listed before any is deleted: the list is paged
+			if s == b.Stream || s == b.Stream+"_DEADLETTER" || strings.HasPrefix(s, b.Stream+"-") {
+				ours = append(ours, s)
+			}
+		}
+		if err := names.Err(); err != nil {
+			t.Errorf("listing the streams: %v", err)
+		}
+		for _, s := range ours {
 			if err := b.JS.DeleteStream(ctx, s); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
 				t.Errorf("deleting the stream %s: %v", s, err)
 			}
@@ -102,10 +111,10 @@ func (b *Bus) Publish(t testing.TB, subject string, body []byte, header ...strin
 	return ack
 }
 
-// Consumer returns the state of the stream's durable consumer.
-func (b *Bus) Consumer(t testing.TB, durable string) *jetstream.ConsumerInfo {
+// Consumer returns the state of the durable consumer of stream.
+func (b *Bus) Consumer(t testing.TB, stream, durable string) *jetstream.ConsumerInfo {
 	t.Helper()
-	c, err := b.JS.Consumer(t.Context(), b.Stream, durable)
+	c, err := b.JS.Consumer(t.Context(), stream, durable)
 	if err != nil {
 		t.Fatal(err)
 	}

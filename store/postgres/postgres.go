@@ -35,8 +35,9 @@ var dialect = sqlstore.Dialect{
 	WritableCTE:   true,
 	InsertJob: `INSERT INTO river_job (args, kind, max_attempts, state, scheduled_at, metadata, created_at)
 		VALUES ($1::jsonb, $2, $3, $4::river_job_state, $5, $6::jsonb, $7)`,
-	RiverTime:    func(t time.Time) any { return t },
-	XidPositions: true, // migrations/0006_occurrence_xid.sql
+	RiverTime:       func(t time.Time) any { return t },
+	XidPositions:    true, // migrations/0006_occurrence_xid.sql
+	WritesHoldConns: true,
 }
 
 // Store is a store.Store in a PostgreSQL database, which many instances of
@@ -190,6 +191,7 @@ type database struct {
 
 func (d database) Writer() sqlstore.Execer  { return writer{querier{d.pool}, d.health} }
 func (d database) Reader() sqlstore.Querier { return querier{d.pool} }
+func (d database) Conns() int               { return int(d.pool.Config().MaxConns) }
 
 func (d database) Write(ctx context.Context, fn func(sqlstore.Querier) error) error {
 	err := d.inTx(ctx, pgx.TxOptions{}, fn)

@@ -237,6 +237,7 @@ type database struct {
 
 func (d database) Writer() sqlstore.Execer  { return execer{d.w} }
 func (d database) Reader() sqlstore.Querier { return dbQuerier{d.read, d.readStmts} }
+func (d database) Conns() int               { return d.read.Stats().MaxOpenConnections }
 
 func (d database) Write(ctx context.Context, fn func(sqlstore.Querier) error) error {
 	return d.w.write(ctx, fn)

@@ -37,6 +37,7 @@ func Run(t *testing.T, open Opener) {
 		{"Concurrency", concurrencyTests},
 		{"Checkpoints", checkpointTests},
 		{"Runs", runTests},
+		{"Shares", shareTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

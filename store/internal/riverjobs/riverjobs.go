@@ -91,6 +91,18 @@ func traceOf(md []byte) map[string]string {
 	return m.Trace
 }
 
+// snoozesOf is how many times a job was snoozed, as River counts them in
+// its metadata ("snoozes").
+func snoozesOf(md []byte) int {
+	var m struct {
+		Snoozes int `json:"snoozes"`
+	}
+	if len(md) == 0 || json.Unmarshal(md, &m) != nil {
+		return 0
+	}
+	return m.Snoozes
+}
+
 // argsOf returns the arguments of a job of kind.
 func argsOf(kind string, f fields) (jobArgs, error) {
 	switch kind {
@@ -272,7 +284,7 @@ func job(r *rivertype.JobRow) (store.Job, error) {
 func view(r *rivertype.JobRow, a fields) store.Job {
 	j := store.Job{ID: r.ID, Tenant: a.Tenant, Kind: r.Kind, ErrorID: a.ErrorID, Payload: a.Payload,
 		State: string(r.State), RunAt: r.ScheduledAt.UTC(), Attempt: r.Attempt, MaxAttempts: r.MaxAttempts,
-		Trace: traceOf(r.Metadata)}
+		Trace: traceOf(r.Metadata), Deferred: snoozesOf(r.Metadata)}
 	for _, e := range r.Errors {
 		// River records a cancelled attempt's error with its wrapper's
 		// prefix.
@@ -342,11 +354,17 @@ type worker[T jobArgs] struct {
 
 func (k *worker[T]) Work(ctx context.Context, j *river.Job[T]) error {
 	err := k.w(ctx, view(j.JobRow, j.Args.get()))
+	var deferred *store.DeferError
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, store.ErrPermanent):
 		return river.JobCancel(err)
+	case errors.As(err, &deferred):
+		// River sets a job snoozed for less than its scheduler's interval
+		// (5 s) available at once, due after the snooze; a longer one
+		// waits for the scheduler.
+		return river.JobSnooze(deferred.After)
 	}
 	if ra := fault.From(err).RetryAfter; ra > 0 && j.Attempt < j.MaxAttempts {
 		k.retryAfter.Store(j.ID, ra)

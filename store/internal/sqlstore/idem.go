@@ -29,7 +29,7 @@ func (t *tenant) BeginRequest(ctx context.Context, key, payloadHash string) (sto
 	)
 	err := retry(func() error {
 		state, resp = store.IdemNew, store.StoredResponse{}
-		return t.s.db.Write(ctx, func(q Querier) error {
+		return t.write(ctx, func(q Querier) error {
 			var started int64
 			err := q.QueryRow(ctx, `
 				INSERT INTO idempotency (tenant, idem_key, payload_hash, state, started_at) VALUES ($1, $2, $3, $4, $5)

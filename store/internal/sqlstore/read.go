@@ -41,7 +41,7 @@ func scanSummary(row Row, r *store.RecordSummary, more ...any) (seq int64, err e
 // occurrences and its latest jobs, in one snapshot.
 func (t *tenant) ErrorRecord(ctx context.Context, errorID string) (store.Record, bool, error) {
 	var r store.Record
-	err := t.s.db.Read(ctx, func(q Querier) error {
+	err := t.read(ctx, func(q Querier) error {
 		r = store.Record{}
 		_, err := scanSummary(q.QueryRow(ctx, `SELECT `+recordColumns+` FROM `+recordFrom+` WHERE r.tenant = $1 AND r.error_id = $2`,
 			t.id, errorID), &r.RecordSummary, docDest(&r.Report), docDest(&r.Feedback))
@@ -91,7 +91,7 @@ func (t *tenant) Occurrences(ctx context.Context, errorID string, f store.Occurr
 	}
 	var page store.OccurrencePage
 	found := false
-	err := t.s.db.Read(ctx, func(q Querier) error {
+	err := t.read(ctx, func(q Querier) error {
 		var one int
 		err := q.QueryRow(ctx, `SELECT 1 FROM records WHERE tenant = $1 AND error_id = $2`, t.id, errorID).Scan(&one)
 		if errors.Is(err, sql.ErrNoRows) {

@@ -54,7 +54,7 @@ func (t *tenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (int64,
 		return id, nil
 	}
 	var id int64
-	err := t.s.db.Write(ctx, func(q Querier) error {
+	err := t.write(ctx, func(q Querier) error {
 		id = 0
 		err := q.QueryRow(ctx, `
 			INSERT INTO occurrences (tenant, delivery_key, error_id, query_id, agent_id, error_type, severity,
@@ -163,7 +163,7 @@ func (t *tenant) saveOneStatement(ctx context.Context, o store.Occurrence, key a
 	if !errors.Is(err, sql.ErrNoRows) {
 		return id, err
 	}
-	return 0, t.s.db.Write(ctx, func(q Querier) error { return t.completeAnew(ctx, q, o) })
+	return 0, t.write(ctx, func(q Querier) error { return t.completeAnew(ctx, q, o) })
 }
 
 // enqueueAll enqueues jobs in q's transaction.

@@ -57,6 +57,9 @@ type DB interface {
 	Write(ctx context.Context, fn func(Querier) error) error
 	// Read runs fn in a read-only transaction that sees one snapshot.
 	Read(ctx context.Context, fn func(Querier) error) error
+	// Conns is how many connections the transactions share: Read's (and
+	// Write's, with Dialect.WritesHoldConns).
+	Conns() int
 }
 
 // Queue is the durable job queue a Store enqueues to and reads jobs from
@@ -132,6 +135,11 @@ type Dialect struct {
 	// whose writes are serialised, so IDs are taken in commit order) the
 	// position is the occurrence's ID.
 	XidPositions bool
+	// WritesHoldConns tells that a write transaction holds a connection
+	// of the pool that reads take too (PostgreSQL), so that a tenant's
+	// writes count against its share of them; without it (SQLite) writes
+	// queue for one writer, which batches them, and only reads count.
+	WritesHoldConns bool
 }
 
 // Store implements store.Store but for Ping, Ready and Close, which the
@@ -149,6 +157,10 @@ type Store struct {
 	// unreleased are the delivery claims it failed to release (see
 	// releases.go).
 	unreleased unreleased
+
+	// gate bounds each tenant's open transactions
+	// (store.Options.TenantConns).
+	gate *gate
 }
 
 // New returns a store on db, whose schema is up to date (see Migrate).
@@ -161,7 +173,20 @@ func New(db DB, d Dialect, opts store.Options, queue Queue) *Store {
 		saveOccurrence: fmt.Sprintf(saveCTE, d.Least, d.Greatest),
 		lockIdem:       selectIdemSQL + d.ForUpdate,
 		queue:          queue,
+		gate:           newGate(tenantConns(opts.TenantConns, db.Conns())),
 	}
+}
+
+// tenantConns is the bound of a tenant's open transactions: n, at most
+// conns; by default (0) tenantShare's; none when n is negative.
+func tenantConns(n, conns int) int {
+	switch {
+	case n < 0:
+		return 0
+	case n == 0:
+		return tenantShare(conns)
+	}
+	return min(n, max(conns, 1))
 }
 
 // Tenant returns the view of one tenant's data.

@@ -19,6 +19,30 @@ type tenant struct {
 
 var _ store.Tenant = (*tenant)(nil)
 
+// read runs fn in a read transaction, once the tenant has a slot of the
+// store's gate.
+func (t *tenant) read(ctx context.Context, fn func(Querier) error) error {
+	leave, err := t.s.gate.enter(ctx, t.id)
+	if err != nil {
+		return err
+	}
+	defer leave()
+	return t.s.db.Read(ctx, fn)
+}
+
+// write runs fn in a write transaction, once the tenant has a slot of the
+// store's gate when writes hold a connection (Dialect.WritesHoldConns).
+func (t *tenant) write(ctx context.Context, fn func(Querier) error) error {
+	if t.s.d.WritesHoldConns {
+		leave, err := t.s.gate.enter(ctx, t.id)
+		if err != nil {
+			return err
+		}
+		defer leave()
+	}
+	return t.s.db.Write(ctx, fn)
+}
+
 // Next records one more attempt under key.
 func (t *tenant) Next(ctx context.Context, key string) (int, error) {
 	n, err := t.next(ctx, t.s.db.Writer(), key)
@@ -49,7 +73,7 @@ const historyCap = triage.MaxKept
 // older than at-window.
 func (t *tenant) Record(ctx context.Context, agent, code string, at time.Time, window time.Duration) (int, error) {
 	var n int
-	err := t.s.db.Write(ctx, func(q Querier) error {
+	err := t.write(ctx, func(q Querier) error {
 		var err error
 		n, err = t.record(ctx, q, agent, code, at, window)
 		return err
@@ -172,7 +196,7 @@ func (t *tenant) start(ctx context.Context, req triage.StartRequest, count bool)
 		return t.startOneStatement(ctx, req, now, lapsed)
 	}
 	err = retry(func() error {
-		return t.s.db.Write(ctx, func(q Querier) error {
+		return t.write(ctx, func(q Querier) error {
 			for released := false; ; released = true {
 				res = triage.StartResult{}
 				var claimed int64
