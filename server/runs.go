@@ -100,7 +100,7 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) error {
 	if agent.EmptyPrompt(prompt) {
 		return fault.New(fault.InvalidRequest, "The run has no prompt: its last user message has no text.",
 			fault.WithStatus(http.StatusUnprocessableEntity),
-			fault.WithFieldErrors(fault.FieldError{Field: "messages", Message: "must include a user message with text, the prompt (the last user message is)"}))
+			fault.WithFieldErrors(fault.FieldError{Field: "messages", Message: "must hold a user message with text: the last user message is the prompt"}))
 	}
 	agentID := r.PathValue("agent_id")
 	g, err := s.runs.graph(agentID)
