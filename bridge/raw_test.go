@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"testing"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"time"
 
 	"github.com/triage-go/triage/agent"
 	"github.com/triage-go/triage/bridge"
@@ -38,7 +38,7 @@ func newRawClient(t *testing.T, opts bridge.Options) *rawClient {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = b.Run(ctx, &mcp.IOTransport{Reader: inR, Writer: outW})
+		_ = b.Run(ctx, bridge.IOTransport(inR, outW)) // as triage bridge serves
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -80,4 +80,59 @@ func (c *rawClient) request(method string, params any) map[string]any {
 	}
 	c.t.Fatalf("no response to %s: %v", method, c.out.Err())
 	return nil
+}
+
+// sendLine writes one raw line and returns the next line the bridge writes.
+func (c *rawClient) sendLine(line string) map[string]any {
+	c.t.Helper()
+	if _, err := fmt.Fprintf(c.in, "%s\n", line); err != nil {
+		c.t.Fatal(err)
+	}
+	got := make(chan []byte, 1)
+	go func() {
+		if c.out.Scan() {
+			got <- slices.Clone(c.out.Bytes())
+		}
+		close(got)
+	}()
+	var answer []byte
+	select {
+	case answer = <-got:
+	case <-time.After(5 * time.Second):
+		c.t.Fatalf("no answer to %s in 5s", line)
+	}
+	if answer == nil {
+		c.t.Fatalf("no answer to %s", line)
+	}
+	var msg map[string]any
+	if err := json.Unmarshal(answer, &msg); err != nil {
+		c.t.Fatalf("not JSON: %s", answer)
+	}
+	return msg
+}
+
+// TestIOTransportRefusesInexactIDs: over stdio, a request whose id the
+// go-sdk would answer altered (1.5e300 came back -9223372036854775808) is
+// refused with -32600 and a null id; other ids come back as they went.
+func TestIOTransportRefusesInexactIDs(t *testing.T) {
+	c := newRawClient(t, bridge.Options{})
+	for _, id := range []string{"1.5e300", "1.5", "9007199254740993", "-0", "1e3"} {
+		msg := c.sendLine(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`)
+		e, _ := msg["error"].(map[string]any)
+		if msg["id"] != nil || e == nil || e["code"] != -32600.0 {
+			t.Errorf("id %s: answered %v", id, msg)
+		}
+	}
+	msg := c.sendLine(`[{"jsonrpc":"2.0","id":7,"method":"ping"},{"jsonrpc":"2.0","id":2.5,"method":"ping"}]`)
+	if e, _ := msg["error"].(map[string]any); msg["id"] != nil || e == nil || e["code"] != -32600.0 {
+		t.Errorf("a batch with an inexact id: answered %v", msg)
+	}
+	for _, id := range []string{"9007199254740991", `"abc"`, "-42"} {
+		msg := c.sendLine(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`)
+		want := any(nil)
+		_ = json.Unmarshal([]byte(id), &want)
+		if msg["id"] != want || msg["error"] != nil {
+			t.Errorf("id %s: answered %v", id, msg)
+		}
+	}
 }

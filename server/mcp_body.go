@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"encoding/json"
-	"regexp"
 	"strconv"
 
 	"github.com/triage-go/triage/wire/jsonrpc"
@@ -69,13 +68,13 @@ func readMCPBody(body []byte) (mcpBody, *jsonrpc.Error) {
 			}
 			// A member of another type than expected (params not an
 			// object, method not a string): the go-sdk answers that.
-			if !validID(probe["id"]) {
-				return mcpBody{}, jsonrpc.NewInvalidRequest(position(out.batch, i) + idRule)
+			if !jsonrpc.ExactID(probe["id"]) {
+				return mcpBody{}, jsonrpc.NewInvalidRequest(position(out.batch, i) + jsonrpc.IDRule)
 			}
 			continue
 		}
-		if !validID(m.ID) {
-			return mcpBody{}, jsonrpc.NewInvalidRequest(position(out.batch, i) + idRule)
+		if !jsonrpc.ExactID(m.ID) {
+			return mcpBody{}, jsonrpc.NewInvalidRequest(position(out.batch, i) + jsonrpc.IDRule)
 		}
 		switch m.Method {
 		case "initialize":
@@ -87,32 +86,9 @@ func readMCPBody(body []byte) (mcpBody, *jsonrpc.Error) {
 	return out, nil
 }
 
-const idRule = "the id must be a string, null or an integer of at most 2^53-1 written without a fraction or an exponent"
-
 func position(batch bool, i int) string {
 	if !batch {
 		return ""
 	}
 	return "message " + strconv.Itoa(i) + " of the batch: "
-}
-
-// integerID is a JSON number the go-sdk keeps exactly: an integer written
-// without a fraction or an exponent.
-var integerID = regexp.MustCompile(`^(0|-?[1-9][0-9]{0,15})$`)
-
-// maxSafeID is 2^53-1: a larger integer does not survive a float64.
-const maxSafeID = 1<<53 - 1
-
-// validID reports whether raw is an id the go-sdk sends back unchanged:
-// absent, null, a string, or an integer within ±(2^53-1).
-func validID(raw json.RawMessage) bool {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" || raw[0] == '"' {
-		return true
-	}
-	if !integerID.Match(raw) {
-		return false
-	}
-	n, err := strconv.ParseInt(string(raw), 10, 64)
-	return err == nil && n >= -maxSafeID && n <= maxSafeID
 }

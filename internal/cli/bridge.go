@@ -10,7 +10,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/triage-go/triage/agent"
 	"github.com/triage-go/triage/bridge"
@@ -154,7 +153,7 @@ func runBridge(ctx context.Context, args []string, env Env) error {
 		in = os.Stdin
 	}
 	log.Info("MCP bridge serving on stdio", "agents", len(m.Agents()), "error_mode", f.errorMode)
-	err = b.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{env.Stdout}})
+	err = b.Run(ctx, bridge.IOTransport(in, env.Stdout))
 	if ctx.Err() != nil {
 		log.Info("MCP bridge: connection closed; stopping the agents")
 	}
@@ -163,10 +162,6 @@ func runBridge(ctx context.Context, args []string, env Env) error {
 	}
 	return err
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // runWorker serves Triage's own ACP agent over standard input and output:
 // an agent of kind acp with command [triage, worker] (see package
