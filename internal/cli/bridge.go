@@ -10,7 +10,6 @@ import (
 	"os"
 	"time"
 
-
 	"github.com/triage-go/triage/agent"
 	"github.com/triage-go/triage/bridge"
 	"github.com/triage-go/triage/internal/acpworker"
