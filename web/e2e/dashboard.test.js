@@ -6,6 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { createServer } from 'node:http';
 
 import { openBrowser, report, screenshot, startServe, waitFor } from './helpers.js';
 
@@ -152,7 +153,19 @@ test('the errors page: live, filtered, paginated, resumed', { timeout: 60_000 },
 test('one error: report, root cause, actions, occurrences and jobs', { timeout: 60_000 }, async (t) => {
   const svc = await startServe(t);
   const { page, watch } = await openBrowser(t, svc.base);
+  // The agent's callback refuses its retry (404), so that the retry is a
+  // job the page follows to its end.
+  const callback = createServer((req, res) => { req.resume(); res.writeHead(404).end(); });
+  await new Promise((resolve) => callback.listen(0, '127.0.0.1', resolve));
+  t.after(() => callback.close());
+  const put = await fetch(`${svc.base}/v1/agents/query_engine`, {
+    method: 'PUT',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ callback_url: `http://127.0.0.1:${callback.address().port}/retry` }),
+  });
+  assert.equal(put.status, 200);
   const fb = await svc.post(report('db_timeout'));
+  assert.equal(fb.retry.by, 'callback');
   await page.goto(`${svc.base}/`);
   await page.getByRole('link', { name: fb.error_id }).click();
   assert.match(page.url(), new RegExp(`#/errors/${fb.error_id}$`));
@@ -175,13 +188,13 @@ test('one error: report, root cause, actions, occurrences and jobs', { timeout: 
   const outcomes = await occurrences.first().locator('.outcomes li').allInnerTexts();
   assert.deepEqual(outcomes.map((o) => o.split(/\s+/).slice(0, 2).join(' ')), ['retry:2 done', 'use_cache:false skipped', 'reduce_scope:date_range=12m done']);
 
-  // The retry job: scheduled, then run (the agent has no callback URL, so
-  // its attempt fails for good: River cancels it); the page follows its
+  // The retry job: scheduled, then run (the callback answers 404, so its
+  // attempt fails for good: River cancels it); the page follows its
   // state. River's leader makes a scheduled job available every 5 s.
   const job = section('Jobs').locator('tbody tr').first();
   assert.match(await job.innerText(), /retry/);
   await page.locator('tr[data-job-state="cancelled"]').waitFor({ timeout: 20_000 });
-  assert.match(await job.innerText(), /has no callback URL/);
+  assert.match(await job.innerText(), /answered 404/);
   assert.match(await job.innerText(), /1 of 5/);
   assert.doesNotMatch(await job.innerText(), /succeeded/);
 
