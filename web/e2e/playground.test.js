@@ -30,27 +30,33 @@ function toastOf(page, code) {
 /**
  * Waits for the toast's countdown to go down to zero, one second at a
  * time from at most from, checking that Retry is disabled meanwhile, and
- * returns the Retry button, enabled.
+ * returns the Retry button, enabled. The page itself records each text
+ * the toast shows (a MutationObserver), so that a slow test machine
+ * polling from outside cannot miss a second.
  */
 async function countDown(toast, from) {
   const retry = toast.getByRole('button', { name: 'Retry' });
-  const seen = [];
-  await waitFor('the countdown to reach zero', async () => {
-    // The text and the button, read at once.
-    const { text, disabled } = await toast.evaluate((el) => ({
-      text: el.querySelector('[data-triage-error]')?.textContent ?? '',
-      disabled: el.querySelector('button[data-action]')?.disabled,
-    }));
-    const m = /Retry in (\d+)s/.exec(text);
-    if (m) {
-      if (seen.at(-1) !== Number(m[1])) seen.push(Number(m[1]));
-      assert.equal(disabled, true, `Retry is enabled at ${m[0]}`);
-      return false;
-    }
-    return text.includes('You can retry now.');
-  }, (from + 3) * 1000);
+  await toast.evaluate((el) => {
+    const seen = [];
+    const read = () => {
+      const text = el.querySelector('[data-triage-error]')?.textContent ?? '';
+      const m = /Retry in (\d+)s/.exec(text);
+      if (m && seen.at(-1)?.n !== Number(m[1])) {
+        seen.push({ n: Number(m[1]), disabled: el.querySelector('button[data-action]')?.disabled });
+      }
+    };
+    read();
+    new MutationObserver(read).observe(el, { subtree: true, childList: true, characterData: true, attributes: true });
+    el.__countdown = seen;
+  });
+  await waitFor('the countdown to reach zero', async () =>
+    (await toast.evaluate((el) => el.querySelector('[data-triage-error]')?.textContent ?? '')).includes('You can retry now.'),
+  (from + 3) * 1000);
+  const record = await toast.evaluate((el) => el.__countdown);
+  const seen = record.map((r) => r.n);
   assert.ok(seen.length > 0 && seen[0] <= from, `the countdown from ${from}: ${seen}`);
   assert.deepEqual(seen, Array.from({ length: seen[0] }, (_, i) => seen[0] - i), `the countdown skipped a second: ${seen}`);
+  for (const r of record) assert.equal(r.disabled, true, `Retry is enabled at ${r.n}s`);
   assert.equal(await retry.isEnabled(), true);
   return retry;
 }
