@@ -64,6 +64,9 @@ type Outcome struct {
 	Suggestions []string `json:"suggestions,omitempty"`
 	// Retry is the retry action's plan, when it planned one.
 	Retry *RetryPlan `json:"retry,omitempty"`
+	// Job is the work the action asks for once the report is committed
+	// (a retry for a callback, an escalation), if any; not recorded.
+	Job *Job `json:"-"`
 	// Error is why the action failed; it never reaches the user message.
 	Error string `json:"error,omitempty"`
 	// Data holds what the action found, for the record.

@@ -31,6 +31,7 @@ var layers = [][]string{
 	{"bridge"},
 	{"aguirun", "agui"},
 	{"agent"},
+	{"service"},
 	{"handler"},
 	{"policy"},
 	{"store"},
@@ -171,8 +172,8 @@ func TestRankOf(t *testing.T) {
 		rel  string
 		want int
 	}{
-		{"", 14}, {"fault", 15}, {"wire/problem", 11}, {"store/sqlite", 8}, {"internal/cli", 0},
-		{"cmd/triage", 0}, {"server", 2}, {"memory", 13}, {"policy", 7}, {"faultx", -1},
+		{"", 15}, {"fault", 16}, {"wire/problem", 12}, {"store/sqlite", 9}, {"internal/cli", 0},
+		{"cmd/triage", 0}, {"server", 2}, {"memory", 14}, {"policy", 8}, {"faultx", -1},
 	} {
 		if got, _ := rank(c.rel); got != c.want {
 			t.Errorf("rank(%q) = %d, want %d", c.rel, got, c.want)

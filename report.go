@@ -21,6 +21,10 @@ type Report struct {
 	Timestamp time.Time `json:"timestamp"`
 	Status    string    `json:"status"`
 	Data      Data      `json:"data"`
+
+	// members and dataMembers are the JSON members DecodeReport read,
+	// for Document; nil for a report built in code.
+	members, dataMembers map[string]json.RawMessage
 }
 
 // Data is a report's payload.
@@ -124,6 +128,7 @@ func decodeReport(raw []byte) (*Report, []fault.FieldError) {
 		v.add(err)
 	} else {
 		r.Data = v.data(d)
+		r.members, r.dataMembers = top, d
 	}
 	return &r, v.errs
 }

@@ -111,7 +111,7 @@ type CachedResult struct {
 	Data     map[string]any `json:"data,omitempty"`
 }
 
-// RetryJob is a retry the retry action schedules.
+// RetryJob is a retry the retry action plans for a callback to perform.
 type RetryJob struct {
 	ErrorID string    `json:"error_id"`
 	QueryID string    `json:"query_id"`
@@ -120,14 +120,19 @@ type RetryJob struct {
 	At      time.Time `json:"at"`
 }
 
-// Scheduler schedules retries (a queue, a job table; the service's store
-// runs them on River).
-type Scheduler interface {
-	// Schedule schedules job and says who performs it. A scheduler that
-	// has nothing to run the retry with (the agent registered no callback
-	// URL) schedules nothing and answers RetryByCaller: a job that can
-	// only fail is not work.
-	Schedule(ctx context.Context, job RetryJob) (RetryBy, error)
+// Callbacks tells whether an agent registered a callback URL, to which a
+// service posts the retries planned for its queries (the service's store
+// of agents). A retry planned for an agent without one is the caller's.
+type Callbacks interface {
+	HasCallback(ctx context.Context, agentID string) (bool, error)
+}
+
+// Job is work an action asks for, done once the report's handling is
+// committed: a retry posted to the agent's callback URL when it is due, or
+// an escalation told to the operators. One of Retry and Escalation is set.
+type Job struct {
+	Retry      *RetryJob
+	Escalation *Escalation
 }
 
 // RetryBy says who performs a retry the retry action planned.

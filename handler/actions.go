@@ -18,10 +18,12 @@ import (
 	"github.com/triage-go/triage/policy"
 )
 
-// Action is one safe automated recovery step. Actions change no data store
-// irreversibly: they look things up, suggest, schedule a retry, or notify
-// the operators. Run reports what it did; a failure is an Outcome with
-// Status "failed", never a panic or a lost feedback.
+// Action is one safe automated recovery step. Actions change nothing: they
+// look things up (through the ActionEnv's read-only interfaces), suggest,
+// and ask for work done once the report is committed (a retry for the
+// agent's callback, an escalation) in their Outcome's Job. Run reports
+// what it did; a failure is an Outcome with Status "failed", never a panic
+// or a lost feedback.
 type Action interface {
 	Name() string
 	Run(ctx context.Context, env *ActionEnv) triage.Outcome
@@ -38,6 +40,16 @@ type ActionEnv struct {
 	MaxAttempts int
 	Decision    policy.Decision
 	Now         time.Time
+
+	// Synonyms and Cache are the report's owner's schema inventory and
+	// last good results; nil: none known.
+	Synonyms triage.Synonyms
+	Cache    triage.Cache
+	// Callbacks says whether the report's agent has a callback URL for
+	// its retries; nil: none has.
+	Callbacks triage.Callbacks
+	// Escalations tells that someone is told of escalations.
+	Escalations bool
 }
 
 // Clarify builds clarifying prompts from the report's context: the
@@ -63,7 +75,7 @@ func (Clarify) Run(_ context.Context, env *ActionEnv) triage.Outcome {
 // MapSynonym maps a missing field to the field it was renamed to, when the
 // schema inventory knows the synonym; otherwise it lists the source's
 // fields closest to the missing one, for the user to choose from.
-type MapSynonym struct{ Synonyms triage.Synonyms }
+type MapSynonym struct{}
 
 // Name is "map_synonym".
 func (MapSynonym) Name() string { return "map_synonym" }
@@ -73,11 +85,11 @@ func (a MapSynonym) Run(ctx context.Context, env *ActionEnv) triage.Outcome {
 	out := triage.Outcome{Action: "map_synonym"}
 	c := env.Report.Data.Context
 	field, source := str(c, "field", "missing_field", "column", "metric"), str(c, "source", "table", "dataset")
-	if field == "" || a.Synonyms == nil {
+	if field == "" || env.Synonyms == nil {
 		out.Status, out.Detail = triage.OutcomeSkipped, "map_synonym:none"
 		return out
 	}
-	to, ok, err := a.Synonyms.Lookup(ctx, source, field)
+	to, ok, err := env.Synonyms.Lookup(ctx, source, field)
 	if err != nil {
 		return failed(out, "map_synonym:failed", err)
 	}
@@ -88,7 +100,7 @@ func (a MapSynonym) Run(ctx context.Context, env *ActionEnv) triage.Outcome {
 		out.Data = map[string]any{"from": field, "to": to, "source": source}
 		return out
 	}
-	fields, err := a.Synonyms.Fields(ctx, source)
+	fields, err := env.Synonyms.Fields(ctx, source)
 	if err != nil {
 		return failed(out, "map_synonym:failed", err)
 	}
@@ -186,7 +198,7 @@ func timeLike(c map[string]any) bool {
 
 // UseCache looks for the query's last good result; the feedback tells its
 // age.
-type UseCache struct{ Cache triage.Cache }
+type UseCache struct{}
 
 // Name is "use_cache".
 func (UseCache) Name() string { return "use_cache" }
@@ -194,11 +206,11 @@ func (UseCache) Name() string { return "use_cache" }
 // Run looks the result up.
 func (a UseCache) Run(ctx context.Context, env *ActionEnv) triage.Outcome {
 	out := triage.Outcome{Action: "use_cache"}
-	if a.Cache == nil {
+	if env.Cache == nil {
 		out.Status, out.Detail = triage.OutcomeSkipped, "use_cache:false"
 		return out
 	}
-	r, ok, err := a.Cache.Get(ctx, env.Report.Data.QueryID)
+	r, ok, err := env.Cache.Get(ctx, env.Report.Data.QueryID)
 	switch {
 	case err != nil:
 		return failed(out, "use_cache:failed", err)
@@ -271,18 +283,18 @@ func (ReduceScope) Run(_ context.Context, env *ActionEnv) triage.Outcome {
 	return out
 }
 
-// Retry schedules the query again, with exponential backoff from Base
+// Retry plans the query's next attempt, with exponential backoff from Base
 // (default 2s) up to Max (default 5m), never before the fault's RetryAfter.
-// Its Scheduler says who performs the retry; with none, the caller does.
+// An agent with a callback URL (env.Callbacks) gets a job that posts the
+// retry to it when due; for any other, the plan says the caller retries.
 type Retry struct {
-	Scheduler triage.Scheduler
 	Base, Max time.Duration
 }
 
 // Name is "retry".
 func (Retry) Name() string { return "retry" }
 
-// Run schedules the retry.
+// Run plans the retry.
 func (a Retry) Run(ctx context.Context, env *ActionEnv) triage.Outcome {
 	next := env.Attempt + 1
 	out := triage.Outcome{Action: "retry"}
@@ -304,10 +316,14 @@ func (a Retry) Run(ctx context.Context, env *ActionEnv) triage.Outcome {
 	delay = max(delay, env.Fault.RetryAfter)
 	job := triage.RetryJob{ErrorID: env.ErrorID, QueryID: env.Report.Data.QueryID, AgentID: env.Report.AgentID, Attempt: next, At: env.Now.Add(delay)}
 	by := triage.RetryByCaller
-	if a.Scheduler != nil {
-		var err error
-		if by, err = a.Scheduler.Schedule(ctx, job); err != nil {
+	if env.Callbacks != nil {
+		has, err := env.Callbacks.HasCallback(ctx, env.Report.AgentID)
+		if err != nil {
 			return failed(out, "retry:failed", err)
+		}
+		if has {
+			by = triage.RetryByCallback
+			out.Job = &triage.Job{Retry: &job}
 		}
 	}
 	out.Status, out.Detail = triage.OutcomeDone, fmt.Sprintf("retry:%d", next)
@@ -316,25 +332,24 @@ func (a Retry) Run(ctx context.Context, env *ActionEnv) triage.Outcome {
 	return out
 }
 
-// Escalate tells the operators, through its Notifier.
-type Escalate struct{ Notifier triage.Notifier }
+// Escalate asks for the operators to be told (env.Escalations: someone is
+// told; a webhook, a log).
+type Escalate struct{}
 
 // Name is "escalate".
 func (Escalate) Name() string { return "escalate" }
 
-// Run notifies.
-func (a Escalate) Run(ctx context.Context, env *ActionEnv) triage.Outcome {
+// Run asks for the escalation.
+func (Escalate) Run(_ context.Context, env *ActionEnv) triage.Outcome {
 	out := triage.Outcome{Action: "escalate"}
-	if a.Notifier == nil {
+	if !env.Escalations {
 		out.Status, out.Detail = triage.OutcomeSkipped, "escalate:no_notifier"
 		return out
 	}
 	e := triage.Escalation{ErrorID: env.ErrorID, QueryID: env.Report.Data.QueryID, AgentID: env.Report.AgentID,
 		ErrorType: env.Class.Type, ErrorCode: env.Report.Data.ErrorCode, Severity: env.Decision.Severity, Cause: env.Cause,
 		Attempt: env.Attempt, Fault: env.Fault.Code, Rule: env.Decision.Rule, ReportedAt: env.Report.Timestamp}
-	if err := a.Notifier.Notify(ctx, e); err != nil {
-		return failed(out, "escalate:failed", err)
-	}
+	out.Job = &triage.Job{Escalation: &e}
 	out.Status, out.Detail = triage.OutcomeDone, "escalate:ops"
 	out.Note = "I've alerted the team."
 	return out

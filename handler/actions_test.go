@@ -41,18 +41,19 @@ func TestClarify(t *testing.T) {
 func TestMapSynonym(t *testing.T) {
 	syn := &memory.Synonyms{}
 	syn.Set("sales", triage.SchemaInfo{Fields: []string{"order_id", "sku_id", "region", "revenue"}, Synonyms: map[string]string{"product_id": "sku_id"}})
-	a := MapSynonym{Synonyms: syn}
+	a := MapSynonym{}
+	withSyn := func(r *triage.Report, s triage.Synonyms) *ActionEnv { e := env(r); e.Synonyms = s; return e }
 	r := withContext(report("qe", triage.SchemaError, "FIELD_NOT_FOUND", "m"), map[string]any{"field": "product_id", "source": "sales"})
-	out := a.Run(context.Background(), env(r))
+	out := a.Run(context.Background(), withSyn(r, syn))
 	if out.Status != triage.OutcomeDone || out.Detail != "map_synonym:product_id->sku_id" || out.Note == "" {
 		t.Errorf("synonym: %+v", out)
 	}
 	r = withContext(report("qe", triage.SchemaError, "FIELD_NOT_FOUND", "m"), map[string]any{"field": "regoin", "source": "sales"})
-	out = a.Run(context.Background(), env(r))
+	out = a.Run(context.Background(), withSyn(r, syn))
 	if out.Status != triage.OutcomeSkipped || out.Detail != "list_fields:4" || len(out.Suggestions) != 3 || out.Suggestions[0] != "Use “region”" {
 		t.Errorf("no synonym: %+v", out)
 	}
-	out = MapSynonym{Synonyms: failingSynonyms{}}.Run(context.Background(), env(r))
+	out = a.Run(context.Background(), withSyn(r, failingSynonyms{}))
 	if out.Status != triage.OutcomeFailed || out.Error != "inventory down" {
 		t.Errorf("failing store: %+v", out)
 	}
@@ -73,13 +74,14 @@ func TestSuggestChart(t *testing.T) {
 func TestUseCache(t *testing.T) {
 	c := &memory.Cache{}
 	c.Put("q_1", triage.CachedResult{StoredAt: now.Add(-2 * time.Hour)})
-	out := UseCache{Cache: c}.Run(context.Background(), env(report("qe", triage.QueryError, "DB_TIMEOUT", "m")))
+	withCache := func(r *triage.Report) *ActionEnv { e := env(r); e.Cache = c; return e }
+	out := UseCache{}.Run(context.Background(), withCache(report("qe", triage.QueryError, "DB_TIMEOUT", "m")))
 	if out.Status != triage.OutcomeDone || out.Detail != "use_cache:true" || out.Note != "I can show cached results from 2 hours ago." {
 		t.Errorf("cached: %+v", out)
 	}
 	r := report("qe", triage.QueryError, "DB_TIMEOUT", "m")
 	r.Data.QueryID = "q_other"
-	if out := (UseCache{Cache: c}).Run(context.Background(), env(r)); out.Status != triage.OutcomeSkipped || out.Detail != "use_cache:false" {
+	if out := (UseCache{}).Run(context.Background(), withCache(r)); out.Status != triage.OutcomeSkipped || out.Detail != "use_cache:false" {
 		t.Errorf("not cached: %+v", out)
 	}
 	for d, want := range map[time.Duration]string{30 * time.Second: "moments ago", time.Minute: "1 minute ago",
@@ -104,16 +106,33 @@ func TestReduceScope(t *testing.T) {
 	}
 }
 
+// callbacks is a triage.Callbacks: the agents named have a callback URL.
+type callbacks map[string]bool
+
+func (c callbacks) HasCallback(_ context.Context, agent string) (bool, error) {
+	if c["!fail"] {
+		return false, errors.New("agents store down")
+	}
+	return c[agent], nil
+}
+
 func TestRetry(t *testing.T) {
-	s := &memory.Scheduler{}
-	a := Retry{Scheduler: s, Base: 2 * time.Second, Max: time.Minute}
+	a := Retry{Base: 2 * time.Second, Max: time.Minute}
+	run := func(e *ActionEnv) (triage.Outcome, *triage.RetryJob) {
+		t.Helper()
+		e.Callbacks = callbacks{"qe": true, "llm": true}
+		out := a.Run(context.Background(), e)
+		if out.Job == nil {
+			return out, nil
+		}
+		return out, out.Job.Retry
+	}
 	for attempt, want := range map[int]time.Duration{1: 2 * time.Second, 2: 4 * time.Second, 3: 8 * time.Second} {
 		e := env(report("qe", triage.QueryError, "DB_TIMEOUT", "m"))
 		e.Attempt = attempt
-		out := a.Run(context.Background(), e)
-		jobs := s.Jobs()
-		job := jobs[len(jobs)-1]
-		if out.Status != triage.OutcomeDone || job.Attempt != attempt+1 || !job.At.Equal(now.Add(want)) {
+		out, job := run(e)
+		if out.Status != triage.OutcomeDone || job == nil || job.Attempt != attempt+1 || !job.At.Equal(now.Add(want)) ||
+			out.Retry == nil || out.Retry.By != triage.RetryByCallback || out.Retry.DelaySeconds != int64(want/time.Second) {
 			t.Errorf("attempt %d: %+v, job %+v, want delay %v", attempt, out, job, want)
 		}
 	}
@@ -121,32 +140,52 @@ func TestRetry(t *testing.T) {
 	// RetryAfter.
 	e := env(report("qe", triage.QueryError, "DB_TIMEOUT", "m"))
 	e.Attempt, e.MaxAttempts = 30, 100
-	a.Run(context.Background(), e)
-	if job := s.Jobs()[3]; !job.At.Equal(now.Add(time.Minute)) {
-		t.Errorf("capped delay: %v", job.At.Sub(now))
+	if _, job := run(e); job == nil || !job.At.Equal(now.Add(time.Minute)) {
+		t.Errorf("capped delay: %+v", job)
 	}
 	e = env(report("llm", triage.SystemError, "", "m"))
 	e.Fault = fault.New(fault.RateLimited, "", fault.WithRetryAfter(90*time.Second))
-	a.Run(context.Background(), e)
-	if job := s.Jobs()[4]; !job.At.Equal(now.Add(90 * time.Second)) {
-		t.Errorf("RetryAfter floor: %v", job.At.Sub(now))
+	if _, job := run(e); job == nil || !job.At.Equal(now.Add(90*time.Second)) {
+		t.Errorf("RetryAfter floor: %+v", job)
 	}
-	// Past the maximum, nothing is scheduled.
+	// Past the maximum, nothing is planned.
 	e = env(report("qe", triage.QueryError, "DB_TIMEOUT", "m"))
 	e.Attempt = 4
-	if out := a.Run(context.Background(), e); out.Status != triage.OutcomeSkipped || out.Detail != "retry:exhausted" || len(s.Jobs()) != 5 {
+	if out, job := run(e); out.Status != triage.OutcomeSkipped || out.Detail != "retry:exhausted" || job != nil || out.Retry != nil {
 		t.Errorf("exhausted: %+v", out)
 	}
-	out := Retry{Scheduler: failingScheduler{}}.Run(context.Background(), env(report("qe", triage.QueryError, "DB_TIMEOUT", "m")))
-	if out.Status != triage.OutcomeFailed || out.Detail != "retry:failed" {
-		t.Errorf("failing scheduler: %+v", out)
+	// An agent without a callback URL: the plan is the caller's, and no
+	// job is asked for.
+	e = env(report("other", triage.QueryError, "DB_TIMEOUT", "m"))
+	if out, job := run(e); out.Status != triage.OutcomeDone || out.Detail != "retry:2" || job != nil || out.Retry == nil || out.Retry.By != triage.RetryByCaller {
+		t.Errorf("no callback URL: %+v", out)
+	}
+	if out := a.Run(context.Background(), env(report("qe", triage.QueryError, "DB_TIMEOUT", "m"))); out.Job != nil || out.Retry.By != triage.RetryByCaller {
+		t.Errorf("no Callbacks: %+v", out)
+	}
+	e = env(report("qe", triage.QueryError, "DB_TIMEOUT", "m"))
+	e.Callbacks = callbacks{"!fail": true}
+	if out := a.Run(context.Background(), e); out.Status != triage.OutcomeFailed || out.Detail != "retry:failed" || out.Job != nil {
+		t.Errorf("failing agents store: %+v", out)
 	}
 }
 
-type failingScheduler struct{}
-
-func (failingScheduler) Schedule(context.Context, triage.RetryJob) (triage.RetryBy, error) {
-	return "", errors.New("queue full")
+func TestEscalate(t *testing.T) {
+	e := env(report("any", triage.SystemError, "SERVICE_DOWN", "m"))
+	e.Attempt, e.Escalations = 2, true
+	out := Escalate{}.Run(context.Background(), e)
+	if out.Status != triage.OutcomeDone || out.Detail != "escalate:ops" || out.Job == nil || out.Job.Escalation == nil {
+		t.Fatalf("escalate: %+v", out)
+	}
+	got := *out.Job.Escalation
+	if got.ErrorID != "err_1" || got.QueryID != "q_1" || got.AgentID != "any" || got.ErrorCode != "SERVICE_DOWN" ||
+		got.Severity != triage.SeverityHigh || got.Attempt != 2 || got.Fault != fault.ServiceUnavailable {
+		t.Errorf("escalation asked for: %+v", got)
+	}
+	e.Escalations = false
+	if out := (Escalate{}).Run(context.Background(), e); out.Status != triage.OutcomeSkipped || out.Detail != "escalate:no_notifier" || out.Job != nil {
+		t.Errorf("no one told: %+v", out)
+	}
 }
 
 func TestEscalateWebhook(t *testing.T) {
@@ -162,10 +201,9 @@ func TestEscalateWebhook(t *testing.T) {
 	}))
 	defer srv.Close()
 	e := env(report("any", triage.SystemError, "SERVICE_DOWN", "m"))
-	e.Attempt = 2
-	out := Escalate{Notifier: WebhookNotifier{URL: srv.URL}}.Run(context.Background(), e)
-	if out.Status != triage.OutcomeDone || out.Detail != "escalate:ops" {
-		t.Fatalf("escalate: %+v", out)
+	e.Attempt, e.Escalations = 2, true
+	if err := (WebhookNotifier{URL: srv.URL}).Notify(context.Background(), *Escalate{}.Run(context.Background(), e).Job.Escalation); err != nil {
+		t.Fatal(err)
 	}
 	if got.ErrorID != "err_1" || got.QueryID != "q_1" || got.AgentID != "any" || got.ErrorCode != "SERVICE_DOWN" ||
 		got.Severity != triage.SeverityHigh || got.Attempt != 2 || got.Fault != fault.ServiceUnavailable {
@@ -182,21 +220,18 @@ func TestEscalateWebhookFailures(t *testing.T) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 	}))
 	defer srv.Close()
-	e := env(report("any", triage.SystemError, "SERVICE_DOWN", "m"))
-	out := Escalate{Notifier: WebhookNotifier{URL: srv.URL + "/hooks/T000/SECRETTOKEN"}}.Run(context.Background(), e)
-	if out.Status != triage.OutcomeFailed || !strings.Contains(out.Error, "503") {
-		t.Errorf("a 503: %+v", out)
+	e := triage.Escalation{ErrorID: "err_1", Attempt: 1}
+	err := WebhookNotifier{URL: srv.URL + "/hooks/T000/SECRETTOKEN"}.Notify(context.Background(), e)
+	if err == nil || !strings.Contains(err.Error(), "503") {
+		t.Errorf("a 503: %v", err)
 	}
 	srv.Close()
-	out = Escalate{Notifier: WebhookNotifier{URL: srv.URL + "/hooks/T000/SECRETTOKEN"}}.Run(context.Background(), e)
-	if out.Status != triage.OutcomeFailed || strings.Contains(out.Error, "SECRETTOKEN") || strings.Contains(out.Error, "hooks") {
-		t.Errorf("an unreachable webhook: %+v (the URL must not be in the error)", out)
+	err = WebhookNotifier{URL: srv.URL + "/hooks/T000/SECRETTOKEN"}.Notify(context.Background(), e)
+	if err == nil || strings.Contains(err.Error(), "SECRETTOKEN") || strings.Contains(err.Error(), "hooks") {
+		t.Errorf("an unreachable webhook: %v (the URL must not be in the error)", err)
 	}
-	out = Escalate{Notifier: WebhookNotifier{URL: "http://a b/SECRETTOKEN"}}.Run(context.Background(), e)
-	if out.Status != triage.OutcomeFailed || strings.Contains(out.Error, "SECRETTOKEN") {
-		t.Errorf("a malformed URL: %+v", out)
-	}
-	if out := (Escalate{}).Run(context.Background(), e); out.Status != triage.OutcomeSkipped || out.Detail != "escalate:no_notifier" {
-		t.Errorf("no notifier: %+v", out)
+	err = WebhookNotifier{URL: "http://a b/SECRETTOKEN"}.Notify(context.Background(), e)
+	if err == nil || strings.Contains(err.Error(), "SECRETTOKEN") {
+		t.Errorf("a malformed URL: %v", err)
 	}
 }

@@ -31,7 +31,7 @@ func BenchmarkHandle(b *testing.B) {
 			// Stores that do not grow with b.N, so that the figure is the
 			// pipeline's and not the garbage collector's work on a test
 			// store's history.
-			h := newHandler(b, Config{Synonyms: syn, Cache: anyCache{}, Notifier: discard{}, Scheduler: discard{},
+			h := newHandler(b, Config{Synonyms: syn, Cache: anyCache{}, Notifier: discard{},
 				State: &memory.State{Attempts: memory.Attempts{Max: 1000}, Deliveries: memory.Deliveries{Max: 1000}}})
 			// The query id is the only part that changes: "q_" and a number.
 			i := bytes.Index(raw, []byte(`"query_id": "q_`)) + len(`"query_id": "q_`)
@@ -85,6 +85,3 @@ func (anyCache) Get(context.Context, string) (triage.CachedResult, bool, error) 
 type discard struct{}
 
 func (discard) Notify(context.Context, triage.Escalation) error { return nil }
-func (discard) Schedule(context.Context, triage.RetryJob) (triage.RetryBy, error) {
-	return triage.RetryByCaller, nil
-}

@@ -6,43 +6,49 @@
 //
 // # The pipeline
 //
-// A Handler is a graph (package graph), so its own failures follow the
-// graph's error contract:
+// Decide is the engine: a valid report and what the caller's store knows
+// of it (its delivery started: a first one with its attempt and recent
+// failures, or a repeat) in, a Result out — the feedback and the jobs the
+// actions ask for (a retry for an agent with a callback URL, an
+// escalation). It stores nothing and sends nothing; it reads only through
+// the Input's read-only interfaces (Synonyms, Cache, Callbacks). Its steps
+// are plain functions run in order, each in an OpenTelemetry span carrying
+// error_id and query_id:
 //
-//		ingress → validate → dedupe ─┬─ replay ───────────────────────────────────────┐
-//		                             └─ classify → analyze → policy ─┬─ act ─────┬─ format → telemetry
-//		                                                             └─ message ─┘
+//		(a repeat) replay
+//		(a first delivery) classify → analyze → policy → act → message → format
 //
-//	  - ingress decodes the report (seed 004's standard input; a Triage fault
-//	    may ride in data.fault) and validate checks it: every problem at once,
-//	    as an INVALID_REQUEST fault whose field errors name each member
-//	    (DecodeReport, Report.Validate). An invalid report records nothing.
-//	  - dedupe claims the delivery: the same error (Fingerprint: a versioned
-//	    hash over the agent, type, codes, query and normalized message) at the
-//	    same timestamp is a duplicate, answered with the feedback given before
-//	    (replay) and no action run again. The error_id is the same for every
-//	    occurrence of an error.
+//	  - replay answers a repeat with the feedback given before, duplicate
+//	    set, no action run again; SESSION_BUSY while the first is in flight.
 //	  - classify settles the canonical type: the reported one, else the error
 //	    code, the fault, the message rules, and last a small naive Bayes
 //	    model (DefaultModel), each with its confidence.
-//	  - analyze counts the attempt (per query and error code) and the recent
-//	    failures of the agent, and finds the root cause with its evidence:
-//	    scope, schema drift, missing field, outage, persistent, transient…
-//	  - policy decides: the first rule of the policy.Policy (YAML,
-//	    conditions in CEL; policy.Default is seed 004's scenario table) whose condition
+//	  - analyze finds the root cause with its evidence: scope, schema drift,
+//	    missing field, outage, persistent (the recent failures the start
+//	    counted), transient…
+//	  - policy decides: the first rule of the policy.Policy (YAML, conditions
+//	    in CEL; policy.Default is seed 004's scenario table) whose condition
 //	    holds picks the actions, the next action, the severity and the
 //	    message.
 //	  - act runs the actions (clarify, map_synonym, suggest_chart, use_cache,
-//	    reduce_scope, retry, escalate, and any given in Config.Actions) while
-//	    message writes the user message; a failing action is recorded, never
-//	    fatal.
-//	  - format assembles the Feedback (seed 004's object, with the root
-//	    cause, the attempt and the fault's facets) and stores it for
-//	    duplicates; telemetry counts it (Prometheus), logs it (slog) and
-//	    every node runs in an OpenTelemetry span carrying error_id and
-//	    query_id.
+//	    reduce_scope, retry, escalate, and any given in Config.Actions); a
+//	    failing action is recorded, never fatal.
+//	  - message writes the user message and format assembles the Feedback
+//	    (seed 004's object, with the root cause, the attempt, the retry plan
+//	    and the fault's facets); the report is counted (Prometheus) and
+//	    logged (slog).
 //
-// State lives behind the small interfaces of package triage (State,
-// Synonyms, Cache, Scheduler, Notifier), with in-memory implementations in
-// package memory; the service keeps them durably (package store).
+// Prepare says what to start before Decide: the report's error_id
+// (Fingerprint: a versioned hash over the agent, type, codes, query and
+// normalized message; the same for every occurrence of an error), its
+// delivery key (the same error at the same timestamp is one delivery) and
+// the State.Start request that claims the delivery and counts the attempt
+// (per query and error code).
+//
+// The service (package service) runs Decide around its durable store, and
+// commits the Result in one transaction. Handle and HandleReport run it in
+// the process: they decode and validate the report (every problem at once,
+// as an INVALID_REQUEST fault), start and complete the delivery in
+// Config's State (package memory by default), and tell Config's Notifier
+// the escalations.
 package handler

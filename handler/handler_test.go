@@ -54,9 +54,9 @@ func timeoutReport(minute int) []byte {
 }
 
 func TestHandleDBTimeout(t *testing.T) {
-	sched, cache := &memory.Scheduler{}, &memory.Cache{}
+	cache := &memory.Cache{}
 	cache.Put("q_456", triage.CachedResult{StoredAt: now.Add(-2 * time.Hour)})
-	h := newHandler(t, Config{Scheduler: sched, Cache: cache})
+	h := newHandler(t, Config{Cache: cache})
 	fb, err := h.Handle(context.Background(), []byte(validReport))
 	if err != nil {
 		t.Fatal(err)
@@ -77,15 +77,14 @@ func TestHandleDBTimeout(t *testing.T) {
 	if !fb.ContextPreserved || fb.Context["row_count"] != 48e6 {
 		t.Errorf("context not preserved: %+v", fb.Context)
 	}
-	if jobs := sched.Jobs(); len(jobs) != 1 || jobs[0].Attempt != 2 || jobs[0].QueryID != "q_456" {
-		t.Errorf("retries scheduled: %+v", jobs)
+	if fb.Retry == nil || *fb.Retry != (triage.RetryPlan{Attempt: 2, DelaySeconds: 2, By: triage.RetryByCaller}) {
+		t.Errorf("the retry planned: %+v", fb.Retry)
 	}
 }
 
 func TestHandleDuplicates(t *testing.T) {
-	sched := &memory.Scheduler{}
 	notes := &memory.Notifier{}
-	h := newHandler(t, Config{Scheduler: sched, Notifier: notes})
+	h := newHandler(t, Config{Notifier: notes})
 	first, err := h.Handle(context.Background(), []byte(validReport))
 	if err != nil {
 		t.Fatal(err)
@@ -101,23 +100,19 @@ func TestHandleDuplicates(t *testing.T) {
 	if a, b := mustJSON(t, first), mustJSON(t, again); !bytes.Equal(a, b) {
 		t.Errorf("a duplicate got other feedback:\n%s\n%s", a, b)
 	}
-	if n := len(sched.Jobs()); n != 1 {
-		t.Errorf("the duplicate scheduled a retry again: %d jobs", n)
-	}
 	// The same error reported later is a new attempt, with the same
 	// error_id.
 	later, err := h.Handle(context.Background(), timeoutReport(25))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if later.Duplicate || later.Attempt != 2 || later.ErrorID != first.ErrorID || len(sched.Jobs()) != 2 {
-		t.Errorf("a later report: duplicate %v, attempt %d, id %s (first %s), %d jobs", later.Duplicate, later.Attempt, later.ErrorID, first.ErrorID, len(sched.Jobs()))
+	if later.Duplicate || later.Attempt != 2 || later.ErrorID != first.ErrorID || later.Retry == nil || later.Retry.Attempt != 3 {
+		t.Errorf("a later report: duplicate %v, attempt %d, id %s (first %s), retry %+v", later.Duplicate, later.Attempt, later.ErrorID, first.ErrorID, later.Retry)
 	}
 }
 
 func TestHandleConcurrentDuplicates(t *testing.T) {
-	sched := &memory.Scheduler{}
-	h := newHandler(t, Config{Scheduler: sched})
+	h := newHandler(t, Config{})
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	results := map[string]int{}
@@ -139,8 +134,8 @@ func TestHandleConcurrentDuplicates(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if results["first"] != 1 || results["first"]+results["duplicate"]+results["busy"] != 16 || len(sched.Jobs()) != 1 {
-		t.Errorf("16 concurrent deliveries: %v, %d retries scheduled", results, len(sched.Jobs()))
+	if results["first"] != 1 || results["first"]+results["duplicate"]+results["busy"] != 16 {
+		t.Errorf("16 concurrent deliveries: %v", results)
 	}
 }
 
@@ -306,14 +301,12 @@ func TestHandleTelemetry(t *testing.T) {
 		t.Errorf("registered metrics: %d, %v", n, err)
 	}
 
-	// One span per report, one per node that ran, one per action; every
-	// node span after validation carries the error and query ids.
+	// One span per report, one for the delivery's start, one per step
+	// that ran, one per action; each but the actions' carries the error
+	// and query ids.
 	spans := map[string]int{}
 	for _, s := range rec.Ended() {
 		spans[s.Name()]++
-		if s.Name() == "triage.handler.ingress" {
-			continue
-		}
 		attrs := map[string]string{}
 		for _, a := range s.Attributes() {
 			attrs[string(a.Key)] = a.Value.String()
@@ -324,9 +317,9 @@ func TestHandleTelemetry(t *testing.T) {
 		}
 	}
 	for name, want := range map[string]int{
-		"triage.handler.handle": 2, "triage.handler.ingress": 2, "triage.handler.validate": 2, "triage.handler.dedupe": 2,
+		"triage.handler.start": 2, "triage.handler.handle": 2,
 		"triage.handler.replay": 1, "triage.handler.classify": 1, "triage.handler.analyze": 1, "triage.handler.policy": 1,
-		"triage.handler.act": 1, "triage.handler.message": 1, "triage.handler.telemetry": 2,
+		"triage.handler.act": 1, "triage.handler.message": 1, "triage.handler.format": 1,
 		"triage.handler.action.retry": 1, "triage.handler.action.use_cache": 1, "triage.handler.action.reduce_scope": 1,
 	} {
 		if spans[name] != want {
@@ -471,5 +464,46 @@ func TestHandleBoundsMetricSources(t *testing.T) {
 	}
 	if n := testutil.CollectAndCount(h.metrics.reports); n != 1 {
 		t.Errorf("%d series, want 1 (other)", n)
+	}
+}
+
+// TestDecideAsksForJobs: the engine stores and sends nothing; a first
+// delivery's result asks for the retry (its agent has a callback URL) and
+// the escalation, a repeat's for nothing.
+func TestDecideAsksForJobs(t *testing.T) {
+	h := newHandler(t, Config{})
+	r := mustDecode(t, validReport)
+	p := h.Prepare(r)
+	in := Input{Report: r, Prepared: p, Started: triage.StartResult{First: true, Attempt: 1, Recent: 1},
+		Callbacks: callbacks{"query_engine": true}, Escalations: true}
+	res, err := h.Decide(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Jobs) != 1 || res.Jobs[0].Retry == nil || res.Jobs[0].Retry.Attempt != 2 || res.Jobs[0].Retry.ErrorID != p.ErrorID ||
+		res.Feedback.Retry == nil || res.Feedback.Retry.By != triage.RetryByCallback {
+		t.Errorf("a first delivery: jobs %+v, retry %+v", res.Jobs, res.Feedback.Retry)
+	}
+	for _, o := range res.Feedback.Outcomes {
+		if o.Job != nil {
+			t.Errorf("an outcome kept its job: %+v", o)
+		}
+	}
+	// The fourth attempt escalates.
+	in.Started.Attempt = h.MaxAttempts() + 1
+	if res, err = h.Decide(context.Background(), in); err != nil || len(res.Jobs) != 1 || res.Jobs[0].Escalation == nil ||
+		res.Jobs[0].Escalation.Attempt != h.MaxAttempts()+1 {
+		t.Errorf("past the attempts: %+v, %v", res, err)
+	}
+	// A repeat answers the feedback given before, and asks for nothing.
+	in.Started = triage.StartResult{Prior: res.Feedback}
+	again, err := h.Decide(context.Background(), in)
+	if err != nil || !again.Feedback.Duplicate || len(again.Jobs) != 0 || again.Feedback.ErrorID != res.Feedback.ErrorID {
+		t.Errorf("a repeat: %+v, %v", again, err)
+	}
+	// One whose first delivery is being handled is SESSION_BUSY.
+	in.Started = triage.StartResult{}
+	if _, err := h.Decide(context.Background(), in); fault.CodeOf(err) != fault.SessionBusy {
+		t.Errorf("a repeat in flight: %v", err)
 	}
 }

@@ -87,7 +87,7 @@ func TestHandleStartsInOneWrite(t *testing.T) {
 	// Start counted the attempts and the failures of the first deliveries
 	// only, in the stores the handler would have used.
 	r := mustDecode(t, string(timeoutReport(0)))
-	if got, _ := st.a.Next(context.Background(), attemptKey(r, nil)); got != n {
+	if got, _ := st.a.Next(context.Background(), h.Prepare(r).Start.AttemptKey); got != n {
 		t.Errorf("attempts counted: %d, want %d", got-1, n-1)
 	}
 	code := r.Data.ErrorCode

@@ -1,6 +1,6 @@
 // Package memory keeps the Error Handler's state in the process: State
 // (attempts, recent failures and deliveries, with Start claiming, counting
-// and recording at once), Synonyms, Cache, Scheduler and Notifier. They are
+// and recording at once), Synonyms, Cache and Notifier. They are
 // what package handler uses when its Config gives none, and what tests and
 // single-process tools use; the service keeps the same state durably in
 // package store.

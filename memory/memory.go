@@ -198,7 +198,7 @@ func (m *Cache) Get(_ context.Context, queryID string) (triage.CachedResult, boo
 	return r, ok, nil
 }
 
-// recorder keeps what it is given, for Scheduler and Notifier; it is safe
+// recorder keeps what it is given, for Notifier; it is safe
 // for concurrent use.
 type recorder[T any] struct {
 	mu    sync.Mutex
@@ -216,27 +216,6 @@ func (r *recorder[T]) all() []T {
 	defer r.mu.Unlock()
 	return slices.Clone(r.items)
 }
-
-// Scheduler records the retries scheduled; it is safe for concurrent use.
-// It runs none: it says the caller performs each, unless By says another.
-type Scheduler struct {
-	// By is who Schedule says performs a retry. Defaults to
-	// triage.RetryByCaller.
-	By   triage.RetryBy
-	jobs recorder[triage.RetryJob]
-}
-
-// Schedule records job.
-func (m *Scheduler) Schedule(_ context.Context, job triage.RetryJob) (triage.RetryBy, error) {
-	m.jobs.add(job)
-	if m.By == "" {
-		return triage.RetryByCaller, nil
-	}
-	return m.By, nil
-}
-
-// Jobs returns the jobs scheduled so far.
-func (m *Scheduler) Jobs() []triage.RetryJob { return m.jobs.all() }
 
 // Notifier records the escalations; it is safe for concurrent use.
 type Notifier struct{ escalations recorder[triage.Escalation] }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/service"
 )
 
 // TestAccept: Accept, the pipeline of every ingress, checks what HTTP's
@@ -27,18 +28,18 @@ func TestAccept(t *testing.T) {
 	report := readFile(t, goldenDir+"/db_timeout.json")
 	for _, c := range []struct {
 		name string
-		sub  Submission
+		sub  service.Submission
 		code fault.Code
 		want int
 	}{
-		{"UnknownTenant", Submission{Tenant: "globex", Body: report}, fault.TenantUnauthorized, 403},
-		{"DefaultTenantWithKeys", Submission{Body: report}, fault.TenantUnauthorized, 403},
-		{"NotJSON", Submission{Tenant: "acme", Body: report, ContentType: "text/plain"}, fault.InvalidRequest, 415},
-		{"TooLarge", Submission{Tenant: "acme", Body: []byte(`{"pad":"` + strings.Repeat("x", 5000) + `"}`)}, fault.PayloadTooLarge, 413},
-		{"BadKey", Submission{Tenant: "acme", Body: report, Key: "a key", KeyName: "Nats-Msg-Id"}, fault.InvalidRequest, 400},
-		{"Malformed", Submission{Tenant: "acme", Body: []byte(`{`)}, fault.InvalidRequest, 400},
+		{"UnknownTenant", service.Submission{Tenant: "globex", Body: report}, fault.TenantUnauthorized, 403},
+		{"DefaultTenantWithKeys", service.Submission{Body: report}, fault.TenantUnauthorized, 403},
+		{"NotJSON", service.Submission{Tenant: "acme", Body: report, ContentType: "text/plain"}, fault.InvalidRequest, 415},
+		{"TooLarge", service.Submission{Tenant: "acme", Body: []byte(`{"pad":"` + strings.Repeat("x", 5000) + `"}`)}, fault.PayloadTooLarge, 413},
+		{"BadKey", service.Submission{Tenant: "acme", Body: report, Key: "a key", KeyName: "Nats-Msg-Id"}, fault.InvalidRequest, 400},
+		{"Malformed", service.Submission{Tenant: "acme", Body: []byte(`{`)}, fault.InvalidRequest, 400},
 	} {
-		_, err := f.srv.Accept(ctx, c.sub)
+		_, err := f.srv.Service().Accept(ctx, c.sub)
 		fe, ok := fault.As(err)
 		if !ok || fe.Code != c.code || fe.HTTPStatus() != c.want {
 			t.Errorf("%s: %v, want %s %d", c.name, err, c.code, c.want)
@@ -48,21 +49,21 @@ func TestAccept(t *testing.T) {
 			t.Errorf("BadKey: field errors %+v, want Nats-Msg-Id's", fe.FieldErrors)
 		}
 	}
-	first, err := f.srv.Accept(ctx, Submission{Tenant: "acme", Body: report})
+	first, err := f.srv.Service().Accept(ctx, service.Submission{Tenant: "acme", Body: report})
 	if err != nil || first.Status != 201 || first.ContentType != "application/json" || first.Replayed {
 		t.Fatalf("a new report: %+v %v", first, err)
 	}
-	again, err := f.srv.Accept(ctx, Submission{Tenant: "acme", Body: report})
+	again, err := f.srv.Service().Accept(ctx, service.Submission{Tenant: "acme", Body: report})
 	if err != nil || again.Status != 200 || errorID(t, again.Body) != errorID(t, first.Body) {
 		t.Errorf("the same report: %+v %v", again, err)
 	}
 
 	chart := readFile(t, goldenDir+"/chart_incompatible.json")
-	keyed, err := f.srv.Accept(ctx, Submission{Tenant: "acme", Body: chart, Key: "chart-1", KeyName: "Nats-Msg-Id"})
+	keyed, err := f.srv.Service().Accept(ctx, service.Submission{Tenant: "acme", Body: chart, Key: "chart-1", KeyName: "Nats-Msg-Id"})
 	if err != nil || keyed.Status != 201 {
 		t.Fatalf("a keyed report: %+v %v", keyed, err)
 	}
-	replay, err := f.srv.Accept(ctx, Submission{Tenant: "acme", Body: chart, Key: "chart-1"})
+	replay, err := f.srv.Service().Accept(ctx, service.Submission{Tenant: "acme", Body: chart, Key: "chart-1"})
 	if err != nil || !replay.Replayed || replay.Status != 201 || string(replay.Body) != string(keyed.Body) {
 		t.Errorf("the same key again: %+v %v", replay, err)
 	}
@@ -71,7 +72,7 @@ func TestAccept(t *testing.T) {
 	if r.status != 201 || r.header.Get("Idempotent-Replayed") != "true" || string(r.body) != string(keyed.Body) {
 		t.Errorf("the same key over HTTP: %d %v %s", r.status, r.header, r.body)
 	}
-	_, err = f.srv.Accept(ctx, Submission{Tenant: "acme", Body: report, Key: "chart-1", KeyName: "Nats-Msg-Id"})
+	_, err = f.srv.Service().Accept(ctx, service.Submission{Tenant: "acme", Body: report, Key: "chart-1", KeyName: "Nats-Msg-Id"})
 	if fe, ok := fault.As(err); !ok || fe.HTTPStatus() != 422 || !strings.Contains(fe.Message, "Nats-Msg-Id") {
 		t.Errorf("the key with another report: %v, want a 422 naming Nats-Msg-Id", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/internal/jsonmember"
+	"github.com/triage-go/triage/service"
 	"github.com/triage-go/triage/store"
 )
 
@@ -29,7 +30,7 @@ const (
 // encoding/json would turn into U+FFFD without a word.
 func decodeStrict(body []byte, v any) error {
 	if !json.Valid(body) {
-		return malformed(body)
+		return service.Malformed(body)
 	}
 	if errs := jsonmember.TextErrors(body); len(errs) > 0 {
 		return invalidDoc(errs)
@@ -223,7 +224,7 @@ func (s *Server) putSchema(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if err := s.cfg.Store.Tenant(tenantOf(r.Context())).PutSchema(r.Context(), source, info); err != nil {
-		return storeFailure(err)
+		return store.Unavailable(err)
 	}
 	return encodeJSON(w, http.StatusOK, map[string]any{"source": source, "fields": info.Fields, "synonyms": info.Synonyms})
 }
@@ -243,7 +244,7 @@ func (s *Server) putCache(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if err := s.cfg.Store.Tenant(tenantOf(r.Context())).PutCache(r.Context(), queryID, res); err != nil {
-		return storeFailure(err)
+		return store.Unavailable(err)
 	}
 	return encodeJSON(w, http.StatusOK, struct {
 		QueryID string `json:"query_id"`
@@ -271,7 +272,7 @@ func (s *Server) putAgent(w http.ResponseWriter, r *http.Request) error {
 	}
 	a := store.Agent{ID: id, CallbackURL: callback, UpdatedAt: s.cfg.Now().UTC()}
 	if err := s.cfg.Store.Tenant(tenantOf(r.Context())).PutAgent(r.Context(), a); err != nil {
-		return storeFailure(err)
+		return store.Unavailable(err)
 	}
 	return encodeJSON(w, http.StatusOK, a)
 }

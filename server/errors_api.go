@@ -1,12 +1,9 @@
 package server
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
-	"mime"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -15,25 +12,14 @@ import (
 
 	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/service"
 	"github.com/triage-go/triage/store"
 )
 
 // requireJSON refuses a body whose Content-Type is not JSON (415). A
 // request without a Content-Type is read as JSON.
-func requireJSON(r *http.Request) error { return checkContentType(r.Header.Get("Content-Type")) }
-
-// checkContentType refuses a media type that is not JSON (415); "" is
-// JSON.
-func checkContentType(ct string) error {
-	if ct == "" {
-		return nil
-	}
-	mt, _, err := mime.ParseMediaType(ct)
-	if err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json")) {
-		return nil
-	}
-	return fault.New(fault.InvalidRequest, "The request body must be JSON (Content-Type: application/json).",
-		fault.WithStatus(http.StatusUnsupportedMediaType), fault.WithDetail("content_type", fault.Redact(ct)))
+func requireJSON(r *http.Request) error {
+	return service.CheckContentType(r.Header.Get("Content-Type"))
 }
 
 // readBody reads the request body, at most limit bytes (413 beyond).
@@ -42,7 +28,7 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return nil, tooLarge(limit)
+			return nil, service.TooLarge(limit)
 		}
 		if errors.Is(err, errBodyTooSlow) {
 			// 408: the client was too slow to send its request (RFC 9110
@@ -55,40 +41,6 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 		return nil, fault.Wrap(err, fault.InvalidRequest, "The request body could not be read.")
 	}
 	return body, nil
-}
-
-// tooLarge is the 413 of a body over limit bytes.
-func tooLarge(limit int64) error {
-	return fault.New(fault.PayloadTooLarge, "The request body is too large.", fault.WithDetail("limit_bytes", limit))
-}
-
-// malformed is the 400 of a body that is not JSON, or not the JSON
-// expected at all.
-func malformed(body []byte) *fault.Error {
-	var syntax *json.SyntaxError
-	msg := "is not valid JSON"
-	err := json.Unmarshal(body, new(json.RawMessage))
-	if errors.As(err, &syntax) {
-		msg = "is not valid JSON: " + syntax.Error() + " at byte " + strconv.FormatInt(syntax.Offset, 10)
-	} else if len(bytes.TrimSpace(body)) == 0 {
-		msg = "is empty"
-	}
-	field := fault.WithFieldErrors(fault.FieldError{Field: "(root)", Message: msg})
-	if err != nil {
-		return fault.Wrap(err, fault.InvalidRequest, "The request body is not valid JSON.", field)
-	}
-	return fault.New(fault.InvalidRequest, "The request body is not valid JSON.", field)
-}
-
-// unprocessable turns an INVALID_REQUEST of a well-formed body into a 422.
-func unprocessable(err error) error {
-	f, ok := fault.As(err)
-	if !ok || f.Code != fault.InvalidRequest {
-		return err
-	}
-	f = f.Clone()
-	f.Status = http.StatusUnprocessableEntity
-	return f
 }
 
 // postError is POST /v1/errors: a report in, the feedback out (201 new,
@@ -105,7 +57,7 @@ func (s *Server) postError(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ans, err := s.Accept(r.Context(), Submission{Tenant: tenantOf(r.Context()), Body: body,
+	ans, err := s.svc.Accept(r.Context(), service.Submission{Tenant: tenantOf(r.Context()), Body: body,
 		ContentType: r.Header.Get("Content-Type"), Key: key})
 	if err != nil {
 		return err
@@ -119,93 +71,6 @@ func (s *Server) postError(w http.ResponseWriter, r *http.Request) error {
 	return err
 }
 
-// report handles one report and records it: the status (201 or 200) and
-// the feedback's JSON.
-func (s *Server) report(ctx context.Context, body []byte) (int, []byte, error) {
-	rep, err := triage.DecodeReport(body)
-	if err != nil {
-		if !json.Valid(body) {
-			return 0, nil, malformed(body)
-		}
-		// The handler refuses it again, so that its metrics and logs see
-		// the invalid report.
-		if _, herr := s.handler.Handle(ctx, body); herr != nil {
-			err = herr
-		}
-		return 0, nil, unprocessable(err)
-	}
-	jobs := &pending{}
-	fb, err := s.handler.HandleReport(context.WithValue(ctx, pendingKey{}, jobs), rep)
-	if err != nil {
-		return 0, nil, unprocessable(err)
-	}
-	out, err := marshal(fb)
-	if err != nil {
-		return 0, nil, err
-	}
-	var actions json.RawMessage
-	if len(fb.Outcomes) > 0 {
-		if actions, err = marshal(fb.Outcomes); err != nil {
-			return 0, nil, err
-		}
-	}
-	// The report as it is stored: its context redacted as the handler's.
-	storedRep, err := storedReport(body)
-	if err != nil {
-		return 0, nil, err
-	}
-	// The stored feedback is the delivery's, not this answer's: a
-	// duplicate's is saved only when the first delivery's save was lost,
-	// and then it is the first one stored (and streamed).
-	stored := out
-	if fb.Duplicate {
-		first := *fb
-		first.Duplicate = false
-		if stored, err = marshal(&first); err != nil {
-			return 0, nil, err
-		}
-	}
-	occ := store.Occurrence{
-		DeliveryKey: triage.DeliveryKey(rep),
-		ErrorID:     fb.ErrorID,
-		QueryID:     fb.QueryID,
-		AgentID:     rep.AgentID,
-		ErrorType:   string(fb.ErrorType),
-		Severity:    string(fb.Severity),
-		NextAction:  string(fb.NextAction),
-		Attempt:     fb.Attempt,
-		ReportedAt:  rep.Timestamp,
-		ReceivedAt:  s.cfg.Now(),
-		Report:      storedRep,
-		Feedback:    stored,
-		Actions:     actions,
-		Jobs:        jobs.jobs,
-	}
-	// Saved for duplicates too (a no-op when it is there): a 200 or a 201
-	// always means the record is committed, even when the instance that
-	// first handled the report died before saving it. The save completes
-	// the delivery and enqueues the jobs, in the same transaction.
-	t := s.cfg.Store.Tenant(tenantOf(ctx))
-	id, err := t.SaveOccurrence(ctx, occ)
-	if err != nil {
-		if !fb.Duplicate {
-			// Not saved: the delivery's claim goes, so that the client's
-			// retry is handled anew rather than told it is in flight.
-			if rerr := t.Release(context.WithoutCancel(ctx), occ.DeliveryKey); rerr != nil {
-				s.log.Error("releasing a delivery claim failed", "error", fault.From(rerr))
-			}
-		}
-		return 0, nil, storeFailure(err)
-	}
-	if id != 0 { // 0: an earlier delivery saved it
-		s.events.wake(tenantOf(ctx))
-	}
-	if fb.Duplicate {
-		return http.StatusOK, out, nil
-	}
-	return http.StatusCreated, out, nil
-}
-
 // idempotencyKey reads the Idempotency-Key header (the IETF draft
 // draft-ietf-httpapi-idempotency-key-header: a structured-field string;
 // a bare token is taken too).
@@ -215,33 +80,14 @@ func idempotencyKey(h http.Header) (string, error) {
 		return "", nil
 	}
 	if len(vals) > 1 {
-		return "", badKey("Idempotency-Key", "must be sent once")
+		return "", fault.New(fault.InvalidRequest, "The Idempotency-Key header is invalid.",
+			fault.WithFieldErrors(fault.FieldError{Field: "Idempotency-Key", Message: "must be sent once"}))
 	}
 	v := strings.TrimSpace(vals[0])
 	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
 		v = v[1 : len(v)-1]
 	}
-	return v, checkKey("Idempotency-Key", v)
-}
-
-// checkKey checks an idempotency key: 1 to 255 printable ASCII
-// characters, without spaces, quotes or backslashes. name is what the
-// client calls it (a header's name).
-func checkKey(name, v string) error {
-	if v == "" || len(v) > 255 {
-		return badKey(name, "must be 1 to 255 characters")
-	}
-	for i := 0; i < len(v); i++ {
-		if v[i] < 0x21 || v[i] > 0x7e || v[i] == '"' || v[i] == '\\' {
-			return badKey(name, "must be printable ASCII without spaces, quotes or backslashes")
-		}
-	}
-	return nil
-}
-
-func badKey(name, msg string) error {
-	return fault.New(fault.InvalidRequest, "The "+name+" header is invalid.",
-		fault.WithFieldErrors(fault.FieldError{Field: name, Message: msg}))
+	return v, service.CheckKey("Idempotency-Key", v)
 }
 
 func writeJSON(w http.ResponseWriter, status int, body []byte) {
@@ -327,15 +173,4 @@ func parseFilter(q url.Values) (store.Filter, error) {
 		return store.Filter{}, fault.Invalid("The query is invalid.", errs...)
 	}
 	return f, nil
-}
-
-// storeFailure is the fault of the storage's failure: SERVICE_UNAVAILABLE,
-// worth a retry in a second. A cancelled or expired request, or a fault
-// the store gave itself, stays what it is.
-func storeFailure(err error) error {
-	if _, ok := fault.As(err); ok || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	return fault.Wrap(err, fault.ServiceUnavailable, "Storage is unavailable; please retry shortly.",
-		fault.WithRetryAfter(time.Second))
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/triage-go/triage/fault"
@@ -21,55 +20,6 @@ const eventPage = 100
 // reading is dropped rather than holding the stream, and a shutdown,
 // open.
 var eventWriteTimeout = 10 * time.Second
-
-// subscriber is one event stream: wake tells it that its tenant has new
-// feedback or ended runs to read from the store.
-type subscriber struct {
-	tenant string
-	wake   chan struct{} // one slot: wake-ups coalesce
-}
-
-// broker wakes the tenant's event streams when feedback is saved. The
-// feedback itself is read from the store, by stream position (see
-// store.Tenant.FeedbackAfter), so a stream sends each event once and in
-// order whichever request finishes first, and sees other instances'
-// feedback too (at EventPoll).
-type broker struct {
-	mu   sync.Mutex
-	subs map[*subscriber]struct{}
-}
-
-func newBroker() *broker { return &broker{subs: map[*subscriber]struct{}{}} }
-
-func (b *broker) subscribe(tenant string) *subscriber {
-	sub := &subscriber{tenant: tenant, wake: make(chan struct{}, 1)}
-	b.mu.Lock()
-	b.subs[sub] = struct{}{}
-	b.mu.Unlock()
-	return sub
-}
-
-func (b *broker) unsubscribe(sub *subscriber) {
-	b.mu.Lock()
-	delete(b.subs, sub)
-	b.mu.Unlock()
-}
-
-// wake tells the tenant's streams that it has new feedback, or a run that
-// ended.
-func (b *broker) wake(tenant string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for sub := range b.subs {
-		if sub.tenant != tenant {
-			continue
-		}
-		select {
-		case sub.wake <- struct{}{}:
-		default: // woken already
-		}
-	}
-}
 
 // sendRuns sends a "run" event for each of the tenant's runs ended after
 // cursor (by any instance on the store), page by page, and returns the new
@@ -124,16 +74,16 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) error {
 	}
 	// Subscribed before the first read, so that nothing saved meanwhile
 	// goes unnoticed.
-	sub := s.events.subscribe(tenantOf(ctx))
-	defer s.events.unsubscribe(sub)
+	sub := s.svc.Events().Subscribe(tenantOf(ctx))
+	defer s.svc.Events().Unsubscribe(sub)
 	latest, err := t.LatestOccurrence(ctx)
 	if err != nil {
-		return storeFailure(err)
+		return store.Unavailable(err)
 	}
 	// Runs are live only: the stream sends those that end from now on.
 	runCursor, err := t.LatestRunEnd(ctx)
 	if err != nil {
-		return storeFailure(err)
+		return store.Unavailable(err)
 	}
 	// Positions of feedback saved before the stream began, which it
 	// would read after its start (see store.Tenant.StreamStart): skipped.
@@ -143,7 +93,7 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) error {
 		// now too, or the stream would wait for IDs to catch up.
 		var saved []int64
 		if cursor, saved, err = t.StreamStart(ctx, s.cfg.MaxReplay); err != nil {
-			return storeFailure(err)
+			return store.Unavailable(err)
 		}
 		replay = false
 		if len(saved) > 0 {
@@ -176,7 +126,7 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) error {
 	defer poll.Stop()
 	for {
 		select {
-		case <-sub.wake:
+		case <-sub.Woken():
 		case <-poll.C:
 		case <-heartbeat.C:
 			if sw.WriteComment("keep-alive") != nil {

@@ -389,9 +389,8 @@ func (f failingTenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (
 // with its jobs.
 func TestSaveFailure(t *testing.T) {
 	failed := false
-	f := newFixture(t, nil)
+	f := newFixture(t, func(c *Config) { c.Store = failingSave{Store: c.Store, failed: &failed} })
 	f.callback("query_engine")
-	f.srv.cfg.Store = failingSave{Store: f.store, failed: &failed}
 	report := readFile(t, goldenDir+"/db_timeout.json")
 	if r := f.do("POST", "/v1/errors", report, nil); r.status != 503 || codeOf(t, r) != "SERVICE_UNAVAILABLE" ||
 		r.header.Get("Retry-After") != "1" || strings.Contains(string(r.body), "disk full") {

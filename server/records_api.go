@@ -42,18 +42,6 @@ func newEncoder(w io.Writer) *json.Encoder {
 	return enc
 }
 
-// marshal is json.Marshal without HTML escaping: the documents the
-// service stores are written so, or a '<' in a report would take six
-// bytes of the store, of the byte budgets of the pages and of every
-// answer that carries it.
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	if err := newEncoder(&b).Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
-
 // occurrenceHead is an occurrence without its documents: the fields of
 // the same JSON names here hide the embedded ones, and are left empty.
 type occurrenceHead struct {
@@ -215,7 +203,7 @@ func (s *Server) getError(w http.ResponseWriter, r *http.Request) error {
 	}
 	rec, ok, err := s.cfg.Store.Tenant(tenantOf(r.Context())).ErrorRecord(r.Context(), id)
 	if err != nil {
-		return storeFailure(err)
+		return store.Unavailable(err)
 	}
 	if !ok {
 		return fault.New(fault.NotFound, "No such error.", fault.WithDetail("error_id", id))
@@ -240,7 +228,7 @@ func (s *Server) listOccurrences(w http.ResponseWriter, r *http.Request) error {
 		return badCursor()
 	}
 	if err != nil {
-		return storeFailure(err)
+		return store.Unavailable(err)
 	}
 	if !ok {
 		return fault.New(fault.NotFound, "No such error.", fault.WithDetail("error_id", id))
@@ -292,7 +280,7 @@ func (s *Server) listErrors(w http.ResponseWriter, r *http.Request) error {
 		return badCursor()
 	}
 	if err != nil {
-		return storeFailure(err)
+		return store.Unavailable(err)
 	}
 	if page.Records == nil {
 		page.Records = []store.RecordSummary{}

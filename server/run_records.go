@@ -43,7 +43,7 @@ func (s *Server) startRunRecord(ctx context.Context, in *agui.RunAgentInput, run
 	case errors.Is(err, store.ErrInvalidRun):
 		return fault.Wrap(err, fault.InvalidRequest, "The run cannot be recorded: its runId, threadId or agent id is too long or not text.")
 	case err != nil:
-		return storeFailure(err)
+		return store.Unavailable(err)
 	}
 	return nil
 }
@@ -63,7 +63,7 @@ func (s *Server) finishRunRecord(ctx context.Context, runID, agentID string, end
 			slog.Any("error", fault.From(err)))
 		return
 	}
-	s.events.wake(tenant) // this instance's streams read it now; the others' at their next poll
+	s.svc.Events().Wake(tenant) // this instance's streams read it now; the others' at their next poll
 }
 
 // runOutcome is how a run ended, from what aguirun.Run returned and
@@ -127,7 +127,7 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) error {
 	}
 	run, ok, err := s.cfg.Store.Tenant(tenantOf(r.Context())).GetRun(r.Context(), id)
 	if err != nil {
-		return storeFailure(err)
+		return store.Unavailable(err)
 	}
 	if !ok {
 		return fault.New(fault.NotFound, "No such run.", fault.WithDetail("run_id", id))

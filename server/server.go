@@ -21,9 +21,9 @@ import (
 	"github.com/triage-go/triage/agent"
 	"github.com/triage-go/triage/bridge"
 	"github.com/triage-go/triage/fault"
-	"github.com/triage-go/triage/handler"
 	"github.com/triage-go/triage/internal/jobsui"
 	"github.com/triage-go/triage/policy"
+	"github.com/triage-go/triage/service"
 	"github.com/triage-go/triage/store"
 	"github.com/triage-go/triage/wire/problem"
 )
@@ -265,17 +265,17 @@ const (
 	DefaultLogRepeatWindow   = 10 * time.Second
 	// DefaultTenant is the tenant of every request when no API keys are
 	// configured.
-	DefaultTenant = "default"
+	DefaultTenant = service.DefaultTenant
 )
 
 // Server is the Error Handler service: an http.Handler with the API, and
 // the worker that runs durable jobs.
 type Server struct {
-	cfg     Config
-	handler *handler.Handler
-	keys    *keyring
-	limits  *tenantLimits
-	slots   chan struct{}
+	cfg    Config
+	svc    *service.Service
+	keys   *keyring
+	limits *tenantLimits
+	slots  chan struct{}
 	// inProgress bounds each tenant's share of slots.
 	inProgress *tenantSlots
 	// streams bounds each tenant's event streams.
@@ -285,7 +285,6 @@ type Server struct {
 	authFails *authLimits
 	body      bodyLimits
 	logs      *logGuard
-	events    *broker
 	registry  *prometheus.Registry
 	metrics   *httpMetrics
 	mux       *http.ServeMux
@@ -436,7 +435,6 @@ func New(cfg Config) (*Server, error) {
 		authFails:  newAuthLimits(cfg.AuthFailRate, cfg.AuthFailBurst),
 		body:       bodyLimits{timeout: cfg.BodyTimeout, rate: float64(max(cfg.MinBodyRate, 0)), grace: cfg.BodyGrace},
 		logs:       logs,
-		events:     newBroker(),
 		registry:   prometheus.NewRegistry(),
 		metrics:    newHTTPMetrics(),
 		problems:   &problem.Options{Debug: cfg.Debug, BaseURI: cfg.ProblemBaseURI},
@@ -453,21 +451,19 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Agents != nil {
 		s.runs = newRuns(cfg.Agents)
 	}
-	ts := tenantStores{s: cfg.Store}
-	s.handler, err = handler.New(handler.Config{
+	s.svc, err = service.New(service.Config{
+		Store:      cfg.Store,
+		Tenants:    keys.tenants, // none: DefaultTenant
+		MaxBody:    cfg.MaxBody,
+		Problems:   s.problems,
 		Policy:     cfg.Policy,
-		State:      ts,
-		Synonyms:   ts,
-		Cache:      ts,
-		Scheduler:  jobScheduler{s: cfg.Store},
-		Notifier:   jobNotifier{s: cfg.Store},
 		Logger:     cfg.Logger,
 		Registerer: s.registry,
 		// /metrics is open with API keys and no operator key: it names
 		// no tenant's agent then.
 		MaxMetricSources: metricSources(keys, cfg.OperatorKey),
 		Now:              cfg.Now,
-		// nil leaves the handler its own default (otel's global provider).
+		// nil leaves the engine its own default (otel's global provider).
 		TracerProvider: cfg.TracerProvider,
 	})
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/json"
 	"fmt"
 	"math"
 	"net/http"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
-	"github.com/triage-go/triage/store"
 )
 
 // ParseAPIKeys reads TRIAGE_API_KEYS: "tenantA=keyA,tenantB=keyB". It
@@ -231,112 +229,4 @@ func setRateLimitHeaders(h http.Header, perSecond float64, burst int, wait time.
 	window := int(math.Ceil(float64(burst) / perSecond))
 	h.Set("RateLimit-Policy", `"tenant";q=`+strconv.Itoa(burst)+`;w=`+strconv.Itoa(window))
 	h.Set("RateLimit", `"tenant";r=0;t=`+strconv.FormatInt(fault.Seconds(wait), 10))
-}
-
-// tenantStores is the handler's store, dispatching each call to the
-// request's tenant (one Handler, one set of metrics, for every tenant).
-type tenantStores struct{ s store.Store }
-
-func (t tenantStores) of(ctx context.Context) store.Tenant { return t.s.Tenant(tenantOf(ctx)) }
-
-func (t tenantStores) Next(ctx context.Context, key string) (int, error) {
-	return t.of(ctx).Next(ctx, key)
-}
-
-func (t tenantStores) Record(ctx context.Context, agent, code string, at time.Time, window time.Duration) (int, error) {
-	return t.of(ctx).Record(ctx, agent, code, at, window)
-}
-
-func (t tenantStores) Claim(ctx context.Context, key string) (*triage.Feedback, bool, error) {
-	return t.of(ctx).Claim(ctx, key)
-}
-
-// Complete completes a delivery, except for a report the service saves:
-// its SaveOccurrence completes the delivery in the same transaction as the
-// record and the jobs, and one commit fewer per report is a third of the
-// load benchmark's throughput.
-func (t tenantStores) Complete(ctx context.Context, key string, fb *triage.Feedback) error {
-	if _, saving := ctx.Value(pendingKey{}).(*pending); saving {
-		return nil
-	}
-	return t.of(ctx).Complete(ctx, key, fb)
-}
-
-// pending collects the jobs a report's handling enqueues, so that they are
-// saved with its occurrence, in one transaction.
-type pending struct {
-	mu   sync.Mutex
-	jobs []store.NewJob
-}
-
-type pendingKey struct{}
-
-// enqueue adds the job to the request's pending jobs, or, outside a
-// request the service saves, enqueues it at once.
-func enqueue(ctx context.Context, s store.Store, j store.NewJob) error {
-	j.Trace = jobTrace(ctx)
-	if p, ok := ctx.Value(pendingKey{}).(*pending); ok {
-		p.mu.Lock()
-		p.jobs = append(p.jobs, j)
-		p.mu.Unlock()
-		return nil
-	}
-	_, err := s.Tenant(tenantOf(ctx)).Enqueue(ctx, j)
-	return err
-}
-
-func (t tenantStores) Release(ctx context.Context, key string) error {
-	return t.of(ctx).Release(ctx, key)
-}
-
-func (t tenantStores) Lookup(ctx context.Context, source, field string) (string, bool, error) {
-	return t.of(ctx).Lookup(ctx, source, field)
-}
-
-func (t tenantStores) Fields(ctx context.Context, source string) ([]string, error) {
-	return t.of(ctx).Fields(ctx, source)
-}
-
-func (t tenantStores) Get(ctx context.Context, queryID string) (triage.CachedResult, bool, error) {
-	return t.of(ctx).Get(ctx, queryID)
-}
-
-// jobScheduler makes the retry action's retries durable jobs, posted to
-// the agent's callback URL when due. An agent with no callback URL gets no
-// job (it could only fail): the caller retries.
-type jobScheduler struct{ s store.Store }
-
-func (j jobScheduler) Schedule(ctx context.Context, job triage.RetryJob) (triage.RetryBy, error) {
-	agent, ok, err := j.s.Tenant(tenantOf(ctx)).Agent(ctx, job.AgentID)
-	if err != nil {
-		return "", err
-	}
-	if !ok || agent.CallbackURL == "" {
-		return triage.RetryByCaller, nil
-	}
-	payload, err := json.Marshal(job)
-	if err != nil {
-		return "", err
-	}
-	if err := enqueue(ctx, j.s, store.NewJob{Kind: store.JobRetry, ErrorID: job.ErrorID, Payload: payload, RunAt: job.At}); err != nil {
-		return "", err
-	}
-	return triage.RetryByCallback, nil
-}
-
-// jobNotifier makes escalations durable jobs, posted to the webhook.
-type jobNotifier struct{ s store.Store }
-
-func (j jobNotifier) Notify(ctx context.Context, e triage.Escalation) error {
-	payload, err := json.Marshal(e)
-	if err != nil {
-		return err
-	}
-	return enqueue(ctx, j.s, store.NewJob{Kind: store.JobEscalation, ErrorID: e.ErrorID, Payload: payload}) // RunAt zero: now
-}
-
-// Start claims a delivery and counts its attempt and failure in one write
-// of the tenant's store.
-func (t tenantStores) Start(ctx context.Context, req triage.StartRequest) (triage.StartResult, error) {
-	return t.of(ctx).Start(ctx, req)
 }

@@ -116,18 +116,6 @@ func scheme(r *http.Request) string {
 	return "http"
 }
 
-// jobTrace is the W3C trace context of ctx's span, which a job enqueued
-// in ctx keeps (store.NewJob.Trace): nil when ctx has no valid span (no
-// tracing). Baggage is not kept.
-func jobTrace(ctx context.Context) map[string]string {
-	if !trace.SpanContextFromContext(ctx).IsValid() {
-		return nil
-	}
-	c := propagation.MapCarrier{}
-	propagation.TraceContext{}.Inject(ctx, c)
-	return c
-}
-
 // startJob starts the span of one attempt at job j: a child of the span
 // that enqueued it (j.Trace), so that the request's trace shows the work
 // it caused, on whichever instance the job runs, and later. Its

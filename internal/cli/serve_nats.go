@@ -76,7 +76,8 @@ func (n *natsFlags) start(ctx context.Context, srv *server.Server) (*natsin.Cons
 	}
 	cfg := n.cfg
 	cfg.Logger = srv.Logger().With(slog.String("ingress", "nats"))
-	in, err := natsin.Start(ctx, srv, cfg)
+	cfg.Tenants, cfg.Registerer, cfg.Problems = srv.Tenants(), srv.Registerer(), srv.ProblemOptions()
+	in, err := natsin.Start(ctx, srv.Service(), cfg)
 	if err != nil {
 		return nil, fault.Wrap(err, fault.ConfigError, "Cannot start the NATS ingress at "+redactNATS(cfg.URL)+": "+fault.Redact(err.Error()))
 	}

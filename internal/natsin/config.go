@@ -8,6 +8,9 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/triage-go/triage/wire/problem"
 )
 
 // Config configures a Consumer. Every zero field means the documented
@@ -77,13 +80,20 @@ type Config struct {
 	// from a stream of its own (StreamName): NATS refuses a report for
 	// another tenant (no stream takes its subject). Of two whose names
 	// nest at a dot ("acme", "acme.eu"), a reply subject under both
-	// feedback subjects is the longer one's. Defaults to the tenants the
-	// server knows (server.Server.Tenants: its API keys', or "default").
+	// feedback subjects is the longer one's. Required: the service's
+	// (service.Service.Tenants).
 	Tenants []string
 
-	// Logger receives the consumer's logs. Defaults to the server's
-	// (server.Server.Logger: redacted, repeats counted).
+	// Logger receives the consumer's logs. Defaults to slog.Default();
+	// triage serve gives the server's (redacted, repeats counted).
 	Logger *slog.Logger
+	// Registerer registers the consumer's metrics. Defaults to nil: not
+	// registered.
+	Registerer prometheus.Registerer
+	// Problems are the options of the problem documents a refused report
+	// is answered and dead-lettered with, as the HTTP API writes them.
+	// Defaults to relative types, no debug output.
+	Problems *problem.Options
 }
 
 // The defaults.

@@ -13,7 +13,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/triage-go/triage"
-	"github.com/triage-go/triage/server"
+	"github.com/triage-go/triage/service"
+	"github.com/triage-go/triage/wire/problem"
 )
 
 // Consumer takes reports from JetStream streams into a Server: a durable
@@ -21,7 +22,7 @@ import (
 // at most, all tenants' together.
 type Consumer struct {
 	cfg Config
-	srv *server.Server
+	svc Service
 	nc  *nats.Conn
 	js  jetstream.JetStream
 	log *slog.Logger
@@ -74,18 +75,18 @@ const (
 
 // Start connects to NATS, creates or updates the streams (the dead-letter
 // stream, and each tenant's report stream) and their durable consumers,
-// and consumes reports into srv until ctx is done or Close is called;
+// and consumes reports into svc until ctx is done or Close is called;
 // then it drains: it fetches no more, and finishes (and acknowledges)
 // the messages in hand, for at most DrainTimeout. It fails when NATS
 // cannot be reached or the streams cannot be set up; once started, it
 // reconnects, and sets a stream and its consumer up again, for as long
 // as it runs (Ready tells meanwhile).
-func Start(ctx context.Context, srv *server.Server, cfg Config) (*Consumer, error) {
+func Start(ctx context.Context, svc Service, cfg Config) (*Consumer, error) {
 	if cfg.Logger == nil {
-		cfg.Logger = srv.Logger()
+		cfg.Logger = slog.Default()
 	}
-	if cfg.Tenants == nil {
-		cfg.Tenants = srv.Tenants()
+	if cfg.Problems == nil {
+		cfg.Problems = &problem.Options{}
 	}
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -126,7 +127,7 @@ func Start(ctx context.Context, srv *server.Server, cfg Config) (*Consumer, erro
 		nc.Close()
 		return nil, fmt.Errorf("natsin: %w", err)
 	}
-	c := &Consumer{cfg: cfg, srv: srv, nc: nc, js: js, log: log, metrics: newMetrics(srv.Registerer()),
+	c := &Consumer{cfg: cfg, svc: svc, nc: nc, js: js, log: log, metrics: newMetrics(cfg.Registerer),
 		sem: make(chan struct{}, cfg.Workers), quit: make(chan struct{}), abort: make(chan struct{}),
 		done: make(chan struct{})}
 	sctx, cancel := context.WithTimeout(ctx, setupTimeout)
@@ -380,4 +381,10 @@ func (c *Consumer) Ready(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// Service is what the consumer needs of the service it feeds: the
+// pipeline every door calls. *service.Service is one.
+type Service interface {
+	Accept(ctx context.Context, sub service.Submission) (service.Answer, error)
 }

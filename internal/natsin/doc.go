@@ -1,7 +1,8 @@
 // Package natsin is the Error Handler service's ingress from NATS
 // JetStream: `triage serve --nats nats://…` takes the reports that
 // pipelines publish to a message bus, as POST /v1/errors takes them over
-// HTTP, through the same server.Server.Accept.
+// HTTP, through the same service.Service.Accept (the consumer depends on
+// the small interface Service, not on the HTTP server).
 //
 // Start creates or updates a stream per tenant the service knows
 // (Config.StreamName: "TRIAGE_REPORTS-acme" on "triage.reports.acme", so

@@ -92,7 +92,11 @@ func setup(t *testing.T, o options) *bundle {
 	if o.before != nil {
 		o.before(bus)
 	}
-	if b.in, err = natsin.Start(t.Context(), srv, cfg); err != nil {
+	cfg.Logger, cfg.Registerer, cfg.Problems = srv.Logger(), srv.Registerer(), srv.ProblemOptions()
+	if cfg.Tenants == nil {
+		cfg.Tenants = srv.Tenants()
+	}
+	if b.in, err = natsin.Start(t.Context(), srv.Service(), cfg); err != nil {
 		t.Fatal(err)
 	}
 	return b

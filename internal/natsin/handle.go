@@ -11,7 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/triage-go/triage/fault"
-	"github.com/triage-go/triage/server"
+	"github.com/triage-go/triage/service"
 	"github.com/triage-go/triage/wire/problem"
 )
 
@@ -37,9 +37,9 @@ func (c *Consumer) handle(msg jetstream.Msg) {
 		c.seconds.WithLabelValues(outcome).Observe(time.Since(start).Seconds())
 	}()
 	d, err := c.cfg.decode(msg.Subject(), msg.Headers(), msg.Data())
-	var ans server.Answer
+	var ans service.Answer
 	if err == nil {
-		ans, err = c.srv.Accept(ctx, d.sub)
+		ans, err = c.svc.Accept(ctx, d.sub)
 	}
 	switch {
 	case err != nil:
@@ -49,7 +49,7 @@ func (c *Consumer) handle(msg jetstream.Msg) {
 			c.retry(msg, meta, f)
 			return
 		}
-		body, merr := json.Marshal(problem.From(f, c.srv.ProblemOptions()))
+		body, merr := json.Marshal(problem.From(f, c.cfg.Problems))
 		if merr != nil {
 			c.retry(msg, meta, fault.From(merr))
 			return
@@ -67,7 +67,7 @@ func (c *Consumer) handle(msg jetstream.Msg) {
 
 // answer publishes the feedback of a committed report, then acknowledges
 // the message.
-func (c *Consumer) answer(msg jetstream.Msg, meta *jetstream.MsgMetadata, d delivery, ans server.Answer) (outcome string) {
+func (c *Consumer) answer(msg jetstream.Msg, meta *jetstream.MsgMetadata, d delivery, ans service.Answer) (outcome string) {
 	h := traceHeaders(msg, meta)
 	h.Set("Content-Type", ans.ContentType)
 	h.Set(HeaderStatus, strconv.Itoa(ans.Status))

@@ -9,14 +9,14 @@ import (
 
 	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
-	"github.com/triage-go/triage/server"
+	"github.com/triage-go/triage/service"
 )
 
 // delivery is what the consumer reads off one message.
 type delivery struct {
 	// sub is the report's submission: the subject's tenant, the body, its
 	// Content-Type, and Nats-Msg-Id as its idempotency key.
-	sub server.Submission
+	sub service.Submission
 	// tenant is the subject's part after the report prefix, as given
 	// ("unknown" when there is none): what the dead-letter subject ends
 	// with, whether or not it is a tenant.
@@ -43,7 +43,7 @@ func (c *Config) decode(subject string, h nats.Header, data []byte) (delivery, e
 	if !ok || !triage.IsIdentifier(rest) {
 		return d, fault.New(fault.TenantUnauthorized, "The subject names no tenant this service knows.")
 	}
-	d.sub = server.Submission{Tenant: rest, Body: data, ContentType: h.Get("Content-Type"),
+	d.sub = service.Submission{Tenant: rest, Body: data, ContentType: h.Get("Content-Type"),
 		Key: h.Get(HeaderMsgID), KeyName: HeaderMsgID}
 	if vals := h.Values(HeaderReplyTo); len(vals) > 0 {
 		if len(vals) > 1 || !c.answerable(rest, vals[0]) {

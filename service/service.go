@@ -1,0 +1,122 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/triage-go/triage"
+	"github.com/triage-go/triage/handler"
+	"github.com/triage-go/triage/policy"
+	"github.com/triage-go/triage/store"
+	"github.com/triage-go/triage/wire/problem"
+)
+
+// DefaultTenant is the tenant of every report when the service knows no
+// tenants (no API keys).
+const DefaultTenant = "default"
+
+// DefaultMaxBody is the largest report a Submission may hold, in bytes,
+// when Config.MaxBody is zero.
+const DefaultMaxBody = 1 << 20
+
+// Config configures a Service. Every zero field means the documented
+// default.
+type Config struct {
+	// Store keeps the tenants' records, deliveries and jobs. Required.
+	Store store.Store
+	// Tenants are the tenants the service knows; a submission for another
+	// is refused (TENANT_UNAUTHORIZED). Defaults to DefaultTenant alone.
+	Tenants []string
+	// MaxBody bounds a submission's report, in bytes (PAYLOAD_TOO_LARGE
+	// beyond). Defaults to DefaultMaxBody.
+	MaxBody int64
+	// Problems are the options of the problem documents the service
+	// stores as the answer of an invalid report under an idempotency key.
+	// Defaults to relative types and no debug output.
+	Problems *problem.Options
+
+	// Policy decides the recovery. Defaults to policy.Default().
+	Policy *policy.Policy
+	// Logger receives the engine's lines and the service's own. Defaults
+	// to nil: no logs.
+	Logger *slog.Logger
+	// Registerer registers the engine's metrics. Defaults to nil: not
+	// registered.
+	Registerer prometheus.Registerer
+	// MaxMetricSources bounds the reporting agents the engine's reports
+	// metric names (handler.Config.MaxMetricSources).
+	MaxMetricSources int
+	// TracerProvider makes the engine's spans. Defaults to otel's global
+	// provider.
+	TracerProvider trace.TracerProvider
+	// Now tells the time. Defaults to time.Now.
+	Now func() time.Time
+}
+
+// Service is the pipeline. It is safe for concurrent use.
+type Service struct {
+	cfg     Config
+	handler *handler.Handler
+	events  *Events
+}
+
+// New returns a Service.
+func New(cfg Config) (*Service, error) {
+	if cfg.Store == nil {
+		return nil, fmt.Errorf("service: no store")
+	}
+	if len(cfg.Tenants) == 0 {
+		cfg.Tenants = []string{DefaultTenant}
+	}
+	cfg.Tenants = slices.Compact(slices.Sorted(slices.Values(cfg.Tenants)))
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = DefaultMaxBody
+	}
+	if cfg.Problems == nil {
+		cfg.Problems = &problem.Options{}
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	h, err := handler.New(handler.Config{
+		Policy:           cfg.Policy,
+		Logger:           cfg.Logger,
+		Registerer:       cfg.Registerer,
+		MaxMetricSources: cfg.MaxMetricSources,
+		TracerProvider:   cfg.TracerProvider,
+		Now:              cfg.Now,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("service: %w", err)
+	}
+	return &Service{cfg: cfg, handler: h, events: newEvents()}, nil
+}
+
+// Tenants returns the tenants the service knows, sorted.
+func (s *Service) Tenants() []string { return slices.Clone(s.cfg.Tenants) }
+
+// Known reports whether tenant is one the service knows.
+func (s *Service) Known(tenant string) bool {
+	_, ok := slices.BinarySearch(s.cfg.Tenants, tenant)
+	return ok && triage.IsIdentifier(tenant)
+}
+
+// Events is the service's wake-ups of the tenants' event streams.
+func (s *Service) Events() *Events { return s.events }
+
+// Handler is the engine the service runs.
+func (s *Service) Handler() *handler.Handler { return s.handler }
+
+// callbacks tells whether a tenant's agent registered a callback URL.
+type callbacks struct{ t store.Tenant }
+
+func (c callbacks) HasCallback(ctx context.Context, agentID string) (bool, error) {
+	a, ok, err := c.t.Agent(ctx, agentID)
+	return ok && a.CallbackURL != "", err
+}
