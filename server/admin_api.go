@@ -210,7 +210,7 @@ func (s *Server) putBody(w http.ResponseWriter, r *http.Request) ([]byte, error)
 }
 
 // putSchema is PUT /v1/schemas/{source}.
-func (s *Server) putSchema(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) putSchema(w http.ResponseWriter, r *http.Request, tenant string) error {
 	source, err := pathID(r, "source")
 	if err != nil {
 		return err
@@ -223,14 +223,14 @@ func (s *Server) putSchema(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.cfg.Store.Tenant(tenantOf(r.Context())).PutSchema(r.Context(), source, info); err != nil {
+	if err := s.cfg.Store.Tenant(tenant).PutSchema(r.Context(), source, info); err != nil {
 		return store.Unavailable(err)
 	}
 	return encodeJSON(w, http.StatusOK, map[string]any{"source": source, "fields": info.Fields, "synonyms": info.Synonyms})
 }
 
 // putCache is PUT /v1/cache/{query_id}.
-func (s *Server) putCache(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) putCache(w http.ResponseWriter, r *http.Request, tenant string) error {
 	queryID, err := pathID(r, "query_id")
 	if err != nil {
 		return err
@@ -243,7 +243,7 @@ func (s *Server) putCache(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.cfg.Store.Tenant(tenantOf(r.Context())).PutCache(r.Context(), queryID, res); err != nil {
+	if err := s.cfg.Store.Tenant(tenant).PutCache(r.Context(), queryID, res); err != nil {
 		return store.Unavailable(err)
 	}
 	return encodeJSON(w, http.StatusOK, struct {
@@ -253,7 +253,7 @@ func (s *Server) putCache(w http.ResponseWriter, r *http.Request) error {
 }
 
 // putAgent is PUT /v1/agents/{agent_id}.
-func (s *Server) putAgent(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) putAgent(w http.ResponseWriter, r *http.Request, tenant string) error {
 	id, err := pathID(r, "agent_id")
 	if err != nil {
 		return err
@@ -271,7 +271,7 @@ func (s *Server) putAgent(w http.ResponseWriter, r *http.Request) error {
 			Message: "must not be localhost or a loopback, private or link-local address"}})
 	}
 	a := store.Agent{ID: id, CallbackURL: callback, UpdatedAt: s.cfg.Now().UTC()}
-	if err := s.cfg.Store.Tenant(tenantOf(r.Context())).PutAgent(r.Context(), a); err != nil {
+	if err := s.cfg.Store.Tenant(tenant).PutAgent(r.Context(), a); err != nil {
 		return store.Unavailable(err)
 	}
 	return encodeJSON(w, http.StatusOK, a)

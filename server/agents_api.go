@@ -18,7 +18,7 @@ type agentList struct {
 // runs no agents lists none. It takes no query parameters. (PUT
 // /v1/agents/{agent_id}, a pipeline agent's retry callback, is another
 // thing: those agents report errors, and are not listed here.)
-func (s *Server) listAgents(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) listAgents(w http.ResponseWriter, r *http.Request, tenant string) error {
 	if q := r.URL.Query(); len(q) > 0 {
 		var errs []fault.FieldError
 		for name := range q {

@@ -45,7 +45,7 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 
 // postError is POST /v1/errors: a report in, the feedback out (201 new,
 // 200 duplicate), through Accept.
-func (s *Server) postError(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) postError(w http.ResponseWriter, r *http.Request, tenant string) error {
 	if err := requireJSON(r); err != nil {
 		return err
 	}
@@ -57,7 +57,7 @@ func (s *Server) postError(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ans, err := s.svc.Accept(r.Context(), service.Submission{Tenant: tenantOf(r.Context()), Body: body,
+	ans, err := s.svc.Accept(r.Context(), service.Submission{Tenant: tenant, Body: body,
 		ContentType: r.Header.Get("Content-Type"), Key: key})
 	if err != nil {
 		return err

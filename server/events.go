@@ -60,21 +60,21 @@ func (s *Server) sendRuns(ctx context.Context, t store.Tenant, sw *sse.Writer, c
 // from the newest. Besides, a "run" event (without an id, never replayed)
 // for each AG-UI run of the tenant that ends once the stream began, on any
 // instance (store.Runs.RunsEndedAfter).
-func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request, tenant string) error {
 	ctx := r.Context()
-	if !s.streams.acquire(tenantOf(ctx)) {
+	if !s.streams.acquire(tenant) {
 		return fault.New(fault.RateLimited, "This tenant has as many event streams open as it may. Close one, then retry.",
 			fault.WithRetryAfter(5*time.Second), fault.WithDetail("max_streams", s.cfg.TenantStreams))
 	}
-	defer s.streams.release(tenantOf(ctx))
-	t := s.cfg.Store.Tenant(tenantOf(ctx))
+	defer s.streams.release(tenant)
+	t := s.cfg.Store.Tenant(tenant)
 	cursor, replay, err := lastEventID(r.Header)
 	if err != nil {
 		return err
 	}
 	// Subscribed before the first read, so that nothing saved meanwhile
 	// goes unnoticed.
-	sub := s.svc.Events().Subscribe(tenantOf(ctx))
+	sub := s.svc.Events().Subscribe(tenant)
 	defer s.svc.Events().Unsubscribe(sub)
 	latest, err := t.LatestOccurrence(ctx)
 	if err != nil {

@@ -77,7 +77,7 @@ func mcpDefaults(cfg *Config) {
 // The go-sdk's answers go through an mcpWriter (problems for its text
 // errors, retry fields, stall timeouts), and its EventStore is an
 // mcpEvents (streams resume, within bounds).
-func (s *Server) mcpHandler(b *bridge.Bridge) handlerFunc {
+func (s *Server) mcpHandler(b *bridge.Bridge) apiFunc {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return b.Server() },
 		&mcp.StreamableHTTPOptions{
 			Logger:              s.log,
@@ -85,18 +85,21 @@ func (s *Server) mcpHandler(b *bridge.Bridge) handlerFunc {
 			SessionTimeout:      MCPSessionTimeout,
 			EventStore:          newMCPEvents(s.cfg.MCPEventBytesSession, s.cfg.MCPEventBytesTenant),
 		})
-	// The tenant is already known; the verifier only hands it over. Any
-	// bearer token passes here because s.api has checked the key (which
-	// may have come in X-API-Key).
-	verify := func(ctx context.Context, _ string, _ *http.Request) (*auth.TokenInfo, error) {
-		return &auth.TokenInfo{UserID: tenantOf(ctx), Expiration: time.Now().Add(24 * time.Hour)}, nil
+	// The tenant is already known; the verifier only hands it over (the
+	// go-sdk puts it in the request's context as the token's UserID,
+	// where its session and the event store find it). Any bearer token
+	// passes here because s.api has checked the key (which may have come
+	// in X-API-Key).
+	withTenant := func(tenant string) http.Handler {
+		verify := func(context.Context, string, *http.Request) (*auth.TokenInfo, error) {
+			return &auth.TokenInfo{UserID: tenant, Expiration: time.Now().Add(24 * time.Hour)}, nil
+		}
+		return auth.RequireBearerToken(verify, nil)(h)
 	}
-	withTenant := auth.RequireBearerToken(verify, nil)(h)
 	sessions := newMCPSessions(s.cfg.TenantMCPSessions, b.Server(), b.Busy)
 	origins := http.NewCrossOriginProtection()
 	posts := newTenantSlots(s.cfg.TenantConcurrent)
-	return func(w http.ResponseWriter, r *http.Request) error {
-		tenant := tenantOf(r.Context())
+	return func(w http.ResponseWriter, r *http.Request, tenant string) error {
 		if err := checkOrigin(origins, r); err != nil {
 			return err
 		}
@@ -169,7 +172,7 @@ func (s *Server) mcpHandler(b *bridge.Bridge) handlerFunc {
 			r = r.Clone(r.Context())
 			r.Header.Set("Authorization", "Bearer tenant")
 		}
-		withTenant.ServeHTTP(mw, r)
+		withTenant(tenant).ServeHTTP(mw, r)
 		mw.finish()
 		if r.Method == http.MethodDelete && mw.code == http.StatusNoContent {
 			sessions.forget(sid)

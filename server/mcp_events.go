@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -59,7 +60,8 @@ var _ mcp.EventStore = (*mcpEvents)(nil)
 
 // session returns the session's entry, made for ctx's tenant if new;
 // e.mu is held. The go-sdk opens a session's first stream with the
-// context of the request that opened the session.
+// context of the request that opened the session, which carries its token
+// (the tenant, as mcpHandler verified it).
 func (e *mcpEvents) session(ctx context.Context, id string) *eventSession {
 	s := e.sessions[id]
 	if s == nil {
@@ -221,4 +223,13 @@ func (e *mcpEvents) held(tenant string) int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.tenants[tenant]
+}
+
+// tenantOf is the tenant of an /mcp request's context: its token's user,
+// as mcpHandler's verifier gave it to the go-sdk.
+func tenantOf(ctx context.Context) string {
+	if ti := auth.TokenInfoFromContext(ctx); ti != nil && ti.UserID != "" {
+		return ti.UserID
+	}
+	return DefaultTenant
 }

@@ -3,9 +3,13 @@ package server
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -14,8 +18,7 @@ import (
 // hole: resuming from before an event that went fails (ErrEventsPurged).
 func TestMCPEventsBounded(t *testing.T) {
 	e := newMCPEvents(1000, 2500)
-	a := context.WithValue(context.Background(), tenantKey{}, "acme")
-	b := context.WithValue(context.Background(), tenantKey{}, "globex")
+	a, b := tokenContext(t, "acme"), tokenContext(t, "globex")
 	ev := func(i int) []byte { return []byte(strings.Repeat(string(rune('a'+i%26)), 200)) } // 264 with its overhead
 	after := func(sid, stream string, index int) ([]string, error) {
 		var out []string
@@ -80,4 +83,22 @@ func TestMCPEventsBounded(t *testing.T) {
 	if _, err := after("s1", "p", 3); !errors.Is(err, mcp.ErrEventsPurged) {
 		t.Fatalf("a closed session's stream: %v", err)
 	}
+}
+
+// tokenContext is the context of an /mcp request of tenant, as the go-sdk
+// hands it on: carrying the token mcpHandler's verifier made.
+func tokenContext(t *testing.T, tenant string) context.Context {
+	t.Helper()
+	var ctx context.Context
+	verify := func(context.Context, string, *http.Request) (*auth.TokenInfo, error) {
+		return &auth.TokenInfo{UserID: tenant, Expiration: time.Now().Add(time.Hour)}, nil
+	}
+	h := auth.RequireBearerToken(verify, nil)(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { ctx = r.Context() }))
+	req := httptest.NewRequest("POST", "/mcp", nil)
+	req.Header.Set("Authorization", "Bearer x")
+	h.ServeHTTP(httptest.NewRecorder(), req)
+	if tenantOf(ctx) != tenant {
+		t.Fatalf("the token's tenant: %q", tenantOf(ctx))
+	}
+	return context.WithoutCancel(ctx)
 }

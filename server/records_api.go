@@ -196,12 +196,12 @@ func recordID(r *http.Request) (string, error) {
 // getError is GET /v1/errors/{error_id}: the record with its latest
 // report and feedback, its latest occurrences (occurrences_next_cursor
 // continues on GET /v1/errors/{error_id}/occurrences) and its latest jobs.
-func (s *Server) getError(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) getError(w http.ResponseWriter, r *http.Request, tenant string) error {
 	id, err := recordID(r)
 	if err != nil {
 		return err
 	}
-	rec, ok, err := s.cfg.Store.Tenant(tenantOf(r.Context())).ErrorRecord(r.Context(), id)
+	rec, ok, err := s.cfg.Store.Tenant(tenant).ErrorRecord(r.Context(), id)
 	if err != nil {
 		return store.Unavailable(err)
 	}
@@ -214,7 +214,7 @@ func (s *Server) getError(w http.ResponseWriter, r *http.Request) error {
 // listOccurrences is GET /v1/errors/{error_id}/occurrences: a page of the
 // record's occurrences, the latest first, each with its report, feedback
 // and actions.
-func (s *Server) listOccurrences(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) listOccurrences(w http.ResponseWriter, r *http.Request, tenant string) error {
 	id, err := recordID(r)
 	if err != nil {
 		return err
@@ -223,7 +223,7 @@ func (s *Server) listOccurrences(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	page, ok, err := s.cfg.Store.Tenant(tenantOf(r.Context())).Occurrences(r.Context(), id, f)
+	page, ok, err := s.cfg.Store.Tenant(tenant).Occurrences(r.Context(), id, f)
 	if errors.Is(err, store.ErrBadCursor) {
 		return badCursor()
 	}
@@ -270,12 +270,12 @@ func badCursor() error {
 }
 
 // listErrors is GET /v1/errors: a page of record summaries.
-func (s *Server) listErrors(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) listErrors(w http.ResponseWriter, r *http.Request, tenant string) error {
 	f, err := parseFilter(r.URL.Query())
 	if err != nil {
 		return err
 	}
-	page, err := s.cfg.Store.Tenant(tenantOf(r.Context())).ErrorRecords(r.Context(), f)
+	page, err := s.cfg.Store.Tenant(tenant).ErrorRecords(r.Context(), f)
 	if errors.Is(err, store.ErrBadCursor) {
 		return badCursor()
 	}

@@ -23,7 +23,7 @@ const runRecordTimeout = 5 * time.Second
 // startRunRecord records that a run starts, before its stream: a run id
 // the tenant used already is a 409 problem, an id the store cannot hold a
 // 400, a storage failure a 503; none starts the stream.
-func (s *Server) startRunRecord(ctx context.Context, in *agui.RunAgentInput, runID, agentID string) error {
+func (s *Server) startRunRecord(ctx context.Context, tenant string, in *agui.RunAgentInput, runID, agentID string) error {
 	var fields []fault.FieldError
 	for _, c := range []struct{ field, id string }{{"runId", runID}, {"threadId", in.ThreadID}} {
 		if strings.ContainsRune(c.id, 0) {
@@ -33,7 +33,7 @@ func (s *Server) startRunRecord(ctx context.Context, in *agui.RunAgentInput, run
 	if len(fields) > 0 {
 		return fault.Invalid("The RunAgentInput is invalid.", fields...)
 	}
-	_, err := s.cfg.Store.Tenant(tenantOf(ctx)).StartRun(ctx, store.Run{RunID: runID, ThreadID: in.ThreadID, AgentID: agentID})
+	_, err := s.cfg.Store.Tenant(tenant).StartRun(ctx, store.Run{RunID: runID, ThreadID: in.ThreadID, AgentID: agentID})
 	switch {
 	case errors.Is(err, store.ErrRunExists):
 		return fault.New(fault.InvalidRequest, "This runId was used already: each run needs a runId of its own.",
@@ -52,10 +52,9 @@ func (s *Server) startRunRecord(ctx context.Context, in *agui.RunAgentInput, run
 // tenant's event streams on this instance, which read it from the store
 // (as every instance's do at their next poll). A storage failure is logged:
 // the stream is over, and its client has had the outcome.
-func (s *Server) finishRunRecord(ctx context.Context, runID, agentID string, end store.RunEnd) {
+func (s *Server) finishRunRecord(ctx context.Context, tenant string, runID, agentID string, end store.RunEnd) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), runRecordTimeout)
 	defer cancel()
-	tenant := tenantOf(ctx)
 	_, err := s.cfg.Store.Tenant(tenant).FinishRun(ctx, runID, end)
 	if err != nil {
 		s.log.LogAttrs(ctx, slog.LevelError, "recording a run's outcome failed",
@@ -120,12 +119,12 @@ func runFault(f *fault.Error) json.RawMessage {
 
 // getRun is GET /v1/runs/{run_id}: the tenant's record of the run; 404
 // for a run it does not have (none, expired, or another tenant's).
-func (s *Server) getRun(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) getRun(w http.ResponseWriter, r *http.Request, tenant string) error {
 	id := r.PathValue("run_id")
 	if len(id) > store.MaxRunIDBytes { // no run has it
 		return fault.New(fault.NotFound, "No such run.")
 	}
-	run, ok, err := s.cfg.Store.Tenant(tenantOf(r.Context())).GetRun(r.Context(), id)
+	run, ok, err := s.cfg.Store.Tenant(tenant).GetRun(r.Context(), id)
 	if err != nil {
 		return store.Unavailable(err)
 	}

@@ -78,7 +78,7 @@ func (rs *runs) reserve(owner, agentID string) (func(), error) {
 // going away cancels the run; so does the service shutting down (Close),
 // whose RUN_ERROR says so (shuttingDown). The run is recorded before the
 // stream starts and its outcome after it ends (see run_records.go).
-func (s *Server) postRun(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) postRun(w http.ResponseWriter, r *http.Request, tenant string) error {
 	if s.runs == nil {
 		return fault.New(fault.CapabilityNotFound, "This service runs no agents.")
 	}
@@ -109,7 +109,7 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx, stop := s.runContext(r.Context())
 	defer stop()
-	release, err := s.runs.reserve(tenantOf(ctx), agentID)
+	release, err := s.runs.reserve(tenant, agentID)
 	if err != nil {
 		return err
 	}
@@ -118,8 +118,8 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) error {
 	if runID == "" {
 		runID = uuid.NewString()
 	}
-	state := aguirun.AgentState{AgentID: agentID, Owner: tenantOf(ctx), Prompt: prompt, History: history, MessageID: aguirun.MessageID(runID)}
-	if err := s.startRunRecord(ctx, in, runID, agentID); err != nil {
+	state := aguirun.AgentState{AgentID: agentID, Owner: tenant, Prompt: prompt, History: history, MessageID: aguirun.MessageID(runID)}
+	if err := s.startRunRecord(ctx, tenant, in, runID, agentID); err != nil {
 		return err
 	}
 
@@ -135,7 +135,7 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) error {
 	}
 	outcome, f := runOutcome(runErr, streamGone)
 	s.metrics.run(agentID, outcome, f)
-	s.finishRunRecord(ctx, runID, agentID, runEndOf(final, outcome, f))
+	s.finishRunRecord(ctx, tenant, runID, agentID, runEndOf(final, outcome, f))
 	return nil
 }
 

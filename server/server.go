@@ -616,8 +616,8 @@ func (s *Server) routes() {
 	s.mux = http.NewServeMux()
 	for _, rt := range s.routeTable() {
 		h := rt.h
-		if rt.api {
-			h = s.api(rt.h, rt.path != "/v1/events" && rt.path != "/mcp")
+		if rt.api != nil {
+			h = s.api(rt.api, rt.path != "/v1/events" && rt.path != "/mcp")
 		}
 		s.mux.Handle(rt.method+" "+rt.path, s.observe(rt.method+" "+rt.path, s.handle(h)))
 	}
@@ -633,42 +633,49 @@ func (s *Server) routes() {
 }
 
 // route is one route of the API.
+// route is one of the routes: a public one has h; an API one (api:
+// authenticated, tenant-scoped, rate limited) has api, which is given
+// the request's tenant.
 type route struct {
 	method, path string
-	api          bool // authenticated, tenant-scoped, rate limited
 	h            handlerFunc
+	api          apiFunc
 }
 
 func (s *Server) routeTable() []route {
 	var mcp []route
 	if s.cfg.Bridge != nil {
 		h := s.mcpHandler(s.cfg.Bridge)
-		mcp = []route{{"POST", "/mcp", true, h}, {"GET", "/mcp", true, h}, {"DELETE", "/mcp", true, h}}
+		mcp = []route{{"POST", "/mcp", nil, h}, {"GET", "/mcp", nil, h}, {"DELETE", "/mcp", nil, h}}
 	}
 	return append(mcp, []route{
-		{"POST", "/v1/errors", true, s.postError},
-		{"GET", "/v1/errors", true, s.listErrors},
-		{"GET", "/v1/errors/{error_id}", true, s.getError},
-		{"GET", "/v1/errors/{error_id}/occurrences", true, s.listOccurrences},
-		{"GET", "/v1/events", true, s.streamEvents},
-		{"PUT", "/v1/schemas/{source}", true, s.putSchema},
-		{"PUT", "/v1/cache/{query_id}", true, s.putCache},
-		{"GET", "/v1/agents", true, s.listAgents},
-		{"PUT", "/v1/agents/{agent_id}", true, s.putAgent},
-		{"POST", "/v1/agents/{agent_id}/runs", true, s.postRun},
-		{"GET", "/v1/runs/{run_id}", true, s.getRun},
-		{"GET", "/healthz", false, s.healthz},
-		{"GET", "/readyz", false, s.readyz},
-		{"GET", "/metrics", false, s.metricsHandler},
-		{"GET", "/openapi.json", false, s.openAPI},
-		{"GET", "/errors", false, s.problemTypes},
-		{"GET", "/errors/{type}", false, s.problemType},
+		{"POST", "/v1/errors", nil, s.postError},
+		{"GET", "/v1/errors", nil, s.listErrors},
+		{"GET", "/v1/errors/{error_id}", nil, s.getError},
+		{"GET", "/v1/errors/{error_id}/occurrences", nil, s.listOccurrences},
+		{"GET", "/v1/events", nil, s.streamEvents},
+		{"PUT", "/v1/schemas/{source}", nil, s.putSchema},
+		{"PUT", "/v1/cache/{query_id}", nil, s.putCache},
+		{"GET", "/v1/agents", nil, s.listAgents},
+		{"PUT", "/v1/agents/{agent_id}", nil, s.putAgent},
+		{"POST", "/v1/agents/{agent_id}/runs", nil, s.postRun},
+		{"GET", "/v1/runs/{run_id}", nil, s.getRun},
+		{"GET", "/healthz", s.healthz, nil},
+		{"GET", "/readyz", s.readyz, nil},
+		{"GET", "/metrics", s.metricsHandler, nil},
+		{"GET", "/openapi.json", s.openAPI, nil},
+		{"GET", "/errors", s.problemTypes, nil},
+		{"GET", "/errors/{type}", s.problemType, nil},
 	}...)
 }
 
 // handlerFunc is a route's handler: an error it returns is written as a
 // problem (RFC 9457).
 type handlerFunc func(http.ResponseWriter, *http.Request) error
+
+// apiFunc is an API route's handler: its request's tenant is an argument,
+// never a context value.
+type apiFunc func(w http.ResponseWriter, r *http.Request, tenant string) error
 
 func (s *Server) handle(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"fmt"
@@ -93,16 +92,6 @@ func requestKey(r *http.Request) string {
 	return r.Header.Get("X-API-Key")
 }
 
-type tenantKey struct{}
-
-// tenantOf returns the request's tenant.
-func tenantOf(ctx context.Context) string {
-	if t, ok := ctx.Value(tenantKey{}).(string); ok {
-		return t
-	}
-	return DefaultTenant
-}
-
 // api wraps a tenant-scoped route: the API key (401, 403; 429 for an
 // address whose failed authentications are over their limit), then, for a
 // bounded route, the tenant's share of the requests in progress (429) and
@@ -110,7 +99,7 @@ func tenantOf(ctx context.Context) string {
 // slot for hours — then the tenant's rate limit (429) and the time and
 // rate its body must arrive within (408, see guardBody). A slot is taken
 // only once the key is known: a client without a valid key holds none.
-func (s *Server) api(h handlerFunc, bounded bool) handlerFunc {
+func (s *Server) api(h apiFunc, bounded bool) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		start := time.Now()
 		// A request refused here leaves its body unread: net/http would
@@ -150,7 +139,7 @@ func (s *Server) api(h handlerFunc, bounded bool) handlerFunc {
 		}
 		guardBody(w, r, s.body, start)
 		traceTenant(r.Context(), tenant)
-		return h(w, r.WithContext(context.WithValue(r.Context(), tenantKey{}, tenant)))
+		return h(w, r, tenant)
 	}
 }
 
