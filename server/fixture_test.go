@@ -117,7 +117,7 @@ func TestOnPostgres(t *testing.T) {
 		{"RunRecords", TestRunRecords}, {"RunIDUsedOnce", TestRunIDUsedOnce}, {"RunRecordsDisconnect", TestRunRecordsDisconnect},
 		{"RunRecordStoreFailures", TestRunRecordStoreFailures}, {"RunRecordEvents", TestRunRecordEvents},
 		{"RunEventsAcrossInstances", TestRunEventsAcrossInstances}, {"RunsEndOnShutdown", TestRunsEndOnShutdown},
-		{"JobsUI", TestJobsUI},
+		{"JobsUI", TestJobsUI}, {"EventsAnnounced", testEventsAnnounced},
 	} {
 		t.Run(c.name, c.test)
 	}

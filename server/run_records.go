@@ -62,7 +62,7 @@ func (s *Server) finishRunRecord(ctx context.Context, tenant string, runID, agen
 			slog.Any("error", fault.From(err)))
 		return
 	}
-	s.svc.Events().Wake(tenant) // this instance's streams read it now; the others' at their next poll
+	s.svc.Changed(tenant) // this instance's streams read it now; the others' at their next poll
 }
 
 // runOutcome is how a run ended, from what aguirun.Run returned and

@@ -130,8 +130,11 @@ type Config struct {
 	// Default 15s.
 	Heartbeat time.Duration
 	// EventPoll is how often an event stream reads the store for feedback
-	// that other instances saved (this instance's wakes it at once).
-	// Default 1s.
+	// that other instances saved (this instance's wakes it at once). On a
+	// store that announces the instances' changes (store.Announcer:
+	// PostgreSQL's LISTEN/NOTIFY) a stream wakes on them, and polls only
+	// as a fallback. Default 1s, or DefaultEventPollAnnounced (10s) on a
+	// store that announces.
 	EventPoll time.Duration
 	// TenantStreams bounds the event streams (GET /v1/events) one tenant
 	// holds open: beyond it the tenant is answered 429 with Retry-After
@@ -250,19 +253,22 @@ const (
 	// DefaultJobRescueAfter is when a job running on an instance that
 	// died runs again (River's leader looks every 30 s): River's own
 	// default, an hour, suits long jobs; a job here is one HTTP call.
-	DefaultJobRescueAfter    = 2 * time.Minute
-	DefaultHeartbeat         = 15 * time.Second
-	DefaultEventPoll         = time.Second
-	DefaultMaxReplay         = 1000
-	DefaultTenantStreams     = 32
-	DefaultTenantMCPSessions = 64
-	DefaultBodyTimeout       = 10 * time.Second
-	DefaultMinBodyRate       = 1024
-	DefaultBodyGrace         = 2 * time.Second
-	DefaultAuthFailRate      = 1
-	DefaultAuthFailBurst     = 10
-	DefaultLogRepeat         = 10
-	DefaultLogRepeatWindow   = 10 * time.Second
+	DefaultJobRescueAfter = 2 * time.Minute
+	DefaultHeartbeat      = 15 * time.Second
+	DefaultEventPoll      = time.Second
+	// DefaultEventPollAnnounced is EventPoll's default on a store that
+	// announces the instances' changes: a fallback only.
+	DefaultEventPollAnnounced = 10 * time.Second
+	DefaultMaxReplay          = 1000
+	DefaultTenantStreams      = 32
+	DefaultTenantMCPSessions  = 64
+	DefaultBodyTimeout        = 10 * time.Second
+	DefaultMinBodyRate        = 1024
+	DefaultBodyGrace          = 2 * time.Second
+	DefaultAuthFailRate       = 1
+	DefaultAuthFailBurst      = 10
+	DefaultLogRepeat          = 10
+	DefaultLogRepeatWindow    = 10 * time.Second
 	// DefaultTenant is the tenant of every request when no API keys are
 	// configured.
 	DefaultTenant = service.DefaultTenant
@@ -399,7 +405,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Heartbeat <= 0 {
 		cfg.Heartbeat = DefaultHeartbeat
 	}
-	if cfg.EventPoll <= 0 {
+	if _, announces := cfg.Store.(store.Announcer); cfg.EventPoll <= 0 && announces {
+		cfg.EventPoll = DefaultEventPollAnnounced
+	} else if cfg.EventPoll <= 0 {
 		cfg.EventPoll = DefaultEventPoll
 	}
 	if cfg.MaxReplay <= 0 {
@@ -582,6 +590,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if s.cfg.ExpireEvery > 0 {
 		wg.Go(func() { s.expire(workerCtx) })
 	}
+	// The other instances' changes wake this one's event streams.
+	wg.Go(func() { _ = s.svc.Listen(workerCtx) })
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	var err error

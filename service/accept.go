@@ -193,7 +193,7 @@ func (s *Service) report(ctx context.Context, tenant string, t store.Tenant, bod
 		return 0, nil, s.failed(ctx, err, rep)
 	}
 	if id != 0 { // 0: an earlier delivery saved it
-		s.events.Wake(tenant)
+		s.Changed(tenant)
 	}
 	out, err := triage.MarshalDocument(fb)
 	if err != nil {

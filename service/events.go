@@ -40,12 +40,12 @@ func (e *Events) Unsubscribe(sub *Subscription) {
 }
 
 // Wake tells the tenant's streams that it has new feedback, or a run that
-// ended.
+// ended; "" wakes every stream.
 func (e *Events) Wake(tenant string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for sub := range e.subs {
-		if sub.tenant != tenant {
+		if tenant != "" && sub.tenant != tenant {
 			continue
 		}
 		select {

@@ -64,6 +64,7 @@ type Service struct {
 	cfg     Config
 	handler *handler.Handler
 	events  *Events
+	announcing
 }
 
 // New returns a Service.
@@ -95,7 +96,9 @@ func New(cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("service: %w", err)
 	}
-	return &Service{cfg: cfg, handler: h, events: newEvents()}, nil
+	svc := &Service{cfg: cfg, handler: h, events: newEvents()}
+	svc.announcer, _ = cfg.Store.(store.Announcer)
+	return svc, nil
 }
 
 // Tenants returns the tenants the service knows, sorted.
