@@ -2,7 +2,6 @@ package acp
 
 import (
 	"bytes"
-	"context"
 	"log/slog"
 	"sync"
 	"unicode/utf8"
@@ -90,58 +89,6 @@ func (s *stderrLog) tail() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]string(nil), s.last...)
-}
-
-// sdkHandler is the SDK connection's logger: every record at debug level,
-// its message and string values made safe by safeText, since the SDK puts
-// raw wire lines and the peer's error text in its records.
-type sdkHandler struct{ next slog.Handler }
-
-func (h sdkHandler) Enabled(ctx context.Context, _ slog.Level) bool {
-	return h.next.Enabled(ctx, slog.LevelDebug)
-}
-
-func (h sdkHandler) Handle(ctx context.Context, r slog.Record) error {
-	out := slog.NewRecord(r.Time, slog.LevelDebug, safeText(r.Message), r.PC)
-	r.Attrs(func(a slog.Attr) bool {
-		out.AddAttrs(safeAttr(a))
-		return true
-	})
-	return h.next.Handle(ctx, out)
-}
-
-func (h sdkHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	safe := make([]slog.Attr, len(attrs))
-	for i, a := range attrs {
-		safe[i] = safeAttr(a)
-	}
-	return sdkHandler{h.next.WithAttrs(safe)}
-}
-
-func (h sdkHandler) WithGroup(name string) slog.Handler { return sdkHandler{h.next.WithGroup(name)} }
-
-// safeAttr makes an attribute's text safe: strings, errors and anything
-// else that is not a number, a boolean, a time or a group becomes its text
-// through safeText.
-func safeAttr(a slog.Attr) slog.Attr {
-	v := a.Value.Resolve()
-	switch v.Kind() {
-	case slog.KindGroup:
-		g := v.Group()
-		safe := make([]any, len(g))
-		for i, x := range g {
-			safe[i] = safeAttr(x)
-		}
-		return slog.Group(a.Key, safe...)
-	case slog.KindBool, slog.KindInt64, slog.KindUint64, slog.KindFloat64, slog.KindDuration, slog.KindTime:
-		return slog.Attr{Key: a.Key, Value: v}
-	case slog.KindString:
-		return slog.String(a.Key, safeText(v.String()))
-	}
-	if err, ok := v.Any().(error); ok {
-		return slog.String(a.Key, safeText(err.Error()))
-	}
-	return slog.String(a.Key, safeText(v.String()))
 }
 
 // failure is what a log record says of a start's failure: the fault's

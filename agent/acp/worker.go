@@ -15,6 +15,7 @@ import (
 	acpsdk "github.com/coder/acp-go-sdk"
 
 	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/internal/logguard"
 )
 
 // inheritedEnv is the part of the pool's environment a worker inherits;
@@ -117,7 +118,10 @@ func (p *Pool) spawn(ctx context.Context, slot int) (*worker, error) {
 	go w.reap()
 	in := newInTap(w, outR)
 	w.conn = acpsdk.NewClientSideConnection(client{w}, outTap{w}, in)
-	w.conn.SetLogger(slog.New(sdkHandler{w.log.Handler()}))
+	// The SDK puts raw wire lines and the peer's error text in its
+	// records: every one at debug, its text made safe.
+	debug := slog.LevelDebug
+	w.conn.SetLogger(slog.New(logguard.New(w.log.Handler(), logguard.Options{Level: &debug})))
 	close(in.open)
 	go w.monitor()
 

@@ -1,4 +1,4 @@
-package server
+package logguard
 
 import (
 	"context"
@@ -12,8 +12,8 @@ import (
 	"github.com/triage-go/triage/fault"
 )
 
-// logGuard is the slog.Handler the service and its handler log through, so
-// that what a client sends cannot make the logs an amplifier:
+// Guard is a slog.Handler that a service logs through, so that what a
+// client (or a peer) sends cannot make the logs an amplifier or a leak:
 //
 //   - every string value (of the record, of a group, of a LogValuer once
 //     resolved, of an error's text) is redacted with fault.Redact and cut
@@ -23,16 +23,36 @@ import (
 //   - of the lines at Warn and above, those of one level and message are
 //     written at most burst times per window; the others are counted, and
 //     one line at the window's end says how many were not written.
-type logGuard struct {
+//
+// With Options.Level set, every record is written at that level (a peer's
+// own logs, such as an SDK's, at debug).
+type Guard struct {
 	next    slog.Handler
-	max     int      // longest string value, in bytes; <= 0: not cut
-	repeats *repeats // nil: nothing is suppressed
+	max     int         // longest string value, in bytes; <= 0: not cut
+	level   *slog.Level // every record's level, when set
+	repeats *repeats    // nil: nothing is suppressed
 }
 
-// MaxLogValue is the longest string value, in bytes, the service logs: a
-// longer one is cut, with the length it had. It is fault.Redact's own
+// MaxValue is the longest string value, in bytes, a Guard logs by default:
+// a longer one is cut, with the length it had. It is fault.Redact's own
 // bound, which every logged string goes through.
-const MaxLogValue = 1024
+const MaxValue = 1024
+
+// Options configure a Guard. Every zero field means the documented
+// default.
+type Options struct {
+	// MaxValue is the longest string value, in bytes. Defaults to
+	// MaxValue; negative: not cut (still redacted).
+	MaxValue int
+	// Burst lines of one level and message, at Warn and above, are
+	// written per Window; the others are counted, and one line at the
+	// window's end says how many were not written. Defaults to 0:
+	// nothing is suppressed.
+	Burst  int
+	Window time.Duration
+	// Level, when set, is the level every record is written at.
+	Level *slog.Level
+}
 
 // maxLogMessage bounds a record's message (the service's are constants,
 // but net/http's error log carries what the connection sent).
@@ -42,17 +62,32 @@ const maxLogMessage = 1024
 // the lines of a message not yet counted share one count per level.
 const maxRepeatKeys = 1024
 
-func newLogGuard(next slog.Handler, maxValue, burst int, window time.Duration) *logGuard {
-	g := &logGuard{next: next, max: maxValue}
-	if burst > 0 {
-		g.repeats = &repeats{burst: burst, window: window, maxKeys: maxRepeatKeys, lines: map[repeatKey]*repeatCount{}}
+// New returns a Guard that writes to next.
+func New(next slog.Handler, o Options) *Guard {
+	if o.MaxValue == 0 {
+		o.MaxValue = MaxValue
+	}
+	g := &Guard{next: next, max: o.MaxValue, level: o.Level}
+	if o.Burst > 0 {
+		g.repeats = &repeats{burst: o.Burst, window: o.Window, maxKeys: maxRepeatKeys, lines: map[repeatKey]*repeatCount{}}
 	}
 	return g
 }
 
-func (g *logGuard) Enabled(ctx context.Context, l slog.Level) bool { return g.next.Enabled(ctx, l) }
+// Enabled reports whether next takes records of level l (of Options.Level,
+// when set).
+func (g *Guard) Enabled(ctx context.Context, l slog.Level) bool {
+	if g.level != nil {
+		l = *g.level
+	}
+	return g.next.Enabled(ctx, l)
+}
 
-func (g *logGuard) Handle(ctx context.Context, r slog.Record) error {
+// Handle writes r to next, made safe.
+func (g *Guard) Handle(ctx context.Context, r slog.Record) error {
+	if g.level != nil {
+		r.Level = *g.level
+	}
 	if g.repeats != nil && r.Level >= slog.LevelWarn {
 		ok, past := g.repeats.allow(g.next, r)
 		past.write() // the count of the window before, if its timer is late
@@ -68,26 +103,34 @@ func (g *logGuard) Handle(ctx context.Context, r slog.Record) error {
 	return g.next.Handle(ctx, out)
 }
 
-func (g *logGuard) WithAttrs(attrs []slog.Attr) slog.Handler {
+// WithAttrs returns a Guard whose records carry attrs, made safe.
+func (g *Guard) WithAttrs(attrs []slog.Attr) slog.Handler {
+	if len(attrs) == 0 {
+		return g
+	}
 	clean := make([]slog.Attr, len(attrs))
 	for i, a := range attrs {
 		clean[i] = g.attr(a)
 	}
-	return &logGuard{next: g.next.WithAttrs(clean), max: g.max, repeats: g.repeats}
+	return &Guard{next: g.next.WithAttrs(clean), max: g.max, level: g.level, repeats: g.repeats}
 }
 
-func (g *logGuard) WithGroup(name string) slog.Handler {
-	return &logGuard{next: g.next.WithGroup(name), max: g.max, repeats: g.repeats}
+// WithGroup returns a Guard whose records' attributes are in group name.
+func (g *Guard) WithGroup(name string) slog.Handler {
+	if name == "" {
+		return g
+	}
+	return &Guard{next: g.next.WithGroup(name), max: g.max, level: g.level, repeats: g.repeats}
 }
 
-// flush writes the counts of the lines suppressed so far.
-func (g *logGuard) flush() {
+// Flush writes the counts of the lines suppressed so far.
+func (g *Guard) Flush() {
 	if g != nil && g.repeats != nil {
 		g.repeats.flush()
 	}
 }
 
-func (g *logGuard) attr(a slog.Attr) slog.Attr {
+func (g *Guard) attr(a slog.Attr) slog.Attr {
 	v := a.Value.Resolve()
 	switch v.Kind() {
 	case slog.KindString:
@@ -105,7 +148,7 @@ func (g *logGuard) attr(a slog.Attr) slog.Attr {
 	return slog.Attr{Key: a.Key, Value: v}
 }
 
-func (g *logGuard) anyValue(v slog.Value) slog.Value {
+func (g *Guard) anyValue(v slog.Value) slog.Value {
 	switch x := v.Any().(type) {
 	case error:
 		return slog.StringValue(cutText(x.Error(), g.max))
