@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -21,17 +23,35 @@ const module = "github.com/triage-go/triage"
 // layers is the layout of DESIGN.md, top to bottom: a package may import
 // packages of its own layer or below, never above. Each entry is a
 // package path under the module ("" is the root package); a path covers
-// the packages under it, and the longest match wins. internal/ packages
-// are machinery: each is checked through the packages that import it,
-// since their dependencies count as the importer's own.
+// the packages under it, and the longest match wins, so that a package's
+// own internal/ machinery (store/internal/sqlstore) sits in its layer.
+//
+// The module's internal/ holds three kinds of package, each placed here:
+// programs (the triage command's Main and the project's own tools, at the
+// top with cmd/, since nothing imports them), adapters the programs wire
+// in (below the programs, above the doors they serve), and machinery:
+// test kits and the low-level libraries the root and wire/ build on (at
+// the bottom, above fault, so that any package may use them).
 var layers = [][]string{
-	{"cmd", "internal/cli", "internal/loadbench"},
+	// Programs: the triage command (internal/cli is its Main) and the
+	// project's own tools; the generators run from go generate.
+	{"cmd", "internal/cli", "internal/loadbench", "internal/campaign",
+		"internal/tsgen", "internal/taxonomy/gen", "internal/textclass/gen"},
+	// Adapters the programs wire in: the NATS ingress (on natsin.Service,
+	// which the service satisfies), River's web UI, OpenTelemetry's
+	// exporters, and `triage worker`'s ACP agent.
+	{"internal/natsin", "internal/jobsui", "internal/tracing", "internal/acpworker"},
 	{"web"},
 	{"server"},
 	{"bridge"},
 	{"aguirun", "agui"},
+	// The provider agents: each provider's kind of agent, which its
+	// package registers with package agent when imported (as database/sql
+	// drivers register), and their conformance suite. Only programs and
+	// tests import them.
+	providerAgents,
 	{"agent"},
-	{"service"},
+	{"service"}, // issue 24's pipeline, between the doors and the engine
 	{"handler"},
 	{"policy"},
 	{"store"},
@@ -41,20 +61,44 @@ var layers = [][]string{
 	{"provider"},
 	{"memory"},
 	{""},
+	// Test kits: only tests import them (TestTestKitsStayInTests), so
+	// they may serve the tests of any package above the libraries.
+	{"internal/acptest", "internal/disktest", "internal/golden", "internal/natstest", "internal/pgtest",
+		"internal/jsonmember/jsonmembertest"},
+	// Libraries of machinery: strict JSON members (the root and wire/),
+	// the text classifier's model (handler), the renderings of the code
+	// table (the generators), the log guard (server, the ACP workers).
+	{"internal/jsonmember", "internal/textclass", "internal/taxonomy", "internal/tsgen/render", "internal/logguard"},
 	{"fault"},
+}
+
+// providerAgents are the packages of the provider agents' layer.
+var providerAgents = []string{"provider/openai/openaiagent", "provider/anthropic/anthropicagent",
+	"provider/gemini/geminiagent", "provider/internal/agenttest"}
+
+// testKits are the packages only tests may import: the internal/ kits of
+// the test kits layer and the suites beside the packages they test.
+var testKits = []string{
+	"internal/acptest", "internal/disktest", "internal/golden", "internal/natstest", "internal/pgtest",
+	"internal/jsonmember/jsonmembertest", "provider/internal/providertest", "provider/internal/agenttest",
+	"store/storetest",
 }
 
 // Packages whose dependencies are held closer than their layer: the Go
 // client for the service depends on the root, fault, resilience and
-// wire/problem only (DESIGN.md), whatever sits beside it, and the stores
-// on the root and fault (issue 11).
+// wire/problem only (DESIGN.md), whatever sits beside it, the stores on
+// the root and fault (issue 11), and the graph executor on fault and
+// resilience (issue 24: the wire formats of its notices are its callers'
+// business). A held package may also depend on what the packages it may
+// depend on depend on (the root's machinery, internal/jsonmember).
 var allowed = map[string][]string{
 	"client": {"", "fault", "resilience", "wire/problem"},
 	// The storage interfaces and the stores speak the domain only; the
 	// graph executor's adapter is store/checkpoint.
 	"store":          {"", "fault"},
-	"store/sqlite":   {"", "fault", "store"},
-	"store/postgres": {"", "fault", "store"},
+	"store/sqlite":   {"", "fault", "store", "store/internal/sqlstore", "store/internal/riverjobs"},
+	"store/postgres": {"", "fault", "store", "store/internal/sqlstore", "store/internal/riverjobs"},
+	"graph":          {"fault", "resilience"},
 }
 
 // rank returns the layer of a package path under the module, and whether
@@ -63,8 +107,7 @@ func rank(rel string) (int, bool) {
 	best, at := -1, -1
 	for i, layer := range layers {
 		for _, p := range layer {
-			match := rel == p || (p != "" && strings.HasPrefix(rel, p+"/"))
-			if match && len(p) > best {
+			if covers(p, rel) && len(p) > best {
 				best, at = len(p), i
 			}
 		}
@@ -72,36 +115,72 @@ func rank(rel string) (int, bool) {
 	return at, at >= 0
 }
 
-type goPackage struct {
-	ImportPath string
-	Deps       []string
+// covers reports whether the package path p covers rel: rel is p or a
+// package under it; the root ("") covers only itself.
+func covers(p, rel string) bool {
+	return rel == p || (p != "" && strings.HasPrefix(rel, p+"/"))
 }
 
-func listPackages(t *testing.T) []goPackage {
-	t.Helper()
+type goPackage struct {
+	ImportPath string
+	Imports    []string
+	Deps       []string
+	Standard   bool
+}
+
+// importGraph is the import graph of the module's packages and everything
+// they depend on, by import path, with the module's own packages in
+// go list's order.
+type importGraph struct {
+	all    map[string]*goPackage
+	module []*goPackage
+}
+
+// listGraph runs go list once per test binary: the tests share its answer.
+var listGraph = sync.OnceValues(func() (*importGraph, error) {
 	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("the go command is not on PATH")
+		return nil, errNoGo
 	}
-	out, err := exec.Command("go", "list", "-json=ImportPath,Deps", "./...").Output()
+	out, err := exec.Command("go", "list", "-deps", "-json=ImportPath,Imports,Deps,Standard", "./...").Output()
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			t.Fatalf("go list: %v\n%s", err, ee.Stderr)
+			return nil, fmt.Errorf("go list: %w\n%s", err, ee.Stderr)
 		}
-		t.Fatal(err)
+		return nil, err
 	}
-	var pkgs []goPackage
+	g := &importGraph{all: map[string]*goPackage{}}
 	dec := json.NewDecoder(bytes.NewReader(out))
 	for {
-		var p goPackage
-		if err := dec.Decode(&p); err == io.EOF {
+		p := new(goPackage)
+		if err := dec.Decode(p); err == io.EOF {
 			break
 		} else if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
-		pkgs = append(pkgs, p)
+		g.all[p.ImportPath] = p
+		if _, ok := rel(p.ImportPath); ok {
+			g.module = append(g.module, p)
+		}
 	}
-	return pkgs
+	return g, nil
+})
+
+var errNoGo = errors.New("the go command is not on PATH")
+
+func loadGraph(t *testing.T) *importGraph {
+	t.Helper()
+	g, err := listGraph()
+	if errors.Is(err, errNoGo) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.module) < 20 {
+		t.Fatalf("go list found %d packages", len(g.module))
+	}
+	return g
 }
 
 func rel(importPath string) (string, bool) {
@@ -112,23 +191,13 @@ func rel(importPath string) (string, bool) {
 	return r, ok
 }
 
-func isInternal(r string) bool {
-	return r == "internal" || strings.HasPrefix(r, "internal/") || strings.Contains(r, "/internal/") || strings.HasSuffix(r, "/internal")
-}
-
 // TestImportsPointDown checks the layout: no package depends, directly or
-// through internal/ machinery, on a package listed above it.
+// not, on a package listed above it, internal/ packages included.
 func TestImportsPointDown(t *testing.T) {
 	t.Parallel()
-	pkgs := listPackages(t)
-	if len(pkgs) < 20 {
-		t.Fatalf("go list found %d packages", len(pkgs))
-	}
-	for _, p := range pkgs {
+	g := loadGraph(t)
+	for _, p := range g.module {
 		from, _ := rel(p.ImportPath)
-		if isInternal(from) && !slices.Contains(layers[0], from) {
-			continue
-		}
 		want, held := allowed[from]
 		r, ok := rank(from)
 		if !ok && !held {
@@ -137,12 +206,12 @@ func TestImportsPointDown(t *testing.T) {
 		}
 		for _, dep := range p.Deps {
 			to, ok := rel(dep)
-			if !ok || isInternal(to) {
+			if !ok {
 				continue
 			}
 			if held {
-				if !slices.Contains(want, to) {
-					t.Errorf("%s depends on %s; it may depend on %v only", from, dep, want)
+				if !g.heldMay(want, to) {
+					t.Errorf("%s depends on %s (%s); it may depend on %v only", orRoot(from), orRoot(to), g.chain(p.ImportPath, dep), want)
 				}
 				continue
 			}
@@ -151,8 +220,87 @@ func TestImportsPointDown(t *testing.T) {
 				continue // reported as a package of its own
 			}
 			if dr < r {
-				t.Errorf("%s (layer %v) depends on %s (layer %v), which is above it", orRoot(from), layers[r], orRoot(to), layers[dr])
+				t.Errorf("%s (layer %v) depends on %s (layer %v), which is above it (%s)", orRoot(from), layers[r], orRoot(to), layers[dr], g.chain(p.ImportPath, dep))
 			}
+		}
+	}
+}
+
+// heldMay reports whether a package held to want may depend on the module
+// package to: one of want, or what one of them depends on.
+func (g *importGraph) heldMay(want []string, to string) bool {
+	if slices.Contains(want, to) {
+		return true
+	}
+	for _, w := range want {
+		path := module
+		if w != "" {
+			path += "/" + w
+		}
+		if p, ok := g.all[path]; ok && slices.Contains(p.Deps, module+"/"+to) {
+			return true
+		}
+	}
+	return false
+}
+
+// chain is the shortest import chain from the package from to the package
+// to, for messages: "bridge → agent → github.com/openai/openai-go/v3".
+func (g *importGraph) chain(from, to string) string {
+	prev := map[string]string{from: ""}
+	queue := []string{from}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		if p == to {
+			var path []string
+			for ; p != ""; p = prev[p] {
+				path = append(path, short(p))
+			}
+			slices.Reverse(path)
+			return strings.Join(path, " → ")
+		}
+		if gp, ok := g.all[p]; ok {
+			for _, next := range gp.Imports {
+				if _, seen := prev[next]; !seen {
+					prev[next] = p
+					queue = append(queue, next)
+				}
+			}
+		}
+	}
+	return short(from) + " → … → " + short(to)
+}
+
+// short is an import path as messages write it: the module's packages
+// relative to it.
+func short(importPath string) string {
+	if r, ok := rel(importPath); ok {
+		return orRoot(r)
+	}
+	return importPath
+}
+
+// TestTestKitsStayInTests: no package but a test kit depends on one, so
+// that no program and no library carries test machinery.
+func TestTestKitsStayInTests(t *testing.T) {
+	t.Parallel()
+	g := loadGraph(t)
+	for _, p := range g.module {
+		from, _ := rel(p.ImportPath)
+		if slices.Contains(testKits, from) {
+			continue
+		}
+		for _, dep := range p.Deps {
+			if to, ok := rel(dep); ok && slices.Contains(testKits, to) {
+				t.Errorf("%s depends on the test kit %s (%s): only tests may import it", orRoot(from), to, g.chain(p.ImportPath, dep))
+			}
+		}
+	}
+	for _, k := range testKits {
+		path := module + "/" + k
+		if _, ok := g.all[path]; !ok {
+			t.Errorf("the test kit %s is not a package of the module: remove it from testKits", k)
 		}
 	}
 }
@@ -168,16 +316,35 @@ func orRoot(r string) string {
 // root matches only itself.
 func TestRankOf(t *testing.T) {
 	t.Parallel()
+	at := func(p string) int {
+		for i, layer := range layers {
+			if slices.Contains(layer, p) {
+				return i
+			}
+		}
+		t.Fatalf("%q is in no layer", p)
+		return -1
+	}
 	for _, c := range []struct {
 		rel  string
 		want int
 	}{
-		{"", 15}, {"fault", 16}, {"wire/problem", 12}, {"store/sqlite", 9}, {"internal/cli", 0},
-		{"cmd/triage", 0}, {"server", 2}, {"memory", 14}, {"policy", 8}, {"faultx", -1},
+		{"", at("")}, {"fault", at("fault")}, {"wire/problem", at("wire")}, {"store/sqlite", at("store")},
+		{"store/internal/sqlstore", at("store")}, {"provider/internal/upstream", at("provider")},
+		{"internal/cli", 0}, {"cmd/triage", 0}, {"internal/tsgen", 0}, {"internal/tsgen/render", at("internal/jsonmember")},
+		{"internal/textclass", at("internal/jsonmember")}, {"internal/textclass/gen", 0},
+		{"internal/jsonmember/jsonmembertest", at("internal/golden")}, {"internal/natsin", at("internal/jobsui")},
+		{"provider/openai/openaiagent", at("provider/openai/openaiagent")}, {"provider/openai", at("provider")},
+		{"server", at("server")}, {"memory", at("memory")}, {"policy", at("policy")}, {"faultx", -1}, {"internal", -1},
 	} {
 		if got, _ := rank(c.rel); got != c.want {
 			t.Errorf("rank(%q) = %d, want %d", c.rel, got, c.want)
 		}
+	}
+	if at("internal/jobsui") >= at("server") || at("server") >= at("agent") || at("provider/gemini/geminiagent") >= at("agent") ||
+		at("internal/golden") <= at("") ||
+		at("internal/jsonmember") <= at("internal/golden") || at("fault") <= at("internal/jsonmember") {
+		t.Error("the layers are out of DESIGN.md's order")
 	}
 }
 

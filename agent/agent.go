@@ -17,7 +17,11 @@ const (
 	// no network, so the bridge runs on a fresh machine.
 	KindScript Kind = "script"
 	// KindOpenAI, KindAnthropic and KindGemini call a model provider
-	// through its official SDK, in process.
+	// through its official SDK, in process. Their packages register them
+	// (provider/openai/openaiagent, provider/anthropic/anthropicagent,
+	// provider/gemini/geminiagent): a program runs agents of the kinds
+	// whose package it imports. Other providers register kinds of their
+	// own (RegisterProvider).
 	KindOpenAI    Kind = "openai"
 	KindAnthropic Kind = "anthropic"
 	KindGemini    Kind = "gemini"

@@ -7,7 +7,12 @@
 //   - script: a scripted agent described in the file, which runs with no
 //     key and no network. Default's registry holds one, "echo".
 //   - openai, anthropic, gemini: an in-process agent calling the provider
-//     through its official SDK.
+//     through its official SDK. Each kind is registered by its package
+//     (provider/openai/openaiagent, provider/anthropic/anthropicagent,
+//     provider/gemini/geminiagent) when a program imports it, as
+//     database/sql drivers are: package agent imports no SDK, and a
+//     program carries only those of the kinds it imports. Another
+//     provider registers a kind of its own with RegisterProvider.
 //   - acp: a command spawned as a pool of worker processes speaking the
 //     Agent Client Protocol over stdio, so existing ACP agents plug in
 //     unchanged (see package agent/acp, and `triage worker`).

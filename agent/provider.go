@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
 	"slices"
@@ -13,10 +12,13 @@ import (
 	"github.com/triage-go/triage/fault"
 )
 
-// A provider agent (kind openai, anthropic or gemini) calls a model
-// provider in process, through its official SDK and the client Triage's
-// provider package builds for it (the SDK's own retries off: the caller
-// decides, from the fault, whether to retry). Each session is a
+// A provider agent (kind openai, anthropic, gemini, or any kind a package
+// registers with RegisterProvider) calls a model provider in process,
+// through the Provider its package registered: Triage's provider agent
+// packages (provider/openai/openaiagent, …) call the official SDK
+// through the client Triage's provider package builds for it (the SDK's
+// own retries off: the caller decides, from the fault, whether to
+// retry). Each session is a
 // conversation: the provider is sent the system prompt, the session's
 // earlier turns and the new prompt, and streams its answer back, a text
 // delta per Chunk. A turn joins the history only when its prompt succeeds;
@@ -39,58 +41,7 @@ const (
 	maxHistoryBytes    = 256 << 10 // of their text
 )
 
-// defaultMaxTokens bounds an answer when the agent's configuration does not
-// (Anthropic requires a bound; the others are given it only when set).
-const defaultMaxTokens = 4096
-
-// turn is one exchange of a conversation.
-type turn struct {
-	user, assistant string
-}
-
-func (t turn) size() int { return len(t.user) + len(t.assistant) }
-
-// ending is how a provider's stream ended.
-type ending struct {
-	// reason is the provider's own finish or stop reason ("stop",
-	// "end_turn", "STOP"); empty when the stream ended without one.
-	reason string
-	// refused says the model refused, or a safety filter blocked the
-	// prompt or the answer; refusal is the model's words, if any.
-	refused bool
-	refusal string
-	// truncated says the answer stopped at the token limit.
-	truncated bool
-}
-
-// streamFunc sends one prompt, after history, and passes each text delta
-// of the answer to delta, in order.
-type streamFunc func(ctx context.Context, history []turn, prompt string, delta func(string)) (ending, error)
-
-// providerKind is what differs between the providers.
-type providerKind struct {
-	id   string   // providerId, as the provider package spells it
-	name string   // for messages
-	env  []string // where the key is by default, in order
-	// wrap is the provider package's Wrap: it makes every error of a call
-	// name the provider.
-	wrap func(error) error
-	// connect builds the provider's client with key and returns how to
-	// stream an answer.
-	connect func(ctx context.Context, key string, c Config) (streamFunc, error)
-}
-
-func providerKinds(k Kind) (providerKind, bool) {
-	switch k {
-	case KindOpenAI:
-		return openaiKind, true
-	case KindAnthropic:
-		return anthropicKind, true
-	case KindGemini:
-		return geminiKind, true
-	}
-	return providerKind{}, false
-}
+func (t Turn) size() int { return len(t.User) + len(t.Assistant) }
 
 // newProvider returns the backend of a provider agent. Nothing is checked
 // until Start.
@@ -103,7 +54,7 @@ func newProvider(c Config, opts BuildOptions) Backend {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	kind, ok := providerKinds(c.Kind)
+	kind, ok := providerOf(c.Kind)
 	return &providerBackend{cfg: c, kind: kind, known: ok, getenv: getenv, logger: logger,
 		sessions: map[string]*conversation{}}
 }
@@ -111,27 +62,27 @@ func newProvider(c Config, opts BuildOptions) Backend {
 // providerBackend runs the sessions of one provider agent.
 type providerBackend struct {
 	cfg    Config
-	kind   providerKind
+	kind   Provider
 	known  bool
 	getenv func(string) string
 	logger *slog.Logger
 
 	mu       sync.Mutex
-	stream   streamFunc // set by Start
+	stream   Stream // set by Start
 	sessions map[string]*conversation
 	next     int
 }
 
 // conversation is one session: its history and its running prompt.
 type conversation struct {
-	turns  []turn
+	turns  []Turn
 	bytes  int
 	cancel context.CancelFunc
 }
 
 // add appends t to the history, then drops the oldest turns until the
 // history is within its bounds.
-func (c *conversation) add(t turn) {
+func (c *conversation) add(t Turn) {
 	c.turns = append(c.turns, t)
 	c.bytes += t.size()
 	n := 0
@@ -155,7 +106,7 @@ func (b *providerBackend) seed(session string, turns []Turn) {
 	c.turns, c.bytes = nil, 0
 	for _, t := range turns {
 		if t.User != "" && t.Assistant != "" {
-			c.add(turn{user: t.User, assistant: t.Assistant})
+			c.add(t)
 		}
 	}
 }
@@ -165,13 +116,12 @@ func (b *providerBackend) seed(session string, turns []Turn) {
 // provider.
 func (b *providerBackend) Start(ctx context.Context) error {
 	if !b.known {
-		return fault.New(fault.ConfigError, fmt.Sprintf("Provider %q is not registered", b.cfg.Kind),
-			fault.WithDetail("providerId", string(b.cfg.Kind)), fault.WithDetail("agentId", b.cfg.ID))
+		return errNotRegistered(b.cfg.Kind, fault.WithDetail("agentId", b.cfg.ID))
 	}
 	if strings.TrimSpace(b.cfg.Model) == "" {
 		return b.configFault("Missing required setting: model", fault.WithDetail("field", "model"))
 	}
-	env := b.kind.env
+	env := b.kind.Env
 	if b.cfg.APIKeyEnv != "" {
 		env = []string{b.cfg.APIKeyEnv}
 	}
@@ -187,7 +137,7 @@ func (b *providerBackend) Start(ctx context.Context) error {
 	}
 	// Whatever an upstream echoes back, no fault shows the key.
 	fault.RegisterSecret(key)
-	stream, err := b.kind.connect(ctx, key, b.cfg)
+	stream, err := b.kind.Connect(ctx, key, b.cfg)
 	if err != nil {
 		return b.fault(err)
 	}
@@ -198,22 +148,25 @@ func (b *providerBackend) Start(ctx context.Context) error {
 }
 
 func (b *providerBackend) configFault(message string, opts ...fault.Option) *fault.Error {
-	opts = append(opts, fault.WithDetail("providerId", b.kind.id), fault.WithDetail("agentId", b.cfg.ID))
+	opts = append(opts, fault.WithDetail("providerId", b.kind.ID), fault.WithDetail("agentId", b.cfg.ID))
 	return fault.New(fault.ConfigError, message, opts...)
 }
 
 // fault is the fault of an error of the provider's SDK: the provider
 // package's classification, naming the provider whatever the error.
 func (b *providerBackend) fault(err error) *fault.Error {
-	f := fault.From(b.kind.wrap(err)).Clone()
+	if b.kind.Wrap != nil {
+		err = b.kind.Wrap(err)
+	}
+	f := fault.From(err).Clone()
 	if f.Details == nil {
 		f.Details = map[string]any{}
 	}
 	if _, ok := f.Details["providerId"]; !ok {
-		f.Details["providerId"] = b.kind.id
+		f.Details["providerId"] = b.kind.ID
 	}
 	if f.Source == "" {
-		f.Source = b.kind.id
+		f.Source = b.kind.ID
 	}
 	return f
 }
@@ -225,7 +178,7 @@ func (b *providerBackend) NewSession(context.Context) (string, error) {
 		return "", errNotStarted()
 	}
 	b.next++
-	id := b.kind.id + "-" + strconv.Itoa(b.next)
+	id := b.kind.ID + "-" + strconv.Itoa(b.next)
 	b.sessions[id] = &conversation{}
 	return id, nil
 }
@@ -275,12 +228,12 @@ func (b *providerBackend) Prompt(ctx context.Context, session, text string, emit
 		return res, f
 	}
 	res.StopReason = "end_turn"
-	if end.truncated {
+	if end.Truncated {
 		res.StopReason = "max_tokens"
 	}
 	b.mu.Lock()
 	if b.sessions[session] == c {
-		c.add(turn{user: text, assistant: res.Text})
+		c.add(Turn{User: text, Assistant: res.Text})
 	}
 	b.mu.Unlock()
 	return res, nil
@@ -289,24 +242,24 @@ func (b *providerBackend) Prompt(ctx context.Context, session, text string, emit
 // noAnswer is the fault of a stream that ended without an answer: a
 // refusal (CONTENT_REFUSED), a stream cut off before its end (UPSTREAM,
 // retryable), or nothing said (UPSTREAM).
-func (b *providerBackend) noAnswer(end ending, text string) *fault.Error {
-	opts := []fault.Option{fault.WithSource(b.kind.id), fault.WithDetail("providerId", b.kind.id),
+func (b *providerBackend) noAnswer(end Ending, text string) *fault.Error {
+	opts := []fault.Option{fault.WithSource(b.kind.ID), fault.WithDetail("providerId", b.kind.ID),
 		fault.WithDomain(fault.DomainLLM), fault.WithSessionValid(true)}
-	if end.reason != "" {
-		opts = append(opts, fault.WithDetail("providerReason", end.reason))
+	if end.Reason != "" {
+		opts = append(opts, fault.WithDetail("providerReason", end.Reason))
 	}
 	switch {
-	case end.refused:
-		if end.refusal != "" {
-			opts = append(opts, fault.WithDebug("refusal", end.refusal))
+	case end.Refused:
+		if end.Refusal != "" {
+			opts = append(opts, fault.WithDebug("refusal", end.Refusal))
 		}
-		return fault.New(fault.ContentRefused, b.kind.name+" declined to answer the prompt under its content policy.", opts...)
-	case end.reason == "":
+		return fault.New(fault.ContentRefused, b.kind.Name+" declined to answer the prompt under its content policy.", opts...)
+	case end.Reason == "":
 		opts = append(opts, fault.WithCategory(fault.CategoryUpstream), fault.WithRetryable(true))
-		return fault.New(fault.UpstreamError, b.kind.name+"'s answer ended before it was complete. Please try again.", opts...)
+		return fault.New(fault.UpstreamError, b.kind.Name+"'s answer ended before it was complete. Please try again.", opts...)
 	case text == "":
 		opts = append(opts, fault.WithCategory(fault.CategoryUpstream), fault.WithRetryable(false))
-		return fault.New(fault.UpstreamError, b.kind.name+" returned an empty answer.", opts...)
+		return fault.New(fault.UpstreamError, b.kind.Name+" returned an empty answer.", opts...)
 	}
 	return nil
 }

@@ -141,9 +141,7 @@ func Parse(data []byte, name string) (*Registry, error) {
 		}
 		seen[a.ID] = true
 		if !a.Kind.known() {
-			return nil, fault.New(fault.ConfigError, fmt.Sprintf("Provider %q is not registered", a.Kind),
-				fault.WithDetail("file", name), fault.WithDetail("field", field+".kind"),
-				fault.WithDetail("providerId", string(a.Kind)))
+			return nil, errNotRegistered(a.Kind, fault.WithDetail("file", name), fault.WithDetail("field", field+".kind"))
 		}
 		if err := checkKind(a); err != nil {
 			return nil, configErr(name, field, err.Error())
@@ -171,16 +169,16 @@ func checkKind(a Config) error {
 		if a.Script != nil || len(a.Command) > 0 || a.Model != "" {
 			return errors.New("a team agent takes members, not a script, a command or a model")
 		}
-	case KindOpenAI, KindAnthropic, KindGemini:
-		if a.Script != nil || len(a.Command) > 0 || len(a.Members) > 0 {
-			return errors.New("a provider agent takes a model, not a script, a command or members")
-		}
 	case KindACP:
 		if len(a.Command) == 0 {
 			return errors.New("an acp agent needs a command")
 		}
 		if a.Script != nil || a.Model != "" || len(a.Members) > 0 {
 			return errors.New("an acp agent takes a command, not a script, a model or members")
+		}
+	default: // a provider agent
+		if a.Script != nil || len(a.Command) > 0 || len(a.Members) > 0 {
+			return errors.New("a provider agent takes a model, not a script, a command or members")
 		}
 	}
 	return nil
@@ -216,12 +214,15 @@ func checkMembers(team Config, all []Config) error {
 	return nil
 }
 
+// known reports whether an agents file may name k: one of package agent's
+// own kinds, a provider kind Triage ships (whether or not its package is
+// imported: Start says which to import), or a registered one.
 func (k Kind) known() bool {
 	switch k {
-	case KindScript, KindOpenAI, KindAnthropic, KindGemini, KindACP, KindTeam:
+	case KindScript, KindACP, KindTeam:
 		return true
 	}
-	return false
+	return isProvider(k)
 }
 
 func configErr(file, field, reason string, opts ...fault.Option) *fault.Error {

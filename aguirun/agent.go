@@ -10,7 +10,6 @@ import (
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/graph"
 	"github.com/triage-go/triage/wire/agui"
-	"github.com/triage-go/triage/wire/present"
 )
 
 // AgentState is the state of an agent's run: what it was asked and what it
@@ -161,7 +160,7 @@ func delegate(m *agent.Manager, agentID, suffix string) graph.Node[AgentState] {
 				graph.Emit(ctx, Text{MessageID: id, Delta: c.Text})
 			}
 			if c.Notice != nil {
-				graph.Notify(ctx, present.EventFrom(c.Notice, nil))
+				graph.Notify(ctx, c.Notice)
 			}
 		})
 		s.Answer, s.StopReason = res.Text, res.StopReason

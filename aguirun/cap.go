@@ -45,7 +45,7 @@ func RunCAP[S any](ctx context.Context, w io.Writer, r *graph.Runnable[S], state
 				err = c.write(present.DeltaPacket(t.Delta))
 			}
 		case graph.EventNotice:
-			err = c.write(present.EventPacket(ev.Notice))
+			err = c.write(present.EventPacket(present.EventFrom(ev.Notice, nil)))
 		case graph.EventNodeFinished:
 			final = ev.State
 		case graph.EventError:

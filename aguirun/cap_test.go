@@ -34,8 +34,7 @@ func capPackets(t *testing.T, g *graph.Runnable[st]) ([]*present.Packet, error) 
 func TestRunCAP(t *testing.T) {
 	g := compile(t, graph.New[st]().
 		AddNode("answer", func(ctx context.Context, s st) (st, error) {
-			ev, _ := present.NewUserErrorEvent(present.NewUserError("Using cached data."), nil)
-			graph.Notify(ctx, ev)
+			graph.Notify(ctx, fault.New(fault.ServiceUnavailable, "Using cached data."))
 			graph.Emit(ctx, aguirun.Text{MessageID: "m1", Delta: "Cached "})
 			graph.Emit(ctx, aguirun.Text{MessageID: "m1", Delta: "answer."})
 			return s, nil

@@ -11,7 +11,8 @@
 //	graph.Emit(ctx, Text{…})     TEXT_MESSAGE_START (first), TEXT_MESSAGE_CONTENT
 //	graph.Emit(ctx, EndText{…})  TEXT_MESSAGE_END
 //	graph.Emit(ctx, agui event)  that event, as given
-//	graph.Notify (seed 001)      CUSTOM {name: "user_error", value: the notice}; the run goes on
+//	graph.Notify(ctx, notice)    CUSTOM {name: "user_error", value: seed 001's user_error
+//	                             of the notice}; the run goes on
 //	node_finished                TEXT_MESSAGE_END for the node's open messages,
 //	                             STATE_SNAPSHOT (Options.Snapshot), STEP_FINISHED
 //	error_routed                 STEP_FINISHED; the error route's node runs next

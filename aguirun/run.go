@@ -9,6 +9,7 @@ import (
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/graph"
 	"github.com/triage-go/triage/wire/agui"
+	"github.com/triage-go/triage/wire/present"
 )
 
 // Text is output a node streams as part of a text message (send it with
@@ -95,7 +96,7 @@ func Run[S any](ctx context.Context, w *agui.Writer, r *graph.Runnable[S], state
 		case graph.EventOutput:
 			err = x.output(ev.Node, ev.Output)
 		case graph.EventNotice:
-			err = x.write(&agui.Custom{Name: "user_error", Value: ev.Notice})
+			err = x.write(&agui.Custom{Name: "user_error", Value: x.userError(ev.Notice)})
 		case graph.EventNodeFinished:
 			err = x.finishNode(ev.Node, ev.State)
 		case graph.EventErrorRouted:
@@ -277,4 +278,10 @@ func failure(ctx context.Context, err error) *fault.Error {
 		}
 	}
 	return fault.From(err).Clone()
+}
+
+// userError is seed 001's user_error event of a node's notice, stamped by
+// the run's clock to the millisecond, as JavaScript's Date keeps it.
+func (x *writer[S]) userError(notice *fault.Error) *present.Event {
+	return present.EventFrom(notice, &present.Options{Now: func() time.Time { return x.opts.Now().Truncate(time.Millisecond) }})
 }

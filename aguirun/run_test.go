@@ -3,6 +3,7 @@ package aguirun_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -160,11 +161,7 @@ func TestRunFailsInABranch(t *testing.T) {
 func TestRunSendsNotices(t *testing.T) {
 	g := compile(t, graph.New[st]().
 		AddNode("answer", func(ctx context.Context, s st) (st, error) {
-			ev, err := present.NewUserErrorEvent(present.NewUserError("Using cached data."), nil)
-			if err != nil {
-				return s, err
-			}
-			graph.Notify(ctx, ev)
+			graph.Notify(ctx, fault.New(fault.ServiceUnavailable, "Using cached data."))
 			graph.Emit(ctx, aguirun.Text{MessageID: "m1", Delta: "Cached answer."})
 			return s, nil
 		}).
@@ -175,7 +172,20 @@ func TestRunSendsNotices(t *testing.T) {
 	}
 	want := "RUN_STARTED STEP_STARTED(answer) CUSTOM(user_error) TEXT_MESSAGE_START TEXT_MESSAGE_CONTENT(Cached answer.) TEXT_MESSAGE_END STEP_FINISHED(answer) RUN_FINISHED"
 	if got := types(events); got != want {
-		t.Errorf("got  %s\nwant %s", got, want)
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	// The notice is seed 001's user_error, stamped by the run's clock.
+	b, err := json.Marshal(events[2].(*agui.Custom).Value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := present.ParseEvent(b)
+	if err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	if u := ev.UserError; u == nil || u.Message != "Using cached data." || u.Code != 503 || !u.Retryable ||
+		!ev.Timestamp.Equal(time.UnixMilli(1_700_000_000_000)) {
+		t.Errorf("user_error %s", b)
 	}
 }
 

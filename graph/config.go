@@ -4,8 +4,8 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/resilience"
-	"github.com/triage-go/triage/wire/present"
 )
 
 // DefaultMaxSteps is what the default step limit allows beyond the graph's
@@ -56,7 +56,7 @@ type Config[S any] struct {
 	// OnNotice receives the notices nodes send with Notify, when the run is
 	// not streamed (a stream yields them as events instead). Defaults to
 	// nil: such notices are dropped.
-	OnNotice func(ctx context.Context, node string, notice *present.Event)
+	OnNotice func(ctx context.Context, node string, notice *fault.Error)
 
 	// OnOutput receives the output nodes send with Emit, when the run is
 	// not streamed (a stream yields it as events instead): the node, its

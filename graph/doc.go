@@ -121,7 +121,7 @@
 //	Emit(ctx, output)                   EventOutput {"type":"output","node":…,      Config.OnOutput(ctx, node, step, output),
 //	                                      "step":…,"output":…}                        or dropped
 //	Notify(ctx, notice)                 EventNotice {"type":"notice","node":…,      Config.OnNotice(ctx, node, notice),
-//	                                      "notice":…}                                 or dropped
+//	                                      "notice":{"code":…,"message":…}}            or dropped
 //	(returns)                           node_finished {node, step, state}           -
 //	(fails, with an error route)        error_routed, then the route's node         the route's node runs
 //	(fails)                             EventError, or the iterator's error         *NodeError
@@ -135,8 +135,8 @@
 // pipeline hands its errors to the Error Handler agent. A node may retry
 // under a resilience policy (WithRetry), which retries only what the fault
 // says is retryable, never before its RetryAfter. A node may send non-fatal
-// notices, seed 001's user_error, with Notify: the run goes on (see
-// Streaming for where they go).
+// notices with Notify, each a *fault.Error its caller shows as seed 001's
+// user_error: the run goes on (see Streaming for where they go).
 //
 // With a Checkpointer (MemoryCheckpointer here; store/checkpoint.New is the
 // durable one, on a tenant of store/sqlite or store/postgres, which stores

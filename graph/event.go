@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/triage-go/triage/wire/present"
+	"github.com/triage-go/triage/fault"
 )
 
 // EventType says what an Event reports.
@@ -38,8 +38,9 @@ type Event[S any] struct {
 	Err *NodeError
 	// Handler is the error route's node, for EventErrorRouted.
 	Handler string
-	// Notice is the notice, for EventNotice.
-	Notice *present.Event
+	// Notice is the notice, for EventNotice. Its JSON is the fault's
+	// payload without debug (fault.Error.Payload(false)).
+	Notice *fault.Error
 	// Output is what the node sent with Emit, for EventOutput.
 	Output any
 }
@@ -66,10 +67,10 @@ func (e Event[S]) MarshalJSON() ([]byte, error) {
 		}{step{e.Type, e.Node, e.Step}, e.Output})
 	case EventNotice:
 		return json.Marshal(struct {
-			Type   EventType      `json:"type"`
-			Node   string         `json:"node"`
-			Notice *present.Event `json:"notice"`
-		}{e.Type, e.Node, e.Notice})
+			Type   EventType     `json:"type"`
+			Node   string        `json:"node"`
+			Notice fault.Payload `json:"notice"`
+		}{e.Type, e.Node, e.Notice.Payload(false)})
 	case EventErrorRouted:
 		return json.Marshal(struct {
 			Type    EventType `json:"type"`

@@ -16,7 +16,6 @@ import (
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/graph"
 	"github.com/triage-go/triage/resilience"
-	"github.com/triage-go/triage/wire/present"
 )
 
 func TestCompileReportsEveryProblem(t *testing.T) {
@@ -237,8 +236,7 @@ func TestErrorRoute(t *testing.T) {
 // A node sends a non-fatal notice and the run goes on.
 func TestNotices(t *testing.T) {
 	t.Parallel()
-	notice := present.EventFrom(fault.New(fault.CapabilityNotFound, "The search tool is unavailable."),
-		&present.Options{Now: func() time.Time { return time.Unix(0, 0) }, NewID: func() string { return "00000000-0000-4000-8000-000000000001" }})
+	notice := fault.New(fault.CapabilityNotFound, "The search tool is unavailable.", fault.WithDebug("tool", "search"))
 	g := graph.New[state]().
 		AddNode("search", func(ctx context.Context, s state) (state, error) {
 			graph.Notify(ctx, notice)
@@ -249,9 +247,9 @@ func TestNotices(t *testing.T) {
 		AddEdge("search", "answer").AddEdge("answer", graph.End).SetEntry("search")
 	var mu sync.Mutex
 	var got []string
-	r := compile(t, g, &graph.Config[state]{OnNotice: func(_ context.Context, node string, n *present.Event) {
+	r := compile(t, g, &graph.Config[state]{OnNotice: func(_ context.Context, node string, n *fault.Error) {
 		mu.Lock()
-		got = append(got, node+": "+n.UserError.Message)
+		got = append(got, node+": "+n.Message)
 		mu.Unlock()
 	}})
 	out, err := r.Invoke(context.Background(), state{})
@@ -266,7 +264,9 @@ func TestNotices(t *testing.T) {
 		types = append(types, ev.Type)
 		if ev.Type == graph.EventNotice {
 			b, _ := json.Marshal(ev)
-			if !strings.HasPrefix(string(b), `{"type":"notice","node":"search","notice":{"id":"00000000-0000-4000-8000-000000000001"`) {
+			// The fault's payload, without debug.
+			if !strings.HasPrefix(string(b), `{"type":"notice","node":"search","notice":{"code":"CAPABILITY_NOT_FOUND","message":"The search tool is unavailable.",`) ||
+				strings.Contains(string(b), "debug") {
 				t.Errorf("notice JSON %s", b)
 			}
 		}

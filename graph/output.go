@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync"
 
-	"github.com/triage-go/triage/wire/present"
+	"github.com/triage-go/triage/fault"
 )
 
 // Emit sends output from a node to its run: text an LLM streams, a tool
@@ -43,15 +43,18 @@ func Emit(ctx context.Context, output any) {
 	}
 }
 
-// Notify sends a non-fatal notice (seed 001's user_error) from a node: the
+// Notify sends a non-fatal notice from a node: a failure the node reports
+// while it carries on (a source it could not reach, a fallback it took),
+// which the run's caller shows as seed 001's user_error (package aguirun
+// writes it as an AG-UI CUSTOM event, with wire/present's EventFrom). The
 // run goes on. A streamed run yields it as an EventNotice, ordered as
 // Emit's output is; otherwise Config.OnNotice receives it, or it is dropped
-// when that is nil.
+// when that is nil. A nil notice is dropped.
 //
 // Notify may be called from goroutines the node starts, with the node's
 // context; like Emit's output, a notice sent after its node call returned,
 // or outside a node call, is dropped.
-func Notify(ctx context.Context, notice *present.Event) {
+func Notify(ctx context.Context, notice *fault.Error) {
 	if notice == nil {
 		return
 	}
@@ -68,7 +71,7 @@ type callKey struct{}
 // sink is where a node call's output and notices go: its run.
 type sink interface {
 	output(ctx context.Context, node string, step int, output any)
-	notice(ctx context.Context, node string, step int, notice *present.Event)
+	notice(ctx context.Context, node string, step int, notice *fault.Error)
 }
 
 // nodeCall is one node call, retries included, as Emit and Notify see it:

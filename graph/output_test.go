@@ -15,7 +15,6 @@ import (
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/graph"
 	"github.com/triage-go/triage/resilience"
-	"github.com/triage-go/triage/wire/present"
 )
 
 // emitting is a node that emits its outputs, then appends its name to the
@@ -121,7 +120,7 @@ func checkCalls(events []graph.Event[state]) string {
 // and notices in the order sent, its node_finished.
 func TestEmitSequential(t *testing.T) {
 	t.Parallel()
-	notice := present.EventFrom(errBoom, nil)
+	notice := fault.From(errBoom)
 	g := graph.New[state]().
 		AddNode("a", emitting("a", "a1", "a2")).
 		AddNode("b", func(ctx context.Context, s state) (state, error) {
@@ -208,7 +207,7 @@ func TestEmitAfterReturnIsDropped(t *testing.T) {
 				go func() {
 					<-release // a has returned: b is running
 					graph.Emit(ctx, "late")
-					graph.Notify(ctx, present.EventFrom(errBoom, nil))
+					graph.Notify(ctx, fault.From(errBoom))
 					close(sent)
 				}()
 				return step("a")(ctx, s)
@@ -235,7 +234,7 @@ func TestEmitAfterReturnIsDropped(t *testing.T) {
 			defer mu.Unlock()
 			outputs = append(outputs, fmt.Sprint(node, step, o))
 		},
-		OnNotice: func(_ context.Context, node string, _ *present.Event) {
+		OnNotice: func(_ context.Context, node string, _ *fault.Error) {
 			mu.Lock()
 			defer mu.Unlock()
 			notices = append(notices, node)
@@ -261,7 +260,7 @@ func TestEmitRacingReturn(t *testing.T) {
 			wg.Go(func() {
 				for i := 0; !stop.Load(); i++ {
 					graph.Emit(ctx, i)
-					graph.Notify(ctx, present.EventFrom(errBoom, nil))
+					graph.Notify(ctx, fault.From(errBoom))
 				}
 			})
 			graph.Emit(ctx, -1)

@@ -13,15 +13,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/graph"
-	"github.com/triage-go/triage/wire/present"
 )
 
 // A node's goroutine that sends a notice after the stream has ended, or
 // while the run goes on, neither crashes nor races.
 func TestNotifyFromGoroutines(t *testing.T) {
 	t.Parallel()
-	notice := present.EventFrom(errBoom, nil)
+	notice := fault.From(errBoom)
 	var wg sync.WaitGroup
 	g := graph.New[state]().
 		AddNode("a", func(ctx context.Context, s state) (state, error) {
@@ -63,10 +63,10 @@ func TestPanicsOutsideNodes(t *testing.T) {
 			&graph.Config[state]{ErrorState: func(state, *graph.NodeError) state { panic("error state broke") }}},
 		{"checkpointer", fan(), &graph.Config[state]{Checkpointer: panicky{}}},
 		{"on notice", graph.New[state]().AddNode("a", func(ctx context.Context, s state) (state, error) {
-			graph.Notify(ctx, present.EventFrom(errBoom, nil))
+			graph.Notify(ctx, fault.From(errBoom))
 			return s, nil
 		}).AddEdge("a", graph.End).SetEntry("a"),
-			&graph.Config[state]{OnNotice: func(context.Context, string, *present.Event) { panic("on notice broke") }}},
+			&graph.Config[state]{OnNotice: func(context.Context, string, *fault.Error) { panic("on notice broke") }}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -14,7 +14,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/resilience"
-	"github.com/triage-go/triage/wire/present"
 )
 
 // Runnable is a compiled graph. It is safe for concurrent use: each Invoke,
@@ -564,7 +563,7 @@ func (x *run[S]) output(ctx context.Context, node string, step int, v any) {
 
 // notice delivers a node call's notice to the stream or to
 // Config.OnNotice.
-func (x *run[S]) notice(ctx context.Context, node string, step int, n *present.Event) {
+func (x *run[S]) notice(ctx context.Context, node string, step int, n *fault.Error) {
 	if x.emit != nil {
 		x.emit(Event[S]{Type: EventNotice, Node: node, Step: step, Notice: n})
 	} else if f := x.r.cfg.OnNotice; f != nil {

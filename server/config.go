@@ -205,12 +205,12 @@ type Config struct {
 	// every other unknown path: the UI shadows no route. Defaults to nil:
 	// no dashboard.
 	UI http.Handler
-	// JobsUI, when set, serves River's own web UI for the job queue
-	// (riverqueue.com/riverui) at JobsUIPath + "/": every tenant's jobs,
-	// which it can retry, cancel and delete, and the queue, which it can
-	// pause. It is the operators' surface: OperatorKey opens it, no
-	// tenant's API key does (see package internal/jobsui). Default off.
-	JobsUI bool
+	// JobsUI, when set, is River's web UI for Store's job queue
+	// (internal/jobsui.New builds it from the store's RiverClient), served
+	// at JobsUIPath + "/": every tenant's jobs, which it can retry, cancel
+	// and delete, and the queue, which it can pause. OperatorKey opens it,
+	// no tenant's API key does. Serve starts it. Default nil: no /riverui/.
+	JobsUI JobsUI
 	// OperatorKey opens JobsUI and, when APIKeys are set, GET /metrics
 	// (at least 16 characters, none of APIKeys'): sent as the password of
 	// HTTP Basic authentication, which a browser prompts for, or as an

@@ -1,27 +1,35 @@
 package server
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
-	"log/slog"
 	"net/http"
 	"time"
 
 	"github.com/triage-go/triage/fault"
-	"github.com/triage-go/triage/internal/jobsui"
 )
 
-// JobsUIPath is where Config.JobsUI serves River's web UI: the page at
-// JobsUIPath + "/", its API under JobsUIPath + "/api/".
+// JobsUIPath is where Config.JobsUI is served: the page at JobsUIPath +
+// "/", its API under JobsUIPath + "/api/". Build the UI with this prefix.
 const JobsUIPath = "/riverui"
+
+// JobsUI is River's web UI for the store's job queue, as internal/jobsui
+// builds it: the server routes JobsUIPath + "/" to it, behind the
+// operator key, and Serve starts it.
+type JobsUI interface {
+	http.Handler
+	// Start runs the UI's background services until ctx ends.
+	Start(ctx context.Context) error
+}
 
 // operatorRealm is the realm of the Basic challenge a browser answers
 // with the operator key.
 const operatorRealm = `Basic realm="triage operators", charset="UTF-8"`
 
 // setupJobsUI checks Config.OperatorKey and, when Config.JobsUI is set,
-// builds River's web UI for the store's queue.
+// that the operator key guards it.
 func (s *Server) setupJobsUI() error {
 	cfg := s.cfg
 	if cfg.OperatorKey != "" {
@@ -38,17 +46,13 @@ func (s *Server) setupJobsUI() error {
 	if s.operator == nil && !s.keys.empty() {
 		s.log.Warn("/metrics is open and counts every reporting agent as \"(other)\": its IDs are the tenants'; set TRIAGE_OPERATOR_KEY to put /metrics behind it and name them")
 	}
-	if !cfg.JobsUI {
+	if cfg.JobsUI == nil {
 		return nil
 	}
 	if s.operator == nil && !s.keys.empty() {
 		return errors.New("server: Config.JobsUI needs an OperatorKey when APIKeys are set: River's UI shows and changes every tenant's jobs")
 	}
-	h, err := jobsui.New(cfg.Store.Jobs().Client(), JobsUIPath, s.log.With(slog.String("component", "riverui")))
-	if err != nil {
-		return err
-	}
-	s.jobsUI = h
+	s.jobsUI = cfg.JobsUI
 	s.crossOrigin = http.NewCrossOriginProtection()
 	if s.operator == nil {
 		s.log.Warn("River's UI at " + JobsUIPath + "/ is open to anyone who reaches the service: no API keys and no operator key configured")

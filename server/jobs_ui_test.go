@@ -11,8 +11,31 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/triage-go/triage/internal/jobsui"
 	"github.com/triage-go/triage/store"
+	"github.com/triage-go/triage/store/postgres"
+	"github.com/triage-go/triage/store/sqlite"
 )
+
+// riverUI is River's UI for st, a store openStore opened, built as the
+// program builds it: from the store's typed River client.
+func riverUI(t *testing.T, st store.Store) JobsUI {
+	t.Helper()
+	log := slog.New(slog.DiscardHandler)
+	var (
+		h   jobsui.Handler
+		err error
+	)
+	if onPostgres(t) {
+		h, err = jobsui.New(st.(*postgres.Store).RiverClient(), JobsUIPath, log)
+	} else {
+		h, err = jobsui.New(st.(*sqlite.Store).RiverClient(), JobsUIPath, log)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
 
 // TestJobsUIConfig: River's UI needs an operator key when tenants have
 // API keys, and that key is none of theirs.
@@ -20,14 +43,15 @@ func TestJobsUIConfig(t *testing.T) {
 	st := openStore(t, newDatabase(t), &clock{now: scenarioNow})
 	defer st.Close()
 	const tenantKey = "key-a-0123456789abcdef"
+	ui := riverUI(t, st)
 	for _, c := range []struct {
 		name string
 		cfg  Config
 		want string
 	}{
-		{"no operator key", Config{APIKeys: map[string]string{tenantKey: "acme"}, JobsUI: true}, "needs an OperatorKey"},
-		{"a short key", Config{JobsUI: true, OperatorKey: "short"}, "at least 16"},
-		{"a tenant's key", Config{APIKeys: map[string]string{tenantKey: "acme"}, JobsUI: true, OperatorKey: tenantKey}, "tenant's API key"},
+		{"no operator key", Config{APIKeys: map[string]string{tenantKey: "acme"}, JobsUI: ui}, "needs an OperatorKey"},
+		{"a short key", Config{JobsUI: ui, OperatorKey: "short"}, "at least 16"},
+		{"a tenant's key", Config{APIKeys: map[string]string{tenantKey: "acme"}, JobsUI: ui, OperatorKey: tenantKey}, "tenant's API key"},
 	} {
 		c.cfg.Store, c.cfg.JobPoll, c.cfg.Logger = st, -1, slog.New(slog.DiscardHandler)
 		if _, err := New(c.cfg); err == nil || !strings.Contains(err.Error(), c.want) {
@@ -49,7 +73,7 @@ func TestJobsUI(t *testing.T) {
 	st := openStore(t, newDatabase(t), clk)
 	t.Cleanup(func() { st.Close() })
 	srv, err := New(Config{Store: st, Now: clk.Now, JobPoll: -1, APIKeys: map[string]string{tenantKey: "acme"},
-		JobsUI: true, OperatorKey: operatorKey, AuthFailRate: -1, Logger: slog.New(slog.DiscardHandler)})
+		JobsUI: riverUI(t, st), OperatorKey: operatorKey, AuthFailRate: -1, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +208,7 @@ func TestJobsUIOptIn(t *testing.T) {
 	if r := f.do("GET", "/riverui/", nil, nil); r.status != 404 || codeOf(t, r) != "NOT_FOUND" {
 		t.Errorf("without JobsUI: %d %s", r.status, r.body)
 	}
-	f = newFixture(t, func(c *Config) { c.JobsUI = true })
+	f = newFixture(t, func(c *Config) { c.JobsUI = riverUI(t, c.Store) })
 	if r := f.do("GET", "/riverui/api/jobs?state=available", nil, nil); r.status != 200 || !bytes.Contains(r.body, []byte(`"data":[]`)) {
 		t.Errorf("open: %d %s", r.status, r.body)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/triage-go/triage/agent"
+	_ "github.com/triage-go/triage/provider/openai/openaiagent" // the openai kind
 )
 
 // An AG-UI run of a provider agent sends the model the thread the

@@ -18,7 +18,6 @@ import (
 
 	"github.com/triage-go/triage/bridge"
 	"github.com/triage-go/triage/fault"
-	"github.com/triage-go/triage/internal/jobsui"
 	"github.com/triage-go/triage/internal/logguard"
 	"github.com/triage-go/triage/service"
 	"github.com/triage-go/triage/store"
@@ -60,7 +59,7 @@ type Server struct {
 	// jobsUI is River's web UI (Config.JobsUI), operator the SHA-256 of
 	// Config.OperatorKey, crossOrigin the UI's guard against changes
 	// another origin's page makes with the operator's credentials.
-	jobsUI      jobsui.Handler
+	jobsUI      JobsUI
 	operator    *[32]byte
 	crossOrigin *http.CrossOriginProtection
 

@@ -486,10 +486,6 @@ type Jobs interface {
 	// attempts running (see WorkOptions.StopTimeout). Any number of
 	// instances may Work one database: each job runs on one of them.
 	Work(ctx context.Context, w JobWorker, o WorkOptions) error
-	// Client is the River client the queue inserts with
-	// (*river.Client[pgx.Tx] on PostgreSQL, *river.Client[*sql.Tx] on
-	// SQLite), for River's own tools such as its web UI.
-	Client() any
 }
 
 // Options configure a store implementation.

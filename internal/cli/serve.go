@@ -16,6 +16,7 @@ import (
 
 	"github.com/triage-go/triage/bridge"
 	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/internal/jobsui"
 	"github.com/triage-go/triage/policy"
 	"github.com/triage-go/triage/server"
 	"github.com/triage-go/triage/store"
@@ -186,7 +187,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 		Retention:        store.Retention{Records: retainRecords, Runs: retainRuns},
 		TenantConcurrent: *tenantConcurrent, TenantStreams: *tenantStreams, TenantMCPSessions: *tenantMCP, BodyTimeout: *bodyTimeout, MinBodyRate: *minBodyRate,
 		AuthFailRate: *authFailRate, AuthFailBurst: *authFailBurst, LogRepeat: *logRepeat,
-		JobsUI: *riverUI, OperatorKey: opKey}
+		OperatorKey: opKey}
 	if *policyFile != "" {
 		if cfg.Policy, err = policy.Load(*policyFile); err != nil {
 			return err
@@ -207,12 +208,17 @@ func runServe(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	defer stopTracing(tr, log) // last: after the store, the spans of the shutdown too
-	st, what, err := openStore(ctx, *db)
+	st, err := openStore(ctx, *db)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	cfg.Store = st
+	cfg.Store = st.Store
+	if *riverUI {
+		if cfg.JobsUI, err = st.riverUI(log.With(slog.String("component", "riverui"))); err != nil {
+			return err
+		}
+	}
 	share := 0
 	if tenants(keys) > 1 {
 		share = 4
@@ -243,7 +249,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 		return fault.Wrap(err, fault.ConfigError, "Cannot listen on "+*addr+".")
 	}
 	base := "http://" + ln.Addr().String()
-	fmt.Fprintf(env.Stdout, "Triage Error Handler listening on %s (storage: %s)\n", base, what)
+	fmt.Fprintf(env.Stdout, "Triage Error Handler listening on %s (storage: %s)\n", base, st.what)
 	// A report of its own, so that the line works from any directory; with
 	// API keys, a key's placeholder (never a key: this is a terminal, or a
 	// log), which the shell expands.
@@ -336,23 +342,38 @@ func tenants(keys map[string]string) int {
 	return len(seen)
 }
 
+// openedStore is the storage --db names, what to call it, and how to
+// build River's web UI for its job queue (--riverui), which takes the
+// store's own River client.
+type openedStore struct {
+	store.Store
+	what    string
+	riverUI func(log *slog.Logger) (server.JobsUI, error)
+}
+
 // openStore opens the storage --db names: a postgres:// (or postgresql://)
 // URL, else a SQLite file.
-func openStore(ctx context.Context, db string) (store.Store, string, error) {
+func openStore(ctx context.Context, db string) (*openedStore, error) {
 	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://") {
 		st, err := postgres.Open(octx, db, store.Options{})
 		if err != nil {
-			return nil, "", fault.Wrap(err, fault.ConfigError, "Cannot open the PostgreSQL database.")
+			return nil, fault.Wrap(err, fault.ConfigError, "Cannot open the PostgreSQL database.")
 		}
-		return st, "PostgreSQL " + fault.Redact(redactURL(db)), nil
+		return &openedStore{Store: st, what: "PostgreSQL " + fault.Redact(redactURL(db)),
+			riverUI: func(log *slog.Logger) (server.JobsUI, error) {
+				return jobsui.New(st.RiverClient(), server.JobsUIPath, log)
+			}}, nil
 	}
 	st, err := sqlite.Open(octx, db, store.Options{})
 	if err != nil {
-		return nil, "", fault.Wrap(err, fault.ConfigError, "Cannot open the SQLite database "+db+".")
+		return nil, fault.Wrap(err, fault.ConfigError, "Cannot open the SQLite database "+db+".")
 	}
-	return st, "SQLite " + db, nil
+	return &openedStore{Store: st, what: "SQLite " + db,
+		riverUI: func(log *slog.Logger) (server.JobsUI, error) {
+			return jobsui.New(st.RiverClient(), server.JobsUIPath, log)
+		}}, nil
 }
 
 // redactURL drops a URL's password.

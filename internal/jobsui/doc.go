@@ -1,10 +1,15 @@
 // Package jobsui is River's own web UI (riverqueue.com/riverui) for the
 // service's durable jobs: the retries and escalations that store/sqlite
 // and store/postgres run on River (github.com/riverqueue/river). New
-// takes the River client a store's queue inserts with (store.Jobs.Client:
-// a *river.Client[pgx.Tx] on PostgreSQL, a *river.Client[*sql.Tx] on
-// SQLite) and returns riverui's handler for it, which lists every job of
-// every tenant and can retry, cancel and delete them, and pause the queue.
+// takes the River client a store's queue inserts with, typed by the
+// store's transactions (postgres.Store.RiverClient, a
+// *river.Client[pgx.Tx]; sqlite.Store.RiverClient, a
+// *river.Client[*sql.Tx]), and returns riverui's handler for it, which
+// lists every job of every tenant and can retry, cancel and delete them,
+// and pause the queue. The program that opens the store builds it and
+// hands it to the service (server.Config.JobsUI), so that neither the
+// service nor the store interfaces carry River's UI, River or a database
+// driver.
 //
 // It is an operator's surface, not a tenant's: River's UI knows nothing of
 // tenants (a job's tenant is one of its arguments), so a tenant's API key

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/triage-go/triage/store"
@@ -46,6 +47,7 @@ type Store struct {
 	core   *sqlstore.Store
 	pool   *pgxpool.Pool
 	health *sqlstore.Health
+	river  *river.Client[pgx.Tx]
 }
 
 var _ store.Store = (*Store)(nil)
@@ -100,7 +102,7 @@ func Open(ctx context.Context, url string, opts store.Options) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: open: %w", err)
 	}
-	return &Store{core: sqlstore.New(db, dialect, opts, queue), pool: pool, health: db.health}, nil
+	return &Store{core: sqlstore.New(db, dialect, opts, queue), pool: pool, health: db.health, river: queue.Client()}, nil
 }
 
 // riverMigrationLock is the advisory lock that serialises the instances
@@ -146,6 +148,12 @@ func (s *Store) Tenant(id string) store.Tenant { return s.core.Tenant(id) }
 
 // Jobs returns the durable job queue, shared by every tenant.
 func (s *Store) Jobs() store.Jobs { return s.core.Jobs() }
+
+// RiverClient returns the River client the job queue inserts with, on the
+// store's pool, for River's own tools: its web UI (internal/jobsui) lists,
+// retries and cancels the jobs through it. Jobs inserted through it
+// outside Triage's kinds are never run.
+func (s *Store) RiverClient() *river.Client[pgx.Tx] { return s.river }
 
 // Expire deletes the bookkeeping older than r keeps: delivery claims,
 // idempotency keys, attempt counts, graph checkpoints, run records.

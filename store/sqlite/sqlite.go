@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
 
@@ -54,6 +55,7 @@ type Store struct {
 	readStmts   *stmtCache
 	closeOnce   sync.Once
 	closeErr    error
+	river       *river.Client[*sql.Tx]
 }
 
 var _ store.Store = (*Store)(nil)
@@ -107,6 +109,7 @@ func Open(ctx context.Context, path string, opts store.Options) (*Store, error) 
 		return nil, err
 	}
 	s.core = sqlstore.New(db, dialect, opts, queue)
+	s.river = queue.Client()
 	return s, nil
 }
 
@@ -144,6 +147,12 @@ func (s *Store) Tenant(id string) store.Tenant { return s.core.Tenant(id) }
 
 // Jobs returns the durable job queue, shared by every tenant.
 func (s *Store) Jobs() store.Jobs { return s.core.Jobs() }
+
+// RiverClient returns the River client the job queue inserts with, on the
+// writer's pool, for River's own tools: its web UI (internal/jobsui) lists,
+// retries and cancels the jobs through it. Jobs inserted through it
+// outside Triage's kinds are never run.
+func (s *Store) RiverClient() *river.Client[*sql.Tx] { return s.river }
 
 // Expire deletes the bookkeeping older than r keeps: delivery claims,
 // idempotency keys, attempt counts, graph checkpoints, run records.

@@ -140,7 +140,7 @@ func New[TTx any](driver riverdriver.Driver[TTx], txOf func(sqlstore.Querier) (T
 }
 
 // Client returns the River client the queue inserts with.
-func (q *Queue[TTx]) Client() any { return q.client }
+func (q *Queue[TTx]) Client() *river.Client[TTx] { return q.client }
 
 // MigrateDB applies River's migrations that the database lacks, each in
 // a transaction of its own (PostgreSQL's enum changes cannot share one

@@ -1,4 +1,4 @@
-package agent
+package openaiagent
 
 import (
 	"context"
@@ -7,19 +7,24 @@ import (
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/triage-go/triage/agent"
 	"github.com/triage-go/triage/provider/openai"
 )
 
-// openaiKind calls OpenAI's chat completions, streaming.
-var openaiKind = providerKind{
-	id:      openai.ProviderID,
-	name:    "OpenAI",
-	env:     []string{"OPENAI_API_KEY"},
-	wrap:    openai.Wrap,
-	connect: connectOpenAI,
+func init() {
+	agent.RegisterProvider(agent.Provider{
+		Kind:    agent.KindOpenAI,
+		ID:      openai.ProviderID,
+		Name:    "OpenAI",
+		Env:     []string{"OPENAI_API_KEY"},
+		Wrap:    openai.Wrap,
+		Connect: connect,
+	})
 }
 
-func connectOpenAI(_ context.Context, key string, c Config) (streamFunc, error) {
+// connect builds the agent's client and streams OpenAI's chat
+// completions.
+func connect(_ context.Context, key string, c agent.Config) (agent.Stream, error) {
 	var opts []option.RequestOption
 	if c.BaseURL != "" {
 		opts = append(opts, option.WithBaseURL(c.BaseURL))
@@ -28,15 +33,15 @@ func connectOpenAI(_ context.Context, key string, c Config) (streamFunc, error) 
 	if err != nil {
 		return nil, err
 	}
-	return func(ctx context.Context, history []turn, prompt string, delta func(string)) (ending, error) {
-		params := sdk.ChatCompletionNewParams{Model: c.Model, Messages: openaiMessages(c.System, history, prompt)}
+	return func(ctx context.Context, history []agent.Turn, prompt string, delta func(string)) (agent.Ending, error) {
+		params := sdk.ChatCompletionNewParams{Model: c.Model, Messages: messages(c.System, history, prompt)}
 		if c.MaxTokens > 0 {
 			params.MaxCompletionTokens = sdk.Int(int64(c.MaxTokens))
 		}
 		stream := client.Chat.Completions.NewStreaming(ctx, params)
 		defer stream.Close()
 		var (
-			end     ending
+			end     agent.Ending
 			refusal strings.Builder
 		)
 		for stream.Next() {
@@ -48,7 +53,7 @@ func connectOpenAI(_ context.Context, key string, c Config) (streamFunc, error) 
 				delta(choice.Delta.Content)
 				refusal.WriteString(choice.Delta.Refusal)
 				if choice.FinishReason != "" {
-					end.reason = choice.FinishReason
+					end.Reason = choice.FinishReason
 				}
 			}
 		}
@@ -56,24 +61,24 @@ func connectOpenAI(_ context.Context, key string, c Config) (streamFunc, error) 
 			return end, err
 		}
 		switch {
-		case refusal.Len() > 0, end.reason == "content_filter":
-			end.refused, end.refusal = true, refusal.String()
-		case end.reason == "length":
-			end.truncated = true
+		case refusal.Len() > 0, end.Reason == "content_filter":
+			end.Refused, end.Refusal = true, refusal.String()
+		case end.Reason == "length":
+			end.Truncated = true
 		}
 		return end, nil
 	}, nil
 }
 
-// openaiMessages is the conversation as chat messages: the system prompt,
-// the history and the prompt.
-func openaiMessages(system string, history []turn, prompt string) []sdk.ChatCompletionMessageParamUnion {
+// messages is the conversation as chat messages: the system prompt, the
+// history and the prompt.
+func messages(system string, history []agent.Turn, prompt string) []sdk.ChatCompletionMessageParamUnion {
 	msgs := make([]sdk.ChatCompletionMessageParamUnion, 0, 2*len(history)+2)
 	if system != "" {
 		msgs = append(msgs, sdk.SystemMessage(system))
 	}
 	for _, t := range history {
-		msgs = append(msgs, sdk.UserMessage(t.user), sdk.AssistantMessage(t.assistant))
+		msgs = append(msgs, sdk.UserMessage(t.User), sdk.AssistantMessage(t.Assistant))
 	}
 	return append(msgs, sdk.UserMessage(prompt))
 }
