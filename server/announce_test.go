@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
+	"github.com/triage-go/triage/internal/pgtest"
 	"github.com/triage-go/triage/wire/sse"
 )
 
@@ -71,5 +74,43 @@ func testEventsAnnounced(t *testing.T) {
 	}
 	if d := time.Since(begun); d > 5*time.Second {
 		t.Errorf("the event came %v after the save, the fallback poll being a minute", d)
+	}
+}
+
+// testEventsPastOlderTransaction (PostgreSQL only: TestOnPostgres): a
+// stream sees a run that ended while an older transaction of the database
+// was still open soon after that transaction ends, though it polls only
+// every minute. On PostgreSQL an end's position is its transaction's ID,
+// readable only once every older transaction has ended: the wake comes too
+// early, and the reads that follow it (settleFirst, doubling) find it.
+func testEventsPastOlderTransaction(t *testing.T) {
+	f := recordsFixture(t, func(c *Config) { c.EventPoll = time.Minute })
+	rd, done := f.stream(nil)
+	defer done()
+
+	conn, err := pgx.Connect(t.Context(), pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	tx, err := conn.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(t.Context(), "SELECT pg_current_xact_id()"); err != nil { // holds back the snapshots' xmin
+		t.Fatal(err)
+	}
+	runEvents(t, f.do("POST", "/v1/agents/echo/runs", runBody("r-held", "fail with UPSTREAM_ERROR"), nil))
+	time.Sleep(300 * time.Millisecond) // the wake and the first reads find nothing
+	ended := time.Now()
+	if err := tx.Rollback(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	ev := nextFrame(t, rd)
+	if ev.Event != "run" || !strings.Contains(ev.Data, "r-held") {
+		t.Fatalf("event %+v", ev)
+	}
+	if d := time.Since(ended); d > 3*time.Second {
+		t.Errorf("the run came %v after the older transaction ended, the fallback poll being a minute", d)
 	}
 }

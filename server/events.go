@@ -124,9 +124,27 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request, tenant str
 	defer heartbeat.Stop()
 	poll := time.NewTicker(s.cfg.EventPoll)
 	defer poll.Stop()
+	// After a wake, on a store that announces (PostgreSQL), the stream
+	// reads again after 100 ms, 200 ms, … up to EventPoll: what was
+	// committed is visible to a stream only once every older transaction
+	// of the database has ended (its positions are transaction IDs), and a
+	// long one elsewhere would otherwise hold the change back until the
+	// next poll.
+	settle := time.NewTimer(time.Hour)
+	settle.Stop()
+	defer settle.Stop()
+	var settleDelay time.Duration
 	for {
 		select {
 		case <-sub.Woken():
+			if s.svc.Announces() {
+				settleDelay = settleFirst
+				settle.Reset(settleDelay)
+			}
+		case <-settle.C:
+			if settleDelay *= 2; settleDelay < s.cfg.EventPoll {
+				settle.Reset(settleDelay)
+			}
 		case <-poll.C:
 		case <-heartbeat.C:
 			if sw.WriteComment("keep-alive") != nil {
@@ -148,6 +166,10 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request, tenant str
 		}
 	}
 }
+
+// settleFirst is the first of the reads that follow a wake on a store
+// that announces (see streamEvents).
+const settleFirst = 100 * time.Millisecond
 
 // replay sends the feedback saved after cursor, up to MaxReplay events,
 // then, when there was more, a "truncated" event, and returns the cursor

@@ -118,6 +118,7 @@ func TestOnPostgres(t *testing.T) {
 		{"RunRecordStoreFailures", TestRunRecordStoreFailures}, {"RunRecordEvents", TestRunRecordEvents},
 		{"RunEventsAcrossInstances", TestRunEventsAcrossInstances}, {"RunsEndOnShutdown", TestRunsEndOnShutdown},
 		{"JobsUI", TestJobsUI}, {"EventsAnnounced", testEventsAnnounced},
+		{"EventsPastOlderTransaction", testEventsPastOlderTransaction},
 	} {
 		t.Run(c.name, c.test)
 	}
