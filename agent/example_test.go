@@ -110,3 +110,15 @@ func ExampleEmptyPrompt() {
 	// true true false
 	// INVALID_REQUEST prompt must have a character other than white space
 }
+
+// A team's answer: each member's section in the team's order; the first
+// member that stopped otherwise than "end_turn" gives the stop reason.
+func ExampleJoinAnswers() {
+	res := agent.JoinAnswers([]string{"a", "b", "c"}, []agent.Result{
+		{Text: "yes", StopReason: "end_turn"},
+		{Text: "", StopReason: agent.StopToolCall},
+		{Text: "no", StopReason: "max_tokens"},
+	})
+	fmt.Printf("%q %s\n", res.Text, res.StopReason)
+	// Output: "a: yes\n\nb: \n\nc: no" tool_call
+}

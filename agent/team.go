@@ -2,19 +2,20 @@ package agent
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/graph"
 )
 
 // teamBackend runs a team: each prompt goes to every member at once, each
 // in a session of its own opened for the team's owner (so the members'
 // capacities and the owner's share of them apply), and the answer is the
 // members' answers in the team's order. The first member to fail stops
-// the others, and its fault is the team's.
+// the others, and its fault is the team's. The run is TeamGraph's, the one
+// an AG-UI run of the team streams (package aguirun).
 type teamBackend struct {
 	id      string
 	members []string
@@ -52,93 +53,117 @@ func (b *teamBackend) NewSession(context.Context) (string, error) {
 	return b.id + "-" + strconv.Itoa(b.next), nil
 }
 
-// Prompt delegates text to every member in parallel. A member's answer is
-// emitted, as one chunk "member: answer", when that member finishes, and
-// its notices as they come; the result holds the answers in the team's
-// order.
+// Prompt delegates text to every member in parallel (TeamGraph). A
+// member's answer is emitted, as one chunk "member: answer", when that
+// member finishes, and its notices as they come; the result holds the
+// answers in the team's order.
 func (b *teamBackend) Prompt(ctx context.Context, _ string, text string, emit func(Chunk)) (Result, error) {
 	owner, _ := ctx.Value(ownerKey{}).(string)
-	bctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	results := make([]Result, len(b.members))
-	errs := make([]error, len(b.members))
-	var (
-		wg  sync.WaitGroup
-		out sync.Mutex // emit is called by one member at a time
-	)
-	for i, id := range b.members {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			res, _, err := b.m.Delegate(bctx, owner, id, text, nil, func(c Chunk) {
+	var out sync.Mutex // emit is called by one member at a time
+	member := func(id string) graph.Node[Result] {
+		return func(ctx context.Context, _ Result) (Result, error) {
+			res, _, err := b.m.Delegate(ctx, owner, id, text, nil, func(c Chunk) {
 				if c.Notice != nil { // a member's notice is the team's
 					out.Lock()
 					emit(Chunk{Notice: c.Notice})
 					out.Unlock()
 				}
 			})
-			results[i], errs[i] = res, err
 			if err != nil {
-				cancel() // the first failure stops the others
-				return
+				return Result{}, err
 			}
 			out.Lock()
 			emit(Chunk{Text: Section(id, res.Text)})
 			out.Unlock()
-		}()
+			return res, nil
+		}
 	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return Result{}, err // the team's own prompt was cancelled or timed out
+	g, err := TeamGraph(b.id, b.members, member,
+		func(r Result) Result { return r }, func(_ Result, answer Result) Result { return answer })
+	if err != nil {
+		return Result{}, fault.Wrap(err, fault.InternalError, "Team "+b.id+" cannot run")
 	}
-	if err := firstFailure(errs); err != nil {
-		return Result{}, err
+	res, err := g.Invoke(ctx, Result{})
+	if cerr := ctx.Err(); cerr != nil {
+		return Result{}, cerr // the team's own prompt was cancelled or timed out
 	}
+	if err != nil {
+		return Result{}, DelegatedFault(err)
+	}
+	return res, nil
+}
+
+// TeamGraph is a team's run as a graph over a state S: a node named after
+// the team, which passes the state on; a fan-out with one branch per
+// member, the node member(id) named after the member, run in parallel;
+// then the fan-in node "{team}/answer", which sets the state's answer
+// (with set) to the members' answers (read with answer) joined by
+// JoinAnswers in the team's order. The first member to fail cancels the
+// others (graph's fail fast), and the run's failure is the first failure
+// in the team's order that was not that cancellation (a *graph.NodeError
+// naming the member's node; see DelegatedFault for the team's fault).
+//
+// A team's agent (kind team) runs on it; so does an AG-UI run of a team
+// (package aguirun), which streams each member's answer on its own.
+func TeamGraph[S any](team string, members []string, member func(id string) graph.Node[S],
+	answer func(S) Result, set func(S, Result) S) (*graph.Runnable[S], error) {
+	join := team + "/answer"
+	g := graph.New[S]().
+		AddNode(team, func(_ context.Context, s S) (S, error) { return s, nil }).
+		AddFanOut(team, join, members...).
+		AddFanIn(join, func(_ context.Context, s S, branches []S) (S, error) {
+			answers := make([]Result, len(branches))
+			for i, b := range branches {
+				answers[i] = answer(b)
+			}
+			return set(s, JoinAnswers(members, answers)), nil
+		}).
+		AddEdge(join, graph.End).
+		SetEntry(team)
+	for _, id := range members {
+		g.AddNode(id, member(id)).AddEdge(id, join)
+	}
+	return g.Compile(nil)
+}
+
+// JoinAnswers is a team's answer: each member's, as Section shows it, in
+// the team's order, separated by a blank line; its stop reason is
+// "end_turn" unless a member stopped otherwise, then the first such
+// member's.
+func JoinAnswers(members []string, answers []Result) Result {
 	res := Result{StopReason: "end_turn"}
-	parts := make([]string, len(b.members))
-	for i, id := range b.members {
-		parts[i] = Section(id, results[i].Text)
-		if r := results[i].StopReason; r != "end_turn" && res.StopReason == "end_turn" {
-			res.StopReason = r
+	parts := make([]string, len(answers))
+	for i, a := range answers {
+		parts[i] = Section(members[i], a.Text)
+		if a.StopReason != "end_turn" && res.StopReason == "end_turn" {
+			res.StopReason = a.StopReason
 		}
 	}
 	res.Text = strings.Join(parts, "\n\n")
-	return res, nil
+	return res
 }
 
 // Section is one member's answer as a team's answer shows it.
 func Section(member, text string) string { return member + ": " + text }
 
-// firstFailure is the team's fault: the first member's failure, in the
-// team's order, that was not only the cancellation another member's
-// failure caused, with its session validity the code's own (the member's
-// session is gone; the team's is not).
-func firstFailure(errs []error) error {
-	var first error
-	for _, err := range errs {
-		if err == nil {
-			continue
-		}
-		if first == nil {
-			first = err
-		}
-		if fault.CodeOf(err) != fault.Cancelled {
-			first = err
-			break
-		}
+// DelegatedFault is the failure of a prompt that ran in a session of its
+// own (Delegate, a team's member) as its caller's: the fault in err's
+// chain (for a team's graph, the failing member's), copied, with its
+// session validity the code's own (fault's table). The session Delegate
+// opened is closed, so the Manager marks every failure of it invalid; the
+// caller's own session (a team's, an AG-UI thread) is another, which a
+// rate limit or a timeout does not end. An err without a fault is
+// returned as it is.
+func DelegatedFault(err error) error {
+	f, ok := fault.As(err)
+	if !ok {
+		return err
 	}
-	if first == nil {
-		return nil
+	f = f.Clone()
+	if spec, ok := fault.Lookup(f.Code); ok {
+		f.SessionValid = spec.SessionValid
 	}
-	var f *fault.Error
-	if errors.As(first, &f) {
-		f = f.Clone()
-		if spec, ok := fault.Lookup(f.Code); ok {
-			f.SessionValid = spec.SessionValid
-		}
-		return f
-	}
-	return first
+	return f
 }
 
 // Cancel needs nothing: the Manager cancels the prompt's context, which

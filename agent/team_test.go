@@ -170,3 +170,56 @@ func TestReserveHoldsCapacity(t *testing.T) {
 		t.Errorf("unknown agent: %v", err)
 	}
 }
+
+// JoinAnswers is the one merge of a team's answers, the team agent's and
+// an AG-UI run's (package aguirun): "end_turn" unless a member stopped
+// otherwise, then the first such member's reason, in the team's order.
+func TestJoinAnswers(t *testing.T) {
+	for _, c := range []struct {
+		reasons []string
+		want    string
+	}{
+		{nil, "end_turn"},
+		{[]string{"end_turn", "end_turn"}, "end_turn"},
+		{[]string{"end_turn", agent.StopToolCall}, agent.StopToolCall},
+		{[]string{"max_tokens", agent.StopToolCall}, "max_tokens"},
+		{[]string{"end_turn", "refusal", "max_tokens"}, "refusal"},
+		{[]string{"", "end_turn"}, ""}, // a member that said no reason is not a complete answer
+	} {
+		members := make([]string, len(c.reasons))
+		answers := make([]agent.Result, len(c.reasons))
+		for i, r := range c.reasons {
+			members[i] = string(rune('a' + i))
+			answers[i] = agent.Result{Text: "t" + members[i], StopReason: r}
+		}
+		got := agent.JoinAnswers(members, answers)
+		if got.StopReason != c.want {
+			t.Errorf("%q: stop reason %q, want %q", c.reasons, got.StopReason, c.want)
+		}
+		var parts []string
+		for _, m := range members {
+			parts = append(parts, m+": t"+m)
+		}
+		if want := strings.Join(parts, "\n\n"); got.Text != want {
+			t.Errorf("%q: text %q, want %q", c.reasons, got.Text, want)
+		}
+	}
+}
+
+// A team's failure is its member's fault with the code's own session
+// validity; an error that is not a fault is returned as it is.
+func TestDelegatedFault(t *testing.T) {
+	f := fault.New(fault.RateLimited, "slow down")
+	f.SessionValid = false // as Delegate leaves it: the member's session is closed
+	got, ok := fault.As(agent.DelegatedFault(f))
+	if !ok || got == f || !got.SessionValid || got.Code != fault.RateLimited {
+		t.Errorf("got %+v", got)
+	}
+	if f.SessionValid {
+		t.Error("DelegatedFault changed the fault it was given")
+	}
+	plain := errors.New("plain")
+	if agent.DelegatedFault(plain) != plain {
+		t.Error("a plain error was changed")
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/triage-go/triage/agent"
-	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/graph"
 	"github.com/triage-go/triage/wire/agui"
 )
@@ -82,8 +81,9 @@ func Conversation(in *agui.RunAgentInput) (history []agent.Turn, prompt string) 
 //
 // An agent that answers itself is one node, named after the agent, which
 // opens a session with it, sends the prompt, streams the answer as Text
-// and closes the session. A team (agent.KindTeam) is a fan-out: a node
-// named after the team, then one branch per member, run in parallel, each
+// and closes the session. A team (agent.KindTeam) is the team agent's own
+// run, agent.TeamGraph: a node named after the team, then one branch per
+// member, run in parallel, each
 // streaming its answer as a text message of its own (MessageID-member),
 // then the fan-in node "{team}/answer", which joins the members' answers
 // in the team's order. The first member to fail ends the run with its
@@ -106,28 +106,13 @@ func AgentGraph(m *agent.Manager, agentID string) (*graph.Runnable[AgentState], 
 			SetEntry(agentID).
 			Compile(nil)
 	}
-	join := agentID + "/answer"
-	g := graph.New[AgentState]().
-		AddNode(agentID, func(_ context.Context, s AgentState) (AgentState, error) { return s, nil }).
-		AddFanOut(agentID, join, info.Members...).
-		AddFanIn(join, func(_ context.Context, s AgentState, branches []AgentState) (AgentState, error) {
-			parts := make([]string, len(branches))
-			s.StopReason = "end_turn"
-			for i, b := range branches {
-				parts[i] = agent.Section(info.Members[i], b.Answer)
-				if b.StopReason != "end_turn" && s.StopReason == "end_turn" {
-					s.StopReason = b.StopReason
-				}
-			}
-			s.Answer = strings.Join(parts, "\n\n")
-			return s, nil
-		}).
-		AddEdge(join, graph.End).
-		SetEntry(agentID)
-	for _, member := range info.Members {
-		g.AddNode(member, delegate(m, member, "-"+member)).AddEdge(member, join)
-	}
-	return g.Compile(nil)
+	return agent.TeamGraph(agentID, info.Members,
+		func(member string) graph.Node[AgentState] { return delegate(m, member, "-"+member) },
+		func(s AgentState) agent.Result { return agent.Result{Text: s.Answer, StopReason: s.StopReason} },
+		func(s AgentState, answer agent.Result) AgentState {
+			s.Answer, s.StopReason = answer.Text, answer.StopReason
+			return s
+		})
 }
 
 // delegate is the node that runs one prompt of agentID, streaming its
@@ -135,8 +120,10 @@ func AgentGraph(m *agent.Manager, agentID string) (*graph.Runnable[AgentState], 
 // user_error (a CUSTOM event; the run goes on), and its tool calls as
 // TOOL_CALL_START, _ARGS and _END, the calls' parent message that one.
 // A call the prompt's failure interrupted is left open (see
-// agui.Writer.WriteError). Its failure's session_valid is the thread's
-// (see threadFault).
+// agui.Writer.WriteError). Its failure's session_valid is the thread's:
+// the code's own (agent.DelegatedFault), since the agent session the
+// prompt ran in is the run's, closed after it, and to an AG-UI client the
+// thread is the session, which its next run goes on with.
 func delegate(m *agent.Manager, agentID, suffix string) graph.Node[AgentState] {
 	return func(ctx context.Context, s AgentState) (AgentState, error) {
 		id := BoundedID(s.MessageID + suffix)
@@ -164,28 +151,8 @@ func delegate(m *agent.Manager, agentID, suffix string) graph.Node[AgentState] {
 			}
 		})
 		s.Answer, s.StopReason = res.Text, res.StopReason
-		return s, threadFault(err)
+		return s, agent.DelegatedFault(err)
 	}
-}
-
-// threadFault is a delegated prompt's failure as the run's: session_valid
-// says whether the run's thread can go on, which is the fault code's
-// default (fault's table: false for SESSION_NOT_FOUND and INTERNAL_ERROR).
-// The agent session the prompt ran in is the run's own, closed after it,
-// so the Manager marks every failure of it invalid; to an AG-UI client the
-// thread is the session, and its next run opens another.
-func threadFault(err error) error {
-	f, ok := fault.As(err)
-	if !ok {
-		return err
-	}
-	spec, known := fault.Lookup(f.Code)
-	if !known || f.SessionValid == spec.SessionValid {
-		return err
-	}
-	f = f.Clone()
-	f.SessionValid = spec.SessionValid
-	return f
 }
 
 // BoundedID is id if it is at most agui.MaxInputIDBytes long, else "id-"
