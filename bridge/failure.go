@@ -3,7 +3,6 @@ package bridge
 import (
 	"errors"
 	"strconv"
-	"strings"
 
 	sdkjsonrpc "github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
@@ -35,11 +34,8 @@ type Failure struct {
 }
 
 // Recovery is one thing the caller can do after a failure, with the tool
-// that does it, if one does.
-type Recovery struct {
-	Action string `json:"action"`
-	Tool   string `json:"tool,omitempty"`
-}
+// that does it, if one does: wire/jsonrpc's, which writes it in the text.
+type Recovery = jsonrpc.Recovery
 
 // newFailure is the failure of tool, from its fault and the ids its
 // arguments carried. An id the fault's details lack but the arguments
@@ -60,7 +56,9 @@ func newFailure(tool string, f *fault.Error, sent map[string]sentID) *Failure {
 	return &Failure{Message: printable(fault.Redact(f.Message)), Data: *d, Tool: tool, Hint: hint, Recovery: rec, sent: sent}
 }
 
-// Text is the failure as seed 002 words it for a user or a model:
+// result is the failure as an isError tool result (wire/jsonrpc's
+// ToolResult): structuredContent {"error": fl}, and the text seed 002
+// words for a user or a model:
 //
 //	Failed to submit prompt to session 'abc-123':
 //	Session not found: abc-123 (UPSTREAM, not retryable, session not valid)
@@ -68,40 +66,13 @@ func newFailure(tool string, f *fault.Error, sent map[string]sentID) *Failure {
 //	The session may have expired. You can:
 //	1. Create a new session with sessions_create
 //	2. Check available agents with agents_discover
-func (fl *Failure) Text() string {
-	var b strings.Builder
-	b.WriteString(fl.lead())
-	b.WriteString(":\n")
-	b.WriteString(strings.TrimSuffix(fl.Message, "."))
-	b.WriteString(" (")
-	b.WriteString(string(fl.Type))
-	if fl.Retryable {
-		b.WriteString(", retryable")
-		if fl.RetryAfter > 0 {
-			b.WriteString(" after " + strconv.FormatInt(fl.RetryAfter, 10) + "s")
-		}
-	} else {
-		b.WriteString(", not retryable")
-	}
-	if fl.SessionValid {
-		b.WriteString(", session still valid)")
-	} else {
-		b.WriteString(", session not valid)")
-	}
-	if len(fl.Recovery) > 0 {
-		b.WriteString("\n\n")
-		if fl.Hint != "" {
-			b.WriteString(fl.Hint + " ")
-		}
-		b.WriteString("You can:")
-		for i, r := range fl.Recovery {
-			b.WriteString("\n" + strconv.Itoa(i+1) + ". " + r.Action)
-			if r.Tool != "" {
-				b.WriteString(" with " + r.Tool)
-			}
-		}
-	}
-	return b.String()
+//
+// f is the call's fault, which fl was made from.
+func (fl *Failure) result(f *fault.Error) *jsonrpc.ToolResult {
+	f = f.Clone()
+	f.Message = fl.Message // printable: a line break would break the text
+	return (&jsonrpc.ToolResultOptions{Member: "error", Failure: fl,
+		Lead: fl.lead(), Hint: fl.Hint, Recovery: fl.Recovery}).ToolResult(f)
 }
 
 // id says the id key of the call: the fault's (details), or the one its

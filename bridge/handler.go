@@ -186,15 +186,5 @@ func (b *Bridge) fail(tool string, err error, sent map[string]sentID) (*mcp.Call
 		}
 		return nil, &mcpError{Code: int64(e.Code), Message: e.Message, Data: data}
 	}
-	data, merr := json.Marshal(struct {
-		Error *Failure `json:"error"`
-	}{fl})
-	if merr != nil {
-		return nil, merr
-	}
-	return &mcp.CallToolResult{
-		IsError:           true,
-		Content:           []mcp.Content{&mcp.TextContent{Text: fl.Text()}},
-		StructuredContent: json.RawMessage(data),
-	}, nil
+	return fl.result(f).SDK(), nil
 }

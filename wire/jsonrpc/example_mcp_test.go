@@ -147,3 +147,27 @@ func ExampleToolResultFault() {
 	fmt.Println(f.Code, f.Category, f.Retryable, f.Message, f.Details["workerId"])
 	// Output: TIMEOUT TRANSPORT true Worker w1 timed out w1
 }
+
+// Seed 002's whole user message: what the call tried to do, the failure
+// with whether the session survives, what probably happened and what to
+// do next. The MCP bridge (and /mcp) answers a failed call this way.
+func ExampleToolResultOptions_ToolResult_lead() {
+	f := fault.New(fault.SessionNotFound, "Session not found: abc-123.", fault.WithDetail("sessionId", "abc-123"))
+	r := (&jsonrpc.ToolResultOptions{
+		Member: "error",
+		Lead:   "Failed to submit prompt to session 'abc-123'",
+		Hint:   "The session may have expired.",
+		Recovery: []jsonrpc.Recovery{
+			{Action: "Create a new session", Tool: "sessions_create"},
+			{Action: "Check available agents", Tool: "agents_discover"},
+		},
+	}).ToolResult(f)
+	fmt.Println(r.Content[0].Text)
+	// Output:
+	// Failed to submit prompt to session 'abc-123':
+	// Session not found: abc-123 (UPSTREAM, not retryable, session not valid)
+	//
+	// The session may have expired. You can:
+	// 1. Create a new session with sessions_create
+	// 2. Check available agents with agents_discover
+}

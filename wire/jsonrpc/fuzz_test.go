@@ -126,7 +126,7 @@ func FuzzParseToolResult(f *testing.F) {
 		if got.Classification.Rule == "tool_result_text" && (got.Code != fault.UpstreamError || got.Message != fault.New(fault.UpstreamError, "").Message) {
 			t.Fatalf("a fault from text only took %s %q", got.Code, got.Message)
 		}
-		for _, o := range []*ToolResultOptions{nil, {Member: "error"}} {
+		for _, o := range []*ToolResultOptions{nil, {Member: "error"}, {Lead: "Failed to call x", Recovery: []Recovery{{Action: "Retry"}}}} {
 			again, err := ParseToolResult(golden.Marshal(t, o.ToolResult(got)))
 			if err != nil {
 				t.Fatalf("ParseToolResult(ToolResult(%+v)): %v", got, err)

@@ -26,9 +26,9 @@ type ToolResult struct {
 	Content []Content `json:"content"`
 	IsError bool      `json:"isError"`
 	// StructuredContent is the same Data a JSON-RPC error would carry: a
-	// *Data from ToolResultFrom, a map[string]*Data holding it under
-	// ToolResultOptions.Member, or nil (left out) with
-	// ToolResultOptions.NoStructured. Clients validate it against the
+	// *Data from ToolResultFrom, ToolResultOptions.Failure in its place, a
+	// map[string]any holding either under ToolResultOptions.Member, or nil
+	// (left out) with ToolResultOptions.NoStructured. Clients validate it against the
 	// tool's outputSchema, even in an isError result, so a tool that
 	// declares one needs ToolResultOptions.
 	StructuredContent any `json:"structuredContent,omitempty"`
@@ -54,8 +54,39 @@ type ToolResultOptions struct {
 	// output schema that declares that member.
 	Member string
 	// NoStructured leaves structuredContent out (for schemas that cannot
-	// hold the fault). It wins over Member.
+	// hold the fault). It wins over Member and Failure.
 	NoStructured bool
+	// Failure, when set, is the structured content's failure object in
+	// place of the bare Data (under Member when that is set too): a richer
+	// object that embeds the fault's Data beside a "message" member, such
+	// as the MCP bridge's (ParseToolResult reads both).
+	Failure any
+
+	// Lead, when set, gives the text seed 002's whole user message: Lead
+	// says what the call tried to do, then ":" and a line break, then the
+	// fault's message without its final period and, in its parenthesis,
+	// whether the session is still valid; Hint and Recovery, when Recovery
+	// is not empty, close it with what probably happened and what the
+	// caller can do next:
+	//
+	//	Failed to submit prompt to session 'abc-123':
+	//	Session not found: abc-123 (UPSTREAM, not retryable, session not valid)
+	//
+	//	The session may have expired. You can:
+	//	1. Create a new session with sessions_create
+	//	2. Check available agents with agents_discover
+	//
+	// Without Lead the text is the message and its parenthesis only.
+	Lead     string
+	Hint     string
+	Recovery []Recovery
+}
+
+// Recovery is one thing the caller can do after a failure (seed 002's
+// recovery options), with the tool that does it, if one does.
+type Recovery struct {
+	Action string `json:"action"`
+	Tool   string `json:"tool,omitempty"`
 }
 
 // ToolResult returns the isError tool result for err, classified by
@@ -72,16 +103,47 @@ func (o *ToolResultOptions) ToolResult(err error) *ToolResult {
 	f := fault.From(err)
 	d := newData(f)
 	r := &ToolResult{
-		Content: []Content{{Type: "text", Text: message(f) + toolSuffix(d)}},
+		Content: []Content{{Type: "text", Text: o.text(f, d)}},
 		IsError: true,
+	}
+	var structured any = d
+	if o != nil && o.Failure != nil {
+		structured = o.Failure
 	}
 	switch {
 	case o == nil || (o.Member == "" && !o.NoStructured):
-		r.StructuredContent = d
+		r.StructuredContent = structured
 	case !o.NoStructured:
-		r.StructuredContent = map[string]*Data{o.Member: d}
+		r.StructuredContent = map[string]any{o.Member: structured}
 	}
 	return r
+}
+
+// text is a failure's text: the message and its parenthesis, or, with a
+// Lead, seed 002's whole user message (see ToolResultOptions.Lead).
+func (o *ToolResultOptions) text(f *fault.Error, d *Data) string {
+	if o == nil || o.Lead == "" {
+		return message(f) + toolSuffix(d, false)
+	}
+	var b strings.Builder
+	b.WriteString(o.Lead)
+	b.WriteString(":\n")
+	b.WriteString(strings.TrimSuffix(message(f), "."))
+	b.WriteString(toolSuffix(d, true))
+	if len(o.Recovery) > 0 {
+		b.WriteString("\n\n")
+		if o.Hint != "" {
+			b.WriteString(o.Hint + " ")
+		}
+		b.WriteString("You can:")
+		for i, r := range o.Recovery {
+			b.WriteString("\n" + strconv.Itoa(i+1) + ". " + r.Action)
+			if r.Tool != "" {
+				b.WriteString(" with " + r.Tool)
+			}
+		}
+	}
+	return b.String()
 }
 
 // ToolResultFrom returns the isError tool result for err, classified by
@@ -97,8 +159,10 @@ func ToolResultFrom(err error) *ToolResult {
 }
 
 // toolSuffix is what a tool result's text adds to the fault's message: its
-// category and retryability, " (UPSTREAM, retryable after 20s)".
-func toolSuffix(d *Data) string {
+// category and retryability, " (UPSTREAM, retryable after 20s)", and with
+// session, whether the session is still valid, " (UPSTREAM, not
+// retryable, session not valid)".
+func toolSuffix(d *Data, session bool) string {
 	var b strings.Builder
 	b.WriteString(" (")
 	b.WriteString(string(d.Type))
@@ -111,6 +175,13 @@ func toolSuffix(d *Data) string {
 		}
 	} else {
 		b.WriteString(", not retryable")
+	}
+	switch {
+	case !session:
+	case d.SessionValid:
+		b.WriteString(", session still valid")
+	default:
+		b.WriteString(", session not valid")
 	}
 	b.WriteString(")")
 	return b.String()

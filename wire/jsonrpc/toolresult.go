@@ -32,7 +32,9 @@ import (
 // code's default when empty) is the Data object's own string "message"
 // member when it has one (a richer failure object that embeds Data), and
 // otherwise the text content without the " (CATEGORY, retryable)" that
-// ToolResultFrom adds: rule "tool_result_data", confidence 1.
+// ToolResultFrom adds (or, in seed 002's whole message, see
+// ToolResultOptions.Lead, the line that holds it, without the lead and the
+// recovery): rule "tool_result_data", confidence 1.
 //
 // A result without Triage's data comes from a peer whose text is not known
 // to be safe for end users: the fault is UPSTREAM_ERROR (domain tool, not
@@ -141,7 +143,7 @@ func toolFault(text string, structured json.RawMessage) *fault.Error {
 		f := (&Error{Data: raw}).Fault()
 		msg := dataMessage(raw)
 		if msg == "" {
-			msg, _ = strings.CutSuffix(text, toolSuffix(newData(f)))
+			msg = textMessage(text, newData(f))
 		}
 		if msg = fault.Redact(msg); msg != "" {
 			f.Message = msg
@@ -153,6 +155,24 @@ func toolFault(text string, structured json.RawMessage) *fault.Error {
 	f.Classification = fault.Classification{Method: fault.MethodWire, Rule: "tool_result_text", Confidence: 0.5}
 	f.Debug.Cause = fault.Redact(text)
 	return f
+}
+
+// textMessage is the fault's message in a tool result's text, as
+// ToolResult wrote it for d: the text without its parenthesis, or, in seed
+// 002's whole message (ToolResultOptions.Lead), the line that holds the
+// parenthesis, without it. Any other text is the message as it is.
+func textMessage(text string, d *Data) string {
+	if msg, ok := strings.CutSuffix(text, toolSuffix(d, false)); ok {
+		return msg
+	}
+	msg, _, ok := strings.Cut(text, toolSuffix(d, true))
+	if !ok {
+		return text
+	}
+	if i := strings.LastIndex(msg, ":\n"); i >= 0 {
+		msg = msg[i+2:]
+	}
+	return msg
 }
 
 // structuredData returns Triage's Data in a tool result's structured

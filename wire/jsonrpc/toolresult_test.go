@@ -288,3 +288,46 @@ func TestToolResultFault(t *testing.T) {
 		}
 	}
 }
+
+// A Lead gives seed 002's whole message; Failure replaces the bare Data
+// (under Member), and ParseToolResult reads the fault back from it.
+func TestToolResultOptionsLead(t *testing.T) {
+	f := fault.New(fault.RateLimited, "Slow down.", fault.WithRetryAfter(7*time.Second))
+	failure := struct {
+		Message string `json:"message"`
+		*Data
+		Tool string `json:"tool"`
+	}{"Slow down.", DataFrom(f), "sessions_prompt"}
+	for _, c := range []struct {
+		o    ToolResultOptions
+		text string
+	}{
+		{ToolResultOptions{Lead: "Failed to call x"}, "Failed to call x:\nSlow down (UPSTREAM, retryable after 7s, session still valid)"},
+		{ToolResultOptions{Lead: "Failed to call x", Hint: "Wait."}, "Failed to call x:\nSlow down (UPSTREAM, retryable after 7s, session still valid)"},
+		{ToolResultOptions{Lead: "Failed to call x", Recovery: []Recovery{{Action: "Retry"}, {Action: "Look", Tool: "t"}}},
+			"Failed to call x:\nSlow down (UPSTREAM, retryable after 7s, session still valid)\n\nYou can:\n1. Retry\n2. Look with t"},
+		{ToolResultOptions{Lead: "Failed to call x", Hint: "Wait.", Recovery: []Recovery{{Action: "Retry", Tool: "x"}}, Member: "error", Failure: failure},
+			"Failed to call x:\nSlow down (UPSTREAM, retryable after 7s, session still valid)\n\nWait. You can:\n1. Retry with x"},
+		{ToolResultOptions{Hint: "Wait.", Recovery: []Recovery{{Action: "Retry"}}}, "Slow down. (UPSTREAM, retryable after 7s)"},
+	} {
+		r := c.o.ToolResult(f)
+		if r.Content[0].Text != c.text {
+			t.Errorf("%+v: text %q, want %q", c.o, r.Content[0].Text, c.text)
+		}
+		// The text of a Lead lost the message's period; a Failure kept it.
+		msg := "Slow down"
+		if c.o.Failure != nil || c.o.Lead == "" {
+			msg = "Slow down."
+		}
+		got, err := ParseToolResult(golden.Marshal(t, r))
+		if err != nil || got.Code != fault.RateLimited || got.Message != msg || got.RetryAfter != 7*time.Second {
+			t.Errorf("%+v: read back %+v, %v", c.o, got, err)
+		}
+		if c.o.Failure != nil {
+			want := golden.Marshal(t, map[string]any{"error": failure})
+			if !golden.SameJSON(golden.Marshal(t, r.StructuredContent), want) {
+				t.Errorf("structuredContent %s, want %s", golden.Marshal(t, r.StructuredContent), want)
+			}
+		}
+	}
+}
