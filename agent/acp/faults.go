@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -8,6 +9,7 @@ import (
 	acpsdk "github.com/coder/acp-go-sdk"
 
 	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/wire/jsonrpc/errdata"
 )
 
 // The operations a fault's message and details.operation name.
@@ -84,7 +86,11 @@ func workerError(err error) []fault.Option {
 // answered with a JSON-RPC error, whose code and message the details carry
 // (workerErrorCode, workerErrorMessage). It is not retryable unless the error's
 // data says retryable: true, and the session survives unless the data says
-// sessionValid: false (or there is no session yet).
+// sessionValid: false (or there is no session yet); a delay and a code the
+// table knows (details.workerCode) in the data are kept too. The data is
+// read as Triage's (wire/jsonrpc/errdata, the inverse of the jsonrpc.From
+// a Triage worker answers with); data of another shape says
+// nothing.
 func (p *Pool) failed(w *worker, op, sessionID string, re *acpsdk.RequestError, sessionValid bool) *fault.Error {
 	w.log.Debug("worker answered with an error", "operation", op, "code", re.Code, "message", safeText(re.Message))
 	o := p.opts(w.id, fault.WithDetail("operation", op), fault.WithRetryable(false),
@@ -93,18 +99,18 @@ func (p *Pool) failed(w *worker, op, sessionID string, re *acpsdk.RequestError, 
 	if sessionID != "" {
 		o = append(o, fault.WithDetail("sessionId", sessionID))
 	}
-	if data, ok := re.Data.(map[string]any); ok {
-		if r, ok := data["retryable"].(bool); ok {
-			o = append(o, fault.WithRetryable(r))
+	if d := peerData(re); d != nil {
+		if d.Retryable != nil {
+			o = append(o, fault.WithRetryable(*d.Retryable))
 		}
-		if v, ok := data["sessionValid"].(bool); ok && sessionValid {
-			o = append(o, fault.WithSessionValid(v))
+		if d.SessionValid != nil && sessionValid {
+			o = append(o, fault.WithSessionValid(*d.SessionValid))
 		}
-		if s, ok := data["retryAfter"].(float64); ok && s > 0 {
-			o = append(o, fault.WithRetryAfter(min(time.Duration(s*float64(time.Second)), fault.MaxRetryAfter)))
+		if d.RetryAfter != nil && *d.RetryAfter > 0 {
+			o = append(o, fault.WithRetryAfter(*d.RetryAfter))
 		}
-		if c, ok := data["code"].(string); ok && fault.Code(c).Known() {
-			o = append(o, fault.WithDetail("workerCode", c))
+		if d.Code != nil && d.Code.Known() {
+			o = append(o, fault.WithDetail("workerCode", string(*d.Code)))
 		}
 	}
 	return fault.Wrap(re, fault.UpstreamError, fmt.Sprintf("Worker %s failed: %s", w.id, op), o...)
@@ -207,4 +213,22 @@ func (p *Pool) cancelled(w *worker, op, sessionID string, sessionValid bool, cau
 		o = append(o, fault.WithDetail("sessionId", sessionID))
 	}
 	return fault.Wrap(cause, fault.Cancelled, "", o...)
+}
+
+// peerData is the error's data read as Triage's (see errdata.Data), or
+// nil when it has none or another shape. The SDK decoded it already: it is
+// encoded again to be read as a JSON-RPC error's data member.
+func peerData(re *acpsdk.RequestError) *errdata.Data {
+	if re.Data == nil {
+		return nil
+	}
+	raw, err := json.Marshal(re.Data)
+	if err != nil {
+		return nil
+	}
+	d, err := errdata.Parse(raw)
+	if err != nil {
+		return nil
+	}
+	return d
 }

@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/internal/jsonmember"
+	"github.com/triage-go/triage/wire/jsonrpc/errdata"
 )
 
 // Version is the value of every response's jsonrpc member.
@@ -192,13 +192,13 @@ func FaultCode(code int) fault.Code {
 // is absent, not an object, or not Triage's shape (see ParseData) is
 // ignored.
 func (e *Error) Fault() *fault.Error {
-	d, err := parseData(e.Data)
+	d, err := errdata.Parse(e.Data)
 	if err != nil {
 		d = nil
 	}
 	var f *fault.Error
-	if d != nil && d.code != nil && fault.Code(*d.code).Known() {
-		f = fault.New(fault.Code(*d.code), fault.Redact(e.Message))
+	if d != nil && d.Code != nil && d.Code.Known() {
+		f = fault.New(*d.Code, fault.Redact(e.Message))
 		f.Classification = fault.Classification{Method: fault.MethodWire, Rule: "jsonrpc_data", Confidence: 1}
 	} else {
 		f = fault.New(FaultCode(e.Code), "")
@@ -208,26 +208,26 @@ func (e *Error) Fault() *fault.Error {
 	if d == nil {
 		return f
 	}
-	if d.typ != nil && slices.Contains(fault.Categories(), fault.Category(*d.typ)) {
-		f.Category = fault.Category(*d.typ)
+	if d.Type != nil && slices.Contains(fault.Categories(), *d.Type) {
+		f.Category = *d.Type
 	}
-	if d.domain != nil && fault.Domain(*d.domain).Valid() {
-		f.Domain = fault.Domain(*d.domain)
+	if d.Domain != nil && d.Domain.Valid() {
+		f.Domain = *d.Domain
 	}
-	if d.retryable != nil {
-		f.Retryable = *d.retryable
+	if d.Retryable != nil {
+		f.Retryable = *d.Retryable
 	}
-	if d.sessionValid != nil {
-		f.SessionValid = *d.sessionValid
+	if d.SessionValid != nil {
+		f.SessionValid = *d.SessionValid
 	}
-	if d.retryAfter != nil {
-		f.RetryAfter = time.Duration(*d.retryAfter * float64(time.Second))
+	if d.RetryAfter != nil {
+		f.RetryAfter = *d.RetryAfter
 	}
-	if d.httpStatus != nil {
-		f.Status = *d.httpStatus
+	if d.HTTPStatus != nil {
+		f.Status = *d.HTTPStatus
 	}
-	f.Details = fault.SanitizeDetails(d.details)
-	f.FieldErrors = d.errors
+	f.Details = fault.SanitizeDetails(d.Details)
+	f.FieldErrors = d.Errors
 	return f
 }
 
@@ -239,129 +239,33 @@ func (e *Error) Fault() *fault.Error {
 // fault.MaxRetryAfter (86400 seconds). Members Triage does not define are
 // ignored.
 func (e *Error) ParseData() (*Data, error) {
-	d, err := parseData(e.Data)
+	d, err := errdata.Parse(e.Data)
 	if err != nil || d == nil {
 		return nil, err
 	}
-	out := &Data{Details: d.details, Errors: d.errors}
-	if d.typ != nil {
-		out.Type = fault.Category(*d.typ)
+	out := &Data{Details: d.Details, Errors: d.Errors}
+	if d.Type != nil {
+		out.Type = *d.Type
 	}
-	if d.code != nil {
-		out.Code = fault.Code(*d.code)
+	if d.Code != nil {
+		out.Code = *d.Code
 	}
-	if d.retryable != nil {
-		out.Retryable = *d.retryable
+	if d.Retryable != nil {
+		out.Retryable = *d.Retryable
 	}
-	if d.sessionValid != nil {
-		out.SessionValid = *d.sessionValid
+	if d.SessionValid != nil {
+		out.SessionValid = *d.SessionValid
 	}
-	if d.retryAfter != nil {
-		out.RetryAfter = fault.Seconds(time.Duration(*d.retryAfter * float64(time.Second)))
+	if d.RetryAfter != nil {
+		out.RetryAfter = fault.Seconds(*d.RetryAfter)
 	}
-	if d.httpStatus != nil {
-		out.HTTPStatus = *d.httpStatus
+	if d.HTTPStatus != nil {
+		out.HTTPStatus = *d.HTTPStatus
 	}
-	if d.domain != nil {
-		out.Domain = fault.Domain(*d.domain)
+	if d.Domain != nil {
+		out.Domain = *d.Domain
 	}
 	return out, nil
-}
-
-// wireData is Data as decoded, with nil for members that were absent.
-type wireData struct {
-	typ, code, domain       *string
-	retryable, sessionValid *bool
-	retryAfter              *float64
-	httpStatus              *int
-	details                 map[string]any
-	errors                  []fault.FieldError
-}
-
-func parseData(raw json.RawMessage) (*wireData, error) {
-	if jsonmember.IsNull(raw) {
-		return nil, nil
-	}
-	m, err := dec.Object(raw, "data")
-	if err != nil {
-		return nil, err
-	}
-	d := &wireData{}
-	for _, s := range []struct {
-		name string
-		dst  **string
-	}{{"type", &d.typ}, {"code", &d.code}, {"domain", &d.domain}} {
-		if v, ok := m[s.name]; ok && !jsonmember.IsNull(v) {
-			str, err := dec.String(v, "data."+s.name)
-			if err != nil {
-				return nil, err
-			}
-			*s.dst = &str
-		}
-	}
-	for _, s := range []struct {
-		name string
-		dst  **bool
-	}{{"retryable", &d.retryable}, {"sessionValid", &d.sessionValid}} {
-		if v, ok := m[s.name]; ok && !jsonmember.IsNull(v) {
-			b, err := dec.Bool(v, "data."+s.name)
-			if err != nil {
-				return nil, err
-			}
-			*s.dst = &b
-		}
-	}
-	if v, ok := m["retryAfter"]; ok && !jsonmember.IsNull(v) {
-		n, err := dec.Number(v, "data.retryAfter")
-		if err != nil {
-			return nil, err
-		}
-		if n < 0 {
-			return nil, dec.Invalid("data.retryAfter", "%v seconds is negative", n)
-		}
-		// A peer's delay is capped like every delay Triage parses.
-		n = min(n, fault.MaxRetryAfter.Seconds())
-		d.retryAfter = &n
-	}
-	if v, ok := m["httpStatus"]; ok && !jsonmember.IsNull(v) {
-		n, err := dec.Int(v, "data.httpStatus")
-		if err != nil {
-			return nil, err
-		}
-		if n < 100 || n > 599 {
-			return nil, dec.Invalid("data.httpStatus", "%d is not an HTTP status (100-599)", n)
-		}
-		s := int(n)
-		d.httpStatus = &s
-	}
-	if d.details, err = dec.Details(m["details"], "data.details"); err != nil {
-		return nil, err
-	}
-	if v, ok := m["errors"]; ok && !jsonmember.IsNull(v) {
-		if k := jsonmember.Kind(v); k != "array" {
-			return nil, dec.Invalid("data.errors", "must be an array, got %s", k)
-		}
-		var items []json.RawMessage
-		if err := json.Unmarshal(v, &items); err != nil {
-			return nil, dec.Wrap("data.errors", "invalid array", err)
-		}
-		for i, item := range items {
-			p := "data.errors." + strconv.Itoa(i)
-			im, err := dec.Object(item, p)
-			if err != nil {
-				return nil, err
-			}
-			var fe fault.FieldError
-			if fe.Field, err = dec.String(im["field"], p+".field"); err != nil {
-				return nil, err
-			}
-			if fe.Message, err = dec.String(im["message"], p+".message"); err != nil {
-				return nil, err
-			}
-			d.errors = append(d.errors, fe)
-		}
-	}
-	return d, nil
 }
 
 // facets returns a fault's category and domain, with the code table's

@@ -10,6 +10,7 @@ import (
 
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/internal/jsonmember"
+	"github.com/triage-go/triage/wire/jsonrpc/errdata"
 )
 
 // ParseToolResult reads an MCP CallToolResult (the result of a tools/call,
@@ -221,6 +222,6 @@ func dataMessage(raw json.RawMessage) string {
 
 // isData reports whether raw is Triage's Data with a code the table knows.
 func isData(raw json.RawMessage) bool {
-	d, err := parseData(raw)
-	return err == nil && d != nil && d.code != nil && fault.Code(*d.code).Known()
+	d, err := errdata.Parse(raw)
+	return err == nil && d != nil && d.Code != nil && d.Code.Known()
 }
