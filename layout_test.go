@@ -67,8 +67,10 @@ var layers = [][]string{
 		"internal/jsonmember/jsonmembertest"},
 	// Libraries of machinery: strict JSON members (the root and wire/),
 	// the text classifier's model (handler), the renderings of the code
-	// table (the generators), the log guard (server, the ACP workers).
-	{"internal/jsonmember", "internal/textclass", "internal/taxonomy", "internal/tsgen/render", "internal/logguard"},
+	// table (the generators), the log guard (server, the ACP workers), the
+	// reading of Accept headers (server, web).
+	{"internal/jsonmember", "internal/textclass", "internal/taxonomy", "internal/tsgen/render", "internal/logguard",
+		"internal/negotiate"},
 	{"fault"},
 }
 

@@ -2,11 +2,10 @@ package server
 
 import (
 	"html/template"
-	"mime"
 	"net/http"
-	"strings"
 
 	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/internal/negotiate"
 )
 
 // A problem's type is a URI that identifies the kind of problem (RFC 9457
@@ -68,18 +67,13 @@ func (s *Server) problemType(w http.ResponseWriter, r *http.Request) error {
 	return fault.New(fault.NotFound, "No such problem type; GET /errors lists them.")
 }
 
-// wantsJSON reports whether the request's Accept names application/json
-// (or a +json type) before text/html.
+// wantsJSON reports whether the request's Accept prefers JSON
+// (application/json, or application/problem+json) to HTML, which a
+// browser's Accept, or none, gets (see negotiate.Best).
 func wantsJSON(r *http.Request) bool {
-	for part := range strings.SplitSeq(r.Header.Get("Accept"), ",") {
-		mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
-		switch {
-		case err != nil:
-		case mt == "text/html":
-			return false
-		case mt == "application/json" || strings.HasSuffix(mt, "+json"):
-			return true
-		}
+	switch negotiate.Best(r.Header.Values("Accept"), "text/html", "application/json", "application/problem+json") {
+	case "application/json", "application/problem+json":
+		return true
 	}
 	return false
 }

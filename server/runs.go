@@ -3,9 +3,7 @@ package server
 import (
 	"context"
 	"errors"
-	"mime"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -15,6 +13,7 @@ import (
 	"github.com/triage-go/triage/aguirun"
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/graph"
+	"github.com/triage-go/triage/internal/negotiate"
 	"github.com/triage-go/triage/wire/agui"
 	"github.com/triage-go/triage/wire/sse"
 )
@@ -207,24 +206,11 @@ func (s *Server) streamAGUI(ctx context.Context, w http.ResponseWriter, g *graph
 	return final, streamGone, runErr
 }
 
-// wantsCAP says the client asked for seed 001's CAP stream: an Accept
-// naming application/x-ndjson and not text/event-stream (HttpAgent sends
-// the latter).
+// wantsCAP says the client asked for seed 001's CAP stream: an Accept that
+// prefers application/x-ndjson to text/event-stream (HttpAgent sends the
+// latter), which a request without Accept gets (see negotiate.Best).
 func wantsCAP(r *http.Request) bool {
-	cap := false
-	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
-		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
-		if err != nil || params["q"] == "0" {
-			continue
-		}
-		switch mt {
-		case "text/event-stream":
-			return false
-		case "application/x-ndjson":
-			cap = true
-		}
-	}
-	return cap
+	return negotiate.Best(r.Header.Values("Accept"), "text/event-stream", "application/x-ndjson") == "application/x-ndjson"
 }
 
 // streamCAP streams the run as CAP packets, one JSON packet a line.

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/triage-go/triage/internal/negotiate"
 )
 
 // dist is the dashboard as `npm run build` writes it (Vite): index.html
@@ -84,26 +86,6 @@ func gzipped(body []byte) []byte {
 		return nil
 	}
 	return b.Bytes()
-}
-
-// acceptsGzip reports whether the request's Accept-Encoding takes gzip
-// (a "gzip" or "*" coding whose q is not 0).
-func acceptsGzip(r *http.Request) bool {
-	for _, v := range r.Header.Values("Accept-Encoding") {
-		for _, part := range strings.Split(v, ",") {
-			coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-			coding = strings.ToLower(strings.TrimSpace(coding))
-			if coding != "gzip" && coding != "*" {
-				continue
-			}
-			q := strings.ReplaceAll(strings.ToLower(params), " ", "")
-			if q == "q=0" || q == "q=0.0" || q == "q=0.00" || q == "q=0.000" {
-				return false
-			}
-			return true
-		}
-	}
-	return false
 }
 
 var (
@@ -188,7 +170,7 @@ func serve(w http.ResponseWriter, r *http.Request) {
 	body, etag := f.body, f.etag
 	if f.gz != nil {
 		h.Add("Vary", "Accept-Encoding")
-		if acceptsGzip(r) {
+		if negotiate.Encoding(r.Header.Values("Accept-Encoding"), "gzip") {
 			body, etag = f.gz, f.gzEtag
 			h.Set("Content-Encoding", "gzip")
 		}
