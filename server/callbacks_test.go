@@ -22,6 +22,7 @@ const callbackKey = "acme-key-0123456789ab"
 // with PrivateCallbacks it is called. The operator's webhook, on
 // loopback too, is called either way.
 func TestCallbacksRefusePrivate(t *testing.T) {
+	t.Parallel()
 	auth := map[string]string{"X-API-Key": callbackKey}
 	agent := newCallbacks(t)
 	hook := newCallbacks(t)
@@ -88,6 +89,7 @@ func TestCallbacksRefusePrivate(t *testing.T) {
 // 422 naming the field; with PrivateCallbacks, or without API keys, it
 // takes them.
 func TestPutAgentRefusesPrivate(t *testing.T) {
+	t.Parallel()
 	auth := map[string]string{"X-API-Key": callbackKey}
 	keyed := newFixture(t, func(c *Config) { c.APIKeys = map[string]string{callbackKey: "acme"} })
 	for _, cb := range []string{"http://169.254.169.254/latest/meta-data/", "http://127.0.0.1:8081/retry", "https://LOCALHOST./",
@@ -115,6 +117,7 @@ func TestPutAgentRefusesPrivate(t *testing.T) {
 }
 
 func TestPrivateAddr(t *testing.T) {
+	t.Parallel()
 	for addr, want := range map[string]bool{
 		"127.0.0.1": true, "127.8.9.10": true, "::1": true, "10.0.0.1": true, "172.16.0.1": true, "192.168.1.1": true,
 		"169.254.169.254": true, "fe80::1": true, "fe80::1%eth0": true, "fd00:ec2::254": true, "0.0.0.0": true, "::": true,
@@ -132,6 +135,7 @@ func TestPrivateAddr(t *testing.T) {
 // alone; a RoundTripper that is not an *http.Transport is kept, with a
 // warning.
 func TestGuardedClient(t *testing.T) {
+	t.Parallel()
 	proxy := http.ProxyURL(&url.URL{Scheme: "http", Host: "proxy.example:3128"})
 	tr := &http.Transport{Proxy: proxy, TLSHandshakeTimeout: 7 * time.Second}
 	c := &http.Client{Timeout: 3 * time.Second, Transport: tr}

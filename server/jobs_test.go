@@ -88,6 +88,7 @@ func timeoutReport(agent, query string) []byte {
 // cancels the job at once; a job failing every attempt is discarded. The
 // outcomes are counted in triage_jobs_total.
 func TestJobs(t *testing.T) {
+	t.Parallel()
 	ops := newCallbacks(t)
 	f := newFixture(t, func(c *Config) { fastJobs(c); c.Webhook = ops.srv.URL + "/escalations" })
 	agent := newCallbacks(t, 429, 200)
@@ -206,6 +207,7 @@ func TestJobs(t *testing.T) {
 // TestJobErrorsRedacted: a secret in a callback URL reaches neither the
 // attempt's recorded error nor the logs.
 func TestJobErrorsRedacted(t *testing.T) {
+	t.Parallel()
 	const secret = "sk-live-0123456789abcdefSECRET"
 	f := newFixture(t, fastJobs)
 	agent := newCallbacks(t, 500, 200)
@@ -230,6 +232,7 @@ func TestJobErrorsRedacted(t *testing.T) {
 // TestJobRunsWhenDue: a retry due in 2s (the clock is now the real one)
 // is scheduled, and its callback is not called before it is due.
 func TestJobRunsWhenDue(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, fastJobs)
 	f.clock.mu.Lock()
 	f.clock.now = time.Now()
@@ -253,6 +256,7 @@ func TestJobRunsWhenDue(t *testing.T) {
 }
 
 func TestConcurrentIdentical(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, func(c *Config) { c.RateLimit = -1 })
 	f.callback("query_engine")
 	report := readFile(t, goldenDir+"/db_timeout.json")
@@ -301,6 +305,7 @@ func TestConcurrentIdentical(t *testing.T) {
 // TestTwoInstances: two services on one database are one service: the same
 // report posted to both at once is handled once.
 func TestTwoInstances(t *testing.T) {
+	t.Parallel()
 	db := newDatabase(t)
 	clk := &clock{now: scenarioNow}
 	var urls []string
@@ -388,6 +393,7 @@ func (f failingTenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (
 // retry in a second; the retry is handled anew (not a 409 for a minute),
 // with its jobs.
 func TestSaveFailure(t *testing.T) {
+	t.Parallel()
 	failed := false
 	f := newFixture(t, func(c *Config) { c.Store = failingSave{Store: c.Store, failed: &failed} })
 	f.callback("query_engine")
@@ -408,6 +414,7 @@ func TestSaveFailure(t *testing.T) {
 
 // TestExpire: Serve deletes bookkeeping past its retention.
 func TestExpire(t *testing.T) {
+	t.Parallel()
 	clk := &clock{now: scenarioNow}
 	st := openStore(t, newDatabase(t), clk)
 	defer st.Close()
@@ -456,6 +463,7 @@ func TestExpire(t *testing.T) {
 // attempt's error, as the tenant reads it, and in the log: whether it
 // answers 500 or its port is closed (the transport's *url.Error).
 func TestJobErrorsNameOnlyTheHost(t *testing.T) {
+	t.Parallel()
 	const secret = "XoXb7Secret0123456789abcdef"
 	closed := func() string {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -505,6 +513,7 @@ func TestJobErrorsNameOnlyTheHost(t *testing.T) {
 // TestOriginOnly: the transport's error keeps its type, its Timeout and
 // what it wraps, its URL cut to the origin.
 func TestOriginOnly(t *testing.T) {
+	t.Parallel()
 	in := &url.Error{Op: "Post", URL: "https://u:p@hooks.example:8443/services/T/B/secret?x=1#f", Err: context.DeadlineExceeded}
 	out := originOnly(in)
 	var ue *url.Error

@@ -57,6 +57,7 @@ func (f *fixture) getRunRecord(id string, header map[string]string) (store.Run, 
 }
 
 func TestRunRecords(t *testing.T) {
+	t.Parallel()
 	f := recordsFixture(t, func(c *Config) { c.Debug = true })
 	runEvents(t, f.do("POST", "/v1/agents/echo/runs", runBody("run-ok", "hello there"), nil))
 	run, doc := f.getRunRecord("run-ok", nil)
@@ -109,6 +110,7 @@ func mustJSON(t *testing.T, v any) []byte {
 // A run id is used once per tenant: a second run with it is a problem
 // before any stream, and the first record stays.
 func TestRunIDUsedOnce(t *testing.T) {
+	t.Parallel()
 	const keyA, keyB = "key-a-0123456789abcdef", "key-b-0123456789abcdef"
 	f := recordsFixture(t, func(c *Config) { c.APIKeys = map[string]string{keyA: "acme", keyB: "globex"} })
 	a, b := map[string]string{"X-API-Key": keyA}, map[string]string{"X-API-Key": keyB}
@@ -144,6 +146,7 @@ func TestRunIDUsedOnce(t *testing.T) {
 
 // A client that goes away leaves a disconnected run.
 func TestRunRecordsDisconnect(t *testing.T) {
+	t.Parallel()
 	f := recordsFixture(t, nil)
 	leave := startRun(t, f, runBody("gone", "hang"))
 	if run, _ := f.getRunRecord("gone", nil); run.Outcome != store.RunRunning || !run.FinishedAt.IsZero() {
@@ -200,6 +203,7 @@ func (t recordingTenant) FinishRun(ctx context.Context, runID string, end store.
 // A storage failure before the stream is a 503; after it, a log line: the
 // stream has ended as it would have.
 func TestRunRecordStoreFailures(t *testing.T) {
+	t.Parallel()
 	f := recordsFixture(t, func(c *Config) { c.Store = recordingStore{Store: c.Store, failStart: true} })
 	r := f.do("POST", "/v1/agents/echo/runs", runBody("r1", "hello"), nil)
 	if r.status != http.StatusServiceUnavailable || codeOf(t, r) != "SERVICE_UNAVAILABLE" || r.header.Get("Retry-After") == "" {
@@ -246,6 +250,7 @@ func nextFrame(t *testing.T, rd *sse.Reader) sse.Frame {
 // A finished run is a "run" event on the tenant's streams: live, without
 // an id, so that Last-Event-ID stays the last feedback's.
 func TestRunRecordEvents(t *testing.T) {
+	t.Parallel()
 	const keyA, keyB = "key-a-0123456789abcdef", "key-b-0123456789abcdef"
 	f := recordsFixture(t, func(c *Config) { c.APIKeys = map[string]string{keyA: "acme", keyB: "globex"} })
 	a, b := map[string]string{"X-API-Key": keyA}, map[string]string{"X-API-Key": keyB}
@@ -285,6 +290,7 @@ func TestRunRecordEvents(t *testing.T) {
 // instance's streams too (read from the store at EventPoll), and many
 // runs ended at once are all sent, in the order they ended.
 func TestRunEventsAcrossInstances(t *testing.T) {
+	t.Parallel()
 	const key = "key-a-0123456789abcdef"
 	keys := map[string]string{key: "acme"}
 	f := recordsFixture(t, func(c *Config) { c.APIKeys = keys; c.EventPoll = 50 * time.Millisecond })
@@ -330,6 +336,7 @@ func TestRunEventsAcrossInstances(t *testing.T) {
 // A fault too large for the record keeps its code and facets; no record
 // holds debug output or the cause's text.
 func TestRunFaultBounded(t *testing.T) {
+	t.Parallel()
 	f := fault.New(fault.UpstreamError, strings.Repeat("m", 3*store.MaxRunFaultBytes), fault.WithRetryAfter(3*time.Second))
 	for i := range 40 {
 		f.Details = mapWith(f.Details, fmt.Sprint("blob", i), strings.Repeat("d", 1000))
