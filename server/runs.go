@@ -135,7 +135,7 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request, tenant string) 
 	}
 	outcome, f := runOutcome(runErr, streamGone)
 	s.metrics.run(agentID, outcome, f)
-	s.finishRunRecord(ctx, tenant, runID, agentID, runEndOf(final, outcome, f))
+	s.svc.FinishRun(ctx, tenant, runID, agentID, runEndOf(final, outcome, f))
 	return nil
 }
 
