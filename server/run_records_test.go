@@ -96,15 +96,6 @@ func TestRunRecords(t *testing.T) {
 	}
 }
 
-func mustJSON(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // A run id is used once per tenant: a second run with it is a problem
 // before any stream, and the first record stays.
 func TestRunIDUsedOnce(t *testing.T) {
