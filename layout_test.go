@@ -53,6 +53,9 @@ var layers = [][]string{
 	{"agent"},
 	{"service"}, // issue 24's pipeline, between the doors and the engine
 	{"handler"},
+	// The POSTs to webhooks and callbacks, which the service's jobs and
+	// the programs (triage handle) send alike.
+	{"webhook"},
 	{"policy"},
 	{"store"},
 	{"graph"},
@@ -99,6 +102,8 @@ var allowed = map[string][]string{
 	"store/sqlite":   {"", "fault", "store", "store/internal/sqlstore", "store/internal/riverjobs"},
 	"store/postgres": {"", "fault", "store", "store/internal/sqlstore", "store/internal/riverjobs"},
 	"graph":          {"fault", "resilience"},
+	// The POSTs speak the domain and faults, whoever sends them.
+	"webhook": {"", "fault"},
 }
 
 // rank returns the layer of a package path under the module, and whether

@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/store"
+	"github.com/triage-go/triage/webhook"
 )
 
 // fastJobs makes a Server's job worker quick for a test: it polls every
@@ -510,20 +510,37 @@ func TestJobErrorsNameOnlyTheHost(t *testing.T) {
 	}
 }
 
-// TestOriginOnly: the transport's error keeps its type, its Timeout and
-// what it wraps, its URL cut to the origin.
-func TestOriginOnly(t *testing.T) {
+// TestEscalationIdempotencyKey: triage serve's escalation job posts as
+// triage handle does (package webhook): the escalation's JSON with
+// Content-Type, User-Agent and an Idempotency-Key naming the escalation,
+// the same key again on the attempt after a 500.
+func TestEscalationIdempotencyKey(t *testing.T) {
 	t.Parallel()
-	in := &url.Error{Op: "Post", URL: "https://u:p@hooks.example:8443/services/T/B/secret?x=1#f", Err: context.DeadlineExceeded}
-	out := originOnly(in)
-	var ue *url.Error
-	if !errors.As(out, &ue) || ue.URL != "https://hooks.example:8443" || !ue.Timeout() || !errors.Is(out, context.DeadlineExceeded) {
-		t.Errorf("%#v", out)
+	ops := newCallbacks(t, 500)
+	f := newFixture(t, func(c *Config) { fastJobs(c); c.Webhook = ops.srv.URL + "/escalations" })
+	r := f.do("POST", "/v1/errors", readFile(t, goldenDir+"/service_outage.json"), nil)
+	if r.status != 201 {
+		t.Fatalf("POST: %d %s", r.status, r.body)
 	}
-	if in.URL == ue.URL {
-		t.Error("the original error was changed")
+	id := r.json(t)["error_id"].(string)
+	runWorker(t, f.srv)
+	rec := f.waitJobs(id, "the escalation after a 500", oneJobIn(store.JobCompleted))
+	if j := rec.Jobs[0]; j.Attempt != 2 || ops.count() != 2 {
+		t.Fatalf("calls %d, job %+v", ops.count(), j)
 	}
-	if plain := errors.New("x"); originOnly(plain) != plain {
-		t.Error("an error without a URL changed")
+	bodies, _ := ops.calls()
+	var e triage.Escalation
+	if err := json.Unmarshal(bodies[0], &e); err != nil || e.ErrorID != id {
+		t.Fatalf("the webhook got %s (%v)", bodies[0], err)
+	}
+	want := webhook.Key(e)
+	for i := range 2 {
+		h := ops.header(i)
+		if h.Get("Idempotency-Key") != want || h.Get("Content-Type") != "application/json" || h.Get("User-Agent") != webhook.UserAgent {
+			t.Errorf("post %d: headers %v, want Idempotency-Key %q", i, h, want)
+		}
+	}
+	if !bytes.Equal(bodies[0], bodies[1]) {
+		t.Errorf("the second attempt posted %s, the first %s", bodies[1], bodies[0])
 	}
 }
