@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/triage-go/triage"
+	"github.com/triage-go/triage/classify"
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/policy"
 )
@@ -35,7 +36,7 @@ rules:
 		Report: &triage.Report{AgentID: "query_agent", Data: triage.Data{
 			ErrorType: triage.QueryError, Message: "statement timeout", QueryID: "q_1",
 			Context: map[string]any{"table": "sales"}}},
-		Classification: triage.Classification{Type: triage.QueryError, Confidence: 1, Method: "reported"},
+		Classification: classify.Result{Type: triage.QueryError, Confidence: 1, Method: "reported"},
 		Cause:          triage.RootCause{Cause: triage.CauseTransient},
 		Fault:          fault.New(fault.Timeout, "statement timeout"),
 	}

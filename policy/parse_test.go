@@ -54,6 +54,12 @@ func TestParseErrors(t *testing.T) {
 		{"template_fails.yaml", Error{Line: 7, Rule: 1, RuleName: "fallback", Field: "message"}, "fails on a report with an empty context", 0},
 		{"no_catch_all.yaml", Error{Line: 10, Rule: 2, RuleName: "charts", Field: "when"}, "the last rule must always match", 0},
 		{"catch_all_not_last.yaml", Error{Line: 4, Rule: 1, RuleName: "everything", Field: "when"}, "always matches, so the 2 rule(s) after it would never run", 0},
+		{"code_unknown_fault.yaml", Error{Line: 5, Field: "codes.WAREHOUSE_BUSY.fault"}, `"WAREHOUSE_DOWN" is not a code of the taxonomy`, 0},
+		{"code_unknown_type.yaml", Error{Line: 4, Field: "codes.WAREHOUSE_BUSY.type"}, `"warehouse_error" is not one of input_error,`, 0},
+		{"code_missing_fault.yaml", Error{Line: 3, Field: "codes.WAREHOUSE_BUSY.fault"}, "missing", 0},
+		{"code_unknown_field.yaml", Error{Line: 5, Field: "codes.WAREHOUSE_BUSY"}, `unknown field "falt"; a code has type and fault`, 0},
+		{"code_twice.yaml", Error{Line: 3, Field: "codes.warehouse_busy"}, `"warehouse_busy" repeats "WAREHOUSE_BUSY"`, 0},
+		{"codes_not_mapping.yaml", Error{Line: 2, Field: "codes"}, "into a mapping of codes", 0},
 		{"several_errors.yaml", Error{Line: 2, Field: "max_attempts"}, "not -1", 5},
 	}
 	for _, tt := range tests {
