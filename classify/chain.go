@@ -43,7 +43,8 @@ type Chain struct {
 // in, or passes it on.
 type link struct {
 	name     string
-	classify func(in *input) (Result, bool)
+	text     bool // whether it reads input.text
+	classify func(in input) (Result, bool)
 }
 
 // input is what a link sees of one report.
@@ -53,7 +54,7 @@ type input struct {
 	code   string       // the error code in upper case
 	spec   CodeSpec     // what the code says, when known
 	known  bool         // whether Codes has the code
-	text   string       // "CODE: message", or the message
+	text   string       // "CODE: message", or the message; set for the links that read it
 }
 
 // New returns the chain of cfg.
@@ -63,15 +64,15 @@ func New(cfg Config) *Chain {
 		codes = defaultCodes
 	}
 	c := &Chain{codes: codes, links: []link{
-		{MethodReported, byReportedType},
-		{MethodErrorCode, byCode},
-		{MethodFault, bySentFault},
-		{MethodMessage, byMessage},
+		{MethodReported, false, byReportedType},
+		{MethodErrorCode, false, byCode},
+		{MethodFault, false, bySentFault},
+		{MethodMessage, true, byMessage},
 	}}
 	if cfg.Model != nil {
-		c.links = append(c.links, link{MethodModel, byModel(cfg.Model)})
+		c.links = append(c.links, link{MethodModel, true, byModel(cfg.Model)})
 	}
-	c.links = append(c.links, link{MethodFault, byDerivedFault})
+	c.links = append(c.links, link{MethodFault, false, byDerivedFault})
 	return c
 }
 
@@ -94,12 +95,17 @@ func (c *Chain) Codes() Codes { return c.codes.Merge(nil) }
 func (c *Chain) Classify(r *triage.Report, f *fault.Error) Result {
 	in := input{report: r, fault: f, code: strings.ToUpper(r.Data.ErrorCode)}
 	in.spec, in.known = c.codes[in.code]
-	in.text = r.Data.Message
-	if in.code != "" {
-		in.text = in.code + ": " + in.text
-	}
+	hasText := false
 	for _, l := range c.links {
-		if res, ok := l.classify(&in); ok {
+		// The text costs an allocation: made for the first link that
+		// reads it, when the links before it have not decided.
+		if l.text && !hasText {
+			in.text, hasText = r.Data.Message, true
+			if in.code != "" {
+				in.text = in.code + ": " + in.text
+			}
+		}
+		if res, ok := l.classify(in); ok {
 			return res
 		}
 	}
@@ -130,7 +136,7 @@ func (c *Chain) Fault(r *triage.Report) *fault.Error {
 
 // byReportedType takes the type the agent reported, surer when its code
 // says the same.
-func byReportedType(in *input) (Result, bool) {
+func byReportedType(in input) (Result, bool) {
 	t := in.report.Data.ErrorType
 	if !t.Valid() {
 		return Result{}, false
@@ -143,7 +149,7 @@ func byReportedType(in *input) (Result, bool) {
 }
 
 // byCode takes the type the report's error code says.
-func byCode(in *input) (Result, bool) {
+func byCode(in input) (Result, bool) {
 	if !in.known {
 		return Result{}, false
 	}
@@ -151,7 +157,7 @@ func byCode(in *input) (Result, bool) {
 }
 
 // bySentFault takes the type the fault the agent sent most likely has.
-func bySentFault(in *input) (Result, bool) {
+func bySentFault(in input) (Result, bool) {
 	f := in.report.Data.Fault
 	if f == nil {
 		return Result{}, false
@@ -164,7 +170,7 @@ func bySentFault(in *input) (Result, bool) {
 }
 
 // byMessage tries the message rules on the code and the message.
-func byMessage(in *input) (Result, bool) {
+func byMessage(in input) (Result, bool) {
 	for _, rule := range messageRules {
 		if rule.re.MatchString(in.text) {
 			return Result{Type: rule.typ, Confidence: 0.75, Method: MethodMessage, Rule: rule.name}, true
@@ -176,8 +182,8 @@ func byMessage(in *input) (Result, bool) {
 // byModel asks the model. The model is over-confident
 // (docs/text-classifier.md): it decides only when fairly sure, and never
 // with the certainty of a rule.
-func byModel(model Predictor) func(in *input) (Result, bool) {
-	return func(in *input) (Result, bool) {
+func byModel(model Predictor) func(in input) (Result, bool) {
+	return func(in input) (Result, bool) {
 		t, p := model(in.text)
 		if !t.Valid() || p < modelThreshold {
 			return Result{}, false
@@ -188,7 +194,7 @@ func byModel(model Predictor) func(in *input) (Result, bool) {
 
 // byDerivedFault guesses the type from the report's fault, derived from
 // its code or text when the agent sent none.
-func byDerivedFault(in *input) (Result, bool) {
+func byDerivedFault(in input) (Result, bool) {
 	t, ok := faultType(in.fault, in.report.AgentID)
 	if !ok {
 		return Result{}, false
