@@ -86,9 +86,6 @@ func (c *Chain) Steps() []string {
 	return append(names, MethodDefault)
 }
 
-// Codes returns a copy of the agent error codes the chain knows.
-func (c *Chain) Codes() Codes { return c.codes.Merge(nil) }
-
 // Classify settles r's canonical type; f is r's fault (see Fault). It
 // always returns a result: system_error with confidence 0.2 when no
 // classifier decides.

@@ -218,3 +218,29 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// codes: may come anywhere in the file; its entries merge over the
+// defaults, and an error in one names its line wherever the section is.
+func TestParseCodes(t *testing.T) {
+	t.Parallel()
+	const rules = "rules:\n  - name: fallback\n    default: true\n    next_action: escalate\n    severity: low\n    message: m\n"
+	p, err := Parse("after.yaml", []byte("version: 1\n"+rules+"codes:\n  WAREHOUSE_BUSY: {type: system_error, fault: SERVICE_UNAVAILABLE}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, ok := p.Codes().Lookup("warehouse_busy"); !ok || s.Type != triage.SystemError || s.Fault != fault.ServiceUnavailable {
+		t.Errorf("WAREHOUSE_BUSY: %+v, %v", s, ok)
+	}
+	if got, want := len(p.Codes()), len(Default().Codes())+1; got != want {
+		t.Errorf("%d codes, want the %d defaults and one", got, want)
+	}
+	_, err = Parse("after.yaml", []byte("version: 1\n"+rules+"codes:\n  A: {type: system_error, fault: TIMEOUT}\n  B:\n    type: system_error\n    faults: TIMEOUT\n"))
+	var pe *Error
+	if !errors.As(err, &pe) || pe.Line != 12 || pe.Rule != 0 || pe.Field != "codes.B" || !strings.Contains(pe.Reason, `unknown field "faults"`) {
+		t.Errorf("an unknown field after the rules: %#v", err)
+	}
+	_, err = Parse("before.yaml", []byte("version: 1\ncodes:\n  A: {type: system_error, fault: TIMEOUT}\n"+strings.Replace(rules, "message: m", "mesage: m", 1)))
+	if !errors.As(err, &pe) || pe.Line != 9 || pe.Rule != 1 || pe.Field != "" || !strings.Contains(pe.Reason, `a rule has name`) {
+		t.Errorf("an unknown rule field after the codes: %#v", err)
+	}
+}
