@@ -57,6 +57,9 @@ var layers = [][]string{
 	// the programs (triage handle) send alike.
 	{"webhook"},
 	{"policy"},
+	// Classification of a report: one chain of classifiers and the agent
+	// codes, which a policy's codes: section extends (issue 24).
+	{"classify"},
 	{"store"},
 	{"graph"},
 	{"resilience"},
@@ -69,7 +72,7 @@ var layers = [][]string{
 	{"internal/acptest", "internal/disktest", "internal/golden", "internal/natstest", "internal/pgtest",
 		"internal/jsonmember/jsonmembertest"},
 	// Libraries of machinery: strict JSON members (the root and wire/),
-	// the text classifier's model (handler), the renderings of the code
+	// the text classifier's model (classify), the renderings of the code
 	// table (the generators), the log guard (server, the ACP workers).
 	{"internal/jsonmember", "internal/textclass", "internal/taxonomy", "internal/tsgen/render", "internal/logguard"},
 	{"fault"},

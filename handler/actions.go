@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/triage-go/triage"
+	"github.com/triage-go/triage/classify"
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/policy"
 )
@@ -27,7 +28,7 @@ type Action interface {
 type ActionEnv struct {
 	ErrorID     string
 	Report      *triage.Report
-	Class       triage.Classification
+	Class       classify.Result
 	Cause       triage.RootCause
 	Fault       *fault.Error
 	Attempt     int
