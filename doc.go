@@ -6,7 +6,7 @@
 //     every member and report every problem at once as an INVALID_REQUEST
 //     fault. IsIdentifier is the rule of agent ids, query ids and codes.
 //   - Feedback is the Error Handler's answer: the ErrorType it settled on
-//     (with its Classification), the Severity, the RootCause and its
+//     (with its confidence; package classify settles it), the Severity, the RootCause and its
 //     evidence, the Outcome of each automated action, the user message and
 //     the NextAction (resume, await_user, escalate).
 //   - Fingerprint groups the occurrences of one error; ErrorID names the

@@ -6,19 +6,6 @@ import (
 	"github.com/triage-go/triage/fault"
 )
 
-// Classification is the canonical type the handler settled on, how, and
-// how sure it is.
-type Classification struct {
-	Type       ErrorType `json:"type"`
-	Confidence float64   `json:"confidence"`
-	// Method is how the type was found: "reported" (the agent said so),
-	// "error_code", "fault", "message" (a message rule) or "model" (the
-	// statistical classifier).
-	Method string `json:"method"`
-	// Rule names the rule or the code that decided, when there is one.
-	Rule string `json:"rule,omitempty"`
-}
-
 // RootCause is what the analysis found: a cause, how sure it is, and the
 // evidence it used.
 type RootCause struct {

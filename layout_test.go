@@ -53,7 +53,13 @@ var layers = [][]string{
 	{"agent"},
 	{"service"}, // issue 24's pipeline, between the doors and the engine
 	{"handler"},
+	// The POSTs to webhooks and callbacks, which the service's jobs and
+	// the programs (triage handle) send alike.
+	{"webhook"},
 	{"policy"},
+	// Classification of a report: one chain of classifiers and the agent
+	// codes, which a policy's codes: section extends (issue 24).
+	{"classify"},
 	{"store"},
 	{"graph"},
 	{"resilience"},
@@ -66,7 +72,7 @@ var layers = [][]string{
 	{"internal/acptest", "internal/disktest", "internal/golden", "internal/natstest", "internal/pgtest",
 		"internal/jsonmember/jsonmembertest"},
 	// Libraries of machinery: strict JSON members (the root and wire/),
-	// the text classifier's model (handler), the renderings of the code
+	// the text classifier's model (classify), the renderings of the code
 	// table (the generators), the log guard (server, the ACP workers), the
 	// reading of Accept headers (server, web).
 	{"internal/jsonmember", "internal/textclass", "internal/taxonomy", "internal/tsgen/render", "internal/logguard",
@@ -101,6 +107,8 @@ var allowed = map[string][]string{
 	"store/sqlite":   {"", "fault", "store", "store/internal/sqlstore", "store/internal/riverjobs"},
 	"store/postgres": {"", "fault", "store", "store/internal/sqlstore", "store/internal/riverjobs"},
 	"graph":          {"fault", "resilience"},
+	// The POSTs speak the domain and faults, whoever sends them.
+	"webhook": {"", "fault"},
 }
 
 // rank returns the layer of a package path under the module, and whether

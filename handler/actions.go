@@ -1,19 +1,14 @@
 package handler
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/triage-go/triage"
+	"github.com/triage-go/triage/classify"
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/policy"
 )
@@ -33,7 +28,7 @@ type Action interface {
 type ActionEnv struct {
 	ErrorID     string
 	Report      *triage.Report
-	Class       triage.Classification
+	Class       classify.Result
 	Cause       triage.RootCause
 	Fault       *fault.Error
 	Attempt     int
@@ -358,48 +353,4 @@ func (Escalate) Run(_ context.Context, env *ActionEnv) triage.Outcome {
 func failed(out triage.Outcome, detail string, err error) triage.Outcome {
 	out.Status, out.Detail, out.Error = triage.OutcomeFailed, detail, err.Error()
 	return out
-}
-
-// WebhookNotifier posts each escalation as JSON to URL.
-type WebhookNotifier struct {
-	URL string
-	// Client sends the posts. Defaults to a client with a 10-second
-	// timeout; give one whose Transport is a resilience.Transport to retry
-	// a failing webhook.
-	Client *http.Client
-}
-
-// Notify posts e.
-func (w WebhookNotifier) Notify(ctx context.Context, e triage.Escalation) error {
-	body, err := json.Marshal(e)
-	if err != nil {
-		return err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(body))
-	if err != nil {
-		return errors.New("webhook: the URL is not valid")
-	}
-	req.Header.Set("Content-Type", "application/json")
-	// The same escalation posted twice is one escalation.
-	req.Header.Set("Idempotency-Key", e.ErrorID+":"+fmt.Sprint(e.Attempt))
-	client := w.Client
-	if client == nil {
-		client = &http.Client{Timeout: 10 * time.Second}
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		// A webhook URL often carries its token (Slack's do): keep it out
-		// of the error, which the outcome and the logs record.
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return fmt.Errorf("webhook post: %w", err)
-	}
-	defer resp.Body.Close()
-	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	if resp.StatusCode >= 300 {
-		return errors.Join(fmt.Errorf("webhook answered %s", resp.Status), fault.FromResponse(resp))
-	}
-	return nil
 }

@@ -22,7 +22,8 @@
 //	    set, no action run again; SESSION_BUSY while the first is in flight.
 //	  - classify settles the canonical type: the reported one, else the error
 //	    code, the fault, the message rules, and last a small naive Bayes
-//	    model (DefaultModel), each with its confidence.
+//	    model (classify.DefaultModel), each with its confidence: one
+//	    classify.Chain, whose agent codes are the policy's (policy.Codes).
 //	  - analyze finds the root cause with its evidence: scope, schema drift,
 //	    missing field, outage, persistent (the recent failures the start
 //	    counted), transient…

@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/triage-go/triage"
+	"github.com/triage-go/triage/classify"
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/memory"
 	"github.com/triage-go/triage/policy"
@@ -27,10 +28,12 @@ type Config struct {
 	// scenario table.
 	Policy *policy.Policy
 
-	// Model classifies the reports that no rule decides. Defaults to the
-	// small text classifier Triage ships (see DefaultModel); a function
-	// returning "" turns it off.
-	Model Predictor
+	// Model classifies the reports that no code and no rule decides.
+	// Defaults to the small text classifier Triage ships
+	// (classify.DefaultModel); a function returning "" turns it off. The
+	// agent error codes the reports are classified by are the Policy's
+	// (policy.Policy.Codes).
+	Model classify.Predictor
 
 	// State keeps the attempts, the recent failures and the deliveries
 	// (with the feedback given to each) for Handle and HandleReport.
@@ -94,6 +97,7 @@ type Config struct {
 type Handler struct {
 	cfg     Config
 	policy  *policy.Policy
+	classes *classify.Chain
 	actions map[string]Action
 	metrics *metrics
 	tracer  trace.Tracer
@@ -108,8 +112,9 @@ func New(cfg Config) (*Handler, error) {
 	}
 	h.policy = h.cfg.Policy
 	if h.cfg.Model == nil {
-		h.cfg.Model = DefaultModel()
+		h.cfg.Model = classify.DefaultModel()
 	}
+	h.classes = classify.New(classify.Config{Codes: h.policy.Codes(), Model: h.cfg.Model})
 	if h.cfg.State == nil {
 		h.cfg.State = &memory.State{}
 	}
@@ -187,7 +192,7 @@ func (h *Handler) Prepare(r *triage.Report) Prepared {
 	p := Prepared{Fingerprint: fp, ErrorID: triage.ErrorID(fp), Key: triage.DeliveryKey(r)}
 	code := strings.ToUpper(r.Data.ErrorCode)
 	if code == "" {
-		code = string(reportFault(r).Code)
+		code = string(h.classes.Fault(r).Code)
 	}
 	p.Start = triage.StartRequest{Key: p.Key, AttemptKey: r.Data.QueryID + "/" + code, Agent: r.AgentID,
 		Code: code, At: r.Timestamp, Window: persistentWindow}

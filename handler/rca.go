@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/triage-go/triage"
+	"github.com/triage-go/triage/classify"
 	"github.com/triage-go/triage/fault"
 )
 
@@ -28,7 +29,7 @@ const (
 // analysis is what root-cause analysis needs.
 type analysis struct {
 	report   *triage.Report
-	class    triage.Classification
+	class    classify.Result
 	fault    *fault.Error
 	synonyms triage.Synonyms
 	// recent counts failures of this agent and code within

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/triage-go/triage"
+	"github.com/triage-go/triage/classify"
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/memory"
 )
@@ -15,7 +16,7 @@ import (
 func cause(t *testing.T, r *triage.Report, syn triage.Synonyms, recent int) triage.RootCause {
 	t.Helper()
 	f := reportFault(r)
-	rc, err := analyze(context.Background(), analysis{report: r, class: classify(r, f, nil), fault: f, synonyms: syn, recent: recent})
+	rc, err := analyze(context.Background(), analysis{report: r, class: defaultClasses.Classify(r, f), fault: f, synonyms: syn, recent: recent})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func TestAnalyzeSchema(t *testing.T) {
 	}
 	// A failing inventory fails the analysis: the handler reports it, it
 	// does not guess.
-	_, err := analyze(context.Background(), analysis{report: drift, class: triage.Classification{Type: triage.SchemaError}, fault: reportFault(drift), synonyms: failingSynonyms{}})
+	_, err := analyze(context.Background(), analysis{report: drift, class: classify.Result{Type: triage.SchemaError}, fault: reportFault(drift), synonyms: failingSynonyms{}})
 	if err == nil {
 		t.Error("a failing synonym store was ignored")
 	}

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/triage-go/triage"
+	"github.com/triage-go/triage/classify"
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/policy"
 )
@@ -28,7 +29,7 @@ type run struct {
 	started time.Time
 
 	fault    *fault.Error
-	class    triage.Classification
+	class    classify.Result
 	cause    triage.RootCause
 	decision policy.Decision
 
@@ -54,8 +55,8 @@ func (h *Handler) replay(_ context.Context, r *run) error {
 }
 
 func (h *Handler) classify(_ context.Context, r *run) error {
-	r.fault = reportFault(r.report)
-	r.class = classify(r.report, r.fault, h.cfg.Model)
+	r.fault = h.classes.Fault(r.report)
+	r.class = h.classes.Classify(r.report, r.fault)
 	return nil
 }
 
@@ -356,3 +357,6 @@ func (h *Handler) telemetry(ctx context.Context, r *run) {
 			slog.Any("outcomes", r.outcomes))
 	}
 }
+
+// round2 rounds a confidence to two decimals.
+func round2(f float64) float64 { return float64(int(f*100+0.5)) / 100 }

@@ -85,6 +85,16 @@ func (m *History) Record(_ context.Context, agent, code string, at time.Time, wi
 	ev := m.events[key]
 	i, _ := slices.BinarySearchFunc(ev, at, time.Time.Compare)
 	ev = slices.Insert(ev, i, at)
+	// Count the failures within the window before this one, this one
+	// included, before the oldest are dropped: a failure reported late may
+	// be older than what is kept.
+	since, _ := slices.BinarySearchFunc(ev, at.Add(-window), time.Time.Compare)
+	until, _ := slices.BinarySearchFunc(ev, at, func(a, b time.Time) int {
+		if a.After(b) {
+			return 1
+		}
+		return -1
+	})
 	// Drop what is older than the window before the latest failure, and
 	// beyond triage.MaxKept.
 	latest := ev[len(ev)-1]
@@ -94,15 +104,7 @@ func (m *History) Record(_ context.Context, agent, code string, at time.Time, wi
 		ev = append(ev[:0], ev[from:]...)
 	}
 	m.events[key] = ev
-	// Count the failures within the window before this one.
-	since, _ := slices.BinarySearchFunc(ev, at.Add(-window), time.Time.Compare)
-	until, _ := slices.BinarySearchFunc(ev, at, func(a, b time.Time) int {
-		if a.After(b) {
-			return 1
-		}
-		return -1
-	})
-	return until - since, nil
+	return min(until-since, triage.MaxKept), nil
 }
 
 // Deliveries is an in-memory Deliveries; the zero value is ready. It

@@ -3,6 +3,7 @@ package policy
 import (
 	_ "embed"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -12,6 +13,8 @@ import (
 	"cel.dev/cel-go/common/types"
 
 	"github.com/triage-go/triage"
+	"github.com/triage-go/triage/classify"
+	"github.com/triage-go/triage/fault"
 )
 
 // Compilation.
@@ -49,6 +52,7 @@ func (c *compiler) compile(doc document) *Policy {
 			p.maxAttempts = *doc.MaxAttempts
 		}
 	}
+	p.codes = c.codes(doc.Codes)
 	env, err := celEnv()
 	if err != nil { // a bug in this file, not in the policy
 		c.errs = append(c.errs, fmt.Errorf("policy: the CEL environment: %w", err))
@@ -83,6 +87,71 @@ func (c *compiler) compile(doc document) *Policy {
 	}
 	slices.Sort(p.actions)
 	return p
+}
+
+var codePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$`)
+
+// codes checks the codes: section and returns the default agent codes
+// with its entries merged over them.
+func (c *compiler) codes(docs map[string]codeDoc) classify.Codes {
+	if len(docs) == 0 {
+		return classify.DefaultCodes()
+	}
+	fail := func(code, key, format string, args ...any) {
+		field := "codes." + code
+		if key != "" {
+			field += "." + key
+		}
+		c.errs = append(c.errs, &Error{File: c.file, Line: c.lines.code(code, key), Field: field,
+			Reason: fmt.Sprintf(format, args...)})
+	}
+	names := slices.Sorted(maps.Keys(docs))
+	over := make(classify.Codes, len(docs))
+	seen := map[string]string{}
+	for _, code := range names {
+		d := docs[code]
+		upper := strings.ToUpper(code)
+		switch {
+		case !codePattern.MatchString(code):
+			fail(code, "", "%q: use letters, digits, '_', '-', '.' and ':', at most 64", code)
+			continue
+		case seen[upper] != "":
+			fail(code, "", "%q repeats %q: codes are matched in any case", code, seen[upper])
+			continue
+		}
+		seen[upper] = code
+		spec := classify.CodeSpec{Type: triage.ErrorType(d.Type), Fault: fault.Code(d.Fault)}
+		ok := true
+		switch {
+		case d.Type == "":
+			fail(code, "type", "missing; one of %s", typeNames())
+			ok = false
+		case !spec.Type.Valid():
+			fail(code, "type", "%q is not one of %s", d.Type, typeNames())
+			ok = false
+		}
+		switch {
+		case d.Fault == "":
+			fail(code, "fault", "missing; a code of the taxonomy (docs/taxonomy.md), such as TIMEOUT")
+			ok = false
+		case !spec.Fault.Known():
+			fail(code, "fault", "%q is not a code of the taxonomy (docs/taxonomy.md)", d.Fault)
+			ok = false
+		}
+		if ok {
+			over[upper] = spec
+		}
+	}
+	return classify.DefaultCodes().Merge(over)
+}
+
+// typeNames lists the canonical types, for errors.
+func typeNames() string {
+	var names []string
+	for _, t := range triage.ErrorTypes() {
+		names = append(names, string(t))
+	}
+	return strings.Join(names, ", ")
 }
 
 func (c *compiler) alwaysField(rd ruleDoc) string {

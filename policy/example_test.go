@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/triage-go/triage"
+	"github.com/triage-go/triage/classify"
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/policy"
 )
@@ -35,7 +36,7 @@ rules:
 		Report: &triage.Report{AgentID: "query_agent", Data: triage.Data{
 			ErrorType: triage.QueryError, Message: "statement timeout", QueryID: "q_1",
 			Context: map[string]any{"table": "sales"}}},
-		Classification: triage.Classification{Type: triage.QueryError, Confidence: 1, Method: "reported"},
+		Classification: classify.Result{Type: triage.QueryError, Confidence: 1, Method: "reported"},
 		Cause:          triage.RootCause{Cause: triage.CauseTransient},
 		Fault:          fault.New(fault.Timeout, "statement timeout"),
 	}
@@ -76,4 +77,36 @@ rules:
 	// Output:
 	// ops.yaml:4: rule 1 (broken): when: 1:12: found no matching overload for '_==_' applied to '(string, int)'
 	// ops.yaml:5: rule 1 (broken): actions[0]: unknown action "page_oncall"; the actions are clarify, map_synonym, suggest_chart, use_cache, reduce_scope, retry, escalate
+}
+
+// A policy's codes: section teaches Triage its agents' own error codes, and
+// may change what one of Triage's means; Codes is the merged table that
+// handler.New classifies reports with.
+func ExamplePolicy_Codes() {
+	p, err := policy.Parse("codes.yaml", []byte(`version: 1
+codes:
+  WAREHOUSE_BUSY: {type: system_error, fault: SERVICE_UNAVAILABLE}
+  deadlock: {type: query_error, fault: TIMEOUT}
+rules:
+  - name: fallback
+    default: true
+    next_action: escalate
+    severity: medium
+    message: Something went wrong.
+`))
+	if err != nil {
+		panic(err)
+	}
+	codes := p.Codes()
+	for _, code := range []string{"warehouse_busy", "DEADLOCK", "DB_TIMEOUT"} {
+		s, _ := codes.Lookup(code)
+		fmt.Println(code, s.Type, s.Fault)
+	}
+	_, err = policy.Parse("typo.yaml", []byte("version: 1\ncodes:\n  WAREHOUSE_BUSY: {type: system_error, fault: BUSY}\nrules:\n  - {name: f, default: true, next_action: escalate, severity: low, message: m}\n"))
+	fmt.Println(err)
+	// Output:
+	// warehouse_busy system_error SERVICE_UNAVAILABLE
+	// DEADLOCK query_error TIMEOUT
+	// DB_TIMEOUT query_error TIMEOUT
+	// typo.yaml:3: codes.WAREHOUSE_BUSY.fault: "BUSY" is not a code of the taxonomy (docs/taxonomy.md)
 }

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"github.com/triage-go/triage"
+	"github.com/triage-go/triage/classify"
 	"github.com/triage-go/triage/fault"
 )
 
@@ -9,7 +10,7 @@ import (
 // see about one report.
 type Input struct {
 	Report         *triage.Report
-	Classification triage.Classification
+	Classification classify.Result
 	Cause          triage.RootCause
 	// Attempt counts the reports for this query and error code, this one
 	// included (1 for the first).

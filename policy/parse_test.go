@@ -54,6 +54,12 @@ func TestParseErrors(t *testing.T) {
 		{"template_fails.yaml", Error{Line: 7, Rule: 1, RuleName: "fallback", Field: "message"}, "fails on a report with an empty context", 0},
 		{"no_catch_all.yaml", Error{Line: 10, Rule: 2, RuleName: "charts", Field: "when"}, "the last rule must always match", 0},
 		{"catch_all_not_last.yaml", Error{Line: 4, Rule: 1, RuleName: "everything", Field: "when"}, "always matches, so the 2 rule(s) after it would never run", 0},
+		{"code_unknown_fault.yaml", Error{Line: 5, Field: "codes.WAREHOUSE_BUSY.fault"}, `"WAREHOUSE_DOWN" is not a code of the taxonomy`, 0},
+		{"code_unknown_type.yaml", Error{Line: 4, Field: "codes.WAREHOUSE_BUSY.type"}, `"warehouse_error" is not one of input_error,`, 0},
+		{"code_missing_fault.yaml", Error{Line: 3, Field: "codes.WAREHOUSE_BUSY.fault"}, "missing", 0},
+		{"code_unknown_field.yaml", Error{Line: 5, Field: "codes.WAREHOUSE_BUSY"}, `unknown field "falt"; a code has type and fault`, 0},
+		{"code_twice.yaml", Error{Line: 3, Field: "codes.warehouse_busy"}, `"warehouse_busy" repeats "WAREHOUSE_BUSY"`, 0},
+		{"codes_not_mapping.yaml", Error{Line: 2, Field: "codes"}, "into a mapping of codes", 0},
 		{"several_errors.yaml", Error{Line: 2, Field: "max_attempts"}, "not -1", 5},
 	}
 	for _, tt := range tests {
@@ -211,4 +217,30 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// codes: may come anywhere in the file; its entries merge over the
+// defaults, and an error in one names its line wherever the section is.
+func TestParseCodes(t *testing.T) {
+	t.Parallel()
+	const rules = "rules:\n  - name: fallback\n    default: true\n    next_action: escalate\n    severity: low\n    message: m\n"
+	p, err := Parse("after.yaml", []byte("version: 1\n"+rules+"codes:\n  WAREHOUSE_BUSY: {type: system_error, fault: SERVICE_UNAVAILABLE}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, ok := p.Codes().Lookup("warehouse_busy"); !ok || s.Type != triage.SystemError || s.Fault != fault.ServiceUnavailable {
+		t.Errorf("WAREHOUSE_BUSY: %+v, %v", s, ok)
+	}
+	if got, want := len(p.Codes()), len(Default().Codes())+1; got != want {
+		t.Errorf("%d codes, want the %d defaults and one", got, want)
+	}
+	_, err = Parse("after.yaml", []byte("version: 1\n"+rules+"codes:\n  A: {type: system_error, fault: TIMEOUT}\n  B:\n    type: system_error\n    faults: TIMEOUT\n"))
+	var pe *Error
+	if !errors.As(err, &pe) || pe.Line != 12 || pe.Rule != 0 || pe.Field != "codes.B" || !strings.Contains(pe.Reason, `unknown field "faults"`) {
+		t.Errorf("an unknown field after the rules: %#v", err)
+	}
+	_, err = Parse("before.yaml", []byte("version: 1\ncodes:\n  A: {type: system_error, fault: TIMEOUT}\n"+strings.Replace(rules, "message: m", "mesage: m", 1)))
+	if !errors.As(err, &pe) || pe.Line != 9 || pe.Rule != 1 || pe.Field != "" || !strings.Contains(pe.Reason, `a rule has name`) {
+		t.Errorf("an unknown rule field after the codes: %#v", err)
+	}
 }

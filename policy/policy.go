@@ -10,6 +10,7 @@ import (
 	"cel.dev/cel-go/common/types"
 
 	"github.com/triage-go/triage"
+	"github.com/triage-go/triage/classify"
 )
 
 // A Policy is a compiled recovery policy: rules tried in order, each with a
@@ -24,6 +25,7 @@ type Policy struct {
 	maxAttempts int
 	rules       []*rule
 	actions     []string // every action the rules name, sorted
+	codes       classify.Codes
 }
 
 // rule is one compiled rule.
@@ -58,6 +60,11 @@ func (p *Policy) MaxAttempts() int { return p.maxAttempts }
 // Actions lists every action the policy's rules name, sorted, so that a
 // handler can check that it has them all.
 func (p *Policy) Actions() []string { return slices.Clone(p.actions) }
+
+// Codes returns the agent error codes the policy's reports are classified
+// by: classify.DefaultCodes with the policy's codes: section merged over
+// them. The table is a copy.
+func (p *Policy) Codes() classify.Codes { return p.codes.Merge(nil) }
 
 // Decide evaluates the rules in order and returns the decision of the first
 // that matches, its message and suggestions rendered from in. The last rule

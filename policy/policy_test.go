@@ -12,6 +12,7 @@ import (
 	"cel.dev/cel-go/common/types"
 
 	"github.com/triage-go/triage"
+	"github.com/triage-go/triage/classify"
 	"github.com/triage-go/triage/fault"
 )
 
@@ -36,7 +37,7 @@ func testInput(typ triage.ErrorType, code, rc string, f *fault.Error, ctx map[st
 			Data: triage.Data{ErrorType: typ, ErrorCode: code, Message: testInternalMessage, Context: ctx,
 				QueryID: "q_456"},
 		},
-		Classification: triage.Classification{Type: typ, Confidence: 0.92, Method: "reported"},
+		Classification: classify.Result{Type: typ, Confidence: 0.92, Method: "reported"},
 		Cause:          triage.RootCause{Cause: rc, Confidence: 0.8, Evidence: []string{"the query timed out"}},
 		Attempt:        1,
 		Fault:          f,

@@ -56,9 +56,17 @@ func (e *Error) Error() string {
 // The YAML document.
 
 type document struct {
-	Version     *int      `yaml:"version"`
-	MaxAttempts *int      `yaml:"max_attempts"`
-	Rules       []ruleDoc `yaml:"rules"`
+	Version     *int               `yaml:"version"`
+	MaxAttempts *int               `yaml:"max_attempts"`
+	Codes       map[string]codeDoc `yaml:"codes"`
+	Rules       []ruleDoc          `yaml:"rules"`
+}
+
+// codeDoc is one entry of the codes: section: what an agent error code
+// says.
+type codeDoc struct {
+	Type  string `yaml:"type"`
+	Fault string `yaml:"fault"`
 }
 
 type ruleDoc struct {
@@ -78,6 +86,38 @@ type lineMap struct {
 	rules []map[string]int // per rule: key (and "key[i]" in a list) → line of its value; "" → the rule's
 	names []string         // per rule: its name, when it is a string
 	end   int              // the first line after the rules
+	// codes: per code of the codes: section, its line ("CODE") and the
+	// lines of its settings ("CODE.type", "CODE.fault").
+	codes    map[string]int
+	codesEnd int // the first line after the codes: section
+}
+
+// code returns the line of a code's setting, of the code, or of the
+// section.
+func (l lineMap) code(code, key string) int {
+	if n, ok := l.codes[code+"."+key]; ok {
+		return n
+	}
+	if n, ok := l.codes[code]; ok {
+		return n
+	}
+	return l.top["codes"]
+}
+
+// codeAt returns the code of the codes: section whose entry holds line, and
+// whether line is in the section at all.
+func (l lineMap) codeAt(line int) (string, bool) {
+	start, ok := l.top["codes"]
+	if !ok || line < start || line >= l.codesEnd {
+		return "", false
+	}
+	at, best := "", 0
+	for k, n := range l.codes {
+		if !strings.Contains(k, ".") && n <= line && n > best {
+			at, best = k, n
+		}
+	}
+	return at, true
 }
 
 // rule returns the line of rule i's setting ("when", "actions[1]"), of
@@ -200,9 +240,10 @@ func typeError(file string, lines lineMap, msg string) error {
 		e.Line, _ = strconv.Atoi(m[1])
 		e.Reason = m[2]
 	}
-	rule := -1
+	rule, code, inCodes := -1, "", false
 	if e.Line > 0 {
 		rule = lines.ruleAt(e.Line)
+		code, inCodes = lines.codeAt(e.Line)
 	}
 	keys := lines.top
 	if rule >= 0 {
@@ -219,11 +260,22 @@ func typeError(file string, lines lineMap, msg string) error {
 			e.Field = k
 		}
 	}
+	if inCodes {
+		rule, e.Field = -1, "codes"
+		if code != "" {
+			e.Field = "codes." + code
+		}
+	}
 	switch m := unknownField.FindStringSubmatch(e.Reason); {
+	case m != nil && inCodes:
+		e.Field, e.Reason = "", fmt.Sprintf("unknown field %q; a code has type and fault", m[1])
+		if code != "" {
+			e.Field = "codes." + code
+		}
 	case m != nil && rule >= 0:
 		e.Field, e.Reason = "", fmt.Sprintf("unknown field %q; a rule has name, when, default, actions, next_action, severity, message and suggestions", m[1])
 	case m != nil:
-		e.Field, e.Reason = "", fmt.Sprintf("unknown field %q; a policy has version, max_attempts and rules", m[1])
+		e.Field, e.Reason = "", fmt.Sprintf("unknown field %q; a policy has version, max_attempts, codes and rules", m[1])
 	default:
 		if m := goType.FindStringSubmatch(e.Reason); m != nil {
 			if want, ok := goTypeNames[m[1]]; ok {
@@ -242,11 +294,12 @@ var (
 		// yaml names Go types as %T prints them; derived, so a rename cannot break them.
 		fmt.Sprintf("%T", ruleDoc{}): "a rule (a mapping)", fmt.Sprintf("%T", []ruleDoc{}): "a list of rules",
 		fmt.Sprintf("%T", document{}): "a policy (a mapping)",
+		fmt.Sprintf("%T", codeDoc{}):  "a code (a mapping with type and fault)", fmt.Sprintf("%T", map[string]codeDoc{}): "a mapping of codes",
 	}
 )
 
 func nodeLines(root *yaml.Node) lineMap {
-	l := lineMap{top: map[string]int{}, end: math.MaxInt}
+	l := lineMap{top: map[string]int{}, end: math.MaxInt, codes: map[string]int{}, codesEnd: math.MaxInt}
 	n := root
 	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
 		n = n.Content[0]
@@ -257,6 +310,18 @@ func nodeLines(root *yaml.Node) lineMap {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		l.top[k.Value] = k.Line
+		if k.Value == "codes" && v.Kind == yaml.MappingNode {
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				ck, cv := v.Content[j], v.Content[j+1]
+				l.codes[ck.Value] = ck.Line
+				if cv.Kind != yaml.MappingNode {
+					continue
+				}
+				for s := 0; s+1 < len(cv.Content); s += 2 {
+					l.codes[ck.Value+"."+cv.Content[s].Value] = cv.Content[s+1].Line
+				}
+			}
+		}
 		if k.Value != "rules" || v.Kind != yaml.SequenceNode {
 			continue
 		}
@@ -284,6 +349,13 @@ func nodeLines(root *yaml.Node) lineMap {
 		for _, line := range l.top {
 			if line > at && line < l.end {
 				l.end = line
+			}
+		}
+	}
+	if at, ok := l.top["codes"]; ok {
+		for _, line := range l.top {
+			if line > at && line < l.codesEnd {
+				l.codesEnd = line
 			}
 		}
 	}

@@ -266,7 +266,7 @@ func (s *Server) putAgent(w http.ResponseWriter, r *http.Request, tenant string)
 	if err != nil {
 		return err
 	}
-	if u, _ := url.Parse(callback); !s.privateCallbacks && privateHost(u.Hostname()) {
+	if s.svc.RefusesCallback(callback) {
 		return invalidDoc([]fault.FieldError{{Field: "callback_url",
 			Message: "must not be localhost or a loopback, private or link-local address"}})
 	}

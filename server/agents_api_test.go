@@ -30,6 +30,7 @@ func agentsFixture(t *testing.T, yaml string, mod func(*Config)) *fixture {
 }
 
 func TestListAgents(t *testing.T) {
+	t.Parallel()
 	f := agentsFixture(t, `agents:
   - id: echo
     kind: script
@@ -111,6 +112,7 @@ func toStrings(v any) []string {
 }
 
 func TestListAgentsWithoutAgents(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
 	r := f.do("GET", "/v1/agents", nil, nil)
 	if r.status != 200 || string(r.body) != `{"agents":[]}`+"\n" {
@@ -119,6 +121,7 @@ func TestListAgentsWithoutAgents(t *testing.T) {
 }
 
 func TestListAgentsRefusals(t *testing.T) {
+	t.Parallel()
 	const key = "key-a-0123456789abcdef"
 	f := agentsFixture(t, "agents:\n  - id: echo\n    kind: script\n", func(c *Config) {
 		c.APIKeys = map[string]string{key: "acme"}

@@ -12,6 +12,7 @@ import (
 // 429 with Retry-After instead of 401/403; a valid key is still served,
 // from that address and from others; a token comes back with time.
 func TestFailedAuthenticationThrottled(t *testing.T) {
+	t.Parallel()
 	const keyA, keyB = "key-a-0123456789abcdef", "key-b-0123456789abcdef"
 	f := newFixture(t, func(c *Config) {
 		c.APIKeys = map[string]string{keyA: "acme", keyB: "globex"}
@@ -62,6 +63,7 @@ func TestFailedAuthenticationThrottled(t *testing.T) {
 // The addresses tracked are bounded: one whose bucket is full again is
 // forgotten, and past the bound the others share one bucket.
 func TestAuthLimitsBounded(t *testing.T) {
+	t.Parallel()
 	l := newAuthLimits(1, 2)
 	l.maxAddrs = 3
 	now := time.Date(2025, 8, 8, 12, 0, 0, 0, time.UTC)
@@ -91,6 +93,7 @@ func TestAuthLimitsBounded(t *testing.T) {
 }
 
 func TestClientAddr(t *testing.T) {
+	t.Parallel()
 	for remote, want := range map[string]string{
 		"192.0.2.1:1234":                    "192.0.2.1",
 		"[2001:db8:1:2:3:4:5:6]:443":        "2001:db8:1:2::/64",

@@ -50,6 +50,7 @@ func validJSONText(t *testing.T, what string, body []byte) {
 // recorded, and the list and records stay valid JSON. Text that is
 // Unicode, escaped or not, is taken as it is.
 func TestInvalidUTF8Refused(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
 	refused := []struct {
 		name   string
@@ -115,6 +116,7 @@ func TestInvalidUTF8Refused(t *testing.T) {
 // TestInvalidUTF8InDocuments: the PUT routes' documents follow the same
 // rule.
 func TestInvalidUTF8InDocuments(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
 	for _, c := range []struct {
 		path, body, field string
@@ -173,6 +175,7 @@ var canaryContext = `,"context":{` +
 // the POST's answer, an event stream, the record, the list, the stored
 // rows or the logs. The members that are not secret are kept.
 func TestContextSecretsRedacted(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
 	events, closeEvents := f.stream(nil)
 	defer closeEvents()
@@ -271,6 +274,7 @@ func (f *fixture) rawRequest(text string) (*http.Response, []byte) {
 // (CONNECT's host:port, "*") reach the handler, and get a problem rather
 // than ServeMux's text/plain "404 page not found" or its bare 400.
 func TestRequestsServeMuxWouldAnswer(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
 	for _, c := range []struct {
 		request string
@@ -299,6 +303,7 @@ func TestRequestsServeMuxWouldAnswer(t *testing.T) {
 // before any handler runs: these answers are its own, in text/plain, and
 // the service cannot make them problems.
 func TestRequestsNetHTTPAnswers(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
 	for _, c := range []struct {
 		request string

@@ -64,7 +64,9 @@ type Config struct {
 	AuthFailBurst int
 
 	// Webhook receives escalations (a POST of the escalation's JSON, as a
-	// durable job). Defaults to "": escalations are logged.
+	// durable job, through package webhook: with an Idempotency-Key naming
+	// the escalation). Defaults to "": escalations are logged. This and
+	// the job settings below are the service's (service.Jobs).
 	Webhook string
 	// HTTPClient makes the jobs' calls (callbacks, webhook). Defaults to a
 	// client with a 10-second timeout. Callbacks go through a copy of it

@@ -73,6 +73,7 @@ func diskReport(t *testing.T, i int) []byte {
 // 503; once the file is writable, the same server is ready and takes the
 // report, without a restart.
 func TestReadOnlyDatabaseRecovers(t *testing.T) {
+	t.Parallel()
 	if !disktest.InSubprocess(t, disktest.Options{Unprivileged: true}) {
 		return
 	}
@@ -165,6 +166,7 @@ func refuseSaves(t *testing.T, db string, on bool) {
 // refuses, never 409 SESSION_BUSY, and 201 once it takes the save, with
 // one occurrence. On PostgreSQL /readyz says disk_full meanwhile.
 func TestRefusedReportRetriedAnew(t *testing.T) {
+	t.Parallel()
 	db := newDatabase(t)
 	f := diskFixture(t, db)
 	report := diskReport(t, 0)
@@ -204,6 +206,7 @@ func TestRefusedReportRetriedAnew(t *testing.T) {
 // /readyz is 200 and the retry is taken (201), with the report saved
 // before the limit still there.
 func TestFileSizeLimitOverHTTP(t *testing.T) {
+	t.Parallel()
 	if !disktest.InSubprocess(t, disktest.Options{Own: true}) {
 		return
 	}

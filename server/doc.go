@@ -48,6 +48,9 @@
 // A 201 or a 200 is sent after the occurrence is committed. Idempotency-Key
 // follows the IETF draft: a repeat returns the stored response, another
 // payload under the same key is a 422, a repeat in flight a 409. The retry
-// and escalate actions enqueue durable jobs that a worker runs at least
-// once, with backoff and a bounded number of attempts, each recorded.
+// and escalate actions enqueue durable jobs that the service's worker
+// (service.Service.Work, which Serve runs) runs at least once, with backoff
+// and a bounded number of attempts, each recorded; the server hands it its
+// configuration (Config.Webhook, HTTPClient, PrivateCallbacks, JobPoll,
+// JobOptions, TenantJobWorkers) and nothing else of the jobs is its.
 package server

@@ -82,6 +82,7 @@ func nextFeedback(t *testing.T, r *sse.Reader) (id, errorID string) {
 // MaxReplay, then a truncated event; only its tenant's; and feedback
 // another instance saved on the same store.
 func TestEventsReplay(t *testing.T) {
+	t.Parallel()
 	const keyA, keyB = "key-a-0123456789abcdef", "key-b-0123456789abcdef"
 	keys := map[string]string{keyA: "acme", keyB: "globex"}
 	f := newFixture(t, func(c *Config) { c.APIKeys, c.MaxReplay, c.EventPoll = keys, 3, 20*time.Millisecond })
@@ -220,6 +221,7 @@ func TestEventsReplay(t *testing.T) {
 // delivery was completed, here directly) saves it, with the delivery's
 // feedback rather than the duplicate's answer.
 func TestDuplicateSavesFirstFeedback(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
 	report := readFile(t, goldenDir+"/db_timeout.json")
 	rep, err := triage.DecodeReport(report)
@@ -254,6 +256,7 @@ func TestDuplicateSavesFirstFeedback(t *testing.T) {
 // A stream whose client stops reading is dropped after a write times out:
 // a graceful shutdown does not wait on it for ShutdownTimeout.
 func TestStalledStreamDoesNotHoldShutdown(t *testing.T) {
+	t.Parallel()
 	defer func(d time.Duration) { eventWriteTimeout = d }(eventWriteTimeout)
 	eventWriteTimeout = 200 * time.Millisecond
 	clk := &clock{now: scenarioNow}

@@ -102,6 +102,7 @@ func openStore(t *testing.T, db string, clk *clock) store.Store {
 
 // TestOnPostgres runs the service's tests on PostgreSQL.
 func TestOnPostgres(t *testing.T) {
+	t.Parallel()
 	pgtest.URL(t)
 	for _, c := range []struct {
 		name string

@@ -20,6 +20,7 @@ import (
 // instance fetches it. Each report of a service outage enqueues one
 // escalation, posted to the webhook with its error_id.
 func TestTwoInstancesRunEachJobOnce(t *testing.T) {
+	t.Parallel()
 	db := newDatabase(t)
 	clk := &clock{now: scenarioNow}
 	ops := newCallbacks(t)

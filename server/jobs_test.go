@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/store"
+	"github.com/triage-go/triage/webhook"
 )
 
 // fastJobs makes a Server's job worker quick for a test: it polls every
@@ -88,6 +88,7 @@ func timeoutReport(agent, query string) []byte {
 // cancels the job at once; a job failing every attempt is discarded. The
 // outcomes are counted in triage_jobs_total.
 func TestJobs(t *testing.T) {
+	t.Parallel()
 	ops := newCallbacks(t)
 	f := newFixture(t, func(c *Config) { fastJobs(c); c.Webhook = ops.srv.URL + "/escalations" })
 	agent := newCallbacks(t, 429, 200)
@@ -206,6 +207,7 @@ func TestJobs(t *testing.T) {
 // TestJobErrorsRedacted: a secret in a callback URL reaches neither the
 // attempt's recorded error nor the logs.
 func TestJobErrorsRedacted(t *testing.T) {
+	t.Parallel()
 	const secret = "sk-live-0123456789abcdefSECRET"
 	f := newFixture(t, fastJobs)
 	agent := newCallbacks(t, 500, 200)
@@ -230,6 +232,7 @@ func TestJobErrorsRedacted(t *testing.T) {
 // TestJobRunsWhenDue: a retry due in 2s (the clock is now the real one)
 // is scheduled, and its callback is not called before it is due.
 func TestJobRunsWhenDue(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, fastJobs)
 	f.clock.mu.Lock()
 	f.clock.now = time.Now()
@@ -253,6 +256,7 @@ func TestJobRunsWhenDue(t *testing.T) {
 }
 
 func TestConcurrentIdentical(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, func(c *Config) { c.RateLimit = -1 })
 	f.callback("query_engine")
 	report := readFile(t, goldenDir+"/db_timeout.json")
@@ -301,6 +305,7 @@ func TestConcurrentIdentical(t *testing.T) {
 // TestTwoInstances: two services on one database are one service: the same
 // report posted to both at once is handled once.
 func TestTwoInstances(t *testing.T) {
+	t.Parallel()
 	db := newDatabase(t)
 	clk := &clock{now: scenarioNow}
 	var urls []string
@@ -388,6 +393,7 @@ func (f failingTenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (
 // retry in a second; the retry is handled anew (not a 409 for a minute),
 // with its jobs.
 func TestSaveFailure(t *testing.T) {
+	t.Parallel()
 	failed := false
 	f := newFixture(t, func(c *Config) { c.Store = failingSave{Store: c.Store, failed: &failed} })
 	f.callback("query_engine")
@@ -408,6 +414,7 @@ func TestSaveFailure(t *testing.T) {
 
 // TestExpire: Serve deletes bookkeeping past its retention.
 func TestExpire(t *testing.T) {
+	t.Parallel()
 	clk := &clock{now: scenarioNow}
 	st := openStore(t, newDatabase(t), clk)
 	defer st.Close()
@@ -456,6 +463,7 @@ func TestExpire(t *testing.T) {
 // attempt's error, as the tenant reads it, and in the log: whether it
 // answers 500 or its port is closed (the transport's *url.Error).
 func TestJobErrorsNameOnlyTheHost(t *testing.T) {
+	t.Parallel()
 	const secret = "XoXb7Secret0123456789abcdef"
 	closed := func() string {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -502,19 +510,37 @@ func TestJobErrorsNameOnlyTheHost(t *testing.T) {
 	}
 }
 
-// TestOriginOnly: the transport's error keeps its type, its Timeout and
-// what it wraps, its URL cut to the origin.
-func TestOriginOnly(t *testing.T) {
-	in := &url.Error{Op: "Post", URL: "https://u:p@hooks.example:8443/services/T/B/secret?x=1#f", Err: context.DeadlineExceeded}
-	out := originOnly(in)
-	var ue *url.Error
-	if !errors.As(out, &ue) || ue.URL != "https://hooks.example:8443" || !ue.Timeout() || !errors.Is(out, context.DeadlineExceeded) {
-		t.Errorf("%#v", out)
+// TestEscalationIdempotencyKey: triage serve's escalation job posts as
+// triage handle does (package webhook): the escalation's JSON with
+// Content-Type, User-Agent and an Idempotency-Key naming the escalation,
+// the same key again on the attempt after a 500.
+func TestEscalationIdempotencyKey(t *testing.T) {
+	t.Parallel()
+	ops := newCallbacks(t, 500)
+	f := newFixture(t, func(c *Config) { fastJobs(c); c.Webhook = ops.srv.URL + "/escalations" })
+	r := f.do("POST", "/v1/errors", readFile(t, goldenDir+"/service_outage.json"), nil)
+	if r.status != 201 {
+		t.Fatalf("POST: %d %s", r.status, r.body)
 	}
-	if in.URL == ue.URL {
-		t.Error("the original error was changed")
+	id := r.json(t)["error_id"].(string)
+	runWorker(t, f.srv)
+	rec := f.waitJobs(id, "the escalation after a 500", oneJobIn(store.JobCompleted))
+	if j := rec.Jobs[0]; j.Attempt != 2 || ops.count() != 2 {
+		t.Fatalf("calls %d, job %+v", ops.count(), j)
 	}
-	if plain := errors.New("x"); originOnly(plain) != plain {
-		t.Error("an error without a URL changed")
+	bodies, _ := ops.calls()
+	var e triage.Escalation
+	if err := json.Unmarshal(bodies[0], &e); err != nil || e.ErrorID != id {
+		t.Fatalf("the webhook got %s (%v)", bodies[0], err)
+	}
+	want := webhook.Key(e)
+	for i := range 2 {
+		h := ops.header(i)
+		if h.Get("Idempotency-Key") != want || h.Get("Content-Type") != "application/json" || h.Get("User-Agent") != webhook.UserAgent {
+			t.Errorf("post %d: headers %v, want Idempotency-Key %q", i, h, want)
+		}
+	}
+	if !bytes.Equal(bodies[0], bodies[1]) {
+		t.Errorf("the second attempt posted %s, the first %s", bodies[1], bodies[0])
 	}
 }

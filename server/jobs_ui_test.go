@@ -40,6 +40,7 @@ func riverUI(t *testing.T, st store.Store) JobsUI {
 // TestJobsUIConfig: River's UI needs an operator key when tenants have
 // API keys, and that key is none of theirs.
 func TestJobsUIConfig(t *testing.T) {
+	t.Parallel()
 	st := openStore(t, newDatabase(t), &clock{now: scenarioNow})
 	defer st.Close()
 	const tenantKey = "key-a-0123456789abcdef"
@@ -65,6 +66,7 @@ func TestJobsUIConfig(t *testing.T) {
 // from the same origin; not a tenant's key, nor a change from another
 // origin, nor no key (problems, with a Basic challenge a browser answers).
 func TestJobsUI(t *testing.T) {
+	t.Parallel()
 	const (
 		tenantKey   = "key-a-0123456789abcdef"
 		operatorKey = "operator-0123456789abcdef"
@@ -204,6 +206,7 @@ func TestJobsUI(t *testing.T) {
 // Without Config.JobsUI there is no /riverui/; without API keys and an
 // operator key, it is as open as the API.
 func TestJobsUIOptIn(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
 	if r := f.do("GET", "/riverui/", nil, nil); r.status != 404 || codeOf(t, r) != "NOT_FOUND" {
 		t.Errorf("without JobsUI: %d %s", r.status, r.body)

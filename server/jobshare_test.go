@@ -17,6 +17,7 @@ import (
 // rather than waiting for a worker; the other tenant's jobs run at once
 // meanwhile. Once the tarpit answers, the put-off jobs run too.
 func TestJobSharePerTenant(t *testing.T) {
+	t.Parallel()
 	const keyA, keyB = "key-a-0123456789abcdef", "key-b-0123456789abcdef"
 	release := make(chan struct{})
 	var inTarpit, most atomic.Int32

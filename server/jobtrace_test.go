@@ -16,6 +16,7 @@ import (
 // span, and its POST carries the trace on to the receiver. The context is
 // never part of the API's view of the job.
 func TestJobContinuesTheTrace(t *testing.T) {
+	t.Parallel()
 	const (
 		traceID  = "4bf92f3577b34da6a3ce929d0e0e4736"
 		parentID = "00f067aa0ba902b7"

@@ -17,6 +17,7 @@ import (
 // handler, and in the escalation the service logs without a webhook), a
 // 100 KB path.
 func TestLogsBoundClientValues(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, func(c *Config) { c.MaxBody = 4 << 20 })
 	big := strings.Repeat("A", 1<<20)
 	code := big[:64<<10] // enough to be cut; a report that is handled and stored costs more than one refused
@@ -46,6 +47,7 @@ func TestLogsBoundClientValues(t *testing.T) {
 // 10,000 identical store failures make a bounded number of log lines, and
 // one that counts the others.
 func TestRepeatedFailuresLoggedOnce(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, func(c *Config) {
 		c.RateLimit = -1
 		c.LogRepeat, c.LogRepeatWindow = 5, time.Hour

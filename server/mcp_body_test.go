@@ -58,6 +58,7 @@ func FuzzMCPBody(f *testing.F) {
 }
 
 func TestMCPBodyIDs(t *testing.T) {
+	t.Parallel()
 	for id, ok := range map[string]bool{
 		"0": true, "-1": true, "9007199254740991": true, "-9007199254740991": true, `"x"`: true, "null": true,
 		"-0": false, "01": false, "1.0": false, "1e3": false, "9007199254740992": false, "1.5e300": false,

@@ -145,6 +145,7 @@ func alive(t *testing.T, f *fixture, key, sid string) bool {
 // leaves its session quiet: a tenant at its cap that opens another gets
 // it, and the least recently used quiet session makes room.
 func TestMCPQuietSessionsMakeRoom(t *testing.T) {
+	t.Parallel()
 	f := mcpDoor(t, time.Minute, func(c *Config) { c.TenantMCPSessions = 3 })
 	var ids []string
 	for range 3 {
@@ -180,6 +181,7 @@ func TestMCPQuietSessionsMakeRoom(t *testing.T) {
 // connection while the prompt runs on. With every session busy, the
 // tenant is refused (429), as before.
 func TestMCPBusySessionsStay(t *testing.T) {
+	t.Parallel()
 	f := mcpDoor(t, 5*time.Second, func(c *Config) { c.TenantMCPSessions = 2 })
 	streaming := mcpInit(t, f, "key-a", "2025-11-25")
 	dropped := mcpInit(t, f, "key-a", "2025-11-25")
@@ -247,6 +249,7 @@ func readPriming(t *testing.T, c net.Conn) {
 // leaves out; in a 2025-03-26 session a batch is answered, up to
 // MCPMaxBatch messages, each counted against the tenant's rate limit.
 func TestMCPBatches(t *testing.T) {
+	t.Parallel()
 	f := mcpDoor(t, time.Minute, func(c *Config) { c.RateLimit = 0.001; c.RateBurst = 40 })
 	batch := func(n int) string {
 		msgs := make([]string, n)
@@ -290,6 +293,7 @@ func TestMCPBatches(t *testing.T) {
 // with a fraction or an exponent, or beyond 2^53, is -32600, not echoed
 // altered (the go-sdk's decoder made 1.5e300 -9223372036854775808).
 func TestMCPRequestIDs(t *testing.T) {
+	t.Parallel()
 	f := mcpDoor(t, time.Minute)
 	sid := mcpInit(t, f, "key-a", "2025-06-18")
 	for _, id := range []string{"1.5e300", "1.5", "1e3", "-0.0", "9007199254740993", "true", "{}"} {
@@ -314,6 +318,7 @@ func TestMCPRequestIDs(t *testing.T) {
 // session is not found, as an unknown one is (404, which clients take as
 // "initialize again").
 func TestMCPErrorsAreProblems(t *testing.T) {
+	t.Parallel()
 	f := mcpDoor(t, time.Minute)
 	sid := mcpInit(t, f, "key-a", "2025-06-18")
 	key := map[string]string{"X-API-Key": "key-a"}
@@ -386,6 +391,7 @@ func TestMCPErrorsAreProblems(t *testing.T) {
 // from another origin (or "null") is refused with 403, on every method;
 // a request without Origin (any client but a browser) is served.
 func TestMCPOrigin(t *testing.T) {
+	t.Parallel()
 	f := mcpDoor(t, time.Minute)
 	initialize := []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
 	host := strings.TrimPrefix(f.http.URL, "http://")
@@ -411,6 +417,7 @@ func TestMCPOrigin(t *testing.T) {
 // MCP-Protocol-Version says; a client whose connection dropped resumes
 // from that id with GET and Last-Event-ID, and gets the answer.
 func TestMCPStreamsResume(t *testing.T) {
+	t.Parallel()
 	f := mcpDoor(t, 2*time.Second)
 	sid := mcpInit(t, f, "key-a", "2025-11-25")
 	for _, header := range []string{"2025-11-25", "2025-03-26", ""} {
@@ -487,6 +494,7 @@ func TestMCPStreamsResume(t *testing.T) {
 // progress holds memory until it is written, however long the client
 // takes to read it.
 func TestMCPPostsInProgressBounded(t *testing.T) {
+	t.Parallel()
 	f := mcpDoor(t, 5*time.Second, func(c *Config) { c.TenantConcurrent = 2 })
 	sid := mcpInit(t, f, "key-a", "2025-11-25")
 	for i := range 2 {
@@ -509,6 +517,7 @@ func TestMCPPostsInProgressBounded(t *testing.T) {
 // initialized not yet sent) is not closed to make room: its client is
 // about to use it. Initialized and quiet, it is.
 func TestMCPHandshakeIsKept(t *testing.T) {
+	t.Parallel()
 	f := mcpDoor(t, time.Minute, func(c *Config) { c.TenantMCPSessions = 2 })
 	initialize := []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
 	var ids []string

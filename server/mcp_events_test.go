@@ -17,6 +17,7 @@ import (
 // per tenant, the oldest going first; a stream is never replayed with a
 // hole: resuming from before an event that went fails (ErrEventsPurged).
 func TestMCPEventsBounded(t *testing.T) {
+	t.Parallel()
 	e := newMCPEvents(1000, 2500)
 	a, b := tokenContext(t, "acme"), tokenContext(t, "globex")
 	ev := func(i int) []byte { return []byte(strings.Repeat(string(rune('a'+i%26)), 200)) } // 264 with its overhead

@@ -66,6 +66,7 @@ func mcpCall(t *testing.T, cs *mcp.ClientSession, name string, args map[string]a
 }
 
 func TestMCPOverStreamableHTTP(t *testing.T) {
+	t.Parallel()
 	f := mcpFixture(t)
 	a := mcpConnect(t, f, "X-API-Key", "key-a")
 	s, isErr := mcpCall(t, a, "sessions_create", map[string]any{"agentId": "echo"})
@@ -113,6 +114,7 @@ func TestMCPOverStreamableHTTP(t *testing.T) {
 }
 
 func TestMCPNeedsAKey(t *testing.T) {
+	t.Parallel()
 	f := mcpFixture(t)
 	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)
 	for _, h := range []map[string]string{nil, {"X-API-Key": "wrong"}} {
@@ -128,6 +130,7 @@ func TestMCPNeedsAKey(t *testing.T) {
 
 // A tenant cannot use the MCP session id another tenant's client holds.
 func TestMCPSessionIsTheTenants(t *testing.T) {
+	t.Parallel()
 	f := mcpFixture(t)
 	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)
 	r := f.do("POST", "/mcp", body, map[string]string{"X-API-Key": "key-a", "Accept": "application/json, text/event-stream"})
@@ -146,6 +149,7 @@ func TestMCPSessionIsTheTenants(t *testing.T) {
 // Closing the server (the first step of a graceful shutdown) ends the MCP
 // connections, so that their streams do not hold the shutdown open.
 func TestMCPCloseEndsTheConnections(t *testing.T) {
+	t.Parallel()
 	f := mcpFixture(t)
 	cs := mcpConnect(t, f, "X-API-Key", "key-a")
 	if _, isErr := mcpCall(t, cs, "bridge_health", map[string]any{}); isErr {
@@ -166,6 +170,7 @@ func TestMCPCloseEndsTheConnections(t *testing.T) {
 // retryable after the bridge's delay, before the connections close (the
 // go-sdk writes no answer on a closing connection).
 func TestMCPCloseAnswersCallsInFlight(t *testing.T) {
+	t.Parallel()
 	f := mcpFixture(t)
 	cs := mcpConnect(t, f, "X-API-Key", "key-a")
 	s, _ := mcpCall(t, cs, "sessions_create", map[string]any{"agentId": "echo"})

@@ -17,6 +17,7 @@ import (
 // in the go-sdk's buffers) until the client went away or the 6-minute
 // write timeout.
 func TestMCPUnreadAnswerIsCut(t *testing.T) {
+	t.Parallel()
 	f := mcpDoor(t, time.Minute, func(c *Config) { c.MCPStallTimeout = time.Second })
 	sid := mcpInit(t, f, "key-a", "2025-06-18")
 	host := strings.TrimPrefix(f.http.URL, "http://")

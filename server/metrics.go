@@ -18,7 +18,6 @@ import (
 type httpMetrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
-	jobs     *prometheus.CounterVec
 	runs     *prometheus.CounterVec
 }
 
@@ -33,10 +32,6 @@ func newHTTPMetrics() *httpMetrics {
 			Help:    "HTTP request latency, by route (event streams excluded).",
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
 		}, []string{"route"}),
-		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "triage_jobs_total",
-			Help: "Job attempts, by kind and outcome (succeeded, retrying, failed; deferred: put off, its tenant's share of the workers taken).",
-		}, []string{"kind", "outcome"}),
 		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "triage_runs_total",
 			Help: "AG-UI agent runs, by agent, outcome (finished, failed, disconnected) and, for a failed run, its fault code.",
@@ -45,7 +40,7 @@ func newHTTPMetrics() *httpMetrics {
 }
 
 func (m *httpMetrics) collectors() []prometheus.Collector {
-	return []prometheus.Collector{m.requests, m.duration, m.jobs, m.runs}
+	return []prometheus.Collector{m.requests, m.duration, m.runs}
 }
 
 // statusWriter remembers the status a handler wrote.

@@ -13,6 +13,7 @@ import (
 // every agent as "(other)"; without API keys (every request the
 // operator's) it is open and names them.
 func TestMetricsKeepTenantsApart(t *testing.T) {
+	t.Parallel()
 	const keyA, keyB, opKey = "key-a-0123456789abcdef", "key-b-0123456789abcdef", "operator-0123456789abcdef"
 	report := strings.Replace(string(readFile(t, goldenDir+"/db_timeout.json")), `"query_engine"`, `"acme_secret_agent"`, 1)
 	named := `source="acme_secret_agent"`

@@ -14,6 +14,7 @@ import (
 // The 401's hint says how to send a key, whole: the redaction of secrets
 // must not eat its own words.
 func TestUnauthorizedHintIsWhole(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, func(c *Config) { c.APIKeys = map[string]string{"key-a-0123456789abcdef": "acme"} })
 	r := f.do("GET", "/v1/errors", nil, nil)
 	if r.status != 401 || codeOf(t, r) != "TENANT_REQUIRED" {
@@ -29,6 +30,7 @@ func TestUnauthorizedHintIsWhole(t *testing.T) {
 // Every problem type the service writes resolves, against the service, to
 // a page about it; JSON when asked.
 func TestProblemTypePages(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
 	nf := f.do("GET", "/v1/errors/err_0123456789abcdef", nil, nil)
 	typ, _ := nf.json(t)["type"].(string)
@@ -65,6 +67,7 @@ func TestProblemTypePages(t *testing.T) {
 }
 
 func TestProblemBaseURI(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, func(c *Config) { c.ProblemBaseURI = "https://docs.example/triage/" })
 	r := f.do("GET", "/v1/errors/err_0123456789abcdef", nil, nil)
 	if typ, _ := r.json(t)["type"].(string); typ != "https://docs.example/errors/not-found" {
@@ -80,6 +83,7 @@ func TestProblemBaseURI(t *testing.T) {
 // A query string that does not decode is refused, on every route, rather
 // than read as if the bad pair were not there.
 func TestMalformedQuery(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
 	for _, path := range []string{
 		"/v1/errors?agent_id=%zz", "/v1/errors?agent_id=a%", "/v1/errors?agent_id=a;limit=1",
@@ -104,6 +108,7 @@ func TestMalformedQuery(t *testing.T) {
 // The members openapi.json marks required are present in what the
 // service writes, and every operation documents a 4xx answer.
 func TestOpenAPIRequiredMembers(t *testing.T) {
+	t.Parallel()
 	var doc struct {
 		Info struct {
 			License struct{ Name, Identifier string } `json:"license"`

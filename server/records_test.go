@@ -74,6 +74,7 @@ func occurrencesOf(t *testing.T, r response, cursorMember string) ([]store.Occur
 // store.PageBytes of documents, and paging goes through every occurrence
 // once, the latest first.
 func TestRecordReadsAreBounded(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
 	const size = 512 << 10 // an occurrence's report and feedback
 	const records, many = 30, 30
@@ -136,6 +137,7 @@ func TestRecordReadsAreBounded(t *testing.T) {
 // The occurrences' route refuses what it does not take, and finds only the
 // tenant's own records.
 func TestOccurrencesRoute(t *testing.T) {
+	t.Parallel()
 	const keyA, keyB = "key-a-0123456789abcdef", "key-b-0123456789abcdef"
 	f := newFixture(t, func(c *Config) { c.APIKeys = map[string]string{keyA: "acme", keyB: "globex"} })
 	a, b := map[string]string{"X-API-Key": keyA}, map[string]string{"X-API-Key": keyB}
@@ -173,6 +175,7 @@ func TestOccurrencesRoute(t *testing.T) {
 // '<' in a report takes one byte of the store and of the pages' byte
 // budgets, not six.
 func TestStoredDocumentsNotEscaped(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
 	note := strings.Repeat("<a&b>", 100)
 	r := f.do("POST", "/v1/errors", reportWith("q_lt", `,"context":{"note":"`+note+`"}`), nil)

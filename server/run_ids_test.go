@@ -15,6 +15,7 @@ import (
 // be one its input parser accepts, whatever the length of the runId
 // ("msg-" + a runId of 128 bytes was refused).
 func TestRunMessageIDComesBack(t *testing.T) {
+	t.Parallel()
 	f := runsFixture(t, agent.Options{})
 	runID := strings.Repeat("r", agui.MaxInputIDBytes) // a runId the parser accepts
 	events := runEvents(t, f.do("POST", "/v1/agents/echo/runs", runBody(runID, "hello"), nil))
@@ -43,6 +44,7 @@ func TestRunMessageIDComesBack(t *testing.T) {
 // (the calls' ids were the members' own, alike, and the second was refused
 // with the stream cut short, no RUN_FINISHED nor RUN_ERROR).
 func TestTeamToolCallsEndTheStream(t *testing.T) {
+	t.Parallel()
 	reg, err := agent.Parse([]byte(`agents:
   - {id: a, kind: script, script: {delay: 20ms}}
   - {id: b, kind: script, script: {delay: 20ms}}

@@ -2,23 +2,16 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"log/slog"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/triage-go/triage/aguirun"
 	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/service"
 	"github.com/triage-go/triage/store"
 	"github.com/triage-go/triage/wire/agui"
 )
-
-// runRecordTimeout bounds the write of a run's outcome, which happens
-// after the stream ended (the client may be gone: the request's context
-// is not its bound).
-const runRecordTimeout = 5 * time.Second
 
 // startRunRecord records that a run starts, before its stream: a run id
 // the tenant used already is a 409 problem, an id the store cannot hold a
@@ -33,7 +26,7 @@ func (s *Server) startRunRecord(ctx context.Context, tenant string, in *agui.Run
 	if len(fields) > 0 {
 		return fault.Invalid("The RunAgentInput is invalid.", fields...)
 	}
-	_, err := s.cfg.Store.Tenant(tenant).StartRun(ctx, store.Run{RunID: runID, ThreadID: in.ThreadID, AgentID: agentID})
+	err := s.svc.StartRun(ctx, tenant, store.Run{RunID: runID, ThreadID: in.ThreadID, AgentID: agentID})
 	switch {
 	case errors.Is(err, store.ErrRunExists):
 		return fault.New(fault.InvalidRequest, "This runId was used already: each run needs a runId of its own.",
@@ -42,27 +35,8 @@ func (s *Server) startRunRecord(ctx context.Context, tenant string, in *agui.Run
 			fault.WithDetail("runId", runID))
 	case errors.Is(err, store.ErrInvalidRun):
 		return fault.Wrap(err, fault.InvalidRequest, "The run cannot be recorded: its runId, threadId or agent id is too long or not text.")
-	case err != nil:
-		return store.Unavailable(err)
 	}
-	return nil
-}
-
-// finishRunRecord records how the run ended and, once recorded, wakes the
-// tenant's event streams on this instance, which read it from the store
-// (as every instance's do at their next poll). A storage failure is logged:
-// the stream is over, and its client has had the outcome.
-func (s *Server) finishRunRecord(ctx context.Context, tenant string, runID, agentID string, end store.RunEnd) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), runRecordTimeout)
-	defer cancel()
-	_, err := s.cfg.Store.Tenant(tenant).FinishRun(ctx, runID, end)
-	if err != nil {
-		s.log.LogAttrs(ctx, slog.LevelError, "recording a run's outcome failed",
-			slog.String("run_id", runID), slog.String("agent", agentID), slog.String("outcome", end.Outcome),
-			slog.Any("error", fault.From(err)))
-		return
-	}
-	s.svc.Changed(tenant) // this instance's streams read it now; the others' at their next poll
+	return err // nil, or the service's SERVICE_UNAVAILABLE
 }
 
 // runOutcome is how a run ended, from what aguirun.Run returned and
@@ -85,36 +59,10 @@ func runOutcome(runErr error, streamGone bool) (string, *fault.Error) {
 	return store.RunFailed, fault.From(runErr)
 }
 
-// runEndOf is the record of a run's outcome: a finished run's answer
-// length, a failed run's fault.
-func runEndOf(final aguirun.AgentState, outcome string, f *fault.Error) store.RunEnd {
-	end := store.RunEnd{Outcome: outcome}
-	switch outcome {
-	case store.RunFinished:
-		end.AnswerBytes = int64(len(final.Answer))
-	case store.RunFailed:
-		end.Fault = runFault(f)
-	}
-	return end
-}
-
-// runFault is a failed run's fault as the record keeps it: its JSON
-// payload without debug output (never the cause's text; the payload
-// redacts the message, which bounds it to about 1 KiB, and sanitizes the
-// details), within store.MaxRunFaultBytes. A larger one keeps its code,
-// message and facets, and loses its details and field errors.
-func runFault(f *fault.Error) json.RawMessage {
-	p := f.Payload(false)
-	if b, err := json.Marshal(p); err == nil && len(b) <= store.MaxRunFaultBytes {
-		return b
-	}
-	p.Details = map[string]any{"omitted": "the details were over the run record's bound"}
-	p.Errors = nil
-	b, err := json.Marshal(p)
-	if err != nil || len(b) > store.MaxRunFaultBytes {
-		b, _ = json.Marshal(fault.New(f.Code, "").Payload(false))
-	}
-	return b
+// runEndOf is what the service records of a run's outcome: a finished
+// run's answer length, a failed run's fault (see service.FinishRun).
+func runEndOf(final aguirun.AgentState, outcome string, f *fault.Error) service.RunEnd {
+	return service.RunEnd{Outcome: outcome, AnswerBytes: int64(len(final.Answer)), Fault: f}
 }
 
 // getRun is GET /v1/runs/{run_id}: the tenant's record of the run; 404

@@ -76,7 +76,8 @@ func (rs *runs) reserve(owner, agentID string) (func(), error) {
 // has started, every failure is a RUN_ERROR, the last event. The client
 // going away cancels the run; so does the service shutting down (Close),
 // whose RUN_ERROR says so (shuttingDown). The run is recorded before the
-// stream starts and its outcome after it ends (see run_records.go).
+// stream starts and its outcome after it ends (see run_records.go and
+// service.Service.StartRun, FinishRun).
 func (s *Server) postRun(w http.ResponseWriter, r *http.Request, tenant string) error {
 	if s.runs == nil {
 		return fault.New(fault.CapabilityNotFound, "This service runs no agents.")
@@ -134,7 +135,7 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request, tenant string) 
 	}
 	outcome, f := runOutcome(runErr, streamGone)
 	s.metrics.run(agentID, outcome, f)
-	s.finishRunRecord(ctx, tenant, runID, agentID, runEndOf(final, outcome, f))
+	s.svc.FinishRun(ctx, tenant, runID, agentID, runEndOf(final, outcome, f))
 	return nil
 }
 

@@ -17,6 +17,7 @@ import (
 // frontend holds, not only its last message: HttpAgent sends the whole
 // conversation with each run, and the run's session is new.
 func TestRunSendsTheThreadToAProvider(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var sent [][]map[string]any
 	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -47,6 +47,7 @@ func runGoroutines() []string {
 // one-node run nor a team's fan-out, whose branches run on goroutines of
 // their own, each waiting on an agent.
 func TestAbortedRunsLeakNoGoroutines(t *testing.T) {
+	t.Parallel()
 	reg, err := agent.Parse([]byte(`agents:
   - {id: echo, kind: script}
   - {id: other, kind: script}

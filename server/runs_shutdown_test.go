@@ -69,6 +69,7 @@ func (lr *liveRun) ended(t *testing.T) []byte {
 // the service stopped them, and Serve returns without waiting out
 // ShutdownTimeout.
 func TestRunsEndOnShutdown(t *testing.T) {
+	t.Parallel()
 	clk := &clock{now: scenarioNow}
 	st := openStore(t, newDatabase(t), clk)
 	t.Cleanup(func() { st.Close() })
@@ -167,6 +168,7 @@ func TestRunsEndOnShutdown(t *testing.T) {
 // A run asked for once the shutdown has begun is refused before its
 // stream: 503 with Retry-After, and no record.
 func TestRunRefusedWhileShuttingDown(t *testing.T) {
+	t.Parallel()
 	f := recordsFixture(t, nil)
 	f.srv.Close()
 	r := f.do("POST", "/v1/agents/echo/runs", runBody("late", "hello"), nil)

@@ -56,6 +56,7 @@ func runEvents(t *testing.T, r response) []agui.Event {
 }
 
 func TestRunStreamsTheAgent(t *testing.T) {
+	t.Parallel()
 	f := runsFixture(t, agent.Options{})
 	events := runEvents(t, f.do("POST", "/v1/agents/echo/runs", runInput("hello there"), nil))
 	var text strings.Builder
@@ -72,6 +73,7 @@ func TestRunStreamsTheAgent(t *testing.T) {
 }
 
 func TestRunFailsWithRunError(t *testing.T) {
+	t.Parallel()
 	f := runsFixture(t, agent.Options{})
 	events := runEvents(t, f.do("POST", "/v1/agents/echo/runs", runInput("fail with RATE_LIMITED after 7s"), nil))
 	last, ok := events[len(events)-1].(*agui.RunError)
@@ -85,6 +87,7 @@ func TestRunFailsWithRunError(t *testing.T) {
 }
 
 func TestRunRefusesBadInput(t *testing.T) {
+	t.Parallel()
 	f := runsFixture(t, agent.Options{})
 	for _, c := range []struct {
 		path string
@@ -104,6 +107,7 @@ func TestRunRefusesBadInput(t *testing.T) {
 
 // A client that goes away stops the run: its session is closed.
 func TestRunStopsWhenTheClientGoes(t *testing.T) {
+	t.Parallel()
 	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.Options{})
 	if err := m.Start(context.Background()); err != nil {
 		t.Fatal(err)
@@ -126,6 +130,7 @@ func TestRunStopsWhenTheClientGoes(t *testing.T) {
 
 // A client that asks for application/x-ndjson gets seed 001's CAP packets.
 func TestRunAsCAPStream(t *testing.T) {
+	t.Parallel()
 	f := runsFixture(t, agent.Options{})
 	r := f.do("POST", "/v1/agents/echo/runs", runInput("fail with RATE_LIMITED"), map[string]string{"Accept": "application/x-ndjson"})
 	if r.status != http.StatusOK || r.header.Get("Content-Type") != "application/x-ndjson" {
@@ -189,6 +194,7 @@ func startRunOf(t *testing.T, f *fixture, agentID string, body []byte) (leave fu
 // before its stream, as /mcp refuses an empty prompt: 422 INVALID_REQUEST,
 // and no record.
 func TestRunRefusesEmptyPrompt(t *testing.T) {
+	t.Parallel()
 	f := recordsFixture(t, nil)
 	for name, messages := range map[string]string{
 		"no message":            `[]`,

@@ -35,9 +35,7 @@ type Server struct {
 	// inProgress bounds each tenant's share of slots.
 	inProgress *tenantSlots
 	// streams bounds each tenant's event streams.
-	streams *tenantSlots
-	// jobShares bounds each tenant's share of the job workers.
-	jobShares *tenantSlots
+	streams   *tenantSlots
 	authFails *authLimits
 	body      bodyLimits
 	logs      *logguard.Guard
@@ -48,14 +46,6 @@ type Server struct {
 	log       *slog.Logger
 	runs      *runs
 	ready     readiness // the ingresses' checks, besides the store's
-	// jobTracer traces the jobs' attempts (nil: Config.TracerProvider
-	// unset).
-	jobTracer *requestTracer
-	// callbacks makes the retry jobs' calls: Config.HTTPClient, through
-	// guardedClient unless privateCallbacks (Config.PrivateCallbacks, or
-	// no APIKeys).
-	callbacks        *http.Client
-	privateCallbacks bool
 	// jobsUI is River's web UI (Config.JobsUI), operator the SHA-256 of
 	// Config.OperatorKey, crossOrigin the UI's guard against changes
 	// another origin's page makes with the operator's credentials.
@@ -189,7 +179,6 @@ func New(cfg Config) (*Server, error) {
 		slots:      make(chan struct{}, cfg.MaxConcurrent),
 		inProgress: newTenantSlots(cfg.TenantConcurrent),
 		streams:    newTenantSlots(cfg.TenantStreams),
-		jobShares:  newTenantSlots(cfg.TenantJobWorkers),
 		authFails:  newAuthLimits(cfg.AuthFailRate, cfg.AuthFailBurst),
 		body:       bodyLimits{timeout: cfg.BodyTimeout, rate: float64(max(cfg.MinBodyRate, 0)), grace: cfg.BodyGrace},
 		logs:       logs,
@@ -197,15 +186,9 @@ func New(cfg Config) (*Server, error) {
 		metrics:    newHTTPMetrics(),
 		problems:   &problem.Options{Debug: cfg.Debug, BaseURI: cfg.ProblemBaseURI},
 		log:        cfg.Logger,
-		jobTracer:  newRequestTracer(cfg.TracerProvider, cfg.Propagator),
 	}
 	s.stopping, s.stop = context.WithCancelCause(context.Background())
 	s.stopped = s.stopping.Done()
-	s.privateCallbacks = cfg.PrivateCallbacks || keys.empty()
-	s.callbacks = cfg.HTTPClient
-	if !s.privateCallbacks {
-		s.callbacks = guardedClient(cfg.HTTPClient, cfg.Logger)
-	}
 	if cfg.Agents != nil {
 		s.runs = newRuns(cfg.Agents)
 	}
@@ -223,6 +206,7 @@ func New(cfg Config) (*Server, error) {
 		Now:              cfg.Now,
 		// nil leaves the engine its own default (otel's global provider).
 		TracerProvider: cfg.TracerProvider,
+		Jobs:           jobs(cfg, keys.empty()),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
@@ -285,6 +269,30 @@ func (s *Server) Close() {
 		s.cfg.Bridge.Disconnect()
 	}
 	s.logs.Flush()
+}
+
+// jobs is the service's job worker's configuration: the callbacks may
+// reach private addresses with PrivateCallbacks, or with no API keys
+// (every request is the operator's then).
+func jobs(cfg Config, noKeys bool) service.Jobs {
+	o := cfg.JobOptions
+	o.Poll = cfg.JobPoll
+	return service.Jobs{
+		Webhook:          cfg.Webhook,
+		HTTPClient:       cfg.HTTPClient,
+		PrivateCallbacks: cfg.PrivateCallbacks || noKeys,
+		Options:          o,
+		TenantWorkers:    cfg.TenantJobWorkers,
+		TracerProvider:   cfg.TracerProvider,
+		Propagator:       cfg.Propagator,
+	}
+}
+
+// work runs the service's jobs until ctx ends.
+func (s *Server) work(ctx context.Context) {
+	if err := s.svc.Work(ctx); err != nil {
+		s.log.Error("the job worker stopped", slog.Any("error", fault.From(err)))
+	}
 }
 
 // tenantCount returns how many tenants keys name.

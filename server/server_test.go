@@ -19,6 +19,7 @@ import (
 )
 
 func TestScenariosOverHTTP(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
 	f.loadInventory(nil)
 	for _, name := range scenarios {
@@ -80,6 +81,7 @@ func TestScenariosOverHTTP(t *testing.T) {
 }
 
 func TestListErrors(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
 	ids := map[string]bool{}
 	for _, name := range scenarios {
@@ -141,6 +143,7 @@ func TestListErrors(t *testing.T) {
 }
 
 func TestErrorStatuses(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, func(c *Config) { c.MaxBody = 4096 })
 	valid := readFile(t, goldenDir+"/db_timeout.json")
 	cases := []struct {
@@ -195,6 +198,7 @@ func TestErrorStatuses(t *testing.T) {
 }
 
 func TestIdempotencyKey(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
 	report := readFile(t, goldenDir+"/db_timeout.json")
 	key := map[string]string{"Idempotency-Key": `"k-1"`}
@@ -233,6 +237,7 @@ func TestIdempotencyKey(t *testing.T) {
 }
 
 func TestTenancy(t *testing.T) {
+	t.Parallel()
 	const keyA, keyB = "key-a-0123456789abcdef", "key-b-0123456789abcdef"
 	f := newFixture(t, func(c *Config) { c.APIKeys = map[string]string{keyA: "acme", keyB: "globex"} })
 	report := readFile(t, goldenDir+"/db_timeout.json")
@@ -276,6 +281,7 @@ func TestTenancy(t *testing.T) {
 }
 
 func TestRateLimit(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, func(c *Config) { c.RateLimit, c.RateBurst = 1, 2 })
 	var last response
 	for range 3 {
@@ -295,6 +301,7 @@ func TestRateLimit(t *testing.T) {
 }
 
 func TestConcurrencyBound(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, func(c *Config) { c.MaxConcurrent = 2 })
 	f.srv.slots <- struct{}{}
 	f.srv.slots <- struct{}{} // two requests in progress
@@ -312,6 +319,7 @@ func TestConcurrencyBound(t *testing.T) {
 }
 
 func TestDebugProblems(t *testing.T) {
+	t.Parallel()
 	for _, debug := range []bool{false, true} {
 		f := newFixture(t, func(c *Config) { c.Debug = debug })
 		r := f.do("POST", "/v1/errors", []byte(`{"agent_id":`), nil)
@@ -326,6 +334,7 @@ func TestDebugProblems(t *testing.T) {
 }
 
 func TestOpenAPIListsEveryRoute(t *testing.T) {
+	t.Parallel()
 	var doc struct {
 		OpenAPI string                                `json:"openapi"`
 		Paths   map[string]map[string]json.RawMessage `json:"paths"`
@@ -355,6 +364,7 @@ func TestOpenAPIListsEveryRoute(t *testing.T) {
 }
 
 func TestHandlerStoresSurviveRestart(t *testing.T) {
+	t.Parallel()
 	// Attempts live in the store: a second Server on the same database
 	// counts on.
 	db := newDatabase(t)

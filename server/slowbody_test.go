@@ -62,6 +62,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // tenant is still served (it got 503 while the slow bodies held every
 // slot).
 func TestSlowBodiesHoldOnlyTheirTenantsShare(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, func(c *Config) {
 		c.APIKeys = map[string]string{slowKeyA: "acme", slowKeyB: "globex"}
 		c.MaxConcurrent, c.TenantConcurrent = 4, 2
@@ -113,6 +114,7 @@ func TestSlowBodiesHoldOnlyTheirTenantsShare(t *testing.T) {
 // A request without a valid key holds no slot: it is refused before its
 // body is read.
 func TestUnauthenticatedSlowBodyHoldsNoSlot(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, func(c *Config) {
 		c.APIKeys = map[string]string{slowKeyA: "acme", slowKeyB: "globex"}
 		c.MaxConcurrent = 1
@@ -131,6 +133,7 @@ func TestUnauthenticatedSlowBodyHoldsNoSlot(t *testing.T) {
 // A body that does not arrive within the body timeout is answered with a
 // problem, 408 TIMEOUT, not a dropped connection.
 func TestSlowBodyTimesOut(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, func(c *Config) {
 		c.APIKeys = map[string]string{slowKeyA: "acme", slowKeyB: "globex"}
 		c.BodyTimeout, c.MinBodyRate = 300*time.Millisecond, -1
@@ -152,6 +155,7 @@ func TestSlowBodyTimesOut(t *testing.T) {
 // A body that arrives more slowly than the minimum rate is answered 408
 // once the grace has passed, long before the body timeout.
 func TestSlowBodyUnderMinimumRate(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, func(c *Config) {
 		c.BodyTimeout, c.MinBodyRate, c.BodyGrace = ReadTimeout, 100, 200*time.Millisecond
 	})
@@ -175,6 +179,7 @@ func TestSlowBodyUnderMinimumRate(t *testing.T) {
 // request's context is not cancelled by a deadline left on the
 // connection.
 func TestBodyDeadlineEndsWithTheBody(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, func(c *Config) {
 		c.BodyTimeout, c.MinBodyRate, c.BodyGrace = 5*time.Second, 100, 3*time.Second
 		c.Store = hookStore{Store: c.Store, save: func(ctx context.Context) error {

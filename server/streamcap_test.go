@@ -46,6 +46,7 @@ func refusedGet(t *testing.T, f *fixture, path string, header map[string]string)
 // One tenant holds at most TenantStreams event streams; the others still
 // open theirs, and a stream closed frees its place.
 func TestEventStreamsPerTenant(t *testing.T) {
+	t.Parallel()
 	const keyA, keyB = "key-a-0123456789abcdef", "key-b-0123456789abcdef"
 	f := newFixture(t, func(c *Config) {
 		c.APIKeys = map[string]string{keyA: "acme", keyB: "globex"}
@@ -81,6 +82,7 @@ func TestEventStreamsPerTenant(t *testing.T) {
 // next call fails: its session is not found); another tenant's sessions
 // are not touched, and a session closed (DELETE /mcp) frees its place.
 func TestMCPSessionsPerTenant(t *testing.T) {
+	t.Parallel()
 	f := mcpFixture(t, func(c *Config) { c.TenantMCPSessions = 2 })
 	first := mcpConnect(t, f, "X-API-Key", "key-a")
 	other := mcpConnect(t, f, "X-API-Key", "key-b")

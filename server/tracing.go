@@ -13,7 +13,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/triage-go/triage/fault"
-	"github.com/triage-go/triage/store"
 )
 
 // requestTracer makes a span per request (Config.TracerProvider), a child
@@ -114,45 +113,4 @@ func scheme(r *http.Request) string {
 		return "https"
 	}
 	return "http"
-}
-
-// startJob starts the span of one attempt at job j: a child of the span
-// that enqueued it (j.Trace), so that the request's trace shows the work
-// it caused, on whichever instance the job runs, and later. Its
-// attributes are the job's ID, kind and attempt, the tenant and the
-// error's ID; never the payload.
-func (t *requestTracer) startJob(ctx context.Context, j store.Job) (context.Context, trace.Span) {
-	if t == nil {
-		return ctx, nil
-	}
-	if len(j.Trace) > 0 {
-		ctx = propagation.TraceContext{}.Extract(ctx, propagation.MapCarrier(j.Trace))
-	}
-	return t.tracer.Start(ctx, "job "+j.Kind, trace.WithSpanKind(trace.SpanKindConsumer), trace.WithAttributes(
-		attribute.Int64("triage.job.id", j.ID), attribute.String("triage.job.kind", j.Kind),
-		attribute.Int("triage.job.attempt", j.Attempt), attribute.String("triage.tenant", j.Tenant),
-		attribute.String("triage.error_id", j.ErrorID)))
-}
-
-// endJobSpan ends an attempt's span: a failed attempt is an error, its
-// message redacted (the job's error is recorded so too).
-func endJobSpan(span trace.Span, err error) {
-	if span == nil {
-		return
-	}
-	if err != nil {
-		span.SetStatus(codes.Error, fault.Redact(err.Error()))
-		span.SetAttributes(semconv.ErrorTypeKey.String(string(fault.From(err).Code)))
-	}
-	span.End()
-}
-
-// inject puts ctx's trace context on an outgoing request's headers (the
-// job's POST to a callback or webhook), so that its receiver continues
-// the trace.
-func (t *requestTracer) inject(ctx context.Context, h http.Header) {
-	if t == nil {
-		return
-	}
-	t.prop.Inject(ctx, propagation.HeaderCarrier(h))
 }

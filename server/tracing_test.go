@@ -26,6 +26,7 @@ func spanAttrs(s sdktrace.ReadOnlySpan) map[attribute.Key]string {
 // route, with allow-listed attributes only: the tenant once the key is
 // known, never the key, even where a client put it in the path.
 func TestRequestSpans(t *testing.T) {
+	t.Parallel()
 	const key = "tracing-key-0123456789"
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
@@ -81,6 +82,7 @@ func TestRequestSpans(t *testing.T) {
 // TestRequestSpanStatus: a 5xx is an error; a 4xx, the client's, is not;
 // an answer cut short has no status code.
 func TestRequestSpanStatus(t *testing.T) {
+	t.Parallel()
 	rec := tracetest.NewSpanRecorder()
 	tr := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec)).Tracer("t")
 	for _, c := range []struct {
@@ -102,6 +104,7 @@ func TestRequestSpanStatus(t *testing.T) {
 // TestNoTracerProvider: with no provider, a request carries no span, and
 // the caller's trace context is not even read.
 func TestNoTracerProvider(t *testing.T) {
+	t.Parallel()
 	if tr := newRequestTracer(nil, nil); tr != nil {
 		t.Fatalf("newRequestTracer(nil) = %v", tr)
 	}

@@ -30,6 +30,7 @@ func (u *fakeUI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func TestDashboardRoutes(t *testing.T) {
+	t.Parallel()
 	const key = "key-a-0123456789abcdef"
 	ui := &fakeUI{}
 	f := newFixture(t, func(c *Config) {
@@ -87,6 +88,7 @@ func TestDashboardRoutes(t *testing.T) {
 }
 
 func TestNoDashboard(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
 	for _, path := range []string{"/", "/assets/app-1234.js"} {
 		if r := f.do("GET", path, nil, nil); r.status != 404 || codeOf(t, r) != "NOT_FOUND" {

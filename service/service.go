@@ -57,6 +57,9 @@ type Config struct {
 	TracerProvider trace.TracerProvider
 	// Now tells the time. Defaults to time.Now.
 	Now func() time.Time
+
+	// Jobs configures the worker of the durable jobs (Work).
+	Jobs Jobs
 }
 
 // Service is the pipeline. It is safe for concurrent use.
@@ -64,6 +67,7 @@ type Service struct {
 	cfg     Config
 	handler *handler.Handler
 	events  *Events
+	worker  *worker
 	announcing
 }
 
@@ -96,7 +100,12 @@ func New(cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("service: %w", err)
 	}
-	svc := &Service{cfg: cfg, handler: h, events: newEvents()}
+	svc := &Service{cfg: cfg, handler: h, events: newEvents(), worker: newWorker(cfg.Jobs, cfg.Logger)}
+	if cfg.Registerer != nil {
+		if err := cfg.Registerer.Register(svc.worker.attempts); err != nil {
+			return nil, fmt.Errorf("service: %w", err)
+		}
+	}
 	svc.announcer, _ = cfg.Store.(store.Announcer)
 	return svc, nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/triage-go/triage/handler"
 	"github.com/triage-go/triage/memory"
 	"github.com/triage-go/triage/policy"
+	"github.com/triage-go/triage/webhook"
 )
 
 // maxReports bounds the input handle reads from standard input.
@@ -27,7 +28,7 @@ func runHandle(ctx context.Context, args []string, env Env) error {
 	policyFile := fs.String("policy", "", "recovery policy `file` (YAML) replacing the default policy")
 	schemaFile := fs.String("schema", "", "schema inventory `file` (JSON): {source: {fields, synonyms}}")
 	cacheFile := fs.String("cache", "", "cached results `file` (JSON): {query_id: {stored_at, summary}}")
-	webhook := fs.String("webhook", "", "post escalations as JSON to this `URL` (default: write them to standard error)")
+	hookURL := fs.String("webhook", "", "post escalations as JSON to this `URL` (default: write them to standard error)")
 	now := fs.String("now", "", "the current time, RFC 3339 (for reproducible runs; default: the clock)")
 	debugOut := fs.Bool("debug", false, "log each step's details (classification, rule, actions) to standard error")
 	if err := parse(fs, args, env); err != nil {
@@ -69,8 +70,8 @@ func runHandle(ctx context.Context, args []string, env Env) error {
 		}
 		cfg.Cache = cache
 	}
-	if *webhook != "" {
-		cfg.Notifier = handler.WebhookNotifier{URL: *webhook}
+	if *hookURL != "" {
+		cfg.Notifier = webhook.Notifier{URL: *hookURL}
 	} else {
 		cfg.Notifier = &escalations{w: env.Stderr}
 	}

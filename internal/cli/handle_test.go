@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/triage-go/triage/internal/cli"
 	"github.com/triage-go/triage/internal/golden"
+	"github.com/triage-go/triage/webhook"
 )
 
 // handleArgs run triage handle on the scenarios' schema inventory and
@@ -194,17 +196,21 @@ rules:
 	}
 }
 
+// TestHandleWebhook: triage handle --webhook posts the escalation as the
+// service's jobs do (package webhook): its JSON, with an Idempotency-Key
+// naming it.
 func TestHandleWebhook(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
 	var posted []map[string]any
+	var headers []http.Header
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var m map[string]any
 		if err := json.NewDecoder(r.Body).Decode(&m); err != nil {
 			t.Error(err)
 		}
 		mu.Lock()
-		posted = append(posted, m)
+		posted, headers = append(posted, m), append(headers, r.Header.Clone())
 		mu.Unlock()
 	}))
 	defer srv.Close()
@@ -220,6 +226,12 @@ func TestHandleWebhook(t *testing.T) {
 	defer mu.Unlock()
 	if len(posted) != 1 || posted[0]["query_id"] != "q_901" || posted[0]["rule"] != "service_outage" {
 		t.Errorf("webhook got %v", posted)
+		return
+	}
+	key := fmt.Sprintf("%s:%v:%s", posted[0]["error_id"], posted[0]["attempt"], posted[0]["reported_at"])
+	if h := headers[0]; h.Get("Idempotency-Key") != key || h.Get("Content-Type") != "application/json" ||
+		h.Get("User-Agent") != webhook.UserAgent {
+		t.Errorf("webhook headers %v, want Idempotency-Key %q", h, key)
 	}
 }
 

@@ -3,9 +3,9 @@
 // error type it most likely has (input_error, schema_error, query_error,
 // chart_error, system_error, validation_error), with a confidence.
 //
-// It is the last resort of classification, not the first: the handler
-// tries the reported type, error codes, faults and message rules before
-// it, and consults the model only for the noisy remainder — messages no
+// It is the last resort of classification, not the first: package
+// classify's chain (classify.DefaultModel wraps this model) tries the
+// reported type, error codes, faults and message rules before it, and consults the model only for the noisy remainder — messages no
 // rule recognises. Its confidence should count for less than a rule's.
 //
 // # Model

@@ -161,9 +161,9 @@ var storeTests = []test{
 	}},
 }
 
-var attemptsTests = []test{
-	{"CountsPerKey", func(t *testing.T, e *env) {
-		tn := e.s.Tenant("a")
+var attemptsTests = []stateTest{
+	{"CountsPerKey", func(t *testing.T, e *stateEnv) {
+		tn := e.tenant("a")
 		steps := []struct {
 			key  string
 			want int
@@ -198,9 +198,9 @@ var historySteps = []historyStep{
 	{"sql", "TIMEOUT", 41 * time.Minute, 2},
 }
 
-var historyTests = []test{
-	{"CountsWithinWindow", func(t *testing.T, e *env) {
-		tn := e.s.Tenant("a")
+var historyTests = []stateTest{
+	{"CountsWithinWindow", func(t *testing.T, e *stateEnv) {
+		tn := e.tenant("a")
 		const window = 10 * time.Minute
 		steps := historySteps
 		for _, st := range steps {
@@ -211,8 +211,8 @@ var historyTests = []test{
 			}
 		}
 	}},
-	{"IgnoresLaterFailures", func(t *testing.T, e *env) {
-		tn := e.s.Tenant("a")
+	{"IgnoresLaterFailures", func(t *testing.T, e *stateEnv) {
+		tn := e.tenant("a")
 		for _, at := range []time.Duration{time.Minute, 20 * time.Minute} {
 			_, err := tn.Record(t.Context(), "sql", "E", Epoch.Add(at), time.Hour)
 			must(t, err)
@@ -227,19 +227,19 @@ var historyTests = []test{
 	}},
 }
 
-var deliveriesTests = []test{
-	{"FirstClaimIsFirst", func(t *testing.T, e *env) {
-		claim(t, e.s.Tenant("a"), "k", nil, true)
+var deliveriesTests = []stateTest{
+	{"FirstClaimIsFirst", func(t *testing.T, e *stateEnv) {
+		claim(t, e.tenant("a"), "k", nil, true)
 	}},
-	{"SecondClaimWhileInFlight", func(t *testing.T, e *env) {
-		tn := e.s.Tenant("a")
+	{"SecondClaimWhileInFlight", func(t *testing.T, e *stateEnv) {
+		tn := e.tenant("a")
 		claim(t, tn, "k", nil, true)
 		claim(t, tn, "k", nil, false)
 		e.clock.Advance(store.ClaimLease / 2)
 		claim(t, tn, "k", nil, false)
 	}},
-	{"ClaimAfterCompleteReturnsFeedback", func(t *testing.T, e *env) {
-		tn := e.s.Tenant("a")
+	{"ClaimAfterCompleteReturnsFeedback", func(t *testing.T, e *stateEnv) {
+		tn := e.tenant("a")
 		fb := sampleFeedback("e1", Epoch)
 		claim(t, tn, "k", nil, true)
 		must(t, tn.Complete(t.Context(), "k", fb))
@@ -248,35 +248,24 @@ var deliveriesTests = []test{
 		e.clock.Advance(3 * store.ClaimLease)
 		claim(t, tn, "k", fb, false)
 	}},
-	{"ReleaseMakesItFirstAgain", func(t *testing.T, e *env) {
-		tn := e.s.Tenant("a")
+	{"ReleaseMakesItFirstAgain", func(t *testing.T, e *stateEnv) {
+		tn := e.tenant("a")
 		claim(t, tn, "k", nil, true)
 		must(t, tn.Release(t.Context(), "k"))
 		claim(t, tn, "k", nil, true)
 		claim(t, tn, "k", nil, false)
 	}},
-	{"StaleClaimIsTakenOver", func(t *testing.T, e *env) {
-		tn := e.s.Tenant("a")
-		claim(t, tn, "k", nil, true)
-		e.clock.Advance(store.ClaimLease - time.Second)
-		claim(t, tn, "k", nil, false)
-		e.clock.Advance(2 * time.Second)
-		claim(t, tn, "k", nil, true) // older than the lease: lost
-		claim(t, tn, "k", nil, false)
-		e.clock.Advance(store.ClaimLease - time.Second)
-		claim(t, tn, "k", nil, false) // the take-over's lease runs from it
-	}},
-	{"KeysAreIndependent", func(t *testing.T, e *env) {
-		tn := e.s.Tenant("a")
+	{"KeysAreIndependent", func(t *testing.T, e *stateEnv) {
+		tn := e.tenant("a")
 		claim(t, tn, "k1", nil, true)
 		must(t, tn.Complete(t.Context(), "k1", sampleFeedback("e1", Epoch)))
 		claim(t, tn, "k2", nil, true)
 	}},
 }
 
-var startTests = []test{
-	{"CountsHistoryAsRecordDoes", func(t *testing.T, e *env) {
-		tn := e.s.Tenant("a")
+var startTests = []stateTest{
+	{"CountsHistoryAsRecordDoes", func(t *testing.T, e *stateEnv) {
+		tn := e.tenant("a")
 		const window = 10 * time.Minute
 		steps := append(slices.Clip(historySteps), historyStep{"sql", "TIMEOUT", 30 * time.Minute, 1}) // late: counts up to its own time
 		for i, st := range steps {
@@ -298,8 +287,8 @@ var startTests = []test{
 			}
 		}
 	}},
-	{"FirstCountsAndRecords", func(t *testing.T, e *env) {
-		tn := e.s.Tenant("a")
+	{"FirstCountsAndRecords", func(t *testing.T, e *stateEnv) {
+		tn := e.tenant("a")
 		// Counts that Next and Record began are Start's too.
 		_, err := tn.Next(t.Context(), "q1/E")
 		must(t, err)
@@ -317,8 +306,8 @@ var startTests = []test{
 			t.Errorf("Record after Start = %d, %v; want 3", n, err)
 		}
 	}},
-	{"DuplicateCountsNothing", func(t *testing.T, e *env) {
-		tn := e.s.Tenant("a")
+	{"DuplicateCountsNothing", func(t *testing.T, e *stateEnv) {
+		tn := e.tenant("a")
 		start(t, tn, "k1", "q1/E", 0)
 		// In flight: neither first nor counted.
 		if res := start(t, tn, "k1", "q1/E", 0); res != (triage.StartResult{}) {
@@ -335,21 +324,42 @@ var startTests = []test{
 			t.Errorf("Start(k2) = %+v; want attempt 2, recent 2", res)
 		}
 	}},
-	{"ClaimsAsClaimDoes", func(t *testing.T, e *env) {
-		tn := e.s.Tenant("a")
+	{"ClaimsAsClaimDoes", func(t *testing.T, e *stateEnv) {
+		tn := e.tenant("a")
 		start(t, tn, "k1", "q1/E", 0)
 		claim(t, tn, "k1", nil, false)
 		must(t, tn.Release(t.Context(), "k1"))
 		if res := start(t, tn, "k1", "q1/E", 0); !res.First || res.Attempt != 2 {
 			t.Errorf("Start(k1) after Release = %+v; want first, attempt 2", res)
 		}
-		e.clock.Advance(store.ClaimLease + time.Second)
-		if res := start(t, tn, "k1", "q1/E", 0); !res.First || res.Attempt != 3 {
-			t.Errorf("Start(k1) past its lease = %+v; want first (taken over), attempt 3", res)
-		}
 		// Another tenant's delivery, attempt and history are its own.
-		if res := start(t, e.s.Tenant("b"), "k1", "q1/E", 0); !res.First || res.Attempt != 1 || res.Recent != 1 {
+		if res := start(t, e.tenant("b"), "k1", "q1/E", 0); !res.First || res.Attempt != 1 || res.Recent != 1 {
 			t.Errorf("tenant b's Start(k1) = %+v; want first, attempt 1, recent 1", res)
+		}
+	}},
+}
+
+// leaseTests are the store's own: a claim in flight longer than
+// store.ClaimLease is taken over (its instance is taken to have died). A
+// triage.State in one process (memory.State) has no such lease.
+var leaseTests = []test{
+	{"StaleClaimIsTakenOver", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		claim(t, tn, "k", nil, true)
+		e.clock.Advance(store.ClaimLease - time.Second)
+		claim(t, tn, "k", nil, false)
+		e.clock.Advance(2 * time.Second)
+		claim(t, tn, "k", nil, true) // older than the lease: lost
+		claim(t, tn, "k", nil, false)
+		e.clock.Advance(store.ClaimLease - time.Second)
+		claim(t, tn, "k", nil, false) // the take-over's lease runs from it
+	}},
+	{"StartTakesOverAStaleClaim", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		start(t, tn, "k1", "q1/E", 0)
+		e.clock.Advance(store.ClaimLease + time.Second)
+		if res := start(t, tn, "k1", "q1/E", 0); !res.First || res.Attempt != 2 {
+			t.Errorf("Start(k1) past its lease = %+v; want first (taken over), attempt 2", res)
 		}
 	}},
 }

@@ -14,18 +14,29 @@ import (
 // Opener opens a fresh, empty store using opts.
 type Opener = func(t *testing.T, opts store.Options) store.Store
 
-// Run runs the conformance suite on the stores open opens.
+// Run runs the conformance suite on the stores open opens: the state
+// suite (RunState) on their tenants, then the store's own groups. Each
+// subtest has a store of its own and runs in parallel with the others (as
+// many at once as -test.parallel allows).
 func Run(t *testing.T, open Opener) {
+	t.Run("State", func(t *testing.T) {
+		RunState(t, func(t *testing.T, now func() time.Time) func(string) triage.State {
+			s := open(t, store.Options{Now: now})
+			t.Cleanup(func() {
+				if err := s.Close(); err != nil {
+					t.Errorf("Close: %v", err)
+				}
+			})
+			return func(tenant string) triage.State { return s.Tenant(tenant) }
+		})
+	})
 	groups := []struct {
 		name  string
 		tests []test
 	}{
 		{"Store", storeTests},
 		{"Isolation", isolationTests},
-		{"Attempts", attemptsTests},
-		{"History", historyTests},
-		{"Deliveries", deliveriesTests},
-		{"Start", startTests},
+		{"Leases", leaseTests},
 		{"Synonyms", synonymsTests},
 		{"Cache", cacheTests},
 		{"Agents", agentsTests},
@@ -43,11 +54,56 @@ func Run(t *testing.T, open Opener) {
 		t.Run(g.name, func(t *testing.T) {
 			for _, tc := range g.tests {
 				t.Run(tc.name, func(t *testing.T) {
+					t.Parallel()
 					tc.run(t, newEnv(t, open))
 				})
 			}
 		})
 	}
+}
+
+// StateOpener opens fresh, empty state whose clock is now, and returns
+// each tenant's: the tenants' states must be independent of each other.
+type StateOpener = func(t *testing.T, now func() time.Time) (tenant func(name string) triage.State)
+
+// RunState runs the state suite, the contract of triage.State (Attempts,
+// History, Deliveries and Start), on the states open opens: every store's
+// tenants (Run runs it) and memory.State. What a store adds, a claim's
+// lease, is Run's.
+func RunState(t *testing.T, open StateOpener) {
+	groups := []struct {
+		name  string
+		tests []stateTest
+	}{
+		{"Attempts", attemptsTests},
+		{"History", historyTests},
+		{"Deliveries", deliveriesTests},
+		{"Start", startTests},
+	}
+	for _, g := range groups {
+		t.Run(g.name, func(t *testing.T) {
+			for _, tc := range g.tests {
+				t.Run(tc.name, func(t *testing.T) {
+					t.Parallel()
+					e := &stateEnv{clock: &clock{now: Epoch}}
+					e.tenant = open(t, e.clock.Now)
+					tc.run(t, e)
+				})
+			}
+		})
+	}
+}
+
+// stateTest is one subtest of the state suite.
+type stateTest struct {
+	name string
+	run  func(t *testing.T, e *stateEnv)
+}
+
+// stateEnv is a state subtest's tenants and clock.
+type stateEnv struct {
+	tenant func(name string) triage.State
+	clock  *clock
 }
 
 // test is one subtest.

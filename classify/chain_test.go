@@ -1,12 +1,21 @@
-package handler
+package classify
 
 import (
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
 )
+
+// classify runs the chain of the default codes and model on r.
+func classify(r *triage.Report, f *fault.Error, model Predictor) Result {
+	return New(Config{Model: model}).Classify(r, f)
+}
+
+// reportFault is r's fault by the default codes.
+func reportFault(r *triage.Report) *fault.Error { return New(Config{}).Fault(r) }
 
 func report(agent string, typ triage.ErrorType, code, msg string) *triage.Report {
 	return &triage.Report{AgentID: agent, Timestamp: time.Date(2025, 8, 8, 12, 0, 0, 0, time.UTC), Status: "error",
@@ -100,5 +109,68 @@ func TestReportFault(t *testing.T) {
 	r.Data.Fault = sent
 	if f := reportFault(r); f != sent {
 		t.Error("data.fault is not the report's fault")
+	}
+}
+
+// The chain tries its classifiers in the documented order, the model only
+// when there is one, and each decides before the ones after it.
+func TestChainOrder(t *testing.T) {
+	sure := func(string) (triage.ErrorType, float64) { return triage.ChartError, 0.9 }
+	if got, want := New(Config{Model: sure}).Steps(), []string{"reported", "error_code", "fault", "message", "model", "fault", "default"}; !slices.Equal(got, want) {
+		t.Errorf("steps %v, want %v", got, want)
+	}
+	if got, want := New(Config{}).Steps(), []string{"reported", "error_code", "fault", "message", "fault", "default"}; !slices.Equal(got, want) {
+		t.Errorf("without a model: steps %v, want %v", got, want)
+	}
+	// One report that every classifier could decide: each in turn is
+	// taken away, and the next one decides.
+	r := report("query_engine", triage.InputError, "DB_TIMEOUT", "Pie chart cannot display it")
+	r.Data.Fault = fault.New(fault.InvalidRequest, "")
+	chain := New(Config{Model: sure})
+	var got []string
+	for {
+		res := chain.Classify(r, reportFault(r))
+		got = append(got, res.Method)
+		switch res.Method {
+		case MethodReported:
+			r.Data.ErrorType = ""
+		case MethodErrorCode:
+			r.Data.ErrorCode = ""
+		case MethodFault:
+			r.Data.Fault = nil
+		case MethodMessage:
+			r.Data.Message = "donut visual needs categories"
+		}
+		if res.Method == MethodModel || len(got) > 8 {
+			break
+		}
+	}
+	if want := []string{"reported", "error_code", "fault", "message", "model"}; !slices.Equal(got, want) {
+		t.Errorf("decided by %v, want %v", got, want)
+	}
+	// Without a model, the derived fault's guess, then the default.
+	chain = New(Config{})
+	if res := chain.Classify(r, fault.New(fault.TransportError, "")); res.Method != MethodFault || res.Confidence != 0.4 {
+		t.Errorf("derived fault: %+v", res)
+	}
+	if res := chain.Classify(r, fault.New(fault.AgentExecutionError, "")); res.Method != MethodDefault || res.Type != triage.SystemError {
+		t.Errorf("default: %+v", res)
+	}
+}
+
+// Codes merged over the defaults change both the type and the fault.
+func TestCodesMerge(t *testing.T) {
+	over := Codes{"deadlock": {triage.QueryError, fault.Timeout}, "WAREHOUSE_BUSY": {triage.SystemError, fault.ServiceUnavailable}}
+	codes := DefaultCodes().Merge(over)
+	if s, _ := codes.Lookup("DEADLOCK"); s.Fault != fault.Timeout {
+		t.Errorf("DEADLOCK: %+v", s)
+	}
+	if s, _ := DefaultCodes().Lookup("deadlock"); s.Fault != fault.ServiceUnavailable {
+		t.Errorf("the defaults changed: %+v", s)
+	}
+	chain := New(Config{Codes: codes})
+	r := report("warehouse", "", "warehouse_busy", "try later")
+	if f, res := chain.Fault(r), chain.Classify(r, chain.Fault(r)); f.Code != fault.ServiceUnavailable || res.Type != triage.SystemError || res.Rule != "WAREHOUSE_BUSY" {
+		t.Errorf("WAREHOUSE_BUSY: %s, %+v", f.Code, res)
 	}
 }

@@ -1,4 +1,4 @@
-package server
+package service
 
 import (
 	"errors"
@@ -34,7 +34,7 @@ var refusedPrefixes = []netip.Prefix{
 var nat64 = netip.MustParsePrefix("64:ff9b::/96")
 
 // privateAddr tells whether ip is an address callbacks may not reach
-// unless Config.PrivateCallbacks.
+// unless Jobs.PrivateCallbacks.
 func privateAddr(ip netip.Addr) bool {
 	ip = ip.Unmap().WithZone("")
 	if nat64.Contains(ip) {
@@ -54,7 +54,7 @@ func privateAddr(ip netip.Addr) bool {
 }
 
 // privateHost tells whether a URL's host (url.URL.Hostname) is one
-// PUT /v1/agents refuses as a callback's: "localhost" (or a name under
+// RefusesCallback refuses as a callback's: "localhost" (or a name under
 // it) or a literal IP address privateAddr refuses. A name that resolves
 // to such an address is refused when the callback connects.
 func privateHost(host string) bool {
@@ -83,7 +83,8 @@ func refusePrivate(_, address string, _ syscall.RawConn) error {
 // nil), cloned with a dialer of its own, no DialTLS or DialTLSContext
 // (which would dial unchecked) and no Proxy (the proxy's address would be
 // the one checked). Its timeout, redirects policy and TLS settings stay.
-// A Transport of another type is kept, unchecked, with a warning.
+// A Transport of another type is kept, unchecked, with a warning (on log,
+// unless nil).
 func guardedClient(c *http.Client, log *slog.Logger) *http.Client {
 	rt := c.Transport
 	if rt == nil {
@@ -91,7 +92,10 @@ func guardedClient(c *http.Client, log *slog.Logger) *http.Client {
 	}
 	base, ok := rt.(*http.Transport)
 	if !ok {
-		log.Warn("Config.HTTPClient's Transport is not an *http.Transport: callbacks to loopback, private and link-local addresses are not refused, unless it refuses them itself",
+		if log == nil {
+			return c
+		}
+		log.Warn("Jobs.HTTPClient's Transport is not an *http.Transport: callbacks to loopback, private and link-local addresses are not refused, unless it refuses them itself",
 			slog.String("transport", fmt.Sprintf("%T", rt)))
 		return c
 	}
