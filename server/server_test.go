@@ -336,7 +336,8 @@ func TestOpenAPIListsEveryRoute(t *testing.T) {
 	if doc.OpenAPI != "3.1.0" {
 		t.Errorf("openapi %q", doc.OpenAPI)
 	}
-	s := &Server{}
+	// A service with agents has every route: /mcp is there too.
+	s := mcpFixture(t).srv
 	routes := map[string]bool{}
 	for _, rt := range s.routeTable() {
 		key := strings.ToLower(rt.method) + " " + rt.path
