@@ -217,7 +217,9 @@ var components = []component{
 		"retry_after": {"description": "Whole seconds, rounded up."},
 		"debug":       {"description": "Only in debug output."},
 	}},
-	{name: "RootCause", typ: typeOf[triage.RootCause]()},
+	{name: "RootCause", typ: typeOf[triage.RootCause](), patch: map[string]obj{
+		"evidence": {"type": list{"array", "null"}},
+	}},
 	{name: "Feedback", typ: typeOf[triage.Feedback](), patch: map[string]obj{
 		"context":     {"description": "The report's context, preserved so that the pipeline can resume."},
 		"context_ref": {"description": "A checkpoint of the pipeline, when it has one."},
