@@ -97,7 +97,7 @@ func (s *Server) attempt(ctx context.Context, j store.Job) error {
 			return err
 		}
 		if !ok || agent.CallbackURL == "" {
-			return fmt.Errorf("%w: agent %q has no callback URL (PUT /v1/agents/%s)", store.ErrPermanent, rj.AgentID, rj.AgentID)
+			return fmt.Errorf("%w: agent %q has no callback URL (PUT /v1/callbacks/%s)", store.ErrPermanent, rj.AgentID, rj.AgentID)
 		}
 		return s.post(ctx, s.callbacks, "callback", agent.CallbackURL, j.Payload)
 	case store.JobEscalation:

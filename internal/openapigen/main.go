@@ -69,6 +69,7 @@ type answer struct {
 	status      int
 	description string
 	content     []media
+	headers     obj
 }
 
 // problem is an error status of an operation: its description, or the
@@ -377,6 +378,9 @@ func (g *generator) operation(op operation) (obj, error) {
 			return nil, err
 		}
 		r := obj{"description": a.description}
+		if a.headers != nil {
+			r["headers"] = a.headers
+		}
 		if len(c) > 0 {
 			r["content"] = c
 		}

@@ -188,7 +188,7 @@ var operations = []operation{
 	{
 		method: "GET", path: "/v1/agents", id: "listAgents",
 		summary:     "The agents AG-UI runs and /mcp serve",
-		description: "The agent registry (--agents FILE, or the default one script agent, echo), in its order: the agents POST /v1/agents/{agent_id}/runs runs and /mcp delegates to. Empty when the service runs no agents. Takes no query parameters. Not the pipeline agents of PUT /v1/agents/{agent_id}, which report errors.",
+		description: "The agent registry (--agents FILE, or the default one script agent, echo), in its order: the agents POST /v1/agents/{agent_id}/runs runs and /mcp delegates to. Empty when the service runs no agents. Takes no query parameters. Not the pipeline agents of PUT /v1/callbacks/{agent_id}, which report errors.",
 		ok: []answer{
 			{status: 200, description: "The registry.", content: []media{{"application/json", of[agentList]()}}},
 		},
@@ -201,14 +201,43 @@ var operations = []operation{
 		},
 	},
 	{
-		method: "PUT", path: "/v1/agents/{agent_id}", id: "putAgent",
-		summary: "Register an agent's retry callback URL",
+		method: "PUT", path: "/v1/callbacks/{agent_id}", id: "putCallback",
+		summary:     "Register a pipeline agent's retry callback URL",
+		description: "Where the retries the handler plans for the agent's queries are POSTed (a retry job's JSON) when they are due. A pipeline agent reports errors; it is not an agent of the registry (GET /v1/agents).",
 		params: []param{
 			{name: "agent_id", in: "path", required: true, description: "The agent.", schema: ref("Identifier")},
 		},
 		body: &media{"application/json", of[callback]()},
 		ok: []answer{
-			{status: 200, description: "Stored.", content: []media{{"application/json", of[store.Agent]()}}},
+			{status: 200, description: "Stored: the agent's callback.", content: []media{{"application/json", of[store.Agent]()}}},
+		},
+		problems: []problem{
+			{status: 400, description: "Malformed JSON or an invalid path parameter."},
+			{status: 401, description: "No API key (TENANT_REQUIRED)."},
+			{status: 403, description: "A wrong API key (TENANT_UNAUTHORIZED)."},
+			{status: 408, shared: "BodyTimeout"},
+			{status: 413, description: "The body is over the limit."},
+			{status: 415, description: "The body is not JSON."},
+			{status: 422, description: "The document is invalid; errors lists every field."},
+			{status: 429, shared: "RateLimited"},
+			{status: 503, shared: "Busy"},
+		},
+	},
+	{
+		method: "PUT", path: "/v1/agents/{agent_id}", id: "putAgentCallback",
+		summary:     "Register a pipeline agent's retry callback URL (deprecated)",
+		description: "Deprecated: PUT /v1/callbacks/{agent_id} does the same; this path stays as its alias. /v1/agents is the agent registry (GET /v1/agents, POST /v1/agents/{agent_id}/runs); a pipeline agent's callback is another noun. The answer carries Deprecation (RFC 9745) and a Link to its successor-version.",
+		deprecated:  true,
+		params: []param{
+			{name: "agent_id", in: "path", required: true, description: "The agent.", schema: ref("Identifier")},
+		},
+		body: &media{"application/json", of[callback]()},
+		ok: []answer{
+			{status: 200, description: "Stored: the agent's callback, with the Deprecation and Link headers.", content: []media{{"application/json", of[store.Agent]()}},
+				headers: obj{
+					"Deprecation": obj{"description": "When the path was deprecated (RFC 9745): @1796169600, 2026-12-02.", "schema": obj{"type": "string"}},
+					"Link":        obj{"description": "The path to use instead: </v1/callbacks/{agent_id}>; rel=\"successor-version\".", "schema": obj{"type": "string"}},
+				}},
 		},
 		problems: []problem{
 			{status: 400, description: "Malformed JSON or an invalid path parameter."},

@@ -293,10 +293,12 @@ var components = []component{
 		"data":      {"description": "The query's result, as the pipeline keeps it."},
 	}},
 	{name: "CachedStored", typ: typeOf[cachedStored]()},
-	{name: "Agent", typ: typeOf[callback](), closed: true, patch: map[string]obj{
+	{name: "Callback", typ: typeOf[callback](), closed: true, patch: map[string]obj{
 		"callback_url": {"format": "uri", "description": "An absolute http or https URL without credentials, at most 2048 bytes, where the agent's retries are POSTed. When the service has API keys and does not run with --private-callbacks, a host that is localhost or a loopback, private, link-local (169.254.169.254 too), unspecified or multicast IP address is refused (422), and a name resolving to one is refused when the retry connects (the job is cancelled)."},
 	}},
-	{name: "AgentStored", typ: typeOf[store.Agent]()},
+	{name: "StoredCallback", typ: typeOf[store.Agent](), patch: map[string]obj{
+		"": {"description": "A pipeline agent's callback, as stored (store.Agent)."},
+	}},
 	{name: "AgentInfo", typ: typeOf[agent.Info](), patch: map[string]obj{
 		"":            {"description": "An agent of the registry, as discovery shows it (agent.Info)."},
 		"id":          {"description": "The agent_id of POST /v1/agents/{agent_id}/runs."},

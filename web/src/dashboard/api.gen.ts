@@ -143,7 +143,7 @@ export interface paths {
         };
         /**
          * The agents AG-UI runs and /mcp serve
-         * @description The agent registry (--agents FILE, or the default one script agent, echo), in its order: the agents POST /v1/agents/{agent_id}/runs runs and /mcp delegates to. Empty when the service runs no agents. Takes no query parameters. Not the pipeline agents of PUT /v1/agents/{agent_id}, which report errors.
+         * @description The agent registry (--agents FILE, or the default one script agent, echo), in its order: the agents POST /v1/agents/{agent_id}/runs runs and /mcp delegates to. Empty when the service runs no agents. Takes no query parameters. Not the pipeline agents of PUT /v1/callbacks/{agent_id}, which report errors.
          */
         get: operations["listAgents"];
         put?: never;
@@ -162,8 +162,12 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Register an agent's retry callback URL */
-        put: operations["putAgent"];
+        /**
+         * Register a pipeline agent's retry callback URL (deprecated)
+         * @deprecated
+         * @description Deprecated: PUT /v1/callbacks/{agent_id} does the same; this path stays as its alias. /v1/agents is the agent registry (GET /v1/agents, POST /v1/agents/{agent_id}/runs); a pipeline agent's callback is another noun. The answer carries Deprecation (RFC 9745) and a Link to its successor-version.
+         */
+        put: operations["putAgentCallback"];
         post?: never;
         delete?: never;
         options?: never;
@@ -201,6 +205,26 @@ export interface paths {
         get?: never;
         /** Store a query's last good result (for use_cache) */
         put: operations["putCached"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/callbacks/{agent_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Register a pipeline agent's retry callback URL
+         * @description Where the retries the handler plans for the agent's queries are POSTed (a retry job's JSON) when they are due. A pipeline agent reports errors; it is not an agent of the registry (GET /v1/agents).
+         */
+        put: operations["putCallback"];
         post?: never;
         delete?: never;
         options?: never;
@@ -321,13 +345,6 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        Agent: {
-            /**
-             * Format: uri
-             * @description An absolute http or https URL without credentials, at most 2048 bytes, where the agent's retries are POSTed. When the service has API keys and does not run with --private-callbacks, a host that is localhost or a loopback, private, link-local (169.254.169.254 too), unspecified or multicast IP address is refused (422), and a name resolving to one is refused when the retry connects (the job is cancelled).
-             */
-            callback_url: string;
-        };
         /** @description An agent of the registry, as discovery shows it (agent.Info). */
         AgentInfo: {
             capabilities: string[];
@@ -347,12 +364,6 @@ export interface components {
         };
         AgentList: {
             agents: components["schemas"]["AgentInfo"][];
-        };
-        AgentStored: {
-            agent_id: string;
-            callback_url: string;
-            /** Format: date-time */
-            updated_at: string;
         };
         Cached: {
             /** @description The query's result, as the pipeline keeps it. */
@@ -374,6 +385,13 @@ export interface components {
             /** Format: date-time */
             stored_at: string;
             summary?: string;
+        };
+        Callback: {
+            /**
+             * Format: uri
+             * @description An absolute http or https URL without credentials, at most 2048 bytes, where the agent's retries are POSTed. When the service has API keys and does not run with --private-callbacks, a host that is localhost or a loopback, private, link-local (169.254.169.254 too), unspecified or multicast IP address is refused (422), and a name resolving to one is refused when the retry connects (the job is cancelled).
+             */
+            callback_url: string;
         };
         /** @enum {string} */
         Category: "CONFIG" | "AUTH" | "UPSTREAM" | "TRANSPORT" | "TIMEOUT" | "INTERNAL" | "PROTOCOL";
@@ -752,6 +770,13 @@ export interface components {
         Severity: "low" | "medium" | "high" | "critical";
         Status: {
             status: string;
+        };
+        /** @description A pipeline agent's callback, as stored (store.Agent). */
+        StoredCallback: {
+            agent_id: string;
+            callback_url: string;
+            /** Format: date-time */
+            updated_at: string;
         };
     };
     responses: {
@@ -1327,7 +1352,7 @@ export interface operations {
             503: components["responses"]["Busy"];
         };
     };
-    putAgent: {
+    putAgentCallback: {
         parameters: {
             query?: never;
             header?: never;
@@ -1339,17 +1364,21 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["Agent"];
+                "application/json": components["schemas"]["Callback"];
             };
         };
         responses: {
-            /** @description Stored. */
+            /** @description Stored: the agent's callback, with the Deprecation and Link headers. */
             200: {
                 headers: {
+                    /** @description When the path was deprecated (RFC 9745): @1796169600, 2026-12-02. */
+                    Deprecation?: string;
+                    /** @description The path to use instead: </v1/callbacks/{agent_id}>; rel="successor-version". */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentStored"];
+                    "application/json": components["schemas"]["StoredCallback"];
                 };
             };
             /** @description Malformed JSON or an invalid path parameter. */
@@ -1563,6 +1592,90 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CachedStored"];
+                };
+            };
+            /** @description Malformed JSON or an invalid path parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No API key (TENANT_REQUIRED). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A wrong API key (TENANT_UNAUTHORIZED). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            408: components["responses"]["BodyTimeout"];
+            /** @description The body is over the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The document is invalid; errors lists every field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Busy"];
+        };
+    };
+    putCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent. */
+                agent_id: components["schemas"]["Identifier"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Callback"];
+            };
+        };
+        responses: {
+            /** @description Stored: the agent's callback. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoredCallback"];
                 };
             };
             /** @description Malformed JSON or an invalid path parameter. */
