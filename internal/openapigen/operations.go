@@ -25,15 +25,15 @@ var operations = []operation{
 		},
 		problems: []problem{
 			{status: 400, description: "Malformed JSON (INVALID_REQUEST)."},
-			{status: 401, description: "No API key (TENANT_REQUIRED)."},
-			{status: 403, description: "A wrong API key (TENANT_UNAUTHORIZED)."},
-			{status: 408, shared: "BodyTimeout"},
+			noKey,
+			wrongKey,
+			bodyTimeout,
 			{status: 409, description: "The same report, or the same Idempotency-Key, is still being handled (SESSION_BUSY); retry after Retry-After."},
 			{status: 413, description: "The body is over the limit (PAYLOAD_TOO_LARGE)."},
 			{status: 415, description: "The body is not JSON (INVALID_REQUEST)."},
 			{status: 422, description: "An invalid report (INVALID_REQUEST); errors lists every field error, a string that is not Unicode text (not UTF-8, or an escaped UTF-16 surrogate without its pair) among them, by its path."},
-			{status: 429, shared: "RateLimited"},
-			{status: 503, shared: "Busy"},
+			rateLimited,
+			busy,
 		},
 	},
 	{
@@ -63,10 +63,10 @@ var operations = []operation{
 		},
 		problems: []problem{
 			{status: 400, description: "An invalid filter or cursor; errors lists every parameter."},
-			{status: 401, description: "No API key (TENANT_REQUIRED)."},
-			{status: 403, description: "A wrong API key (TENANT_UNAUTHORIZED)."},
-			{status: 429, shared: "RateLimited"},
-			{status: 503, shared: "Busy"},
+			noKey,
+			wrongKey,
+			rateLimited,
+			busy,
 		},
 	},
 	{
@@ -82,11 +82,11 @@ var operations = []operation{
 		},
 		problems: []problem{
 			{status: 400, description: "The query string is malformed (INVALID_REQUEST)."},
-			{status: 401, description: "No API key (TENANT_REQUIRED)."},
-			{status: 403, description: "A wrong API key (TENANT_UNAUTHORIZED)."},
+			noKey,
+			wrongKey,
 			{status: 404, description: "No such error for this tenant (NOT_FOUND)."},
-			{status: 429, shared: "RateLimited"},
-			{status: 503, shared: "Busy"},
+			rateLimited,
+			busy,
 		},
 	},
 	{
@@ -111,11 +111,11 @@ var operations = []operation{
 		},
 		problems: []problem{
 			{status: 400, description: "An invalid filter or cursor; errors lists every parameter."},
-			{status: 401, description: "No API key (TENANT_REQUIRED)."},
-			{status: 403, description: "A wrong API key (TENANT_UNAUTHORIZED)."},
+			noKey,
+			wrongKey,
 			{status: 404, description: "No such error for this tenant (NOT_FOUND)."},
-			{status: 429, shared: "RateLimited"},
-			{status: 503, shared: "Busy"},
+			rateLimited,
+			busy,
 		},
 	},
 	{
@@ -135,10 +135,10 @@ var operations = []operation{
 		},
 		problems: []problem{
 			{status: 400, description: "A Last-Event-ID that is not an event id (INVALID_REQUEST)."},
-			{status: 401, description: "No API key (TENANT_REQUIRED)."},
-			{status: 403, description: "A wrong API key (TENANT_UNAUTHORIZED)."},
-			{status: 429, shared: "RateLimited"},
-			{status: 503, shared: "Busy"},
+			noKey,
+			wrongKey,
+			rateLimited,
+			busy,
 		},
 	},
 	{
@@ -153,14 +153,14 @@ var operations = []operation{
 		},
 		problems: []problem{
 			{status: 400, description: "Malformed JSON or an invalid path parameter."},
-			{status: 401, description: "No API key (TENANT_REQUIRED)."},
-			{status: 403, description: "A wrong API key (TENANT_UNAUTHORIZED)."},
-			{status: 408, shared: "BodyTimeout"},
+			noKey,
+			wrongKey,
+			bodyTimeout,
 			{status: 413, description: "The body is over the limit."},
 			{status: 415, description: "The body is not JSON."},
 			{status: 422, description: "The document is invalid; errors lists every field."},
-			{status: 429, shared: "RateLimited"},
-			{status: 503, shared: "Busy"},
+			rateLimited,
+			busy,
 		},
 	},
 	{
@@ -175,14 +175,14 @@ var operations = []operation{
 		},
 		problems: []problem{
 			{status: 400, description: "Malformed JSON or an invalid path parameter."},
-			{status: 401, description: "No API key (TENANT_REQUIRED)."},
-			{status: 403, description: "A wrong API key (TENANT_UNAUTHORIZED)."},
-			{status: 408, shared: "BodyTimeout"},
+			noKey,
+			wrongKey,
+			bodyTimeout,
 			{status: 413, description: "The body is over the limit."},
 			{status: 415, description: "The body is not JSON."},
 			{status: 422, description: "The document is invalid; errors lists every field."},
-			{status: 429, shared: "RateLimited"},
-			{status: 503, shared: "Busy"},
+			rateLimited,
+			busy,
 		},
 	},
 	{
@@ -194,10 +194,10 @@ var operations = []operation{
 		},
 		problems: []problem{
 			{status: 400, description: "A query parameter, or a malformed query string (INVALID_REQUEST)."},
-			{status: 401, description: "No API key (TENANT_REQUIRED)."},
-			{status: 403, description: "A wrong API key (TENANT_UNAUTHORIZED)."},
-			{status: 429, shared: "RateLimited"},
-			{status: 503, shared: "Busy"},
+			noKey,
+			wrongKey,
+			rateLimited,
+			busy,
 		},
 	},
 	{
@@ -213,14 +213,14 @@ var operations = []operation{
 		},
 		problems: []problem{
 			{status: 400, description: "Malformed JSON or an invalid path parameter."},
-			{status: 401, description: "No API key (TENANT_REQUIRED)."},
-			{status: 403, description: "A wrong API key (TENANT_UNAUTHORIZED)."},
-			{status: 408, shared: "BodyTimeout"},
+			noKey,
+			wrongKey,
+			bodyTimeout,
 			{status: 413, description: "The body is over the limit."},
 			{status: 415, description: "The body is not JSON."},
 			{status: 422, description: "The document is invalid; errors lists every field."},
-			{status: 429, shared: "RateLimited"},
-			{status: 503, shared: "Busy"},
+			rateLimited,
+			busy,
 		},
 	},
 	{
@@ -241,14 +241,14 @@ var operations = []operation{
 		},
 		problems: []problem{
 			{status: 400, description: "Malformed JSON or an invalid path parameter."},
-			{status: 401, description: "No API key (TENANT_REQUIRED)."},
-			{status: 403, description: "A wrong API key (TENANT_UNAUTHORIZED)."},
-			{status: 408, shared: "BodyTimeout"},
+			noKey,
+			wrongKey,
+			bodyTimeout,
 			{status: 413, description: "The body is over the limit."},
 			{status: 415, description: "The body is not JSON."},
 			{status: 422, description: "The document is invalid; errors lists every field."},
-			{status: 429, shared: "RateLimited"},
-			{status: 503, shared: "Busy"},
+			rateLimited,
+			busy,
 		},
 	},
 	{
@@ -298,10 +298,10 @@ var operations = []operation{
 		},
 		problems: []problem{
 			{status: 400, description: "Not a RunAgentInput: malformed JSON, or invalid members (errors lists each by path); a runId or threadId holding a NUL character."},
-			{status: 401, description: "No API key (TENANT_REQUIRED)."},
-			{status: 403, description: "A wrong API key (TENANT_UNAUTHORIZED)."},
+			noKey,
+			wrongKey,
 			{status: 404, description: "No agent has this id (CAPABILITY_NOT_FOUND)."},
-			{status: 408, shared: "BodyTimeout"},
+			bodyTimeout,
 			{status: 409, description: "The runId is already the id of a run of this tenant, running or ended (INVALID_REQUEST, not retryable: send a new runId; details.runId)."},
 			{status: 413, description: "The body is over the limit."},
 			{status: 415, description: "The body is not JSON."},
@@ -323,11 +323,11 @@ var operations = []operation{
 		},
 		problems: []problem{
 			{status: 400, description: "The query string is malformed (INVALID_REQUEST)."},
-			{status: 401, description: "No API key (TENANT_REQUIRED)."},
-			{status: 403, description: "A wrong API key (TENANT_UNAUTHORIZED)."},
+			noKey,
+			wrongKey,
 			{status: 404, description: "No such run for this tenant: never started, expired, or another tenant's (NOT_FOUND)."},
-			{status: 429, shared: "RateLimited"},
-			{status: 503, shared: "Busy"},
+			rateLimited,
+			busy,
 		},
 	},
 	{
@@ -436,15 +436,15 @@ var mcpOperations = []operation{
 		},
 		problems: []problem{
 			{status: 400, description: "Malformed JSON, an invalid message, ids the transport would alter, or a batch where the session has none or over the bound: a JSON-RPC error response with id null (application/json), or a problem (INVALID_REQUEST).", rpc: true},
-			{status: 401, description: "No API key (TENANT_REQUIRED)."},
+			noKey,
 			{status: 403, description: "A wrong API key (TENANT_UNAUTHORIZED), a browser's request from another origin, or a Host that is not the loopback address the request came to (INVALID_REQUEST)."},
 			{status: 404, description: "No such session for this tenant: it expired, was closed or never existed (SESSION_NOT_FOUND); initialize a new one."},
 			{status: 406, description: "The Accept header allows neither application/json nor text/event-stream (INVALID_REQUEST)."},
-			{status: 408, shared: "BodyTimeout"},
+			bodyTimeout,
 			{status: 413, description: "The body is over the /mcp limit (PAYLOAD_TOO_LARGE)."},
 			{status: 415, description: "The body is not JSON (INVALID_REQUEST)."},
-			{status: 429, shared: "RateLimited"},
-			{status: 503, shared: "Busy"},
+			rateLimited,
+			busy,
 		},
 	},
 	{
@@ -457,14 +457,14 @@ var mcpOperations = []operation{
 		},
 		problems: []problem{
 			{status: 400, description: "No Mcp-Session-Id, or an event id the session did not send (INVALID_REQUEST)."},
-			{status: 401, description: "No API key (TENANT_REQUIRED)."},
+			noKey,
 			{status: 403, description: "A wrong API key (TENANT_UNAUTHORIZED), or a browser's request from another origin (INVALID_REQUEST)."},
 			{status: 404, description: "No such session for this tenant (SESSION_NOT_FOUND)."},
 			{status: 405, description: "The transport serves no stream here (INVALID_REQUEST)."},
 			{status: 406, description: "The Accept header does not allow text/event-stream (INVALID_REQUEST)."},
 			{status: 409, description: "Another request is reading this stream now (SESSION_BUSY); retry after Retry-After."},
-			{status: 429, shared: "RateLimited"},
-			{status: 503, shared: "Busy"},
+			rateLimited,
+			busy,
 		},
 	},
 	{
@@ -476,14 +476,23 @@ var mcpOperations = []operation{
 		},
 		problems: []problem{
 			{status: 400, description: "No Mcp-Session-Id (INVALID_REQUEST)."},
-			{status: 401, description: "No API key (TENANT_REQUIRED)."},
+			noKey,
 			{status: 403, description: "A wrong API key (TENANT_UNAUTHORIZED), or a browser's request from another origin (INVALID_REQUEST)."},
 			{status: 404, description: "No such session for this tenant (SESSION_NOT_FOUND)."},
-			{status: 429, shared: "RateLimited"},
-			{status: 503, shared: "Busy"},
+			rateLimited,
+			busy,
 		},
 	},
 }
+
+// The problems every authenticated route shares.
+var (
+	noKey       = problem{status: 401, description: "No API key (TENANT_REQUIRED)."}
+	wrongKey    = problem{status: 403, description: "A wrong API key (TENANT_UNAUTHORIZED)."}
+	bodyTimeout = problem{status: 408, shared: "BodyTimeout"}
+	rateLimited = problem{status: 429, shared: "RateLimited"}
+	busy        = problem{status: 503, shared: "Busy"}
+)
 
 // mcpParams are the headers of every /mcp request.
 var mcpParams = []param{
