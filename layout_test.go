@@ -36,7 +36,7 @@ var layers = [][]string{
 	// Programs: the triage command (internal/cli is its Main) and the
 	// project's own tools; the generators run from go generate.
 	{"cmd", "internal/cli", "internal/loadbench", "internal/campaign",
-		"internal/tsgen", "internal/taxonomy/gen", "internal/textclass/gen"},
+		"internal/tsgen", "internal/openapigen", "internal/taxonomy/gen", "internal/textclass/gen"},
 	// Adapters the programs wire in: the NATS ingress (on natsin.Service,
 	// which the service satisfies), River's web UI, OpenTelemetry's
 	// exporters, and `triage worker`'s ACP agent.

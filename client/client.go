@@ -313,36 +313,36 @@ func (c *Client) post(ctx context.Context, body []byte, key string) (*triage.Fee
 }
 
 // Get returns the service's record of the error errorID (GET
-// /v1/errors/{error_id}) as the JSON object the service sends: the error,
-// its latest report and feedback, its latest occurrences (the latest
-// first, a page of them: occurrences_next_cursor, when there are more, is
-// the cursor Occurrences takes) and its latest jobs. An error the service
-// does not know, or that belongs to another tenant, is a NOT_FOUND fault.
-// A GET is idempotent, so it is retried as the client's resilience.Policy
-// allows. The answer is read up to 16 MiB.
+// /v1/errors/{error_id}): the error, its latest report and feedback (as
+// the JSON the service saved: decode them into a triage.Report and a
+// triage.Feedback), its latest occurrences (the latest first, a page of
+// them: OccurrencesNext, when there are more, is the cursor Occurrences
+// takes) and its latest jobs. An error the service does not know, or that
+// belongs to another tenant, is a NOT_FOUND fault. A GET is idempotent, so
+// it is retried as the client's resilience.Policy allows. The answer is
+// read up to 16 MiB.
 //
 // The error, when there is one, is always a *fault.Error.
-func (c *Client) Get(ctx context.Context, errorID string) (json.RawMessage, error) {
-	return c.getObject(ctx, errorID, "", "GET /v1/errors/{error_id}", "error record")
+func (c *Client) Get(ctx context.Context, errorID string) (*triage.Record, error) {
+	return getObject[triage.Record](ctx, c, errorID, "", "GET /v1/errors/{error_id}", "error record")
 }
 
 // Occurrences returns a page of the occurrences of the error errorID (GET
-// /v1/errors/{error_id}/occurrences) as the JSON object the service sends:
-// "occurrences", the latest first, each with its report and feedback, and
-// "next_cursor" when there are more. cursor is empty for the first page,
-// else the next_cursor of the page before (or the record's
-// occurrences_next_cursor). Errors and retries are as Get's.
-func (c *Client) Occurrences(ctx context.Context, errorID, cursor string) (json.RawMessage, error) {
+// /v1/errors/{error_id}/occurrences): the latest first, each with its
+// report and feedback, and Next when there are more. cursor is empty for
+// the first page, else the Next of the page before (or the record's
+// OccurrencesNext). Errors and retries are as Get's.
+func (c *Client) Occurrences(ctx context.Context, errorID, cursor string) (*triage.OccurrencePage, error) {
 	query := ""
 	if cursor != "" {
 		query = "?" + url.Values{"cursor": {cursor}}.Encode()
 	}
-	return c.getObject(ctx, errorID, "/occurrences"+query, "GET /v1/errors/{error_id}/occurrences", "page of occurrences")
+	return getObject[triage.OccurrencePage](ctx, c, errorID, "/occurrences"+query, "GET /v1/errors/{error_id}/occurrences", "page of occurrences")
 }
 
 // getObject GETs a JSON object under the record of errorID (sub, after
-// its path) with the retries of op name.
-func (c *Client) getObject(ctx context.Context, errorID, sub, name, what string) (json.RawMessage, error) {
+// its path) with the retries of op name, and decodes it into a T.
+func getObject[T any](ctx context.Context, c *Client, errorID, sub, name, what string) (*T, error) {
 	if !triage.IsIdentifier(errorID) {
 		return nil, fault.Invalid("The error id is invalid.", fault.FieldError{
 			Field:   "error_id",
@@ -351,16 +351,20 @@ func (c *Client) getObject(ctx context.Context, errorID, sub, name, what string)
 	}
 	target := c.reports + "/" + url.PathEscape(errorID) + sub
 	op := resilience.Operation{Source: c.source, Name: name, Idempotent: true}
-	obj, err := resilience.Do(ctx, c.policy, op, func(ctx context.Context) (json.RawMessage, error) {
+	obj, err := resilience.Do(ctx, c.policy, op, func(ctx context.Context) (*T, error) {
 		data, status, err := c.send(ctx, http.MethodGet, target, nil, "", maxRecordBody, http.StatusOK)
 		if err != nil {
 			return nil, err
 		}
 		data = bytes.TrimSpace(data)
-		if len(data) == 0 || data[0] != '{' || !json.Valid(data) {
+		if len(data) == 0 || data[0] != '{' {
 			return nil, c.protocolError(errors.New(what+" is not a JSON object"), status)
 		}
-		return json.RawMessage(data), nil
+		v := new(T)
+		if err := json.Unmarshal(data, v); err != nil {
+			return nil, c.protocolError(fmt.Errorf("%s is not valid: %w", what, err), status)
+		}
+		return v, nil
 	})
 	if err != nil {
 		return nil, c.final(err)

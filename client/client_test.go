@@ -497,8 +497,8 @@ func TestGet(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Get: %v", err)
 	}
-	if string(rec) != record {
-		t.Errorf("record = %s, want %s", rec, record)
+	if rec.ErrorID != "err_7f3a" || len(rec.Occurrences) != 1 || rec.Occurrences[0].QueryID != "q_456" {
+		t.Errorf("record = %+v, want %s", rec, record)
 	}
 	reqs := s.requests()
 	if len(reqs) != 2 {

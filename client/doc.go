@@ -22,10 +22,11 @@
 // (Duplicate true) for one it has seen; both return the *triage.Feedback.
 // Report fills in the report's Timestamp (now) and Status ("error") when
 // they are empty, on a copy: the caller's report is not changed. Get reads
-// the service's record of an error (GET /v1/errors/{error_id}): its latest
-// report and feedback with its latest occurrences; Occurrences reads the
-// others, a page at a time, from the cursor the record or the page before
-// gives (GET /v1/errors/{error_id}/occurrences).
+// the service's record of an error (GET /v1/errors/{error_id}), a
+// *triage.Record: its latest report and feedback with its latest
+// occurrences; Occurrences reads the others, a *triage.OccurrencePage at a
+// time, from the cursor the record or the page before gives (GET
+// /v1/errors/{error_id}/occurrences).
 //
 // # Retries and idempotency
 //

@@ -91,3 +91,57 @@ func ExampleClient_Report_invalid() {
 	// INVALID_REQUEST 422 false
 	// data.query_id is required
 }
+
+// A team's tool reads an error's record: a triage.Record, whose latest
+// feedback decodes into a triage.Feedback, and follows its occurrences a
+// page at a time.
+func ExampleClient_Get() {
+	svc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/v1/errors/err_7f3a":
+			json.NewEncoder(w).Encode(triage.Record{
+				RecordSummary:   triage.RecordSummary{ErrorID: "err_7f3a", QueryID: "q_456", Count: 2},
+				Feedback:        json.RawMessage(`{"error_id":"err_7f3a","next_action":"resume"}`),
+				Occurrences:     []triage.Occurrence{{ErrorID: "err_7f3a", Attempt: 2}},
+				OccurrencesNext: "c1",
+			})
+		case "/v1/errors/err_7f3a/occurrences":
+			json.NewEncoder(w).Encode(triage.OccurrencePage{Occurrences: []triage.Occurrence{{ErrorID: "err_7f3a", Attempt: 1}}})
+		}
+	}))
+	defer svc.Close()
+
+	c, err := client.New(svc.URL)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rec, err := c.Get(context.Background(), "err_7f3a")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var fb triage.Feedback
+	if err := json.Unmarshal(rec.Feedback, &fb); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(rec.ErrorID, rec.Count, "occurrences; next:", fb.NextAction)
+	attempts := []int{rec.Occurrences[0].Attempt}
+	for cursor := rec.OccurrencesNext; cursor != ""; {
+		page, err := c.Occurrences(context.Background(), rec.ErrorID, cursor)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		for _, o := range page.Occurrences {
+			attempts = append(attempts, o.Attempt)
+		}
+		cursor = page.Next
+	}
+	fmt.Println("attempts:", attempts)
+	// Output:
+	// err_7f3a 2 occurrences; next: resume
+	// attempts: [2 1]
+}

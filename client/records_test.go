@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/client"
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/store"
@@ -36,37 +37,32 @@ func TestOccurrencesAgainstTheService(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	type page struct {
-		Occurrences []struct {
-			Report struct{ N int }
+	var seen []int
+	read := func(occurrences []triage.Occurrence) (size int) {
+		for _, o := range occurrences {
+			var report struct{ N int }
+			if err := json.Unmarshal(o.Report, &report); err != nil {
+				t.Fatal(err)
+			}
+			seen = append(seen, report.N)
+			size += len(o.Report)
 		}
-		Next        string `json:"next_cursor"`
-		RecordsNext string `json:"occurrences_next_cursor"`
+		return size
 	}
-	raw, err := c.Get(t.Context(), "err_big")
+	rec, err := c.Get(t.Context(), "err_big")
 	if err != nil {
 		t.Fatalf("Get: %v", err)
 	}
-	var p page
-	if err := json.Unmarshal(raw, &p); err != nil || len(raw) <= 1<<20 || p.RecordsNext == "" {
-		t.Fatalf("Get: %d bytes, next %q (%v); want a record of more than 1 MiB, and a cursor", len(raw), p.RecordsNext, err)
+	if size := read(rec.Occurrences); size <= 1<<20 || rec.OccurrencesNext == "" {
+		t.Fatalf("Get: %d bytes of reports, next %q; want a record of more than 1 MiB, and a cursor", size, rec.OccurrencesNext)
 	}
-	var seen []int
-	for _, o := range p.Occurrences {
-		seen = append(seen, o.Report.N)
-	}
-	for cursor := p.RecordsNext; cursor != ""; cursor = p.Next {
-		raw, err := c.Occurrences(t.Context(), "err_big", cursor)
+	for cursor := rec.OccurrencesNext; cursor != ""; {
+		p, err := c.Occurrences(t.Context(), "err_big", cursor)
 		if err != nil {
 			t.Fatalf("Occurrences: %v", err)
 		}
-		p = page{}
-		if err := json.Unmarshal(raw, &p); err != nil {
-			t.Fatal(err)
-		}
-		for _, o := range p.Occurrences {
-			seen = append(seen, o.Report.N)
-		}
+		read(p.Occurrences)
+		cursor = p.Next
 	}
 	if fmt.Sprint(seen) != "[5 4 3 2 1 0]" {
 		t.Errorf("occurrences %v, want the latest first, each once", seen)
@@ -90,11 +86,12 @@ func TestOccurrences(t *testing.T) {
 	})
 	c := newClient(t, s.URL)
 	first, err := c.Occurrences(context.Background(), "err_7f3a", "")
-	if err != nil || !strings.Contains(string(first), `"next_cursor":"c/1=+"`) {
-		t.Fatalf("first page: %s %v", first, err)
+	if err != nil || first.Next != "c/1=+" || len(first.Occurrences) != 1 || first.Occurrences[0].Attempt != 2 {
+		t.Fatalf("first page: %+v %v", first, err)
 	}
-	if next, err := c.Occurrences(context.Background(), "err_7f3a", "c/1=+"); err != nil || string(next) != `{"occurrences":[{"attempt":1}]}` {
-		t.Errorf("next page: %s %v", next, err)
+	if next, err := c.Occurrences(context.Background(), "err_7f3a", first.Next); err != nil || next.Next != "" ||
+		len(next.Occurrences) != 1 || next.Occurrences[0].Attempt != 1 {
+		t.Errorf("next page: %+v %v", next, err)
 	}
 	if _, err := c.Occurrences(context.Background(), "err_7f3a", "other"); fault.CodeOf(err) != fault.ProtocolError {
 		t.Errorf("an answer that is not an object: %v", err)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/client"
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/resilience"
@@ -52,10 +53,10 @@ func FuzzResponse(f *testing.F) {
 		resp.status, resp.contentType, resp.wait, resp.body = 100+(status%500+500)%500, contentType, wait, body
 		var err error
 		if get {
-			var obj json.RawMessage
-			obj, err = c.Get(context.Background(), "err_1")
-			if err == nil && (resp.status != http.StatusOK || !json.Valid(obj) || obj[0] != '{') {
-				t.Fatalf("status %d: Get returned %q", resp.status, obj)
+			var rec *triage.Record
+			rec, err = c.Get(context.Background(), "err_1")
+			if err == nil && (resp.status != http.StatusOK || rec == nil || !json.Valid(body) || bytes.TrimSpace(body)[0] != '{') {
+				t.Fatalf("status %d: Get returned %+v for %q", resp.status, rec, body)
 			}
 		} else {
 			fb, rerr := c.Report(context.Background(), testReport())

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"encoding/json"
+
 	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/client"
 	"github.com/triage-go/triage/fault"
@@ -41,8 +43,13 @@ func TestAgainstTheService(t *testing.T) {
 		t.Errorf("the same report again: %+v %v", again, err)
 	}
 	rec, err := c.Get(t.Context(), fb.ErrorID)
-	if err != nil || len(rec) == 0 {
-		t.Errorf("Get: %v", err)
+	if err != nil {
+		t.Fatalf("Get: %v", err)
+	}
+	var latest triage.Feedback
+	if err := json.Unmarshal(rec.Feedback, &latest); err != nil || rec.ErrorID != fb.ErrorID || rec.Count != 1 ||
+		len(rec.Occurrences) != 1 || latest.NextAction != triage.Resume {
+		t.Errorf("Get: %+v (feedback %+v, %v)", rec, latest, err)
 	}
 
 	// An invalid report: a 422 with the field errors, not retried.

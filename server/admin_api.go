@@ -167,7 +167,7 @@ func decodeCached(body []byte, now time.Time) (triage.CachedResult, error) {
 	return r, nil
 }
 
-// decodeAgent decodes the body of PUT /v1/agents/{agent_id}:
+// decodeAgent decodes the body of PUT /v1/callbacks/{agent_id}:
 // {"callback_url": "https://…"}, an absolute http or https URL without
 // credentials.
 func decodeAgent(body []byte) (string, error) {
@@ -252,8 +252,27 @@ func (s *Server) putCache(w http.ResponseWriter, r *http.Request, tenant string)
 	}{queryID, res})
 }
 
-// putAgent is PUT /v1/agents/{agent_id}.
-func (s *Server) putAgent(w http.ResponseWriter, r *http.Request, tenant string) error {
+// callbacksDeprecated is when PUT /v1/agents/{agent_id} was deprecated
+// for PUT /v1/callbacks/{agent_id} (issue 24), as its Deprecation header
+// (RFC 9745) says it: 2026-12-02.
+const callbacksDeprecated = "@1796169600"
+
+// putAgentCallback is PUT /v1/agents/{agent_id}, the old path of PUT
+// /v1/callbacks/{agent_id}, kept as an alias: it does the same, and says
+// that it is deprecated (Deprecation) and where it went (Link, RFC 8594's
+// successor-version). /v1/agents is the agent registry (GET /v1/agents,
+// the runs); a pipeline agent's callback is another noun.
+func (s *Server) putAgentCallback(w http.ResponseWriter, r *http.Request, tenant string) error {
+	w.Header().Set("Deprecation", callbacksDeprecated)
+	if id, err := pathID(r, "agent_id"); err == nil {
+		w.Header().Set("Link", "</v1/callbacks/"+url.PathEscape(id)+`>; rel="successor-version"`)
+	}
+	return s.putCallback(w, r, tenant)
+}
+
+// putCallback is PUT /v1/callbacks/{agent_id}: where the retries of a
+// pipeline agent's queries are posted.
+func (s *Server) putCallback(w http.ResponseWriter, r *http.Request, tenant string) error {
 	id, err := pathID(r, "agent_id")
 	if err != nil {
 		return err

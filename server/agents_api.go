@@ -16,8 +16,8 @@ type agentList struct {
 // as agent.Info describes them: the agents POST
 // /v1/agents/{agent_id}/runs runs (and /mcp delegates to). A service that
 // runs no agents lists none. It takes no query parameters. (PUT
-// /v1/agents/{agent_id}, a pipeline agent's retry callback, is another
-// thing: those agents report errors, and are not listed here.)
+// /v1/callbacks/{agent_id}, a pipeline agent's retry callback, is another
+// noun: those agents report errors, and are not listed here.)
 func (s *Server) listAgents(w http.ResponseWriter, r *http.Request, tenant string) error {
 	if q := r.URL.Query(); len(q) > 0 {
 		var errs []fault.FieldError

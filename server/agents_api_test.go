@@ -157,3 +157,39 @@ func TestListAgentsRefusals(t *testing.T) {
 		t.Errorf("PUT /v1/agents/query_engine: %d %s", r.status, r.body)
 	}
 }
+
+// A pipeline agent's callback is its own noun, /v1/callbacks; the old
+// path, under the agent registry's /v1/agents, is a deprecated alias that
+// does the same and says where it went.
+func TestCallbacksHaveTheirOwnPath(t *testing.T) {
+	const key = "key-a-0123456789abcdef"
+	f := newFixture(t, func(c *Config) {
+		c.APIKeys = map[string]string{key: "acme"}
+		c.AuthFailRate = -1
+	})
+	auth := map[string]string{"Authorization": "Bearer " + key}
+	r := f.do("PUT", "/v1/callbacks/query_engine", []byte(`{"callback_url":"https://agents.example/retry"}`), auth)
+	if r.status != 200 || r.json(t)["callback_url"] != "https://agents.example/retry" || r.json(t)["agent_id"] != "query_engine" {
+		t.Fatalf("PUT /v1/callbacks/query_engine: %d %s", r.status, r.body)
+	}
+	if r.header.Get("Deprecation") != "" || r.header.Get("Link") != "" {
+		t.Errorf("the new path says it is deprecated: %v", r.header)
+	}
+	a, ok, err := f.store.Tenant("acme").Agent(t.Context(), "query_engine")
+	if err != nil || !ok || a.CallbackURL != "https://agents.example/retry" {
+		t.Fatalf("stored: %+v %v %v", a, ok, err)
+	}
+
+	old := f.do("PUT", "/v1/agents/query_engine", []byte(`{"callback_url":"https://agents.example/v2"}`), auth)
+	if old.status != 200 || old.header.Get("Deprecation") != callbacksDeprecated ||
+		old.header.Get("Link") != `</v1/callbacks/query_engine>; rel="successor-version"` {
+		t.Fatalf("the deprecated alias: %d %v %s", old.status, old.header, old.body)
+	}
+	if a, _, _ := f.store.Tenant("acme").Agent(t.Context(), "query_engine"); a.CallbackURL != "https://agents.example/v2" {
+		t.Errorf("the alias stored %+v", a)
+	}
+	// The new path refuses what the old one did.
+	if r := f.do("PUT", "/v1/callbacks/query_engine", []byte(`{"callback_url":"http://127.0.0.1/"}`), auth); r.status != 422 {
+		t.Errorf("a loopback callback: %d %s", r.status, r.body)
+	}
+}

@@ -65,7 +65,7 @@ func TestCallbacksRefusePrivate(t *testing.T) {
 		c.APIKeys = map[string]string{callbackKey: "acme"}
 		c.PrivateCallbacks = true
 	})
-	if r := allowed.do("PUT", "/v1/agents/query_engine", []byte(`{"callback_url":"`+agent.srv.URL+`/retry"}`), auth); r.status != 200 {
+	if r := allowed.do("PUT", "/v1/callbacks/query_engine", []byte(`{"callback_url":"`+agent.srv.URL+`/retry"}`), auth); r.status != 200 {
 		t.Fatalf("PUT with PrivateCallbacks: %d %s", r.status, r.body)
 	}
 	r := allowed.do("POST", "/v1/errors", readFile(t, goldenDir+"/db_timeout.json"), auth)

@@ -73,12 +73,12 @@ type Config struct {
 	// unless PrivateCallbacks.
 	HTTPClient *http.Client
 	// PrivateCallbacks lets the agents' callbacks (a retry job's POST to
-	// the callback_url a tenant registers with PUT /v1/agents/{agent_id})
+	// the callback_url a tenant registers with PUT /v1/callbacks/{agent_id})
 	// reach loopback, private (RFC 1918, fc00::/7), link-local (169.254.0.0/16,
 	// the cloud metadata address among them, fe80::/10), unspecified,
 	// multicast and other special-use addresses. Defaults to false when
 	// APIKeys are set (tenants must not probe the service's network):
-	// PUT /v1/agents answers 422 for a callback_url whose host is such an
+	// PUT /v1/callbacks answers 422 for a callback_url whose host is such an
 	// IP address or "localhost", and a callback whose name resolves to one
 	// is refused as it connects (so DNS rebinding does not get past), its
 	// attempt failing for good. With no APIKeys, every request is the

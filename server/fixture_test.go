@@ -205,8 +205,8 @@ func documented(t *testing.T, resp *http.Response, body []byte) {
 // action enqueues a job for its reports.
 func (f *fixture) callback(agent string) {
 	f.t.Helper()
-	if r := f.do("PUT", "/v1/agents/"+agent, []byte(`{"callback_url":"http://203.0.113.7/retry"}`), nil); r.status != 200 {
-		f.t.Fatalf("PUT /v1/agents/%s: %d %s", agent, r.status, r.body)
+	if r := f.do("PUT", "/v1/callbacks/"+agent, []byte(`{"callback_url":"http://203.0.113.7/retry"}`), nil); r.status != 200 {
+		f.t.Fatalf("PUT /v1/callbacks/%s: %d %s", agent, r.status, r.body)
 	}
 }
 

@@ -238,7 +238,7 @@ func TestJobRunsWhenDue(t *testing.T) {
 	f.clock.now = time.Now()
 	f.clock.mu.Unlock()
 	agent := newCallbacks(t)
-	if r := f.do("PUT", "/v1/agents/query_engine", []byte(`{"callback_url":"`+agent.srv.URL+`/retry"}`), nil); r.status != 200 {
+	if r := f.do("PUT", "/v1/callbacks/query_engine", []byte(`{"callback_url":"`+agent.srv.URL+`/retry"}`), nil); r.status != 200 {
 		t.Fatalf("%d %s", r.status, r.body)
 	}
 	r := f.do("POST", "/v1/errors", readFile(t, goldenDir+"/db_timeout.json"), nil)

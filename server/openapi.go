@@ -5,8 +5,13 @@ import (
 	"net/http"
 )
 
-// openAPIDoc is the API as OpenAPI 3.1, served at /openapi.json. A test
-// holds it and the route table together.
+//go:generate go run ../internal/openapigen -o openapi.json
+
+// openAPIDoc is the API as OpenAPI 3.1, served at /openapi.json. It is
+// generated from the Go types of the API and the table of its operations
+// (internal/openapigen): after changing either, run go generate ./server.
+// A test of the generator fails when this file differs from what it
+// writes, and a test here holds it and the route table together.
 //
 //go:embed openapi.json
 var openAPIDoc []byte

@@ -425,7 +425,9 @@ func (s *Server) routeTable() []route {
 		{"PUT", "/v1/schemas/{source}", nil, s.putSchema},
 		{"PUT", "/v1/cache/{query_id}", nil, s.putCache},
 		{"GET", "/v1/agents", nil, s.listAgents},
-		{"PUT", "/v1/agents/{agent_id}", nil, s.putAgent},
+		{"PUT", "/v1/callbacks/{agent_id}", nil, s.putCallback},
+		{"PUT", "/v1/agents/{agent_id}", nil, s.putAgentCallback}, // deprecated: /v1/callbacks
+
 		{"POST", "/v1/agents/{agent_id}/runs", nil, s.postRun},
 		{"GET", "/v1/runs/{run_id}", nil, s.getRun},
 		{"GET", "/healthz", s.healthz, nil},

@@ -166,7 +166,7 @@ func TestErrorStatuses(t *testing.T) {
 		{"unknown record", "GET", "/v1/errors/err_0000000000000000", nil, nil, 404, "NOT_FOUND"},
 		{"bad schema path", "PUT", "/v1/schemas/a%20b", []byte(`{"fields":[]}`), nil, 400, "INVALID_REQUEST"},
 		{"bad schema", "PUT", "/v1/schemas/sales", []byte(`{"fields":["a"],"synonyms":{"b":"c"},"x":1}`), nil, 422, "INVALID_REQUEST"},
-		{"bad agent", "PUT", "/v1/agents/query_engine", []byte(`{"callback_url":"ftp://x"}`), nil, 422, "INVALID_REQUEST"},
+		{"bad callback", "PUT", "/v1/callbacks/query_engine", []byte(`{"callback_url":"ftp://x"}`), nil, 422, "INVALID_REQUEST"},
 		{"bad cache", "PUT", "/v1/cache/q_1", []byte(`{"summary":5}`), nil, 422, "INVALID_REQUEST"},
 	}
 	for _, c := range cases {
@@ -345,7 +345,8 @@ func TestOpenAPIListsEveryRoute(t *testing.T) {
 	if doc.OpenAPI != "3.1.0" {
 		t.Errorf("openapi %q", doc.OpenAPI)
 	}
-	s := &Server{}
+	// A service with agents has every route: /mcp is there too.
+	s := mcpFixture(t).srv
 	routes := map[string]bool{}
 	for _, rt := range s.routeTable() {
 		key := strings.ToLower(rt.method) + " " + rt.path

@@ -54,7 +54,8 @@ func privateAddr(ip netip.Addr) bool {
 }
 
 // privateHost tells whether a URL's host (url.URL.Hostname) is one
-// RefusesCallback refuses as a callback's: "localhost" (or a name under
+// RefusesCallback (PUT /v1/callbacks) refuses as a callback's:
+// "localhost" (or a name under
 // it) or a literal IP address privateAddr refuses. A name that resolves
 // to such an address is refused when the callback connects.
 func privateHost(host string) bool {

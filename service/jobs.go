@@ -200,7 +200,7 @@ func (s *Service) attempt(ctx context.Context, j store.Job) error {
 			return err
 		}
 		if !ok || agent.CallbackURL == "" {
-			return fmt.Errorf("%w: agent %q has no callback URL (PUT /v1/agents/%s)", store.ErrPermanent, rj.AgentID, rj.AgentID)
+			return fmt.Errorf("%w: agent %q has no callback URL (PUT /v1/callbacks/%s)", store.ErrPermanent, rj.AgentID, rj.AgentID)
 		}
 		return w.send(ctx, w.callbacks, webhook.Post{What: "callback", URL: agent.CallbackURL, Body: j.Payload})
 	case store.JobEscalation:

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"time"
 )
 
 // The outcomes of a run.
@@ -25,31 +24,6 @@ const (
 	// a retry delay), and may run it again.
 	RunShutdown = "shutdown"
 )
-
-// Run is the record of an AG-UI agent run (POST /v1/agents/{agent_id}/runs): who
-// ran what, when, and how it ended. It holds no prompt, answer or state:
-// its size is bounded by MaxRunIDBytes and MaxRunFaultBytes.
-type Run struct {
-	// RunID is the RunAgentInput's runId: one run per tenant and id.
-	RunID string `json:"run_id"`
-	// ThreadID is the RunAgentInput's threadId (may be empty).
-	ThreadID string `json:"thread_id"`
-	// AgentID is the agent that ran.
-	AgentID string `json:"agent_id"`
-	// Outcome is RunRunning, RunFinished, RunFailed, RunDisconnected or
-	// RunShutdown.
-	Outcome string `json:"outcome"`
-	// StartedAt and FinishedAt are by the store's clock: StartRun's and
-	// FinishRun's now. FinishedAt is zero while the run is running.
-	StartedAt  time.Time `json:"started_at"`
-	FinishedAt time.Time `json:"finished_at,omitzero"`
-	// Fault is a failed run's fault as a JSON object (fault.Payload,
-	// without debug output: never the cause's text); nil otherwise.
-	Fault json.RawMessage `json:"fault,omitempty"`
-	// AnswerBytes is the length, in bytes, of a finished run's answer
-	// text; 0 for the other outcomes.
-	AnswerBytes int64 `json:"answer_bytes"`
-}
 
 // RunEnd is how a run ended, as FinishRun records it.
 type RunEnd struct {

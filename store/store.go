@@ -144,6 +144,20 @@ type Tenant interface {
 	Runs
 }
 
+// The records of the API are the root package's: store keeps its names
+// for them.
+type (
+	Occurrence     = triage.Occurrence
+	RecordSummary  = triage.RecordSummary
+	Record         = triage.Record
+	OccurrencePage = triage.OccurrencePage
+	Page           = triage.Page
+	NewJob         = triage.NewJob
+	Job            = triage.JobRecord
+	JobAttempt     = triage.JobAttempt
+	Run            = triage.Run
+)
+
 // Agent is a pipeline agent known to the service.
 type Agent struct {
 	ID string `json:"agent_id"`
@@ -153,73 +167,12 @@ type Agent struct {
 	UpdatedAt   time.Time `json:"updated_at"`
 }
 
-// Occurrence is one handled delivery of a report.
-type Occurrence struct {
-	// ID numbers the tenant's occurrences in the order they were saved;
-	// set by the reads, ignored by SaveOccurrence.
-	ID          int64     `json:"-"`
-	DeliveryKey string    `json:"-"`
-	ErrorID     string    `json:"error_id"`
-	QueryID     string    `json:"query_id"`
-	AgentID     string    `json:"agent_id"`
-	ErrorType   string    `json:"error_type"`
-	Severity    string    `json:"severity"`
-	NextAction  string    `json:"next_action"`
-	Attempt     int       `json:"attempt"`
-	ReportedAt  time.Time `json:"reported_at"` // the report's timestamp
-	ReceivedAt  time.Time `json:"received_at"` // when the service took it
-	// Report and Feedback are the JSON documents.
-	Report   json.RawMessage `json:"report"`
-	Feedback json.RawMessage `json:"feedback"`
-	// Actions are the recovery actions' outcomes (a JSON array of
-	// triage.Outcome), when known.
-	Actions json.RawMessage `json:"actions,omitempty"`
-	// Jobs are enqueued with the occurrence (the retries and escalations
-	// its handling decided), so that they exist exactly when it does.
-	Jobs []NewJob `json:"-"`
-}
-
 // SavedFeedback is the feedback of an occurrence, at its stream position.
 type SavedFeedback struct {
 	// ID is the occurrence's position in the event streams (see
 	// Tenant.FeedbackAfter), the event's id.
 	ID       int64
 	Feedback json.RawMessage
-}
-
-// RecordSummary is what a listing says of an error (all occurrences of
-// one fingerprint): no document, so that a page of them is small whatever
-// the reports' size.
-type RecordSummary struct {
-	ErrorID   string    `json:"error_id"`
-	QueryID   string    `json:"query_id"`
-	AgentID   string    `json:"agent_id"`
-	ErrorType string    `json:"error_type"`
-	Severity  string    `json:"severity"`
-	FirstSeen time.Time `json:"first_seen"`
-	LastSeen  time.Time `json:"last_seen"`
-	Count     int       `json:"occurrence_count"`
-	// NextAction is the latest occurrence's feedback's next_action (empty
-	// for a record saved before records pointed at their latest
-	// occurrence).
-	NextAction string `json:"next_action,omitempty"`
-}
-
-// Record is an error with its latest report and feedback and, from
-// ErrorRecord, the first page of its occurrences and its latest jobs.
-type Record struct {
-	RecordSummary
-	Report   json.RawMessage `json:"report"`
-	Feedback json.RawMessage `json:"feedback"`
-	// Occurrences are the latest received first, a page of them as
-	// Tenant.ErrorRecord says; OccurrencesNext, when not empty, is the
-	// cursor of the next page (Tenant.Occurrences).
-	Occurrences     []Occurrence `json:"occurrences,omitempty"`
-	OccurrencesNext string       `json:"occurrences_next_cursor,omitempty"`
-	// Jobs are the latest RecordJobs jobs the record's occurrences
-	// started, by ID; MoreJobs tells that there are older ones.
-	Jobs     []Job `json:"jobs,omitempty"`
-	MoreJobs bool  `json:"more_jobs,omitempty"`
 }
 
 // OccurrenceFilter selects a page of an error's occurrences.
@@ -235,13 +188,6 @@ type OccurrenceFilter struct {
 	// Cursor continues from an OccurrencePage's Next (or a Record's
 	// OccurrencesNext).
 	Cursor string
-}
-
-// OccurrencePage is a page of an error's occurrences, the latest received
-// first; Next, when not empty, is the cursor of the next page.
-type OccurrencePage struct {
-	Occurrences []Occurrence `json:"occurrences"`
-	Next        string       `json:"next_cursor,omitempty"`
 }
 
 // The bounds of a record and of its pages.
@@ -272,13 +218,6 @@ const (
 	DefaultLimit = 50
 	MaxLimit     = 500
 )
-
-// Page is one page of record summaries; Next, when not empty, is the
-// cursor of the next page.
-type Page struct {
-	Records []RecordSummary `json:"records"`
-	Next    string          `json:"next_cursor,omitempty"`
-}
 
 // ErrBadCursor is returned by ErrorRecords and Occurrences for a cursor
 // they did not make.
@@ -314,22 +253,6 @@ const (
 	JobEscalation = "escalation"
 )
 
-// NewJob is a job to enqueue.
-type NewJob struct {
-	Kind    string          `json:"kind"`
-	ErrorID string          `json:"error_id"`
-	Payload json.RawMessage `json:"payload"`
-	// RunAt is when the job is due; zero is now.
-	RunAt time.Time `json:"run_at"`
-	// MaxAttempts bounds the attempts; 0 means DefaultMaxAttempts.
-	MaxAttempts int `json:"max_attempts"`
-	// Trace is the W3C trace context of the work that enqueued the job
-	// (its "traceparent", and "tracestate" when there is one), kept with
-	// the job (in River's metadata) so that its attempts, on whichever
-	// instance, continue that trace. nil: none. Never shown by the API.
-	Trace map[string]string `json:"-"`
-}
-
 // DefaultMaxAttempts bounds a job's attempts when NewJob does not.
 const DefaultMaxAttempts = 5
 
@@ -349,39 +272,6 @@ const (
 // JobFinished tells whether a job in state will not run again.
 func JobFinished(state string) bool {
 	return state == JobCompleted || state == JobCancelled || state == JobDiscarded
-}
-
-// Job is a durable job with its attempts.
-type Job struct {
-	ID          int64           `json:"id"`
-	Tenant      string          `json:"tenant"`
-	Kind        string          `json:"kind"`
-	ErrorID     string          `json:"error_id"`
-	Payload     json.RawMessage `json:"payload"`
-	State       string          `json:"state"`
-	RunAt       time.Time       `json:"run_at"`
-	Attempt     int             `json:"attempt"` // attempts made so far (while running: this one)
-	MaxAttempts int             `json:"max_attempts"`
-	// Attempts are the failed attempts, then, for a completed job, the
-	// one that succeeded.
-	Attempts []JobAttempt `json:"attempts,omitempty"`
-	// Trace is the trace context it was enqueued with (NewJob.Trace).
-	Trace map[string]string `json:"-"`
-	// Deferred is how many times a JobWorker put it off (Defer).
-	Deferred int `json:"-"`
-}
-
-// JobAttempt is one attempt at a job.
-type JobAttempt struct {
-	Attempt int `json:"attempt"`
-	// At is when a failed attempt failed, or when the successful one
-	// began.
-	At time.Time `json:"at"`
-	// Duration is the successful attempt's (River does not keep a failed
-	// one's).
-	Duration time.Duration `json:"duration_ns,omitempty"`
-	// Error is empty for a successful attempt.
-	Error string `json:"error,omitempty"`
 }
 
 // ErrPermanent, in a JobWorker's error chain, tells that no attempt can

@@ -10,6 +10,7 @@ const RUN_AT = '2025-08-08T12:30:00Z';
 function job(over: Partial<Job>): Job {
   return {
     id: 1,
+    tenant: 'acme',
     kind: 'retry',
     error_id: 'err_0123456789abcdef',
     payload: {},
@@ -44,13 +45,13 @@ describe('job states', () => {
 
 describe('the jobs table', () => {
   it('shows run_at as the next attempt of a scheduled or retryable job, and none once finished', () => {
-    for (const state of ['scheduled', 'retryable', 'available']) {
+    for (const state of ['scheduled', 'retryable', 'available'] as const) {
       const next = row(job({ state }))[3];
       expect(next?.textContent).toBe(formatTime(RUN_AT));
       expect(next?.querySelector('time')?.getAttribute('datetime')).toBe(RUN_AT);
     }
     expect(row(job({ state: 'running', attempt: 1 }))[3]?.textContent).toBe('now');
-    for (const state of ['completed', 'cancelled', 'discarded']) {
+    for (const state of ['completed', 'cancelled', 'discarded'] as const) {
       expect(row(job({ state, attempt: 1 }))[3]?.textContent).toBe('none');
     }
   });

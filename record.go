@@ -1,0 +1,163 @@
+package triage
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// The records the service keeps of the errors it handled, as its API
+// returns them (GET /v1/errors, /v1/errors/{error_id} and its
+// occurrences): the stores save them, the server sends them, the client
+// reads them. The JSON documents of a record (a report, its feedback, the
+// actions' outcomes, a job's payload) are kept as the service saved them:
+// decode a Report or a Feedback from them with encoding/json.
+
+// RecordSummary is what a listing says of an error (all occurrences of
+// one fingerprint): no document, so that a page of them is small whatever
+// the reports' size.
+type RecordSummary struct {
+	ErrorID   string    `json:"error_id"`
+	QueryID   string    `json:"query_id"`
+	AgentID   string    `json:"agent_id"`
+	ErrorType string    `json:"error_type"`
+	Severity  string    `json:"severity"`
+	FirstSeen time.Time `json:"first_seen"`
+	LastSeen  time.Time `json:"last_seen"`
+	Count     int       `json:"occurrence_count"`
+	// NextAction is the latest occurrence's feedback's next_action (empty
+	// for a record saved before records pointed at their latest
+	// occurrence).
+	NextAction string `json:"next_action,omitempty"`
+}
+
+// Record is an error with its latest report and feedback and, as the
+// service returns one, the first page of its occurrences and its latest
+// jobs.
+type Record struct {
+	RecordSummary
+	// Report and Feedback are the latest occurrence's documents: a Report
+	// and a Feedback as JSON.
+	Report   json.RawMessage `json:"report"`
+	Feedback json.RawMessage `json:"feedback"`
+	// Occurrences are the latest received first, a page of them;
+	// OccurrencesNext, when not empty, is the cursor of the next page.
+	Occurrences     []Occurrence `json:"occurrences,omitempty"`
+	OccurrencesNext string       `json:"occurrences_next_cursor,omitempty"`
+	// Jobs are the latest jobs the record's occurrences started, by ID;
+	// MoreJobs tells that there are older ones.
+	Jobs     []JobRecord `json:"jobs,omitempty"`
+	MoreJobs bool        `json:"more_jobs,omitempty"`
+}
+
+// Occurrence is one handled delivery of a report.
+type Occurrence struct {
+	// ID numbers the tenant's occurrences in the order they were saved;
+	// set by the stores' reads, ignored when saving.
+	ID          int64     `json:"-"`
+	DeliveryKey string    `json:"-"`
+	ErrorID     string    `json:"error_id"`
+	QueryID     string    `json:"query_id"`
+	AgentID     string    `json:"agent_id"`
+	ErrorType   string    `json:"error_type"`
+	Severity    string    `json:"severity"`
+	NextAction  string    `json:"next_action"`
+	Attempt     int       `json:"attempt"`
+	ReportedAt  time.Time `json:"reported_at"` // the report's timestamp
+	ReceivedAt  time.Time `json:"received_at"` // when the service took it
+	// Report and Feedback are the JSON documents: a Report and a Feedback.
+	Report   json.RawMessage `json:"report"`
+	Feedback json.RawMessage `json:"feedback"`
+	// Actions are the recovery actions' outcomes (a JSON array of
+	// Outcome), when known.
+	Actions json.RawMessage `json:"actions,omitempty"`
+	// Jobs are enqueued with the occurrence (the retries and escalations
+	// its handling decided), so that they exist exactly when it does.
+	Jobs []NewJob `json:"-"`
+}
+
+// OccurrencePage is a page of an error's occurrences, the latest received
+// first; Next, when not empty, is the cursor of the next page.
+type OccurrencePage struct {
+	Occurrences []Occurrence `json:"occurrences"`
+	Next        string       `json:"next_cursor,omitempty"`
+}
+
+// Page is one page of record summaries; Next, when not empty, is the
+// cursor of the next page.
+type Page struct {
+	Records []RecordSummary `json:"records"`
+	Next    string          `json:"next_cursor,omitempty"`
+}
+
+// NewJob is a durable job to enqueue.
+type NewJob struct {
+	Kind    string          `json:"kind"`
+	ErrorID string          `json:"error_id"`
+	Payload json.RawMessage `json:"payload"`
+	// RunAt is when the job is due; zero is now.
+	RunAt time.Time `json:"run_at"`
+	// MaxAttempts bounds the attempts; 0 means the store's default.
+	MaxAttempts int `json:"max_attempts"`
+	// Trace is the W3C trace context of the work that enqueued the job
+	// (its "traceparent", and "tracestate" when there is one), kept with
+	// the job so that its attempts, on whichever instance, continue that
+	// trace. nil: none. Never shown by the API.
+	Trace map[string]string `json:"-"`
+}
+
+// JobRecord is a durable job with its attempts: a retry posted to an
+// agent's callback URL, or an escalation posted to the operators.
+type JobRecord struct {
+	ID          int64           `json:"id"`
+	Tenant      string          `json:"tenant"`
+	Kind        string          `json:"kind"`
+	ErrorID     string          `json:"error_id"`
+	Payload     json.RawMessage `json:"payload"`
+	State       string          `json:"state"`
+	RunAt       time.Time       `json:"run_at"`
+	Attempt     int             `json:"attempt"` // attempts made so far (while running: this one)
+	MaxAttempts int             `json:"max_attempts"`
+	// Attempts are the failed attempts, then, for a completed job, the
+	// one that succeeded.
+	Attempts []JobAttempt `json:"attempts,omitempty"`
+	// Trace is the trace context it was enqueued with (NewJob.Trace).
+	Trace map[string]string `json:"-"`
+	// Deferred is how many times a worker put it off.
+	Deferred int `json:"-"`
+}
+
+// JobAttempt is one attempt at a job.
+type JobAttempt struct {
+	Attempt int `json:"attempt"`
+	// At is when a failed attempt failed, or when the successful one
+	// began.
+	At time.Time `json:"at"`
+	// Duration is the successful attempt's (a failed one's is not kept).
+	Duration time.Duration `json:"duration_ns,omitempty"`
+	// Error is empty for a successful attempt.
+	Error string `json:"error,omitempty"`
+}
+
+// Run is the record of an AG-UI agent run (POST /v1/agents/{agent_id}/runs): who
+// ran what, when, and how it ended. It holds no prompt, answer or state.
+type Run struct {
+	// RunID is the RunAgentInput's runId: one run per tenant and id.
+	RunID string `json:"run_id"`
+	// ThreadID is the RunAgentInput's threadId (may be empty).
+	ThreadID string `json:"thread_id"`
+	// AgentID is the agent that ran.
+	AgentID string `json:"agent_id"`
+	// Outcome is "running", "finished", "failed", "disconnected" or
+	// "shutdown" (the store package's Run… constants say what each means).
+	Outcome string `json:"outcome"`
+	// StartedAt and FinishedAt are by the store's clock. FinishedAt is
+	// zero while the run is running.
+	StartedAt  time.Time `json:"started_at"`
+	FinishedAt time.Time `json:"finished_at,omitzero"`
+	// Fault is a failed run's fault as a JSON object (a fault.Payload,
+	// without debug output: never the cause's text); nil otherwise.
+	Fault json.RawMessage `json:"fault,omitempty"`
+	// AnswerBytes is the length, in bytes, of a finished run's answer
+	// text; 0 for the other outcomes.
+	AnswerBytes int64 `json:"answer_bytes"`
+}
