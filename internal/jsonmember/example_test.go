@@ -28,3 +28,13 @@ func ExampleDecoder() {
 	// jsonrpc: member "error.code": must be an integer, got string
 	// jsonrpc: invalid JSON: unexpected end of JSON input
 }
+
+// A decoder that reports every invalid member collects them in an Errors.
+func ExampleErrors() {
+	var errs jsonmember.Errors
+	errs.Add("threadId", "is required")
+	errs.Add("messages[0].id", "must be a string, not %s", "a number")
+	fmt.Println(errs.Err("agui", "RunAgentInput", nil))
+	// Output:
+	// agui: invalid RunAgentInput: member "threadId" is required; member "messages[0].id" must be a string, not a number
+}
