@@ -114,11 +114,7 @@ func (c *Errors) Add(path, format string, args ...any) {
 	if path == "" {
 		path = "(root)"
 	}
-	msg := format
-	if len(args) > 0 {
-		msg = fmt.Sprintf(format, args...)
-	}
-	c.fields = append(c.fields, fault.FieldError{Field: path, Message: msg})
+	c.fields = append(c.fields, fault.FieldError{Field: path, Message: fmt.Sprintf(format, args...)})
 }
 
 // Len counts the invalid members recorded, listed or not.
@@ -239,23 +235,25 @@ func StringOfMember(raw json.RawMessage) (s string, ok bool) {
 func members(data []byte) (map[string]json.RawMessage, error) {
 	data = bytes.Clone(data)
 	m := make(map[string]json.RawMessage, 8)
+	eachMember(data, func(key string, val []byte) { m[key] = val })
+	return m, nil
+}
+
+// eachMember calls do with each member of a valid JSON object, in document
+// order: its name, decoded, and its raw value.
+func eachMember(data []byte, do func(name string, val []byte)) {
 	i := skipSpace(data, 0) + 1 // past '{'
 	for {
 		i = skipSpace(data, i)
 		if data[i] == '}' {
-			return m, nil
+			return
 		}
 		end := stringEnd(data, i)
-		key, ok := plainString(data[i:end])
-		if !ok {
-			if err := json.Unmarshal(data[i:end], &key); err != nil {
-				return nil, err
-			}
-		}
-		i = skipSpace(data, end) + 1 // past ':'
+		key, _ := stringValue(data[i:end]) // a valid document's: it decodes
+		i = skipSpace(data, end) + 1       // past ':'
 		i = skipSpace(data, i)
 		vend := valueEnd(data, i)
-		m[key] = data[i:vend:vend]
+		do(key, data[i:vend:vend])
 		i = skipSpace(data, vend)
 		if data[i] == ',' {
 			i++
