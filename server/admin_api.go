@@ -1,10 +1,8 @@
 package server
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -23,58 +21,20 @@ const (
 	maxFieldName    = 256
 )
 
-// decodeStrict decodes one JSON object into v: unknown members, a wrong
-// type and trailing data are field errors (400 for a body that is not
-// JSON at all, 422 for one that is JSON but not this document), and so is
-// every string that is not Unicode text (jsonmember.TextErrors), which
-// encoding/json would turn into U+FFFD without a word.
-func decodeStrict(body []byte, v any) error {
+// decodeStrict decodes one JSON object with dec (jsonmember.Strict:
+// unknown members, wrong types and strings that are not Unicode text are
+// field errors, each naming its member by its path): 400 for a body that
+// is not JSON at all, 422 for one that is JSON but not this document.
+func decodeStrict[T any](body []byte, dec *jsonmember.Strict[T]) (T, error) {
 	if !json.Valid(body) {
-		return service.Malformed(body)
+		var zero T
+		return zero, service.Malformed(body)
 	}
-	if errs := jsonmember.TextErrors(body); len(errs) > 0 {
-		return invalidDoc(errs)
+	v, err := dec.Decode(body)
+	if ve, ok := errors.AsType[*jsonmember.ValidationError](err); ok {
+		return v, invalidDoc(ve.FieldErrors())
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		field, msg := "(root)", err.Error()
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &te):
-			field = te.Field
-			if field == "" {
-				field = "(root)"
-			}
-			msg = "must be " + jsonKind(te.Type.Kind().String()) + ", got " + te.Value
-		case strings.HasPrefix(msg, "json: unknown field "):
-			field = strings.Trim(strings.TrimPrefix(msg, "json: unknown field "), `"`)
-			msg = "is not a member of this document"
-		default:
-			msg = strings.TrimPrefix(msg, "json: ")
-		}
-		return fault.New(fault.InvalidRequest, "The document is invalid.", fault.WithStatus(http.StatusUnprocessableEntity),
-			fault.WithFieldErrors(fault.FieldError{Field: field, Message: msg}))
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return fault.New(fault.InvalidRequest, "The document is invalid.", fault.WithStatus(http.StatusUnprocessableEntity),
-			fault.WithFieldErrors(fault.FieldError{Field: "(root)", Message: "has data after the document"}))
-	}
-	return nil
-}
-
-func jsonKind(goKind string) string {
-	switch goKind {
-	case "slice", "array":
-		return "an array"
-	case "map", "struct", "ptr":
-		return "an object"
-	case "string":
-		return "a string"
-	case "bool":
-		return "a boolean"
-	}
-	return "a number"
+	return v, err
 }
 
 func invalidDoc(errs []fault.FieldError) error {
@@ -85,15 +45,34 @@ func invalidDoc(errs []fault.FieldError) error {
 		fault.WithFieldErrors(errs...))
 }
 
+// The documents the PUT routes take, and their strict decoders.
+type (
+	schemaBody struct {
+		Fields   []string          `json:"fields"`
+		Synonyms map[string]string `json:"synonyms"`
+	}
+	cachedBody struct {
+		StoredAt *time.Time     `json:"stored_at"`
+		Summary  string         `json:"summary"`
+		Data     map[string]any `json:"data"`
+	}
+	agentBody struct {
+		CallbackURL string `json:"callback_url"`
+	}
+)
+
+var (
+	schemaDoc = jsonmember.NewStrict[schemaBody]()
+	cachedDoc = jsonmember.NewStrict[cachedBody]()
+	agentDoc  = jsonmember.NewStrict[agentBody]()
+)
+
 // decodeSchema decodes the body of PUT /v1/schemas/{source}:
 // {"fields": [...], "synonyms": {"missing name": "field"}}. Every synonym
 // maps to one of the fields.
 func decodeSchema(body []byte) (triage.SchemaInfo, error) {
-	var doc struct {
-		Fields   []string          `json:"fields"`
-		Synonyms map[string]string `json:"synonyms"`
-	}
-	if err := decodeStrict(body, &doc); err != nil {
+	doc, err := decodeStrict(body, schemaDoc)
+	if err != nil {
 		return triage.SchemaInfo{}, err
 	}
 	var errs []fault.FieldError
@@ -139,12 +118,8 @@ func quote(s string) string {
 // {"summary": "...", "stored_at": RFC 3339, "data": {...}}; stored_at
 // defaults to now.
 func decodeCached(body []byte, now time.Time) (triage.CachedResult, error) {
-	var doc struct {
-		StoredAt *time.Time     `json:"stored_at"`
-		Summary  string         `json:"summary"`
-		Data     map[string]any `json:"data"`
-	}
-	if err := decodeStrict(body, &doc); err != nil {
+	doc, err := decodeStrict(body, cachedDoc)
+	if err != nil {
 		return triage.CachedResult{}, err
 	}
 	var errs []fault.FieldError
@@ -171,10 +146,8 @@ func decodeCached(body []byte, now time.Time) (triage.CachedResult, error) {
 // {"callback_url": "https://…"}, an absolute http or https URL without
 // credentials.
 func decodeAgent(body []byte) (string, error) {
-	var doc struct {
-		CallbackURL string `json:"callback_url"`
-	}
-	if err := decodeStrict(body, &doc); err != nil {
+	doc, err := decodeStrict(body, agentDoc)
+	if err != nil {
 		return "", err
 	}
 	u, err := url.Parse(doc.CallbackURL)

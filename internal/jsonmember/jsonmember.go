@@ -13,33 +13,70 @@ import (
 	"github.com/triage-go/triage/fault"
 )
 
+// MaxFieldErrors is the most invalid members a ValidationError lists;
+// Omitted counts the rest.
+const MaxFieldErrors = 100
+
 // ValidationError reports why a document, or a value built to be encoded,
-// is not valid: the member at fault, as a dotted path ("error.code",
-// "p.data.domain"; empty for the document itself), and the rule it breaks.
+// is not valid: every member at fault, each as a fault.FieldError naming it
+// by its path ("error.code", "messages[2].id"; "(root)" for the document
+// itself) with the rule it breaks. It is the one error type of the module's
+// strict decoders (wire/jsonrpc, wire/present and wire/agui alias it).
 //
-// It lists that member as a field error, so fault.From turns it into an
+// It lists its members as field errors, so fault.From turns it into an
 // INVALID_REQUEST fault.
 type ValidationError struct {
 	Package string // the package reporting it, which Error puts first; may be empty
-	Field   string // the member at fault; empty for the document itself
-	Reason  string // what is wrong with it
-	Err     error  // the underlying decoding error, when there is one
+	// Subject, when set ("RunAgentInput"), makes Error a list: `<Package>:
+	// invalid <Subject>: member "a" <rule>; member "b" <rule> (and 3 more)`.
+	// Without it Error names the first member: `<Package>: member "a":
+	// <rule>: <Err>`.
+	Subject string
+	Fields  []fault.FieldError // the members at fault, in document order
+	Omitted int                // members at fault beyond MaxFieldErrors, not listed
+	// Err is the underlying decoding error, or a sentinel the package's
+	// callers match with errors.Is; Unwrap returns it.
+	Err error
 }
 
-// Error returns `<Package>: member "<Field>": <Reason>: <Err>`, leaving out
-// what is empty.
+// Error says what is wrong: see Subject.
 func (e *ValidationError) Error() string {
 	var b strings.Builder
 	if e.Package != "" {
 		b.WriteString(e.Package)
 		b.WriteString(": ")
 	}
-	if e.Field != "" {
-		b.WriteString("member ")
-		b.WriteString(strconv.Quote(e.Field))
+	if e.Subject != "" {
+		b.WriteString("invalid ")
+		b.WriteString(e.Subject)
 		b.WriteString(": ")
+		for i, f := range e.Fields {
+			if i == 3 {
+				break
+			}
+			if i > 0 {
+				b.WriteString("; ")
+			}
+			if f.Field == "(root)" {
+				b.WriteString("the document " + f.Message)
+			} else {
+				b.WriteString("member " + strconv.Quote(f.Field) + " " + f.Message)
+			}
+		}
+		if more := len(e.Fields) - 3 + e.Omitted; more > 0 {
+			b.WriteString(" (and " + strconv.Itoa(more) + " more)")
+		}
+		return b.String()
 	}
-	b.WriteString(e.Reason)
+	if len(e.Fields) > 0 {
+		f := e.Fields[0]
+		if f.Field != "(root)" {
+			b.WriteString("member ")
+			b.WriteString(strconv.Quote(f.Field))
+			b.WriteString(": ")
+		}
+		b.WriteString(f.Message)
+	}
 	if e.Err != nil {
 		b.WriteString(": ")
 		b.WriteString(e.Err.Error())
@@ -47,17 +84,49 @@ func (e *ValidationError) Error() string {
 	return b.String()
 }
 
-// Unwrap returns the underlying decoding error, if any.
+// Unwrap returns Err.
 func (e *ValidationError) Unwrap() error { return e.Err }
 
-// FieldErrors lists the member at fault ("(root)" for the document itself),
-// for fault.From.
+// FieldErrors lists the members at fault for fault.From, with a last
+// entry, "(root)", counting those not listed.
 func (e *ValidationError) FieldErrors() []fault.FieldError {
-	field := e.Field
-	if field == "" {
-		field = "(root)"
+	out := append([]fault.FieldError(nil), e.Fields...)
+	if e.Omitted > 0 {
+		out = append(out, fault.FieldError{Field: "(root)", Message: "has " + strconv.Itoa(e.Omitted) + " more invalid members, not listed"})
 	}
-	return []fault.FieldError{{Field: field, Message: e.Reason}}
+	return out
+}
+
+// Errors collects the invalid members of one document, for a decoder that
+// reports every one: at most MaxFieldErrors, then a count.
+type Errors struct {
+	fields  []fault.FieldError
+	omitted int
+}
+
+// Add records that the member at path (empty for the document itself)
+// breaks the rule the format and its arguments state.
+func (c *Errors) Add(path, format string, args ...any) {
+	if len(c.fields) >= MaxFieldErrors {
+		c.omitted++
+		return
+	}
+	if path == "" {
+		path = "(root)"
+	}
+	c.fields = append(c.fields, fault.FieldError{Field: path, Message: fmt.Sprintf(format, args...)})
+}
+
+// Len counts the invalid members recorded, listed or not.
+func (c *Errors) Len() int { return len(c.fields) + c.omitted }
+
+// Err returns nil when no member is invalid, else the *ValidationError
+// listing them, with the package, subject and sentinel given.
+func (c *Errors) Err(pkg, subject string, sentinel error) error {
+	if c.Len() == 0 {
+		return nil
+	}
+	return &ValidationError{Package: pkg, Subject: subject, Fields: c.fields, Omitted: c.omitted, Err: sentinel}
 }
 
 // A Decoder decodes members, and reports invalid ones, for one package:
@@ -70,13 +139,16 @@ type Decoder struct {
 // Invalid returns the error for field breaking a rule, which the format
 // and its arguments state ("must be %q, got %q").
 func (d Decoder) Invalid(field, format string, args ...any) *ValidationError {
-	return &ValidationError{Package: d.Package, Field: field, Reason: fmt.Sprintf(format, args...)}
+	return d.Wrap(field, fmt.Sprintf(format, args...), nil)
 }
 
 // Wrap returns the error for field breaking a rule, stated by reason,
 // because of err, the underlying decoding error.
 func (d Decoder) Wrap(field, reason string, err error) *ValidationError {
-	return &ValidationError{Package: d.Package, Field: field, Reason: reason, Err: err}
+	if field == "" {
+		field = "(root)"
+	}
+	return &ValidationError{Package: d.Package, Fields: []fault.FieldError{{Field: field, Message: reason}}, Err: err}
 }
 
 // Object decodes a JSON object (the member field, or the document when
@@ -119,6 +191,43 @@ func (d Decoder) ObjectOfMember(data []byte, field string) (map[string]json.RawM
 	return m, nil
 }
 
+// ItemsOfMember splits a member's raw value that Object returned (valid
+// JSON, not validated again) into its items, as json.Unmarshal into a
+// []json.RawMessage does, without copying them: it fails for a value that
+// is not an array. FuzzItems holds the two to the same answers.
+func ItemsOfMember(data []byte) ([]json.RawMessage, error) {
+	if k := Kind(data); k != "array" {
+		return nil, errors.New("not an array")
+	}
+	items := []json.RawMessage{}
+	i := skipSpace(data, skipSpace(data, 0)+1) // past '['
+	if data[i] == ']' {
+		return items, nil
+	}
+	for {
+		end := valueEnd(data, i)
+		items = append(items, data[i:end:end])
+		i = skipSpace(data, end)
+		if data[i] == ']' {
+			return items, nil
+		}
+		i = skipSpace(data, i+1) // past ','
+	}
+}
+
+// StringOfMember decodes a member's raw value that Object returned (valid
+// JSON) as a string, as json.Unmarshal does; ok is false for a value that
+// is not a string.
+func StringOfMember(raw json.RawMessage) (s string, ok bool) {
+	if Kind(raw) != "string" {
+		return "", false
+	}
+	if s, ok := plainString(bytes.TrimSpace(raw)); ok {
+		return s, true
+	}
+	return s, json.Unmarshal(raw, &s) == nil
+}
+
 // members splits a valid JSON object into its members: what
 // json.Unmarshal into a map[string]json.RawMessage does, without decoding
 // the values (one copy of the object backs every value). FuzzMembers holds
@@ -126,23 +235,25 @@ func (d Decoder) ObjectOfMember(data []byte, field string) (map[string]json.RawM
 func members(data []byte) (map[string]json.RawMessage, error) {
 	data = bytes.Clone(data)
 	m := make(map[string]json.RawMessage, 8)
+	eachMember(data, func(key string, val []byte) { m[key] = val })
+	return m, nil
+}
+
+// eachMember calls do with each member of a valid JSON object, in document
+// order: its name, decoded, and its raw value.
+func eachMember(data []byte, do func(name string, val []byte)) {
 	i := skipSpace(data, 0) + 1 // past '{'
 	for {
 		i = skipSpace(data, i)
 		if data[i] == '}' {
-			return m, nil
+			return
 		}
 		end := stringEnd(data, i)
-		key, ok := plainString(data[i:end])
-		if !ok {
-			if err := json.Unmarshal(data[i:end], &key); err != nil {
-				return nil, err
-			}
-		}
-		i = skipSpace(data, end) + 1 // past ':'
+		key, _ := stringValue(data[i:end]) // a valid document's: it decodes
+		i = skipSpace(data, end) + 1       // past ':'
 		i = skipSpace(data, i)
 		vend := valueEnd(data, i)
-		m[key] = data[i:vend:vend]
+		do(key, data[i:vend:vend])
 		i = skipSpace(data, vend)
 		if data[i] == ',' {
 			i++

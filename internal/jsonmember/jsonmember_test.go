@@ -18,9 +18,13 @@ func TestValidationErrorText(t *testing.T) {
 		err  *ValidationError
 		want string
 	}{
-		{"Full", &ValidationError{Package: "present", Field: "p.seq", Reason: "out of range", Err: cause},
+		{"Full", &ValidationError{Package: "present", Fields: []fault.FieldError{{Field: "p.seq", Message: "out of range"}}, Err: cause},
 			`present: member "p.seq": out of range: boom`},
-		{"NoPackage", &ValidationError{Field: "id", Reason: "is required"}, `member "id": is required`},
+		{"NoPackage", &ValidationError{Fields: []fault.FieldError{{Field: "id", Message: "is required"}}}, `member "id": is required`},
+		{"List", &ValidationError{Package: "agui", Subject: "RunAgentInput", Err: cause, Omitted: 2, Fields: []fault.FieldError{
+			{Field: "(root)", Message: "is not valid UTF-8"}, {Field: "a", Message: "is required"},
+			{Field: "b[0]", Message: "must be a string, not a number"}, {Field: "c", Message: "is required"}}},
+			`agui: invalid RunAgentInput: the document is not valid UTF-8; member "a" is required; member "b[0]" must be a string, not a number (and 3 more)`},
 		{"Root", Decoder{Package: "jsonrpc"}.Invalid("", "a response needs %s", "result or error"),
 			"jsonrpc: a response needs result or error"},
 	}
@@ -44,6 +48,30 @@ func TestValidationErrorIsInvalidRequest(t *testing.T) {
 	}
 	if errors.Unwrap(err).Error() != "eof" {
 		t.Errorf("Unwrap = %v", errors.Unwrap(err))
+	}
+}
+
+// TestErrors: a collector lists MaxFieldErrors members, counts the rest,
+// and its error matches the sentinel it is given.
+func TestErrors(t *testing.T) {
+	t.Parallel()
+	var c Errors
+	if c.Err("x", "Doc", nil) != nil {
+		t.Fatal("an empty collector made an error")
+	}
+	sentinel := errors.New("x: invalid Doc")
+	for range MaxFieldErrors + 5 {
+		c.Add("", "is %s", "wrong")
+	}
+	err := c.Err("x", "Doc", sentinel)
+	var ve *ValidationError
+	if !errors.As(err, &ve) || !errors.Is(err, sentinel) || c.Len() != MaxFieldErrors+5 {
+		t.Fatalf("err = %v, Len = %d", err, c.Len())
+	}
+	got := ve.FieldErrors()
+	if len(got) != MaxFieldErrors+1 || got[0] != (fault.FieldError{Field: "(root)", Message: "is wrong"}) ||
+		got[MaxFieldErrors].Message != "has 5 more invalid members, not listed" {
+		t.Errorf("FieldErrors = %v … %v", got[0], got[len(got)-1])
 	}
 }
 
@@ -184,6 +212,40 @@ func FuzzValue(f *testing.F) {
 		}
 		if err == nil && !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q: %#v, encoding/json %#v", raw, got, want)
+		}
+	})
+}
+
+// FuzzItems holds ItemsOfMember and StringOfMember to encoding/json, on
+// the members of any valid JSON object: an array splits into the same
+// items (their bytes as they are), a string decodes to the same text, and
+// a value of another type is refused by both.
+func FuzzItems(f *testing.F) {
+	for _, s := range []string{`{"a":[]}`, `{"a":[ 1 , "x]" , {"b":[2]} , null ]}`, `{"a":"plain","b":"esc\u00e9\n"}`,
+		"{\"a\":\"bad\xff\"}", `{"a":{"b":1},"c":true,"d":-0.5}`, `{"a":[[],[[]],{}]}`, `{"a":"\ud800"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) != nil {
+			return
+		}
+		for k, v := range m {
+			var wantItems []json.RawMessage
+			wantErr := json.Unmarshal(v, &wantItems)
+			got, err := ItemsOfMember(v)
+			if (err != nil) != (wantErr != nil || Kind(v) != "array") {
+				t.Fatalf("%q: member %q: ItemsOfMember %v; encoding/json %v", raw, k, err, wantErr)
+			}
+			if err == nil && !reflect.DeepEqual(got, wantItems) {
+				t.Fatalf("%q: member %q: items %q; encoding/json %q", raw, k, got, wantItems)
+			}
+			var wantS string
+			wantErr = json.Unmarshal(v, &wantS)
+			s, ok := StringOfMember(v)
+			if ok != (wantErr == nil && Kind(v) == "string") || s != wantS {
+				t.Fatalf("%q: member %q: StringOfMember %q, %v; encoding/json %q, %v", raw, k, s, ok, wantS, wantErr)
+			}
 		}
 	})
 }

@@ -93,19 +93,27 @@ func (w *textWalker) add(msg string) {
 		}
 		b.WriteString(seg.name[:min(len(seg.name), maxTextPath+1)]) // cut again below, on a rune
 	}
-	path := b.String()
-	if len(path) > maxTextPath {
-		cut := maxTextPath
-		for cut > 0 && !utf8.RuneStart(path[cut]) {
-			cut--
-		}
-		path = path[:cut] + "…"
-	}
+	path := cut(b.String())
 	if path == "" {
 		path = "(root)"
 	}
 	w.errs = append(w.errs, fault.FieldError{Field: path, Message: msg})
 }
+
+// cut bounds a path a field error names to maxTextPath bytes, cutting on
+// a rune and marking the cut with "…".
+func cut(path string) string {
+	if len(path) <= maxTextPath {
+		return path
+	}
+	n := maxTextPath
+	for n > 0 && !utf8.RuneStart(path[n]) {
+		n--
+	}
+	return path[:n] + "…"
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
 
 // value checks the valid value at i and returns the index after it.
 func (w *textWalker) value(i int) int {

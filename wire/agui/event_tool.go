@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/triage-go/triage/internal/jsonmember"
 )
 
 // The event types of tool calls, state deltas and message snapshots.
@@ -299,7 +300,7 @@ func (d *decoder) patch(m map[string]json.RawMessage, path, key string) []PatchO
 	}
 	out := make([]PatchOperation, 0, len(items))
 	for i, item := range items {
-		p := index(join(path, key), i)
+		p := index(jsonmember.Path(path, key), i)
 		om, ok := d.object(item, p, "a JSON Patch operation")
 		if !ok {
 			continue
@@ -313,9 +314,9 @@ func (d *decoder) patch(m map[string]json.RawMessage, path, key string) []PatchO
 		switch o.Op {
 		case PatchAdd, PatchReplace, PatchTest:
 			if raw, ok := om["value"]; ok {
-				o.Value = d.open(raw, join(p, "value"))
+				o.Value = d.open(raw, jsonmember.Path(p, "value"))
 			} else {
-				d.fail(join(p, "value"), "is required")
+				d.fail(jsonmember.Path(p, "value"), "is required")
 			}
 		case PatchMove, PatchCopy:
 			o.From = d.pointer(om, p, "from")
@@ -330,7 +331,7 @@ func (d *decoder) pointer(m map[string]json.RawMessage, path, key string) string
 	n := d.count()
 	s := d.str(m, path, key, true)
 	if d.count() == n && !jsonPointer(s) {
-		d.fail(join(path, key), "must be a JSON Pointer (\"\" or \"/\"-prefixed tokens, ~ escaped as ~0 or ~1), not %q", s)
+		d.fail(jsonmember.Path(path, key), "must be a JSON Pointer (\"\" or \"/\"-prefixed tokens, ~ escaped as ~0 or ~1), not %q", s)
 	}
 	return s
 }

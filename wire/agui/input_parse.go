@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/internal/jsonmember"
 )
 
 // The bounds ParseRunAgentInput sets beyond the schema, so that a hostile
@@ -30,56 +30,22 @@ const (
 	// open value: state, forwardedProps, a tool's parameters, metadata, a
 	// resume payload, an activity's content.
 	MaxInputDepth = 64
-	// maxFieldErrors is the most invalid members a ValidationError lists.
-	maxFieldErrors = 100
 )
 
-// ErrInvalidInput is matched by every *ValidationError.
+// ErrInvalidInput is matched by every *ValidationError ParseRunAgentInput
+// returns.
 var ErrInvalidInput = errors.New("agui: invalid RunAgentInput")
 
 // ValidationError reports every invalid member of a RunAgentInput, each by
 // its JSON path ("messages[2].toolCalls[0].function.name"; "(root)" for the
-// document itself) and the rule it breaks, up to 100 of them. It lists them
-// as field errors, so fault.From turns it into an INVALID_REQUEST fault
-// whose FieldErrors are these.
-type ValidationError struct {
-	// Fields are the invalid members, in document order.
-	Fields []fault.FieldError
-	// Omitted counts the invalid members beyond the first 100, not listed.
-	Omitted int
-}
-
-// Error lists the first three invalid members and counts the rest.
-func (e *ValidationError) Error() string {
-	var b strings.Builder
-	b.WriteString("agui: invalid RunAgentInput: ")
-	for i, f := range e.Fields {
-		if i == 3 {
-			break
-		}
-		if i > 0 {
-			b.WriteString("; ")
-		}
-		b.WriteString(describeField(f))
-	}
-	if more := len(e.Fields) - 3 + e.Omitted; more > 0 {
-		fmt.Fprintf(&b, " (and %d more)", more)
-	}
-	return b.String()
-}
-
-// Is reports whether target is ErrInvalidInput.
-func (e *ValidationError) Is(target error) bool { return target == ErrInvalidInput }
-
-// FieldErrors lists the invalid members for fault.From, with a last entry
-// counting those beyond the first 100.
-func (e *ValidationError) FieldErrors() []fault.FieldError {
-	out := append([]fault.FieldError(nil), e.Fields...)
-	if e.Omitted > 0 {
-		out = append(out, fault.FieldError{Field: "(root)", Message: fmt.Sprintf("has %d more invalid members, not listed", e.Omitted)})
-	}
-	return out
-}
+// document itself) and the rule it breaks, in Fields, up to 100 of them;
+// Omitted counts the rest. It lists them as field errors, so fault.From
+// turns it into an INVALID_REQUEST fault whose FieldErrors are these. Its
+// text lists the first three and counts the rest.
+//
+// It is the module's one validation error (internal/jsonmember's), which
+// wire/jsonrpc and wire/present return too.
+type ValidationError = jsonmember.ValidationError
 
 // ParseRunAgentInput reads a RunAgentInput, the body of a request to run an
 // agent, and checks it as @ag-ui/core 1.0.0's RunAgentInputSchema does:
@@ -127,80 +93,49 @@ func ParseRunAgentInput(data []byte) (*RunAgentInput, error) {
 // member. bounded applies ParseRunAgentInput's bounds.
 type decoder struct {
 	bounded bool
-	errs    []fault.FieldError
-	omitted int
+	errs    jsonmember.Errors
 }
 
-func (d *decoder) fail(path, format string, args ...any) {
-	if len(d.errs) >= maxFieldErrors {
-		d.omitted++
-		return
-	}
-	if path == "" {
-		path = "(root)"
-	}
-	d.errs = append(d.errs, fault.FieldError{Field: path, Message: fmt.Sprintf(format, args...)})
-}
+func (d *decoder) fail(path, format string, args ...any) { d.errs.Add(path, format, args...) }
 
 // count is how many invalid members were found, listed or not.
-func (d *decoder) count() int { return len(d.errs) + d.omitted }
+func (d *decoder) count() int { return d.errs.Len() }
 
-func (d *decoder) err() error {
-	if len(d.errs) == 0 {
-		return nil
-	}
-	return &ValidationError{Fields: d.errs, Omitted: d.omitted}
-}
+func (d *decoder) err() error { return d.errs.Err("agui", "RunAgentInput", ErrInvalidInput) }
 
 // first returns the first invalid member as `member "path" rule`, or "".
 func (d *decoder) first() string {
-	if len(d.errs) == 0 {
+	if d.errs.Len() == 0 {
 		return ""
 	}
-	return describeField(d.errs[0])
-}
-
-// describeField says what is wrong with a member, or with the document.
-func describeField(f fault.FieldError) string {
+	ve := d.err().(*ValidationError)
+	f := ve.Fields[0]
 	if f.Field == "(root)" {
 		return "the document " + f.Message
 	}
 	return fmt.Sprintf("member %q %s", f.Field, f.Message)
 }
 
-func join(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
-
 func index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
 
 // kind names a JSON value's type as a message says it.
 func kind(raw json.RawMessage) string {
-	if len(raw) == 0 {
+	switch k := jsonmember.Kind(raw); k {
+	case "":
 		return "nothing"
+	case "null":
+		return k
+	case "object", "array":
+		return "an " + k
+	default:
+		return "a " + k
 	}
-	switch raw[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "a number"
 }
 
 // object decodes raw as an object's members, or records why it is not one.
 func (d *decoder) object(raw json.RawMessage, path, what string) (map[string]json.RawMessage, bool) {
-	var m map[string]json.RawMessage
-	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &m) != nil {
+	m, err := jsonmember.Decoder{}.ObjectOfMember(raw, "") // a member of a valid document
+	if err != nil {
 		d.fail(path, "must be %s, not %s", what, kind(raw))
 		return nil, false
 	}
@@ -212,13 +147,13 @@ func (d *decoder) str(m map[string]json.RawMessage, path, key string, required b
 	raw, ok := m[key]
 	if !ok {
 		if required {
-			d.fail(join(path, key), "is required")
+			d.fail(jsonmember.Path(path, key), "is required")
 		}
 		return ""
 	}
-	var s string
-	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
-		d.fail(join(path, key), "must be a string, not %s", kind(raw))
+	s, ok := jsonmember.StringOfMember(raw)
+	if !ok {
+		d.fail(jsonmember.Path(path, key), "must be a string, not %s", kind(raw))
 	}
 	return s
 }
@@ -227,7 +162,7 @@ func (d *decoder) str(m map[string]json.RawMessage, path, key string, required b
 func (d *decoder) id(m map[string]json.RawMessage, path, key string, required bool) string {
 	s := d.str(m, path, key, required)
 	if d.bounded && len(s) > MaxInputIDBytes {
-		d.fail(join(path, key), "is %d bytes long; at most %d are accepted", len(s), MaxInputIDBytes)
+		d.fail(jsonmember.Path(path, key), "is %d bytes long; at most %d are accepted", len(s), MaxInputIDBytes)
 	}
 	return s
 }
@@ -238,17 +173,17 @@ func (d *decoder) array(m map[string]json.RawMessage, path, key string, required
 	raw, ok := m[key]
 	if !ok {
 		if required {
-			d.fail(join(path, key), "is required")
+			d.fail(jsonmember.Path(path, key), "is required")
 		}
 		return nil, false
 	}
-	var items []json.RawMessage
-	if len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &items) != nil {
-		d.fail(join(path, key), "must be an array, not %s", kind(raw))
+	items, err := jsonmember.ItemsOfMember(raw)
+	if err != nil {
+		d.fail(jsonmember.Path(path, key), "must be an array, not %s", kind(raw))
 		return nil, false
 	}
 	if d.bounded && len(items) > limit {
-		d.fail(join(path, key), "has %d items; at most %d are accepted", len(items), limit)
+		d.fail(jsonmember.Path(path, key), "has %d items; at most %d are accepted", len(items), limit)
 		return nil, false
 	}
 	return items, true
@@ -263,11 +198,11 @@ func (d *decoder) value(m map[string]json.RawMessage, path, key string, nullable
 	}
 	if isNull(raw) {
 		if !nullable {
-			d.fail(join(path, key), "must not be null")
+			d.fail(jsonmember.Path(path, key), "must not be null")
 		}
 		return nil
 	}
-	return d.open(raw, join(path, key))
+	return d.open(raw, jsonmember.Path(path, key))
 }
 
 func (d *decoder) open(raw json.RawMessage, path string) any {
@@ -288,15 +223,15 @@ func (d *decoder) objectValue(m map[string]json.RawMessage, path, key string, re
 	raw, ok := m[key]
 	if !ok {
 		if required {
-			d.fail(join(path, key), "is required")
+			d.fail(jsonmember.Path(path, key), "is required")
 		}
 		return nil
 	}
 	if len(raw) == 0 || raw[0] != '{' {
-		d.fail(join(path, key), "must be an object, not %s", kind(raw))
+		d.fail(jsonmember.Path(path, key), "must be an object, not %s", kind(raw))
 		return nil
 	}
-	v, _ := d.open(raw, join(path, key)).(map[string]any)
+	v, _ := d.open(raw, jsonmember.Path(path, key)).(map[string]any)
 	return v
 }
 
@@ -313,7 +248,7 @@ func (d *decoder) enum(m map[string]json.RawMessage, path, key string, required 
 				return s
 			}
 		}
-		d.fail(join(path, key), "must be %s, not %q", oneOf(values), s)
+		d.fail(jsonmember.Path(path, key), "must be %s, not %q", oneOf(values), s)
 	}
 	return s
 }
@@ -374,12 +309,12 @@ func (d *decoder) input(raw json.RawMessage, path string) *RunAgentInput {
 	}
 	if items, ok := d.array(m, path, "tools", false, MaxInputItems); ok {
 		for i, item := range items {
-			in.Tools = append(in.Tools, d.tool(item, index(join(path, "tools"), i)))
+			in.Tools = append(in.Tools, d.tool(item, index(jsonmember.Path(path, "tools"), i)))
 		}
 	}
 	if items, ok := d.array(m, path, "context", false, MaxInputItems); ok {
 		for i, item := range items {
-			p := index(join(path, "context"), i)
+			p := index(jsonmember.Path(path, "context"), i)
 			if c, ok := d.object(item, p, "a context object"); ok {
 				in.Context = append(in.Context, Context{Description: d.str(c, p, "description", true), Value: d.str(c, p, "value", true)})
 			}
@@ -388,7 +323,7 @@ func (d *decoder) input(raw json.RawMessage, path string) *RunAgentInput {
 	if items, ok := d.array(m, path, "resume", false, MaxInputItems); ok {
 		in.Resume = []ResumeEntry{}
 		for i, item := range items {
-			p := index(join(path, "resume"), i)
+			p := index(jsonmember.Path(path, "resume"), i)
 			if r, ok := d.object(item, p, "a resume entry"); ok {
 				in.Resume = append(in.Resume, ResumeEntry{
 					InterruptID: d.id(r, p, "interruptId", true),
@@ -423,7 +358,7 @@ func (d *decoder) messages(m map[string]json.RawMessage, path, key string) []Mes
 	}
 	out := make([]Message, 0, len(items))
 	for i, item := range items {
-		out = append(out, d.message(item, index(join(path, key), i)))
+		out = append(out, d.message(item, index(jsonmember.Path(path, key), i)))
 	}
 	return out
 }
@@ -464,7 +399,7 @@ func (d *decoder) message(raw json.RawMessage, path string) Message {
 		if items, ok := d.array(m, path, "toolCalls", false, MaxInputItems); ok {
 			msg.ToolCalls = make([]ToolCall, 0, len(items))
 			for i, item := range items {
-				msg.ToolCalls = append(msg.ToolCalls, d.toolCall(item, index(join(path, "toolCalls"), i)))
+				msg.ToolCalls = append(msg.ToolCalls, d.toolCall(item, index(jsonmember.Path(path, "toolCalls"), i)))
 			}
 		}
 	case RoleUser:
@@ -488,11 +423,11 @@ func (d *decoder) toolCall(raw json.RawMessage, path string) ToolCall {
 	c := ToolCall{ID: d.id(m, path, "id", true)}
 	d.enum(m, path, "type", true, "function")
 	if f, ok := m["function"]; !ok {
-		d.fail(join(path, "function"), "is required")
-	} else if fm, ok := d.object(f, join(path, "function"), "a function object"); ok {
+		d.fail(jsonmember.Path(path, "function"), "is required")
+	} else if fm, ok := d.object(f, jsonmember.Path(path, "function"), "a function object"); ok {
 		c.Function = FunctionCall{
-			Name:      d.id(fm, join(path, "function"), "name", true),
-			Arguments: d.str(fm, join(path, "function"), "arguments", true),
+			Name:      d.id(fm, jsonmember.Path(path, "function"), "name", true),
+			Arguments: d.str(fm, jsonmember.Path(path, "function"), "arguments", true),
 		}
 	}
 	c.EncryptedValue = d.str(m, path, "encryptedValue", false)
@@ -505,7 +440,7 @@ func (d *decoder) toolCall(raw json.RawMessage, path string) ToolCall {
 func (d *decoder) content(m map[string]json.RawMessage, path string) (string, []ContentPart) {
 	raw, ok := m["content"]
 	if !ok {
-		d.fail(join(path, "content"), "is required")
+		d.fail(jsonmember.Path(path, "content"), "is required")
 		return "", nil
 	}
 	if len(raw) > 0 && raw[0] == '[' {
@@ -521,7 +456,7 @@ func (d *decoder) parts(m map[string]json.RawMessage, path, key string) []Conten
 	}
 	out := make([]ContentPart, 0, len(items))
 	for i, item := range items {
-		out = append(out, d.part(item, index(join(path, key), i)))
+		out = append(out, d.part(item, index(jsonmember.Path(path, key), i)))
 	}
 	return out
 }
@@ -544,10 +479,10 @@ func (d *decoder) part(raw json.RawMessage, path string) ContentPart {
 	}
 	raw, ok = m["source"]
 	if !ok {
-		d.fail(join(path, "source"), "is required")
+		d.fail(jsonmember.Path(path, "source"), "is required")
 		return p
 	}
-	sp := join(path, "source")
+	sp := jsonmember.Path(path, "source")
 	s, ok := d.object(raw, sp, "a source object")
 	if !ok {
 		return p

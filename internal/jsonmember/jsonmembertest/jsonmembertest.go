@@ -8,16 +8,20 @@ import (
 	"github.com/triage-go/triage/internal/jsonmember"
 )
 
-// WantInvalid checks that err is a *jsonmember.ValidationError for field
-// whose message contains reason.
+// WantInvalid checks that err is a *jsonmember.ValidationError whose first
+// member is field ("" for the document itself, which the error lists as
+// "(root)") and whose text contains reason.
 func WantInvalid(t testing.TB, err error, field, reason string) {
 	t.Helper()
 	var ve *jsonmember.ValidationError
 	if !errors.As(err, &ve) {
 		t.Fatalf("error = %v (%T), want a *ValidationError", err, err)
 	}
-	if ve.Field != field {
-		t.Errorf("Field = %q, want %q (error: %v)", ve.Field, field, err)
+	if field == "" {
+		field = "(root)"
+	}
+	if len(ve.Fields) == 0 || ve.Fields[0].Field != field {
+		t.Errorf("Fields = %q, want %q first (error: %v)", ve.Fields, field, err)
 	}
 	if !strings.Contains(ve.Error(), reason) {
 		t.Errorf("error %q does not say %q", ve.Error(), reason)
