@@ -6,7 +6,7 @@
 //
 // or by hand from the module root:
 //
-//	go run ./internal/tsgen -o web/src/kit/codes.ts
+//	go run ./cmd/tsgen -o web/src/kit/codes.ts
 //
 // The rendering itself is package render, which web's test calls to fail
 // when the committed file is stale.
