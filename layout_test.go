@@ -33,14 +33,15 @@ const module = "github.com/triage-go/triage"
 // test kits and the low-level libraries the root and wire/ build on (at
 // the bottom, above fault, so that any package may use them).
 var layers = [][]string{
-	// Programs: the triage command (internal/cli is its Main) and the
-	// project's own tools; the generators run from go generate.
-	{"cmd", "internal/cli", "internal/loadbench", "internal/campaign",
-		"internal/tsgen", "internal/openapigen", "internal/taxonomy/gen", "internal/textclass/gen"},
-	// Adapters the programs wire in: the NATS ingress (on natsin.Service,
+	// Programs, in cmd/: the triage command (cmd/triage/internal/cli is
+	// its Main) and the project's own tools (loadbench, campaign, and the generators
+	// tsgen and openapigen);
+	// and the generators that go generate runs beside what they generate.
+	{"cmd", "internal/taxonomy/gen", "internal/textclass/gen"},
+	// Adapters the programs wire in: the NATS ingress (on natsingress.Service,
 	// which the service satisfies), River's web UI, OpenTelemetry's
 	// exporters, and `triage worker`'s ACP agent.
-	{"internal/natsin", "internal/jobsui", "internal/tracing", "internal/acpworker"},
+	{"adapter/natsingress", "adapter/riverui", "adapter/otlp", "adapter/acpagent"},
 	{"web"},
 	{"server"},
 	{"bridge"},
@@ -69,8 +70,7 @@ var layers = [][]string{
 	{""},
 	// Test kits: only tests import them (TestTestKitsStayInTests), so
 	// they may serve the tests of any package above the libraries.
-	{"internal/acptest", "internal/disktest", "internal/golden", "internal/natstest", "internal/pgtest",
-		"internal/jsonmember/jsonmembertest"},
+	{"internal/testkit", "internal/jsonmember/jsonmembertest"},
 	// Libraries of machinery: strict JSON members (the root and wire/),
 	// the text classifier's model (classify), the renderings of the code
 	// table (the generators), the log guard (server, the ACP workers), the
@@ -87,7 +87,7 @@ var providerAgents = []string{"provider/openai/openaiagent", "provider/anthropic
 // testKits are the packages only tests may import: the internal/ kits of
 // the test kits layer and the suites beside the packages they test.
 var testKits = []string{
-	"internal/acptest", "internal/disktest", "internal/golden", "internal/natstest", "internal/pgtest",
+	"internal/testkit/acptest", "internal/testkit/disktest", "internal/testkit/golden", "internal/testkit/natstest", "internal/testkit/pgtest",
 	"internal/jsonmember/jsonmembertest", "provider/internal/providertest", "provider/internal/agenttest",
 	"store/storetest",
 }
@@ -341,9 +341,9 @@ func TestRankOf(t *testing.T) {
 	}{
 		{"", at("")}, {"fault", at("fault")}, {"wire/problem", at("wire")}, {"store/sqlite", at("store")},
 		{"store/internal/sqlstore", at("store")}, {"provider/internal/upstream", at("provider")},
-		{"internal/cli", 0}, {"cmd/triage", 0}, {"internal/tsgen", 0}, {"internal/tsgen/render", at("internal/jsonmember")},
+		{"cmd/triage/internal/cli", 0}, {"cmd/triage", 0}, {"cmd/tsgen", 0}, {"internal/tsgen/render", at("internal/jsonmember")},
 		{"internal/textclass", at("internal/jsonmember")}, {"internal/textclass/gen", 0},
-		{"internal/jsonmember/jsonmembertest", at("internal/golden")}, {"internal/natsin", at("internal/jobsui")},
+		{"internal/jsonmember/jsonmembertest", at("internal/testkit")}, {"adapter/natsingress", at("adapter/riverui")},
 		{"provider/openai/openaiagent", at("provider/openai/openaiagent")}, {"provider/openai", at("provider")},
 		{"server", at("server")}, {"memory", at("memory")}, {"policy", at("policy")}, {"faultx", -1}, {"internal", -1},
 	} {
@@ -351,9 +351,9 @@ func TestRankOf(t *testing.T) {
 			t.Errorf("rank(%q) = %d, want %d", c.rel, got, c.want)
 		}
 	}
-	if at("internal/jobsui") >= at("server") || at("server") >= at("agent") || at("provider/gemini/geminiagent") >= at("agent") ||
-		at("internal/golden") <= at("") ||
-		at("internal/jsonmember") <= at("internal/golden") || at("fault") <= at("internal/jsonmember") {
+	if at("adapter/riverui") >= at("server") || at("server") >= at("agent") || at("provider/gemini/geminiagent") >= at("agent") ||
+		at("internal/testkit") <= at("") ||
+		at("internal/jsonmember") <= at("internal/testkit") || at("fault") <= at("internal/jsonmember") {
 		t.Error("the layers are out of DESIGN.md's order")
 	}
 }

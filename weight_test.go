@@ -24,27 +24,27 @@ var heavy = []struct {
 	{"github.com/anthropics/anthropic-sdk-go", "Anthropic's SDK", []string{"provider/anthropic"}},
 	{"google.golang.org/genai", "Gemini's SDK", []string{"provider/gemini"}},
 	{"cloud.google.com", "Google Cloud's client libraries (Gemini's SDK)", []string{"provider/gemini"}},
-	{"google.golang.org/grpc", "gRPC (Gemini's SDK, the OTLP gRPC exporter)", []string{"provider/gemini", "internal/tracing"}},
-	{"github.com/riverqueue/river", "River", []string{"store/sqlite", "store/postgres", "store/internal/riverjobs", "internal/jobsui"}},
-	{"riverqueue.com/riverui", "River's web UI", []string{"internal/jobsui"}},
+	{"google.golang.org/grpc", "gRPC (Gemini's SDK, the OTLP gRPC exporter)", []string{"provider/gemini", "adapter/otlp"}},
+	{"github.com/riverqueue/river", "River", []string{"store/sqlite", "store/postgres", "store/internal/riverjobs", "adapter/riverui"}},
+	{"riverqueue.com/riverui", "River's web UI", []string{"adapter/riverui"}},
 	// River's UI brings its own PostgreSQL driver on pgx, whatever the store.
-	{"github.com/jackc/pgx", "pgx", []string{"store/postgres", "internal/pgtest", "internal/jobsui"}},
+	{"github.com/jackc/pgx", "pgx", []string{"store/postgres", "internal/testkit/pgtest", "adapter/riverui"}},
 	{"modernc.org/sqlite", "SQLite", []string{"store/sqlite"}},
 	// The MCP doors, and wire/jsonrpc, which reads and writes the
 	// go-sdk's JSON-RPC values (and which `triage worker` speaks ACP with).
-	// The NATS ingress depends on natsin.Service, not on server, and
+	// The NATS ingress depends on natsingress.Service, not on server, and
 	// carries neither.
-	{"github.com/modelcontextprotocol/go-sdk", "the MCP go-sdk", []string{"wire/jsonrpc", "bridge", "server", "internal/acpworker"}},
+	{"github.com/modelcontextprotocol/go-sdk", "the MCP go-sdk", []string{"wire/jsonrpc", "bridge", "server", "adapter/acpagent"}},
 	// ACP workers are a kind of agent: whoever runs agents carries the
 	// ACP SDK (a small one), the provider agents included.
 	{"github.com/coder/acp-go-sdk", "the ACP SDK", append([]string{"agent", "aguirun", "bridge", "server",
-		"internal/acpworker"}, providerAgents...)},
-	{"github.com/nats-io", "NATS", []string{"internal/natsin", "internal/natstest"}},
-	{"go.opentelemetry.io/otel/sdk", "OpenTelemetry's SDK", []string{"internal/tracing"}},
-	{"go.opentelemetry.io/otel/exporters", "OpenTelemetry's exporters", []string{"internal/tracing"}},
+		"adapter/acpagent"}, providerAgents...)},
+	{"github.com/nats-io", "NATS", []string{"adapter/natsingress", "internal/testkit/natstest"}},
+	{"go.opentelemetry.io/otel/sdk", "OpenTelemetry's SDK", []string{"adapter/otlp"}},
+	{"go.opentelemetry.io/otel/exporters", "OpenTelemetry's exporters", []string{"adapter/otlp"}},
 	// The recovery policy's conditions: the engine, the service that
 	// runs it and the doors that hand it reports.
-	{"cel.dev/cel-go", "CEL", []string{"policy", "handler", "service", "server", "internal/natsin"}},
+	{"cel.dev/cel-go", "CEL", []string{"policy", "handler", "service", "server", "adapter/natsingress"}},
 }
 
 // heavyOf returns the entry of heavy whose module holds the package path,

@@ -8,7 +8,7 @@ import (
 	"github.com/triage-go/triage/agent"
 	"github.com/triage-go/triage/bridge"
 	"github.com/triage-go/triage/fault"
-	"github.com/triage-go/triage/internal/golden"
+	"github.com/triage-go/triage/internal/testkit/golden"
 	"github.com/triage-go/triage/wire/jsonrpc"
 )
 

@@ -6,14 +6,14 @@ import (
 	"os"
 	"testing"
 
-	"github.com/triage-go/triage/internal/acpworker"
+	"github.com/triage-go/triage/adapter/acpagent"
 )
 
 // The test binary is its own ACP worker when TRIAGE_BRIDGE_TEST_WORKER=1,
 // so that worker agents run as real processes.
 func TestMain(m *testing.M) {
 	if os.Getenv("TRIAGE_BRIDGE_TEST_WORKER") == "1" {
-		if err := acpworker.Run(context.Background(), os.Stdin, os.Stdout); err != nil {
+		if err := acpagent.Run(context.Background(), os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
 		}

@@ -17,7 +17,7 @@ import (
 
 	"github.com/triage-go/triage/agent"
 	"github.com/triage-go/triage/bridge"
-	"github.com/triage-go/triage/internal/acptest"
+	"github.com/triage-go/triage/internal/testkit/acptest"
 )
 
 // runOverPipes serves a bridge with Run over a pair of pipes, as `triage

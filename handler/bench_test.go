@@ -21,7 +21,7 @@ import (
 // tracer.
 func BenchmarkHandle(b *testing.B) {
 	for _, name := range []string{"db_timeout", "ambiguous_input", "schema_synonym", "chart_incompatible", "service_outage"} {
-		raw, err := os.ReadFile(filepath.Join("..", "internal", "cli", "testdata", "handle", name+".json"))
+		raw, err := os.ReadFile(filepath.Join("..", "cmd", "triage", "internal", "cli", "testdata", "handle", name+".json"))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -208,7 +208,7 @@ type Config struct {
 	// no dashboard.
 	UI http.Handler
 	// JobsUI, when set, is River's web UI for Store's job queue
-	// (internal/jobsui.New builds it from the store's RiverClient), served
+	// (adapter/riverui.New builds it from the store's RiverClient), served
 	// at JobsUIPath + "/": every tenant's jobs, which it can retry, cancel
 	// and delete, and the queue, which it can pause. OperatorKey opens it,
 	// no tenant's API key does. Serve starts it. Default nil: no /riverui/.

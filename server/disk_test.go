@@ -11,7 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/triage-go/triage/internal/disktest"
+	"github.com/triage-go/triage/internal/testkit/disktest"
 	"github.com/triage-go/triage/store"
 	"github.com/triage-go/triage/store/sqlite"
 )

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/triage-go/triage/fault"
-	"github.com/triage-go/triage/internal/pgtest"
+	"github.com/triage-go/triage/internal/testkit/pgtest"
 	"github.com/triage-go/triage/store"
 	"github.com/triage-go/triage/store/postgres"
 	"github.com/triage-go/triage/store/sqlite"
@@ -40,11 +40,11 @@ func (c *clock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// scenarioNow is the time of the CLI's golden runs (internal/cli's
+// scenarioNow is the time of the CLI's golden runs (cmd/triage/internal/cli's
 // handleArgs), so that the service's feedback can be compared with them.
 var scenarioNow = time.Date(2025, 8, 8, 12, 20, 30, 0, time.UTC)
 
-const goldenDir = "../internal/cli/testdata/handle"
+const goldenDir = "../cmd/triage/internal/cli/testdata/handle"
 
 type fixture struct {
 	t      *testing.T

@@ -15,7 +15,7 @@ import (
 // "/", its API under JobsUIPath + "/api/". Build the UI with this prefix.
 const JobsUIPath = "/riverui"
 
-// JobsUI is River's web UI for the store's job queue, as internal/jobsui
+// JobsUI is River's web UI for the store's job queue, as adapter/riverui
 // builds it: the server routes JobsUIPath + "/" to it, behind the
 // operator key, and Serve starts it.
 type JobsUI interface {

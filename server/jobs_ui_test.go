@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/triage-go/triage/internal/jobsui"
+	"github.com/triage-go/triage/adapter/riverui"
 	"github.com/triage-go/triage/store"
 	"github.com/triage-go/triage/store/postgres"
 	"github.com/triage-go/triage/store/sqlite"
@@ -23,13 +23,13 @@ func riverUI(t *testing.T, st store.Store) JobsUI {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
 	var (
-		h   jobsui.Handler
+		h   riverui.Handler
 		err error
 	)
 	if onPostgres(t) {
-		h, err = jobsui.New(st.(*postgres.Store).RiverClient(), JobsUIPath, log)
+		h, err = riverui.New(st.(*postgres.Store).RiverClient(), JobsUIPath, log)
 	} else {
-		h, err = jobsui.New(st.(*sqlite.Store).RiverClient(), JobsUIPath, log)
+		h, err = riverui.New(st.(*sqlite.Store).RiverClient(), JobsUIPath, log)
 	}
 	if err != nil {
 		t.Fatal(err)

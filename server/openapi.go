@@ -5,11 +5,11 @@ import (
 	"net/http"
 )
 
-//go:generate go run ../internal/openapigen -o openapi.json
+//go:generate go run ../cmd/openapigen -o openapi.json
 
 // openAPIDoc is the API as OpenAPI 3.1, served at /openapi.json. It is
 // generated from the Go types of the API and the table of its operations
-// (internal/openapigen): after changing either, run go generate ./server.
+// (cmd/openapigen): after changing either, run go generate ./server.
 // A test of the generator fails when this file differs from what it
 // writes, and a test here holds it and the route table together.
 //

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/triage-go/triage/fault"
-	"github.com/triage-go/triage/internal/golden"
+	"github.com/triage-go/triage/internal/testkit/golden"
 	"github.com/triage-go/triage/wire/agui"
 	"github.com/triage-go/triage/wire/jsonrpc"
 	"github.com/triage-go/triage/wire/present"

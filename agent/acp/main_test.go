@@ -14,13 +14,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/triage-go/triage/adapter/acpagent"
 	"github.com/triage-go/triage/agent/acp"
 	"github.com/triage-go/triage/fault"
-	"github.com/triage-go/triage/internal/acpworker"
 )
 
 // The test binary is its own worker: started with TRIAGE_ACP_TEST_WORKER=1
-// it serves ACP on its standard streams (internal/acpworker) instead of
+// it serves ACP on its standard streams (adapter/acpagent) instead of
 // running the tests. TRIAGE_ACP_TEST_SILENT=1 makes it a process that reads
 // its input and never answers, for the initialize timeout.
 func TestMain(m *testing.M) {
@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		os.Exit(0)
 	case os.Getenv("TRIAGE_ACP_TEST_WORKER") == "1":
-		if err := acpworker.Run(context.Background(), os.Stdin, os.Stdout); err != nil {
+		if err := acpagent.Run(context.Background(), os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
 		}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/triage-go/triage/agent/acp"
-	"github.com/triage-go/triage/internal/acptest"
+	"github.com/triage-go/triage/internal/testkit/acptest"
 )
 
 // A stray line on a worker's output (an agent printing to stdout by

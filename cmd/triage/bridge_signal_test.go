@@ -17,7 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/triage-go/triage/internal/acptest"
+	"github.com/triage-go/triage/internal/testkit/acptest"
 )
 
 // TestBridgeSIGTERM sends SIGTERM to a real `triage bridge` process while a

@@ -12,7 +12,7 @@
 // 'triage COMMAND -h' lists a command's flags; every flag of serve and bridge
 // may also come from its environment variable (docs/service.md, docs/bridge.md). Unknown commands and
 // flags print the usage and exit 2; a command that fails exits 1. The
-// commands live in internal/cli; this package only connects the process to
+// commands live in cmd/triage/internal/cli; this package only connects the process to
 // them, and gives serve the dashboard to serve at / (package web's
 // embedded build; docs/dashboard.md).
 package main

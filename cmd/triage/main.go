@@ -6,7 +6,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/triage-go/triage/internal/cli"
+	"github.com/triage-go/triage/cmd/triage/internal/cli"
 	"github.com/triage-go/triage/web"
 )
 

@@ -13,7 +13,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/triage-go/triage/internal/cli"
+	"github.com/triage-go/triage/cmd/triage/internal/cli"
 )
 
 // TestBinary builds the real binary and runs the commands the README shows.

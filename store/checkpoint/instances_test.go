@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/triage-go/triage/graph"
-	"github.com/triage-go/triage/internal/pgtest"
+	"github.com/triage-go/triage/internal/testkit/pgtest"
 	"github.com/triage-go/triage/store"
 	"github.com/triage-go/triage/store/checkpoint"
 	"github.com/triage-go/triage/store/postgres"

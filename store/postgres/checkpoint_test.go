@@ -3,7 +3,7 @@ package postgres_test
 import (
 	"testing"
 
-	"github.com/triage-go/triage/internal/pgtest"
+	"github.com/triage-go/triage/internal/testkit/pgtest"
 	"github.com/triage-go/triage/store"
 	"github.com/triage-go/triage/store/storetest"
 )

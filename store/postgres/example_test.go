@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/triage-go/triage/internal/pgtest"
+	"github.com/triage-go/triage/internal/testkit/pgtest"
 	"github.com/triage-go/triage/store"
 	"github.com/triage-go/triage/store/postgres"
 )

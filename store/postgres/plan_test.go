@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/triage-go/triage/internal/pgtest"
+	"github.com/triage-go/triage/internal/testkit/pgtest"
 	"github.com/triage-go/triage/store"
 	"github.com/triage-go/triage/store/internal/sqlstore"
 )

@@ -150,7 +150,7 @@ func (s *Store) Tenant(id string) store.Tenant { return s.core.Tenant(id) }
 func (s *Store) Jobs() store.Jobs { return s.core.Jobs() }
 
 // RiverClient returns the River client the job queue inserts with, on the
-// store's pool, for River's own tools: its web UI (internal/jobsui) lists,
+// store's pool, for River's own tools: its web UI (adapter/riverui) lists,
 // retries and cancels the jobs through it. Jobs inserted through it
 // outside Triage's kinds are never run.
 func (s *Store) RiverClient() *river.Client[pgx.Tx] { return s.river }

@@ -21,7 +21,7 @@ import (
 // the same transaction): two writes. From 16 goroutines (go test -cpu
 // sets GOMAXPROCS; the goroutines are 16 per GOMAXPROCS).
 func BenchmarkReport(b *testing.B) {
-	// One agent, as internal/loadbench sends: History.Record counts every
+	// One agent, as cmd/loadbench sends: History.Record counts every
 	// failure so far (they are all within the window).
 	b.Run("one_agent", func(b *testing.B) { benchmarkReport(b, oneAgent, sequentialIDs, 0) })
 	// An agent per report: History.Record counts one failure.

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/triage-go/triage"
-	"github.com/triage-go/triage/internal/disktest"
+	"github.com/triage-go/triage/internal/testkit/disktest"
 	"github.com/triage-go/triage/store"
 	"github.com/triage-go/triage/store/sqlite"
 	"github.com/triage-go/triage/store/storetest"

@@ -30,9 +30,9 @@ const SHOTS = process.env.TRIAGE_SCREENSHOTS;
 /** The repository's root. */
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** A report of the CLI's golden runs (internal/cli/testdata/handle/NAME.json), parsed. */
+/** A report of the CLI's golden runs (cmd/triage/internal/cli/testdata/handle/NAME.json), parsed. */
 export function report(name) {
-  return JSON.parse(readFileSync(join(ROOT, 'internal/cli/testdata/handle', `${name}.json`), 'utf8'));
+  return JSON.parse(readFileSync(join(ROOT, 'cmd/triage/internal/cli/testdata/handle', `${name}.json`), 'utf8'));
 }
 
 // The processes the tests started and have not seen end, by pid.

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/triage-go/triage/internal/golden"
+	"github.com/triage-go/triage/internal/testkit/golden"
 	"github.com/triage-go/triage/wire/sse"
 )
 

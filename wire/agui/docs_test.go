@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/triage-go/triage/internal/golden"
+	"github.com/triage-go/triage/internal/testkit/golden"
 )
 
 // TestDocs checks that docs/agui.md shows the golden streams as they are,

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/triage-go/triage/fault"
-	"github.com/triage-go/triage/internal/golden"
+	"github.com/triage-go/triage/internal/testkit/golden"
 	"github.com/triage-go/triage/wire/sse"
 )
 

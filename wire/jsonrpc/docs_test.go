@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/triage-go/triage/fault"
-	"github.com/triage-go/triage/internal/golden"
+	"github.com/triage-go/triage/internal/testkit/golden"
 )
 
 const docFile = "../../docs/jsonrpc-present.md"

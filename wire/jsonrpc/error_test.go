@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/triage-go/triage/fault"
-	"github.com/triage-go/triage/internal/golden"
 	"github.com/triage-go/triage/internal/jsonmember/jsonmembertest"
+	"github.com/triage-go/triage/internal/testkit/golden"
 )
 
 // TestSeed002Categories checks seed 002's BridgeError category table row by

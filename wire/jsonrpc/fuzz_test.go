@@ -8,8 +8,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/triage-go/triage/fault"
-	"github.com/triage-go/triage/internal/golden"
 	"github.com/triage-go/triage/internal/jsonmember/jsonmembertest"
+	"github.com/triage-go/triage/internal/testkit/golden"
 )
 
 // FuzzParse feeds error objects and responses (seeds in

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/triage-go/triage/internal/golden"
 	"github.com/triage-go/triage/internal/jsonmember/jsonmembertest"
+	"github.com/triage-go/triage/internal/testkit/golden"
 )
 
 func TestParse(t *testing.T) {

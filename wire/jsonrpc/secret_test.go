@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/triage-go/triage/fault"
-	"github.com/triage-go/triage/internal/golden"
+	"github.com/triage-go/triage/internal/testkit/golden"
 )
 
 // The secrets a failing provider call leaves in a fault.

@@ -10,8 +10,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/triage-go/triage/fault"
-	"github.com/triage-go/triage/internal/golden"
 	"github.com/triage-go/triage/internal/jsonmember/jsonmembertest"
+	"github.com/triage-go/triage/internal/testkit/golden"
 )
 
 // outputSchema is a tool's outputSchema that leaves room for a failure

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/triage-go/triage/fault"
-	"github.com/triage-go/triage/internal/golden"
 	"github.com/triage-go/triage/internal/jsonmember/jsonmembertest"
+	"github.com/triage-go/triage/internal/testkit/golden"
 )
 
 const fixedID = "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab"

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/triage-go/triage/fault"
-	"github.com/triage-go/triage/internal/golden"
+	"github.com/triage-go/triage/internal/testkit/golden"
 )
 
 // TestEveryCode turns a fault of every code in the table into a user_error

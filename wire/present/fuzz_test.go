@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/triage-go/triage/fault"
-	"github.com/triage-go/triage/internal/golden"
 	"github.com/triage-go/triage/internal/jsonmember/jsonmembertest"
+	"github.com/triage-go/triage/internal/testkit/golden"
 )
 
 // FuzzParsePacket feeds stream packets (seeds in

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/triage-go/triage/fault"
-	"github.com/triage-go/triage/internal/golden"
+	"github.com/triage-go/triage/internal/testkit/golden"
 )
 
 // TestGolden pins the wire shapes that docs/jsonrpc-present.md shows.

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/triage-go/triage/internal/golden"
+	"github.com/triage-go/triage/internal/testkit/golden"
 )
 
 // goldenFrames are the frames of testdata/frames.golden.

@@ -1,6 +1,6 @@
 // The service's documents, as the dashboard reads them: the types
 // openapi-typescript generates (api.gen.ts, do not edit; npm run gen in
-// web/apigen) from server/openapi.json, which internal/openapigen generates
+// web/apigen) from server/openapi.json, which cmd/openapigen generates
 // from the Go types behind the API (go generate ./server). GET /v1/errors
 // (triage.Page, triage.RecordSummary), GET /v1/errors/{error_id}
 // (triage.Record, triage.Occurrence, triage.JobRecord), the feedback

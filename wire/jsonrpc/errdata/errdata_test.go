@@ -77,7 +77,7 @@ func TestParse(t *testing.T) {
 			t.Errorf("%s: %v", c.data, err)
 		case c.member == "-" && !c.check(d):
 			t.Errorf("%s: Parse = %+v", c.data, d)
-		case c.member != "-" && (!errors.As(err, &ve) || ve.Field != c.member || d != nil):
+		case c.member != "-" && (!errors.As(err, &ve) || len(ve.Fields) == 0 || ve.Fields[0].Field != c.member || d != nil):
 			t.Errorf("%s: Parse = %+v, %v; want a ValidationError of %s", c.data, d, err, c.member)
 		}
 	}

@@ -1,6 +1,6 @@
 // An ACP worker agent (`kind: acp`, command [TRIAGE_BIN, worker]) behind
 // the bridge, through the official TypeScript client: a session, and the
-// worker's failures (internal/acpworker's directives: crash, hang,
+// worker's failures (adapter/acpagent's directives: crash, hang,
 // malformed, ...) as the client sees them.
 //
 // These tests run when `triage help` lists the worker command, and are

@@ -1,0 +1,42 @@
+// Command loadbench measures POST /v1/errors on loopback, side by side
+// with a bare net/http handler that decodes and encodes the same JSON, in
+// one run on one machine: requests per second, p50 and p99 latency, and
+// the service's throughput as a share of the bare handler's.
+//
+// Two floors run between them: the bare handler with each request
+// committed to SQLite (one row, group commit, synchronous=FULL) before
+// the answer, and the Error Handler with its state in memory and the
+// report with its feedback committed as one such row. They bound what any
+// design that answers only once a report is durable can reach here.
+//
+//	go run ./cmd/loadbench [-requests 4000] [-concurrency 16] [-duration 20s] [-postgres URL] [-records N] [-sqlite=false] [-vacuum]
+//
+// Each request is a new report (its own query_id), so every one is fully
+// handled and committed (201). The count and the time are bounded. With
+// -postgres, a PostgreSQL floor (the bare handler and one durable
+// PostgreSQL insert per request) runs before the service on PostgreSQL.
+//
+// For each target it reports the bytes written to disk per request: this
+// process's write_bytes (/proc/self/io) for the in-process SQLite targets,
+// the PostgreSQL server processes' for the PostgreSQL ones (readable as
+// root or the postgres user). -records N stores N reports in each
+// service's store, untimed, before its load, so that the cost of a report
+// can be read against the size of the store; after each service's load,
+// as many GET /v1/errors?query_id=… of the reports it posted are timed.
+// On PostgreSQL it also runs two instances of the service on the same
+// database, the clients taking turns, and prints PostgreSQL's own work
+// per request: its processes' CPU time and the WAL it wrote.
+//
+// After each service's load, a store floor runs on the same store: the
+// two writes the service made of each report (Start, then SaveOccurrence
+// with its jobs; shapes sampled from the service's own), from as many
+// goroutines, without HTTP or the handler. The service's rate as a share
+// of it says how much of the service's cost is its store's. -sqlite=false
+// skips the SQLite targets; -vacuum runs VACUUM ANALYZE on the PostgreSQL
+// store after its pre-fill, as autovacuum would on a server that has it.
+//
+//	go run ./cmd/loadbench -amplify [-postgres URL]
+//
+// measures instead the process's peak RSS while clients fetch the worst
+// pages of error records (see amplify.go).
+package main
