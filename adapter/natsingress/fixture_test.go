@@ -171,7 +171,7 @@ func feedback(t *testing.T, m *nats.Msg) triage.Feedback {
 
 func golden(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("../cli/testdata/handle", name))
+	b, err := os.ReadFile(filepath.Join("../../cmd/triage/internal/cli/testdata/handle", name))
 	if err != nil {
 		t.Fatal(err)
 	}
