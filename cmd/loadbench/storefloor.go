@@ -57,7 +57,9 @@ func (t samplingTenant) Start(ctx context.Context, req triage.StartRequest) (tri
 
 func (t samplingTenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (int64, error) {
 	t.s.mu.Lock()
-	if t.s.occ == nil && len(o.Jobs) > 0 {
+	// The first occurrence, or the first with jobs: a report enqueues
+	// none unless something can run it (a callback URL, a webhook).
+	if t.s.occ == nil || (len(t.s.occ.Jobs) == 0 && len(o.Jobs) > 0) {
 		c := o
 		c.Jobs = append([]store.NewJob(nil), o.Jobs...)
 		t.s.occ = &c
@@ -73,7 +75,7 @@ func (t samplingTenant) SaveOccurrence(ctx context.Context, o store.Occurrence) 
 func storeFloor(name string, s *sampling, prefix string, n, c int, bound time.Duration) (result, error) {
 	req0, occ0, ok := s.sample()
 	if !ok {
-		return result{}, fmt.Errorf("%s: the service saved no occurrence with a job to repeat", name)
+		return result{}, fmt.Errorf("%s: the service saved no occurrence to repeat", name)
 	}
 	tn := s.Store.Tenant("default")
 	ctx := context.Background()
