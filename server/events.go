@@ -62,11 +62,11 @@ func (s *Server) sendRuns(ctx context.Context, t store.Tenant, sw *sse.Writer, c
 // instance (store.Runs.RunsEndedAfter).
 func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request, tenant string) error {
 	ctx := r.Context()
-	if !s.streams.acquire(tenant) {
+	if !s.streams.Acquire(tenant) {
 		return fault.New(fault.RateLimited, "This tenant has as many event streams open as it may. Close one, then retry.",
 			fault.WithRetryAfter(5*time.Second), fault.WithDetail("max_streams", s.cfg.TenantStreams))
 	}
-	defer s.streams.release(tenant)
+	defer s.streams.Release(tenant)
 	t := s.cfg.Store.Tenant(tenant)
 	cursor, replay, err := lastEventID(r.Header)
 	if err != nil {

@@ -13,48 +13,6 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// tenantSlots bounds the API requests each tenant has in progress, so that
-// one tenant cannot take every slot of the global bound (slow bodies, slow
-// storage, a burst). A tenant's entry goes when its last request ends, so
-// the map holds only the tenants with requests in progress.
-type tenantSlots struct {
-	mu    sync.Mutex
-	max   int
-	inUse map[string]int
-}
-
-func newTenantSlots(max int) *tenantSlots {
-	return &tenantSlots{max: max, inUse: map[string]int{}}
-}
-
-// acquire takes one of tenant's slots, or reports that it holds them all.
-func (t *tenantSlots) acquire(tenant string) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.inUse[tenant] >= t.max {
-		return false
-	}
-	t.inUse[tenant]++
-	return true
-}
-
-func (t *tenantSlots) release(tenant string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.inUse[tenant] <= 1 {
-		delete(t.inUse, tenant)
-		return
-	}
-	t.inUse[tenant]--
-}
-
-// held returns how many slots tenant holds.
-func (t *tenantSlots) held(tenant string) int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.inUse[tenant]
-}
-
 // authLimits throttles failed authentication by client address: each
 // address has a token bucket that every 401 and 403 takes from; once it is
 // empty the address is answered 429 instead, until a token is back. A

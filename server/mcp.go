@@ -16,6 +16,7 @@ import (
 
 	"github.com/triage-go/triage/bridge"
 	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/service"
 	"github.com/triage-go/triage/wire/jsonrpc"
 )
 
@@ -98,7 +99,7 @@ func (s *Server) mcpHandler(b *bridge.Bridge) apiFunc {
 	}
 	sessions := newMCPSessions(s.cfg.TenantMCPSessions, b.Server(), b.Busy)
 	origins := http.NewCrossOriginProtection()
-	posts := newTenantSlots(s.cfg.TenantConcurrent)
+	posts := service.NewShares(s.cfg.TenantConcurrent)
 	return func(w http.ResponseWriter, r *http.Request, tenant string) error {
 		if err := checkOrigin(origins, r); err != nil {
 			return err
@@ -110,11 +111,11 @@ func (s *Server) mcpHandler(b *bridge.Bridge) apiFunc {
 		}
 		var body mcpBody
 		if r.Method == http.MethodPost {
-			if !posts.acquire(tenant) {
+			if !posts.Acquire(tenant) {
 				return fault.New(fault.RateLimited, "Too many MCP requests of this tenant are in progress. Please retry shortly.",
 					fault.WithRetryAfter(time.Second), fault.WithDetail("max_in_progress", s.cfg.TenantConcurrent))
 			}
-			defer posts.release(tenant)
+			defer posts.Release(tenant)
 			if isJSON(r) {
 				data, err := readBody(w, r, s.cfg.MCPMaxBody)
 				if err != nil {

@@ -33,9 +33,9 @@ type Server struct {
 	limits *tenantLimits
 	slots  chan struct{}
 	// inProgress bounds each tenant's share of slots.
-	inProgress *tenantSlots
+	inProgress *service.Shares
 	// streams bounds each tenant's event streams.
-	streams   *tenantSlots
+	streams   *service.Shares
 	authFails *authLimits
 	body      bodyLimits
 	logs      *logguard.Guard
@@ -177,8 +177,8 @@ func New(cfg Config) (*Server, error) {
 		keys:       keys,
 		limits:     newTenantLimits(cfg.RateLimit, cfg.RateBurst),
 		slots:      make(chan struct{}, cfg.MaxConcurrent),
-		inProgress: newTenantSlots(cfg.TenantConcurrent),
-		streams:    newTenantSlots(cfg.TenantStreams),
+		inProgress: service.NewShares(cfg.TenantConcurrent),
+		streams:    service.NewShares(cfg.TenantStreams),
 		authFails:  newAuthLimits(cfg.AuthFailRate, cfg.AuthFailBurst),
 		body:       bodyLimits{timeout: cfg.BodyTimeout, rate: float64(max(cfg.MinBodyRate, 0)), grace: cfg.BodyGrace},
 		logs:       logs,

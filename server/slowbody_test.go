@@ -89,10 +89,10 @@ func TestSlowBodiesHoldOnlyTheirTenantsShare(t *testing.T) {
 				t.Errorf("a slow body past the tenant's share: %d %v %s", r.status, r.header, r.body)
 			}
 		case <-time.After(30 * time.Second):
-			t.Fatalf("the slow bodies past the tenant's share were not answered; acme holds %d slots", f.srv.inProgress.held("acme"))
+			t.Fatalf("the slow bodies past the tenant's share were not answered; acme holds %d slots", f.srv.inProgress.Held("acme"))
 		}
 	}
-	waitFor(t, "acme's two slow bodies", func() bool { return f.srv.inProgress.held("acme") == 2 })
+	waitFor(t, "acme's two slow bodies", func() bool { return f.srv.inProgress.Held("acme") == 2 })
 
 	report := readFile(t, goldenDir+"/db_timeout.json")
 	if r := f.do("POST", "/v1/errors", report, map[string]string{"X-API-Key": slowKeyB}); r.status != 201 {
@@ -105,7 +105,7 @@ func TestSlowBodiesHoldOnlyTheirTenantsShare(t *testing.T) {
 	for _, c := range conns {
 		c.Close()
 	}
-	waitFor(t, "acme's slots", func() bool { return f.srv.inProgress.held("acme") == 0 && len(f.srv.slots) == 0 })
+	waitFor(t, "acme's slots", func() bool { return f.srv.inProgress.Held("acme") == 0 && len(f.srv.slots) == 0 })
 	if r := f.do("POST", "/v1/errors", report, map[string]string{"X-API-Key": slowKeyA}); r.status != 201 {
 		t.Errorf("acme, its slots free: %d %s", r.status, r.body)
 	}
@@ -149,7 +149,7 @@ func TestSlowBodyTimesOut(t *testing.T) {
 	if r.header.Get("X-Test-Close") != "true" {
 		t.Error("the connection is not closed after the answer")
 	}
-	waitFor(t, "the slot", func() bool { return f.srv.inProgress.held("acme") == 0 })
+	waitFor(t, "the slot", func() bool { return f.srv.inProgress.Held("acme") == 0 })
 }
 
 // A body that arrives more slowly than the minimum rate is answered 408

@@ -120,11 +120,11 @@ func (s *Server) api(h apiFunc, bounded bool) handlerFunc {
 			tenant = t
 		}
 		if bounded {
-			if !s.inProgress.acquire(tenant) {
+			if !s.inProgress.Acquire(tenant) {
 				return refuse(fault.New(fault.RateLimited, "Too many requests of this tenant are in progress. Please retry shortly.",
 					fault.WithRetryAfter(time.Second), fault.WithDetail("max_in_progress", s.cfg.TenantConcurrent)))
 			}
-			defer s.inProgress.release(tenant)
+			defer s.inProgress.Release(tenant)
 			select {
 			case s.slots <- struct{}{}:
 				defer func() { <-s.slots }()

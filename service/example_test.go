@@ -56,3 +56,15 @@ func ExampleService_Accept() {
 	// 201 err_ce123faa023a38c7 duplicate: false retry 2 by caller
 	// 200 err_ce123faa023a38c7 duplicate: true retry 2 by caller
 }
+
+// Shares bound what one tenant holds of a bound shared by all: here two
+// each.
+func ExampleShares() {
+	shares := service.NewShares(2)
+	fmt.Println(shares.Acquire("acme"), shares.Acquire("acme"), shares.Acquire("acme"), shares.Acquire("globex"))
+	shares.Release("acme")
+	fmt.Println(shares.Held("acme"), shares.Acquire("acme"))
+	// Output:
+	// true true false true
+	// 1 true
+}

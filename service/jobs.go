@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -71,7 +70,7 @@ type worker struct {
 	// callbacks makes the retry jobs' posts: HTTPClient, through
 	// guardedClient unless PrivateCallbacks.
 	callbacks *http.Client
-	shares    *tenantShares
+	shares    *Shares
 	tracer    trace.Tracer // nil: no job spans
 	attempts  *prometheus.CounterVec
 }
@@ -90,7 +89,7 @@ func newWorker(cfg Jobs, log *slog.Logger) *worker {
 	if cfg.Propagator == nil {
 		cfg.Propagator = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
 	}
-	w := &worker{cfg: cfg, callbacks: cfg.HTTPClient, shares: newTenantShares(cfg.TenantWorkers),
+	w := &worker{cfg: cfg, callbacks: cfg.HTTPClient, shares: NewShares(cfg.TenantWorkers),
 		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "triage_jobs_total",
 			Help: "Job attempts, by kind and outcome (succeeded, retrying, failed; deferred: put off, its tenant's share of the workers taken).",
@@ -139,14 +138,14 @@ func (s *Service) RefusesCallback(callbackURL string) bool {
 // workers running is put off instead (see deferral).
 func (s *Service) runJob(ctx context.Context, j store.Job) error {
 	w := s.worker
-	if !w.shares.acquire(j.Tenant) {
+	if !w.shares.Acquire(j.Tenant) {
 		w.attempts.WithLabelValues(j.Kind, "deferred").Inc()
 		d := deferral(j.Deferred)
 		s.log(ctx, slog.LevelDebug, "job put off: its tenant's share of the workers is taken", slog.Int64("job_id", j.ID),
 			slog.String("kind", j.Kind), slog.Int("tenant_job_workers", w.cfg.TenantWorkers), slog.Duration("for", d))
 		return store.Defer(d)
 	}
-	defer w.shares.release(j.Tenant)
+	defer w.shares.Release(j.Tenant)
 	ctx, span := w.startSpan(ctx, j)
 	err := s.attempt(ctx, j)
 	endJobSpan(span, err)
@@ -274,38 +273,4 @@ func endJobSpan(span trace.Span, err error) {
 		span.SetAttributes(semconv.ErrorTypeKey.String(string(fault.From(err).Code)))
 	}
 	span.End()
-}
-
-// tenantShares bounds the jobs each tenant has running, so that one
-// tenant's slow callbacks cannot hold every worker. A tenant's entry goes
-// when its last job ends.
-type tenantShares struct {
-	mu    sync.Mutex
-	max   int
-	inUse map[string]int
-}
-
-func newTenantShares(max int) *tenantShares {
-	return &tenantShares{max: max, inUse: map[string]int{}}
-}
-
-// acquire takes one of tenant's shares, or reports that it holds them all.
-func (t *tenantShares) acquire(tenant string) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.inUse[tenant] >= t.max {
-		return false
-	}
-	t.inUse[tenant]++
-	return true
-}
-
-func (t *tenantShares) release(tenant string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.inUse[tenant] <= 1 {
-		delete(t.inUse, tenant)
-		return
-	}
-	t.inUse[tenant]--
 }
