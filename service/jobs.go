@@ -190,9 +190,9 @@ func (s *Service) attempt(ctx context.Context, j store.Job) error {
 	w := s.worker
 	switch j.Kind {
 	case store.JobRetry:
-		var rj triage.RetryJob
-		if err := json.Unmarshal(j.Payload, &rj); err != nil {
-			return fmt.Errorf("%w: the job's payload is not a retry: %v", store.ErrPermanent, err)
+		rj, err := decodePayload[triage.RetryJob]("a retry", j.Payload)
+		if err != nil {
+			return err
 		}
 		agent, ok, err := s.cfg.Store.Tenant(j.Tenant).Agent(ctx, rj.AgentID)
 		if err != nil {
@@ -208,9 +208,9 @@ func (s *Service) attempt(ctx context.Context, j store.Job) error {
 				slog.String("escalation", string(j.Payload)))
 			return nil
 		}
-		var e triage.Escalation
-		if err := json.Unmarshal(j.Payload, &e); err != nil {
-			return fmt.Errorf("%w: the job's payload is not an escalation: %v", store.ErrPermanent, err)
+		e, err := decodePayload[triage.Escalation]("an escalation", j.Payload)
+		if err != nil {
+			return err
 		}
 		p, err := webhook.Escalation(w.cfg.Webhook, e)
 		if err != nil {
@@ -219,6 +219,17 @@ func (s *Service) attempt(ctx context.Context, j store.Job) error {
 		return w.send(ctx, w.cfg.HTTPClient, p)
 	}
 	return fmt.Errorf("%w: unknown job kind %q", store.ErrPermanent, j.Kind)
+}
+
+// decodePayload reads a job's payload, as the service stored it, into a
+// T; a payload that is not one fails the job for good (store.ErrPermanent:
+// no attempt would read it better).
+func decodePayload[T any](what string, payload []byte) (T, error) {
+	var v T
+	if err := json.Unmarshal(payload, &v); err != nil {
+		return v, fmt.Errorf("%w: the job's payload is not %s: %v", store.ErrPermanent, what, err)
+	}
+	return v, nil
 }
 
 // send posts p with client (webhook.Send), the attempt's trace context on
