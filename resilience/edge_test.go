@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/triage-go/triage/fault"
@@ -57,64 +58,74 @@ func TestOutcomeWinsOverContext(t *testing.T) {
 // accounted for, so a half-open breaker does not stay half-open.
 func TestPanicReleasesBreaker(t *testing.T) {
 	t.Parallel()
-	cfg := fast()
-	cfg.BreakerFailures = 1
-	cfg.BreakerDelay = 20 * time.Millisecond
-	p := resilience.New(cfg)
-	op := resilience.Operation{Source: "panicky", Idempotent: true}
-	func() {
-		defer func() {
-			if recover() == nil {
-				t.Error("the panic did not reach the caller")
-			}
+	// The breaker's delay passes on synctest's clock, not the machine's.
+	synctest.Test(t, func(t *testing.T) {
+		cfg := fast()
+		cfg.BreakerFailures = 1
+		cfg.BreakerDelay = time.Minute
+		p := resilience.New(cfg)
+		op := resilience.Operation{Source: "panicky", Idempotent: true}
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Error("the panic did not reach the caller")
+				}
+			}()
+			resilience.Do(context.Background(), p, op, func(context.Context) (int, error) { panic("boom") })
 		}()
-		resilience.Do(context.Background(), p, op, func(context.Context) (int, error) { panic("boom") })
-	}()
-	if !p.Breaker("panicky").IsOpen() {
-		t.Fatal("a panicking call did not count as a failure")
-	}
-	time.Sleep(30 * time.Millisecond) // the breaker half-opens
-	v, err := resilience.Do(context.Background(), p, op, func(context.Context) (int, error) { return 7, nil })
-	if err != nil || v != 7 || !p.Breaker("panicky").IsClosed() {
-		t.Fatalf("after the delay: %v %v, breaker %v", v, err, p.Breaker("panicky").State())
-	}
+		if !p.Breaker("panicky").IsOpen() {
+			t.Fatal("a panicking call did not count as a failure")
+		}
+		time.Sleep(time.Minute - time.Second)
+		if _, err := resilience.Do(context.Background(), p, op, func(context.Context) (int, error) { return 7, nil }); err == nil {
+			t.Fatal("the breaker let a call through before its delay")
+		}
+		time.Sleep(2 * time.Second) // the breaker half-opens
+		v, err := resilience.Do(context.Background(), p, op, func(context.Context) (int, error) { return 7, nil })
+		if err != nil || v != 7 || !p.Breaker("panicky").IsClosed() {
+			t.Fatalf("after the delay: %v %v, breaker %v", v, err, p.Breaker("panicky").State())
+		}
+	})
 }
 
 // A half-open breaker lets one probe through at a time; a probe the caller
 // cancels keeps the circuit open.
 func TestHalfOpenOneProbe(t *testing.T) {
 	t.Parallel()
-	cfg := fast()
-	cfg.BreakerFailures = 1
-	cfg.BreakerDelay = 20 * time.Millisecond
-	cfg.MaxAttempts = 1
-	p := resilience.New(cfg)
-	op := resilience.Operation{Source: "flappy", Idempotent: true}
-	resilience.Do(context.Background(), p, op, func(context.Context) (int, error) { return 0, fault.New(fault.TransportError, "") })
-	time.Sleep(30 * time.Millisecond)
+	// The breaker's delay passes on synctest's clock, not the machine's.
+	synctest.Test(t, func(t *testing.T) {
+		cfg := fast()
+		cfg.BreakerFailures = 1
+		cfg.BreakerDelay = time.Minute
+		cfg.MaxAttempts = 1
+		p := resilience.New(cfg)
+		op := resilience.Operation{Source: "flappy", Idempotent: true}
+		resilience.Do(context.Background(), p, op, func(context.Context) (int, error) { return 0, fault.New(fault.TransportError, "") })
+		time.Sleep(time.Minute + time.Second)
 
-	release := make(chan struct{})
-	probing := make(chan struct{})
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		resilience.Do(ctx, p, op, func(ctx context.Context) (int, error) {
-			close(probing)
-			<-release
-			return 0, ctx.Err()
+		release := make(chan struct{})
+		probing := make(chan struct{})
+		ctx, cancel := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			resilience.Do(ctx, p, op, func(ctx context.Context) (int, error) {
+				close(probing)
+				<-release
+				return 0, ctx.Err()
+			})
 		})
+		<-probing
+		_, err := resilience.Do(context.Background(), p, op, func(context.Context) (int, error) { return 1, nil })
+		if f, _ := fault.As(err); f == nil || f.Classification.Rule != resilience.RuleCircuitOpen || f.RetryAfter <= 0 {
+			t.Errorf("a second call while the probe runs: %v", err)
+		}
+		cancel()
+		close(release)
+		wg.Wait()
+		if p.Breaker("flappy").IsClosed() {
+			t.Error("a cancelled probe closed the breaker")
+		}
 	})
-	<-probing
-	_, err := resilience.Do(context.Background(), p, op, func(context.Context) (int, error) { return 1, nil })
-	if f, _ := fault.As(err); f == nil || f.Classification.Rule != resilience.RuleCircuitOpen || f.RetryAfter <= 0 {
-		t.Errorf("a second call while the probe runs: %v", err)
-	}
-	cancel()
-	close(release)
-	wg.Wait()
-	if p.Breaker("flappy").IsClosed() {
-		t.Error("a cancelled probe closed the breaker")
-	}
 }
 
 func TestBulkheadMaxWait(t *testing.T) {
