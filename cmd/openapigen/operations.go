@@ -151,17 +151,7 @@ var operations = []operation{
 		ok: []answer{
 			{status: 200, description: "Stored.", content: []media{{"application/json", of[schemaStored]()}}},
 		},
-		problems: []problem{
-			{status: 400, description: "Malformed JSON or an invalid path parameter."},
-			noKey,
-			wrongKey,
-			bodyTimeout,
-			{status: 413, description: "The body is over the limit."},
-			{status: 415, description: "The body is not JSON."},
-			{status: 422, description: "The document is invalid; errors lists every field."},
-			rateLimited,
-			busy,
-		},
+		problems: putProblems,
 	},
 	{
 		method: "PUT", path: "/v1/cache/{query_id}", id: "putCached",
@@ -173,17 +163,7 @@ var operations = []operation{
 		ok: []answer{
 			{status: 200, description: "Stored.", content: []media{{"application/json", of[cachedStored]()}}},
 		},
-		problems: []problem{
-			{status: 400, description: "Malformed JSON or an invalid path parameter."},
-			noKey,
-			wrongKey,
-			bodyTimeout,
-			{status: 413, description: "The body is over the limit."},
-			{status: 415, description: "The body is not JSON."},
-			{status: 422, description: "The document is invalid; errors lists every field."},
-			rateLimited,
-			busy,
-		},
+		problems: putProblems,
 	},
 	{
 		method: "GET", path: "/v1/agents", id: "listAgents",
@@ -211,17 +191,7 @@ var operations = []operation{
 		ok: []answer{
 			{status: 200, description: "Stored: the agent's callback.", content: []media{{"application/json", of[store.Agent]()}}},
 		},
-		problems: []problem{
-			{status: 400, description: "Malformed JSON or an invalid path parameter."},
-			noKey,
-			wrongKey,
-			bodyTimeout,
-			{status: 413, description: "The body is over the limit."},
-			{status: 415, description: "The body is not JSON."},
-			{status: 422, description: "The document is invalid; errors lists every field."},
-			rateLimited,
-			busy,
-		},
+		problems: putProblems,
 	},
 	{
 		method: "PUT", path: "/v1/agents/{agent_id}", id: "putAgentCallback",
@@ -239,17 +209,7 @@ var operations = []operation{
 					"Link":        obj{"description": "The path to use instead: </v1/callbacks/{agent_id}>; rel=\"successor-version\".", "schema": obj{"type": "string"}},
 				}},
 		},
-		problems: []problem{
-			{status: 400, description: "Malformed JSON or an invalid path parameter."},
-			noKey,
-			wrongKey,
-			bodyTimeout,
-			{status: 413, description: "The body is over the limit."},
-			{status: 415, description: "The body is not JSON."},
-			{status: 422, description: "The document is invalid; errors lists every field."},
-			rateLimited,
-			busy,
-		},
+		problems: putProblems,
 	},
 	{
 		method: "POST", path: "/v1/agents/{agent_id}/runs", id: "postRun",
@@ -493,6 +453,19 @@ var (
 	rateLimited = problem{status: 429, shared: "RateLimited"}
 	busy        = problem{status: 503, shared: "Busy"}
 )
+
+// putProblems are the problems of a PUT of one JSON document.
+var putProblems = []problem{
+	{status: 400, description: "Malformed JSON or an invalid path parameter."},
+	noKey,
+	wrongKey,
+	bodyTimeout,
+	{status: 413, description: "The body is over the limit."},
+	{status: 415, description: "The body is not JSON."},
+	{status: 422, description: "The document is invalid; errors lists every field."},
+	rateLimited,
+	busy,
+}
 
 // mcpParams are the headers of every /mcp request.
 var mcpParams = []param{
