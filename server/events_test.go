@@ -315,3 +315,42 @@ func serve(t *testing.T, srv *Server) (string, context.CancelFunc, <-chan error)
 	go func() { done <- srv.Serve(ctx, ln) }()
 	return ln.Addr().String(), cancel, done
 }
+
+// A connection that never sent a request (clients open them ahead of need)
+// does not hold a shutdown: http.Server.Shutdown alone would wait 5 s for
+// it to begin one; Serve closes it after QuietConnGrace.
+func TestQuietConnectionDoesNotHoldShutdown(t *testing.T) {
+	t.Parallel()
+	st := openStore(t, newDatabase(t), &clock{now: scenarioNow})
+	defer st.Close()
+	srv, err := New(Config{Store: st, JobPoll: -1, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, cancel, done := serve(t, srv)
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// The server has accepted it (a request on another connection is
+	// answered after this one was accepted).
+	resp, err := http.Get("http://" + addr + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	case <-time.After(4 * time.Second):
+		t.Fatal("Serve still waits on a connection that sent no request")
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(time.Second))
+	if n, err := conn.Read(make([]byte, 1)); err == nil {
+		t.Errorf("the quiet connection is still open (read %d bytes)", n)
+	}
+}

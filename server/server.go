@@ -322,10 +322,13 @@ const (
 
 // Serve serves on ln until ctx is cancelled, then shuts down gracefully:
 // it ends the event streams and the AG-UI runs in progress (see Close),
-// stops taking connections, waits for the requests in progress (at most
+// stops taking connections, closes those that have sent no request (after
+// QuietConnGrace), waits for the requests in progress (at most
 // ShutdownTimeout) and stops the job worker.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	var quiet quietConns
 	srv := &http.Server{
+		ConnState:         quiet.track,
 		Handler:           s,
 		ReadHeaderTimeout: ReadHeaderTimeout,
 		ReadTimeout:       ReadTimeout,
@@ -358,7 +361,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	case <-ctx.Done():
 		s.Close()
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ShutdownTimeout)
+		over := make(chan struct{})
+		go quiet.closeAfter(QuietConnGrace, over)
 		err = srv.Shutdown(sctx)
+		close(over)
 		cancel()
 		if err != nil {
 			// Past the timeout: close what is left (a client that stopped
