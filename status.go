@@ -121,10 +121,10 @@ type Transition struct {
 	At time.Time `json:"at"`
 	// By is who made it: the API key's name, "operator", or "triage" for
 	// the service's own (a regression, an ignore that lapsed).
-	By       string   `json:"by"`
-	From     Workflow `json:"from"`
-	To       Workflow `json:"to"`
-	Note     string   `json:"note,omitempty"`
+	By   string   `json:"by"`
+	From Workflow `json:"from"`
+	To   Workflow `json:"to"`
+	Note string   `json:"note,omitempty"`
 	// Release is the occurrence's release, for the service's own
 	// transitions.
 	Release string `json:"release,omitempty"`

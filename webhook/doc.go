@@ -11,6 +11,11 @@
 // can take a repeat (a retried job, a job rescued after its instance
 // died) as the same escalation.
 //
+// AlertPost builds a notification of a tenant's alert rule in its
+// target's format: a JSON webhook signed as the Standard Webhooks
+// specification signs (checked against its reference library), a Slack
+// incoming-webhook message, or a PagerDuty Events API v2 event.
+//
 // A post's error names its target by scheme and host only: a webhook's
 // path and query often hold its credential (Slack's
 // /services/T/B/secret, Discord's /api/webhooks/id/token), and the error
