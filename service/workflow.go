@@ -19,7 +19,7 @@ import (
 const (
 	maxAssigneeLength = 200
 	maxIgnoreSeconds  = 366 * 24 * 3600
-	maxIgnoreCount    = 1_000_000
+	maxCount          = 1_000_000
 	// maxIgnoreWindow is the longest window an ignore counts in: the
 	// retention of the hourly counts that answer it.
 	maxIgnoreWindow = 30 * 24 * 3600
@@ -111,8 +111,8 @@ func checkChange(c triage.Change) error {
 		switch {
 		case ig.Seconds < 0 || ig.Seconds > maxIgnoreSeconds:
 			add("ignore.seconds", fmt.Sprintf("from 1 to %d (a year)", maxIgnoreSeconds))
-		case ig.Count < 0 || ig.Count > maxIgnoreCount:
-			add("ignore.count", fmt.Sprintf("from 1 to %d", maxIgnoreCount))
+		case ig.Count < 0 || ig.Count > maxCount:
+			add("ignore.count", fmt.Sprintf("from 1 to %d", maxCount))
 		case ig.WindowSeconds < 0 || ig.WindowSeconds > maxIgnoreWindow:
 			add("ignore.window_seconds", fmt.Sprintf("from 60 to %d (30 days)", maxIgnoreWindow))
 		case ig.WindowSeconds > 0 && ig.WindowSeconds < 60:
@@ -129,6 +129,12 @@ func checkChange(c triage.Change) error {
 	if len(c.Note) > triage.MaxNoteLength {
 		add("note", fmt.Sprintf("at most %d bytes", triage.MaxNoteLength))
 	}
+	return invalid("The change", fields)
+}
+
+// invalid is nil for no fields, or a fault.InvalidRequest (422) saying
+// that what is not valid, with every field at fault.
+func invalid(what string, fields []fault.FieldError) error {
 	if len(fields) == 0 {
 		return nil
 	}
@@ -136,8 +142,9 @@ func checkChange(c triage.Change) error {
 	for i, f := range fields {
 		msgs[i] = f.Field + ": " + f.Message
 	}
-	return fault.New(fault.InvalidRequest, "The change is not valid: "+strings.Join(msgs, "; ")+".",
-		fault.WithStatus(http.StatusUnprocessableEntity), fault.WithFieldErrors(fields...))
+	f := fault.Invalid(what+" is not valid: "+strings.Join(msgs, "; ")+".", fields...)
+	f.Status = http.StatusUnprocessableEntity
+	return f
 }
 
 // maxReleaseLength bounds a release's name, as a report's is bounded.
