@@ -2,6 +2,7 @@ package service
 
 import (
 	"fmt"
+	"net/http"
 	"net/url"
 	"regexp"
 	"time"
@@ -121,6 +122,7 @@ func firings(rules []triage.AlertRule, ev alertEvent) []firing {
 // The bounds of a tenant's alert configuration.
 const (
 	maxAlertRules   = 100
+	maxAlertCount   = 1_000_000
 	maxAlertTargets = 20
 	maxThrottle     = 7 * 24 * 3600
 	minAlertWindow  = 60
@@ -195,16 +197,16 @@ func (c AlertConfig) Check() error {
 		case triage.TriggerNew, triage.TriggerRegressed, triage.TriggerEscalation:
 		case triage.TriggerFrequency:
 			windowed = true
-			if r.Count < 1 || r.Count > maxCount {
-				add(at+".count", "from 1 to %d", maxCount)
+			if r.Count < 1 || r.Count > maxAlertCount {
+				add(at+".count", "from 1 to %d", maxAlertCount)
 			}
 		case triage.TriggerFailureRate:
 			windowed = true
 			if !(r.Rate > 0 && r.Rate <= 1) {
 				add(at+".rate", "a share of runs, above 0 and at most 1")
 			}
-			if r.MinRuns < 0 || r.MinRuns > maxCount {
-				add(at+".min_runs", "from 0 to %d", maxCount)
+			if r.MinRuns < 0 || r.MinRuns > maxAlertCount {
+				add(at+".min_runs", "from 0 to %d", maxAlertCount)
 			}
 		default:
 			add(at+".when", "must be new, regressed, frequency, failure_rate or escalation, not %q", r.When)
@@ -227,5 +229,10 @@ func (c AlertConfig) Check() error {
 			}
 		}
 	}
-	return invalid("The alert configuration", fields)
+	if len(fields) == 0 {
+		return nil
+	}
+	f := fault.Invalid("The alert configuration is invalid.", fields...)
+	f.Status = http.StatusUnprocessableEntity
+	return f
 }

@@ -1,16 +1,14 @@
-package service
+package triage
 
 import (
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
-	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
 )
 
-// A record's workflow (triage.Workflow) changes two ways: a team member
+// A record's workflow (Workflow) changes two ways: a team member
 // asks (applyChange) and an occurrence arrives (occur). Both are values in,
 // values out: the store keeps what they return, in the transaction that
 // saves the occurrence or the change.
@@ -25,22 +23,22 @@ const (
 	maxIgnoreWindow = 30 * 24 * 3600
 )
 
-// releaseOrder orders a tenant's releases: later(a, b) reports whether a
+// Releases orders a tenant's releases: Later(a, b) reports whether a
 // came after b (in the order the tenant first reported them; a release
-// never seen before comes after every other). latest is the latest
+// never seen before comes after every other). Latest is the latest
 // release reported, "" when none has been.
-type releaseOrder struct {
-	later  func(a, b string) bool
-	latest string
+type Releases struct {
+	Later  func(a, b string) bool
+	Latest string
 }
 
-// applyChange returns w changed as c asks, by by at now, and the
+// Apply returns w changed as c asks, by by at now, and the
 // transition to keep in the record's history; nil when c changes nothing
 // (asking twice for the same is not an error, and leaves no trace). An
 // invalid change is a fault.InvalidRequest whose field errors name the
 // members at fault, with status 422, or 409 when it conflicts with what
 // the service knows (a next release when none has been reported).
-func applyChange(w triage.Workflow, c triage.Change, by string, now time.Time, releases releaseOrder) (triage.Workflow, *triage.Transition, error) {
+func (w Workflow) Apply(c Change, by string, now time.Time, releases Releases) (Workflow, *Transition, error) {
 	if err := checkChange(c); err != nil {
 		return w, nil, err
 	}
@@ -49,25 +47,25 @@ func applyChange(w triage.Workflow, c triage.Change, by string, now time.Time, r
 		next.Assignee = *c.Assignee
 	}
 	switch c.Status {
-	case triage.StatusUnresolved:
-		next.Status, next.Resolution, next.Ignore = triage.StatusUnresolved, nil, nil
-	case triage.StatusResolved:
-		r := triage.Resolution{}
+	case StatusUnresolved:
+		next.Status, next.Resolution, next.Ignore = StatusUnresolved, nil, nil
+	case StatusResolved:
+		r := Resolution{}
 		if c.Resolution != nil {
 			r = *c.Resolution
 		}
 		if r.InNextRelease {
-			if releases.latest == "" {
+			if releases.Latest == "" {
 				return w, nil, fault.New(fault.InvalidRequest,
 					"No release has been reported yet, so there is no next release: name the release of the fix (resolution.in_release), or resolve it without one.",
 					fault.WithStatus(http.StatusConflict),
 					fault.WithFieldErrors(fault.FieldError{Field: "resolution.in_next_release", Message: "no release has been reported yet"}))
 			}
-			r.InRelease = releases.latest
+			r.InRelease = releases.Latest
 		}
-		next.Status, next.Resolution, next.Ignore = triage.StatusResolved, &r, nil
-	case triage.StatusIgnored:
-		next.Status, next.Resolution, next.Ignore = triage.StatusIgnored, nil, ignoreFrom(c.Ignore, now)
+		next.Status, next.Resolution, next.Ignore = StatusResolved, &r, nil
+	case StatusIgnored:
+		next.Status, next.Resolution, next.Ignore = StatusIgnored, nil, ignoreFrom(c.Ignore, now)
 	}
 	if sameWorkflow(w, next) {
 		return w, nil, nil
@@ -75,11 +73,11 @@ func applyChange(w triage.Workflow, c triage.Change, by string, now time.Time, r
 	if next.Status != w.Status || !sameCondition(w, next) {
 		next.Changed = now
 	}
-	return next, &triage.Transition{At: now, By: by, From: w, To: next, Note: c.Note}, nil
+	return next, &Transition{At: now, By: by, From: w, To: next, Note: c.Note}, nil
 }
 
 // checkChange reports every member of c at fault at once.
-func checkChange(c triage.Change) error {
+func checkChange(c Change) error {
 	var fields []fault.FieldError
 	add := func(field, msg string) { fields = append(fields, fault.FieldError{Field: field, Message: msg}) }
 	switch c.Status {
@@ -87,14 +85,14 @@ func checkChange(c triage.Change) error {
 		if c.Assignee == nil {
 			add("status", "a change names a status, an assignee or both")
 		}
-	case triage.StatusUnresolved, triage.StatusResolved, triage.StatusIgnored:
-	case triage.StatusRegressed:
+	case StatusUnresolved, StatusResolved, StatusIgnored:
+	case StatusRegressed:
 		add("status", "regressed is set by the service when a resolved record occurs again; ask for unresolved, resolved or ignored")
 	default:
 		add("status", fmt.Sprintf("must be unresolved, resolved or ignored, not %q", c.Status))
 	}
 	if c.Resolution != nil {
-		if c.Status != triage.StatusResolved {
+		if c.Status != StatusResolved {
 			add("resolution", "only with status resolved")
 		}
 		if c.Resolution.InNextRelease && c.Resolution.InRelease != "" {
@@ -105,7 +103,7 @@ func checkChange(c triage.Change) error {
 		}
 	}
 	if ig := c.Ignore; ig != nil {
-		if c.Status != triage.StatusIgnored {
+		if c.Status != StatusIgnored {
 			add("ignore", "only with status ignored")
 		}
 		switch {
@@ -126,23 +124,19 @@ func checkChange(c triage.Change) error {
 	if c.Assignee != nil && len(*c.Assignee) > maxAssigneeLength {
 		add("assignee", fmt.Sprintf("at most %d bytes", maxAssigneeLength))
 	}
-	if len(c.Note) > triage.MaxNoteLength {
-		add("note", fmt.Sprintf("at most %d bytes", triage.MaxNoteLength))
+	if len(c.Note) > MaxNoteLength {
+		add("note", fmt.Sprintf("at most %d bytes", MaxNoteLength))
 	}
-	return invalid("The change", fields)
+	return invalidChange(fields)
 }
 
-// invalid is nil for no fields, or a fault.InvalidRequest (422) saying
-// that what is not valid, with every field at fault.
-func invalid(what string, fields []fault.FieldError) error {
+// invalidChange is nil for no fields, or a fault.InvalidRequest (422)
+// with every field at fault.
+func invalidChange(fields []fault.FieldError) error {
 	if len(fields) == 0 {
 		return nil
 	}
-	msgs := make([]string, len(fields))
-	for i, f := range fields {
-		msgs[i] = f.Field + ": " + f.Message
-	}
-	f := fault.Invalid(what+" is not valid: "+strings.Join(msgs, "; ")+".", fields...)
+	f := fault.Invalid("The change is invalid.", fields...)
 	f.Status = http.StatusUnprocessableEntity
 	return f
 }
@@ -151,8 +145,8 @@ func invalid(what string, fields []fault.FieldError) error {
 const maxReleaseLength = 200
 
 // ignoreFrom is the condition an IgnoreFor asks for, from now.
-func ignoreFrom(f *triage.IgnoreFor, now time.Time) *triage.Ignore {
-	ig := &triage.Ignore{}
+func ignoreFrom(f *IgnoreFor, now time.Time) *Ignore {
+	ig := &Ignore{}
 	if f == nil {
 		return ig
 	}
@@ -164,8 +158,8 @@ func ignoreFrom(f *triage.IgnoreFor, now time.Time) *triage.Ignore {
 	return ig
 }
 
-// occurrence is what occur needs to know of a new occurrence of a record.
-type occurrence struct {
+// Occurred is what Occur needs to know of a new occurrence of a record.
+type Occurred struct {
 	At      time.Time
 	Release string
 	// InWindow counts the record's occurrences in the ignore condition's
@@ -174,22 +168,22 @@ type occurrence struct {
 	InWindow func(window time.Duration) int
 }
 
-// occur returns w after one more occurrence of its record, and the
+// Occur returns w after one more occurrence of its record, and the
 // service's transition when the status changed: a resolved record
 // regresses unless the occurrence is in the release of the fix or an
 // earlier one; an ignored record wakes (unresolved) once its condition
 // lapses, and otherwise counts the occurrence against it.
-func occur(w triage.Workflow, o occurrence, releases releaseOrder) (triage.Workflow, *triage.Transition) {
+func (w Workflow) Occur(o Occurred, releases Releases) (Workflow, *Transition) {
 	next := w
 	switch w.Status {
-	case triage.StatusResolved:
+	case StatusResolved:
 		if w.Resolution != nil && w.Resolution.InRelease != "" && o.Release != "" &&
-			(o.Release == w.Resolution.InRelease || !releases.later(o.Release, w.Resolution.InRelease)) {
+			(o.Release == w.Resolution.InRelease || !releases.Later(o.Release, w.Resolution.InRelease)) {
 			return w, nil
 		}
-		next.Status, next.Resolution = triage.StatusRegressed, nil
-	case triage.StatusIgnored:
-		ig := triage.Ignore{}
+		next.Status, next.Resolution = StatusRegressed, nil
+	case StatusIgnored:
+		ig := Ignore{}
 		if w.Ignore != nil {
 			ig = *w.Ignore
 		}
@@ -205,34 +199,34 @@ func occur(w triage.Workflow, o occurrence, releases releaseOrder) (triage.Workf
 			}
 			return w, nil
 		}
-		next.Status, next.Ignore = triage.StatusUnresolved, nil
+		next.Status, next.Ignore = StatusUnresolved, nil
 	default:
 		return w, nil
 	}
 	next.Changed = o.At
-	return next, &triage.Transition{At: o.At, By: triage.ByService, From: w, To: next, Release: o.Release}
+	return next, &Transition{At: o.At, By: ByService, From: w, To: next, Release: o.Release}
 }
 
-// effectiveStatus is w's status at now: an ignored record whose time has
+// StatusAt is w's status at now: an ignored record whose time has
 // passed reads as unresolved before its next occurrence wakes it.
-func effectiveStatus(w triage.Workflow, now time.Time) triage.Status {
-	if w.Status == triage.StatusIgnored && w.Ignore != nil && !w.Ignore.Until.IsZero() && !now.Before(w.Ignore.Until) {
-		return triage.StatusUnresolved
+func (w Workflow) StatusAt(now time.Time) Status {
+	if w.Status == StatusIgnored && w.Ignore != nil && !w.Ignore.Until.IsZero() && !now.Before(w.Ignore.Until) {
+		return StatusUnresolved
 	}
 	if w.Status == "" {
-		return triage.StatusUnresolved
+		return StatusUnresolved
 	}
 	return w.Status
 }
 
 // sameWorkflow reports whether a and b say the same (Changed aside).
-func sameWorkflow(a, b triage.Workflow) bool {
+func sameWorkflow(a, b Workflow) bool {
 	return a.Status == b.Status && a.Assignee == b.Assignee && sameCondition(a, b)
 }
 
 // sameCondition reports whether a and b have the same resolution and
 // ignore condition.
-func sameCondition(a, b triage.Workflow) bool {
+func sameCondition(a, b Workflow) bool {
 	ra, rb := a.Resolution, b.Resolution
 	if (ra == nil) != (rb == nil) || ra != nil && *ra != *rb {
 		return false

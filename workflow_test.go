@@ -1,7 +1,8 @@
-package service
+package triage_test
 
 import (
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -14,21 +15,27 @@ import (
 var wfNow = time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
 
 // releasesOf orders the releases as listed (the first reported first).
-func releasesOf(names ...string) releaseOrder {
+func releasesOf(names ...string) triage.Releases {
 	idx := func(s string) int {
 		if i := slices.Index(names, s); i >= 0 {
 			return i
 		}
 		return len(names) // never seen: after every other
 	}
-	o := releaseOrder{later: func(a, b string) bool { return idx(a) > idx(b) }}
+	o := triage.Releases{Later: func(a, b string) bool { return idx(a) > idx(b) }}
 	if len(names) > 0 {
-		o.latest = names[len(names)-1]
+		o.Latest = names[len(names)-1]
 	}
 	return o
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// sameWorkflow reports whether a and b say the same, Changed aside.
+func sameWorkflow(a, b triage.Workflow) bool {
+	a.Changed, b.Changed = time.Time{}, time.Time{}
+	return reflect.DeepEqual(a, b)
+}
 
 func TestApplyChange(t *testing.T) {
 	t.Parallel()
@@ -37,7 +44,7 @@ func TestApplyChange(t *testing.T) {
 		name     string
 		from     triage.Workflow
 		change   triage.Change
-		releases releaseOrder
+		releases triage.Releases
 		want     triage.Workflow
 		noTrace  bool
 	}{
@@ -70,7 +77,7 @@ func TestApplyChange(t *testing.T) {
 			want:   triage.Workflow{Status: triage.StatusResolved, Resolution: &triage.Resolution{}, Assignee: "ana"}, noTrace: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, tr, err := applyChange(tc.from, tc.change, "ci-key", wfNow, tc.releases)
+			got, tr, err := tc.from.Apply(tc.change, "ci-key", wfNow, tc.releases)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -119,7 +126,7 @@ func TestApplyChangeRefuses(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			from := triage.Workflow{Status: triage.StatusUnresolved}
-			got, tr, err := applyChange(from, tc.change, "k", wfNow, releaseOrder{})
+			got, tr, err := from.Apply(tc.change, "k", wfNow, triage.Releases{})
 			var f *fault.Error
 			if !errors.As(err, &f) {
 				t.Fatalf("err = %v, want a fault", err)
@@ -166,7 +173,7 @@ func TestOccurRegresses(t *testing.T) {
 		{"regressed stays", triage.Workflow{Status: triage.StatusRegressed}, "1.2", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, tr := occur(tc.from, occurrence{At: wfNow, Release: tc.release}, releases)
+			got, tr := tc.from.Occur(triage.Occurred{At: wfNow, Release: tc.release}, releases)
 			if !tc.regresses {
 				if tr != nil || !sameWorkflow(got, tc.from) {
 					t.Errorf("changed: %+v %+v", got, tr)
@@ -188,7 +195,7 @@ func TestOccurRegresses(t *testing.T) {
 // condition lapses: a time, N more occurrences, or N in a window.
 func TestOccurWakesIgnored(t *testing.T) {
 	t.Parallel()
-	none := releaseOrder{later: func(a, b string) bool { return false }}
+	none := triage.Releases{Later: func(a, b string) bool { return false }}
 	ignored := func(ig triage.Ignore) triage.Workflow {
 		return triage.Workflow{Status: triage.StatusIgnored, Ignore: &ig}
 	}
@@ -197,20 +204,20 @@ func TestOccurWakesIgnored(t *testing.T) {
 		w := ignored(triage.Ignore{})
 		for range 1000 {
 			var tr *triage.Transition
-			if w, tr = occur(w, occurrence{At: wfNow}, none); tr != nil {
+			if w, tr = w.Occur(triage.Occurred{At: wfNow}, none); tr != nil {
 				t.Fatalf("woke: %+v", tr)
 			}
 		}
 	})
 	t.Run("for a time", func(t *testing.T) {
 		w := ignored(triage.Ignore{Until: wfNow.Add(time.Hour)})
-		if _, tr := occur(w, occurrence{At: wfNow.Add(59 * time.Minute)}, none); tr != nil {
+		if _, tr := w.Occur(triage.Occurred{At: wfNow.Add(59 * time.Minute)}, none); tr != nil {
 			t.Fatalf("woke early: %+v", tr)
 		}
-		if got := effectiveStatus(w, wfNow.Add(time.Hour)); got != triage.StatusUnresolved {
+		if got := w.StatusAt(wfNow.Add(time.Hour)); got != triage.StatusUnresolved {
 			t.Errorf("an hour later it reads %s, want unresolved", got)
 		}
-		got, tr := occur(w, occurrence{At: wfNow.Add(time.Hour)}, none)
+		got, tr := w.Occur(triage.Occurred{At: wfNow.Add(time.Hour)}, none)
 		if tr == nil || got.Status != triage.StatusUnresolved || got.Ignore != nil || tr.By != triage.ByService {
 			t.Errorf("did not wake: %+v %+v", got, tr)
 		}
@@ -219,11 +226,11 @@ func TestOccurWakesIgnored(t *testing.T) {
 		w := ignored(triage.Ignore{Count: 3})
 		var tr *triage.Transition
 		for i := 1; i <= 2; i++ {
-			if w, tr = occur(w, occurrence{At: wfNow}, none); tr != nil || w.Ignore.Seen != i {
+			if w, tr = w.Occur(triage.Occurred{At: wfNow}, none); tr != nil || w.Ignore.Seen != i {
 				t.Fatalf("occurrence %d: %+v %+v", i, w, tr)
 			}
 		}
-		if w, tr = occur(w, occurrence{At: wfNow}, none); tr == nil || w.Status != triage.StatusUnresolved {
+		if w, tr = w.Occur(triage.Occurred{At: wfNow}, none); tr == nil || w.Status != triage.StatusUnresolved {
 			t.Errorf("the third did not wake it: %+v", w)
 		}
 	})
@@ -233,11 +240,11 @@ func TestOccurWakesIgnored(t *testing.T) {
 		n := 0
 		count := func(d time.Duration) int { asked = d; return n }
 		for n = 1; n < 5; n++ {
-			if _, tr := occur(w, occurrence{At: wfNow, InWindow: count}, none); tr != nil {
+			if _, tr := w.Occur(triage.Occurred{At: wfNow, InWindow: count}, none); tr != nil {
 				t.Fatalf("woke at %d in the window", n)
 			}
 		}
-		got, tr := occur(w, occurrence{At: wfNow, InWindow: count}, none)
+		got, tr := w.Occur(triage.Occurred{At: wfNow, InWindow: count}, none)
 		if tr == nil || got.Status != triage.StatusUnresolved {
 			t.Errorf("5 in the window did not wake it: %+v", got)
 		}
