@@ -63,7 +63,7 @@ func (r *Report) Document() (json.RawMessage, error) {
 // identifiers among them are checked by DecodeReport, so only the free
 // text and the documents need redacting.
 var (
-	reportMemberNames = []string{"agent_id", "timestamp", "status", "data"}
+	reportMemberNames = []string{"agent_id", "timestamp", "status", "environment", "release", "data"}
 	dataMemberNames   = []string{"error_type", "error_code", "message", "context", "query_id", "fault"}
 )
 

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/triage-go/triage/fault"
@@ -20,7 +22,15 @@ type Report struct {
 	AgentID   string    `json:"agent_id"`
 	Timestamp time.Time `json:"timestamp"`
 	Status    string    `json:"status"`
-	Data      Data      `json:"data"`
+	// Environment and Release say where and in which build the error
+	// happened ("production", "planner@1.4.0"); both optional.
+	Environment string `json:"environment,omitempty"`
+	Release     string `json:"release,omitempty"`
+	// Tags are free labels to search and filter by (at most MaxTags;
+	// names of 1 to 32 of letters, digits, '_', '-', '.' and ':'; values
+	// of 1 to 200 bytes), their values redacted as the context is.
+	Tags map[string]string `json:"tags,omitempty"`
+	Data Data              `json:"data"`
 
 	// members and dataMembers are the JSON members DecodeReport read,
 	// for Document; nil for a report built in code.
@@ -83,14 +93,11 @@ func DecodeReport(raw []byte) (*Report, error) {
 
 // rank orders field errors as the format lists the members.
 func rank(field string) int {
-	for i, f := range []string{"agent_id", "timestamp", "status", "data.error_type", "data.error_code",
-		"data.message", "data.context", "data.query_id", "data.fault"} {
-		if field == f || strings.HasPrefix(field, f+".") {
+	for i, f := range []string{"agent_id", "timestamp", "status", "environment", "release", "tags",
+		"data", "data.error_type", "data.error_code", "data.message", "data.context", "data.query_id", "data.fault"} {
+		if field == f || strings.HasPrefix(field, f+".") || strings.HasPrefix(field, f+"[") {
 			return i
 		}
-	}
-	if field == "data" {
-		return 3
 	}
 	return -1 // (root)
 }
@@ -122,6 +129,11 @@ func decodeReport(raw []byte) (*Report, []fault.FieldError) {
 		r.Timestamp = t
 	}
 	r.Status = v.str(top["status"], "status")
+	r.Environment = v.str(top["environment"], "environment")
+	r.Release = v.str(top["release"], "release")
+	if raw := top["tags"]; !jsonmember.IsNull(raw) {
+		r.Tags = v.tags(raw)
+	}
 	if data, ok := top["data"]; !ok || jsonmember.IsNull(data) {
 		v.bad("data", "is required")
 	} else if d, err := dec.ObjectOfMember(data, "data"); err != nil { // raw was validated whole
@@ -186,6 +198,17 @@ func (r *Report) check(known []fault.FieldError) []fault.FieldError {
 	if required("status", r.Status) && r.Status != "error" {
 		v.bad("status", fmt.Sprintf("must be %q, got %q", "error", r.Status))
 	}
+	if r.Environment != "" && !reported("environment") && (len(r.Environment) > MaxEnvironment || !isIdentifier(r.Environment)) {
+		v.bad("environment", fmt.Sprintf("must be 1 to %d letters, digits, '_', '-', '.' or ':', starting with a letter or digit", MaxEnvironment))
+	}
+	if r.Release != "" && !reported("release") {
+		if msg := checkRelease(r.Release); msg != "" {
+			v.bad("release", msg)
+		}
+	}
+	if !reported("tags") {
+		v.errs = append(v.errs, checkTags(r.Tags)...)
+	}
 	if reported("data") {
 		return v.errs
 	}
@@ -215,6 +238,52 @@ func (r *Report) check(known []fault.FieldError) []fault.FieldError {
 		identifier("data.query_id", d.QueryID)
 	}
 	return v.errs
+}
+
+// The bounds of a report's environment, release and tags.
+const (
+	MaxEnvironment = 64
+	MaxRelease     = 200
+	MaxTags        = 50
+	MaxTagName     = 32
+	MaxTagValue    = 200
+)
+
+// checkRelease says what is wrong with a release's name, or "": 1 to
+// MaxRelease bytes of text without spaces, control characters or
+// slashes, and not "." or ".." (Sentry's rule, so that a release names
+// the same build in both).
+func checkRelease(s string) string {
+	switch {
+	case len(s) > MaxRelease:
+		return fmt.Sprintf("is %d bytes; at most %d", len(s), MaxRelease)
+	case !utf8.ValidString(s):
+		return "is not valid UTF-8"
+	case s == "." || s == "..":
+		return "must name a release, not " + strconv.Quote(s)
+	case strings.ContainsFunc(s, func(c rune) bool { return unicode.IsSpace(c) || unicode.IsControl(c) || c == '/' || c == '\\' }):
+		return "must hold no spaces, control characters or slashes"
+	}
+	return ""
+}
+
+// checkTags lists what is wrong with tags, in the order of their names.
+func checkTags(tags map[string]string) []fault.FieldError {
+	var errs []fault.FieldError
+	if len(tags) > MaxTags {
+		errs = append(errs, fault.FieldError{Field: "tags", Message: fmt.Sprintf("has %d tags; at most %d", len(tags), MaxTags)})
+	}
+	for _, k := range slices.Sorted(maps.Keys(tags)) {
+		switch v := tags[k]; {
+		case len(k) > MaxTagName || !isIdentifier(k):
+			errs = append(errs, fault.FieldError{Field: "tags", Message: fmt.Sprintf("the name %q must be 1 to %d letters, digits, '_', '-', '.' or ':', starting with a letter or digit", k, MaxTagName)})
+		case v == "" || len(v) > MaxTagValue:
+			errs = append(errs, fault.FieldError{Field: "tags." + k, Message: fmt.Sprintf("must be 1 to %d bytes", MaxTagValue)})
+		case !utf8.ValidString(v) || strings.ContainsFunc(v, unicode.IsControl):
+			errs = append(errs, fault.FieldError{Field: "tags." + k, Message: "must be text without control characters"})
+		}
+	}
+	return errs
 }
 
 // invalidReport is the INVALID_REQUEST fault listing fields in the order
@@ -252,6 +321,32 @@ func (v *validator) str(raw json.RawMessage, field string) string {
 		return ""
 	}
 	return s
+}
+
+// tags decodes a report's tags: an object of strings, their values
+// redacted as a context's are (a tag named for a credential is dropped).
+func (v *validator) tags(raw json.RawMessage) map[string]string {
+	obj, err := dec.ObjectOfMember(raw, "tags")
+	if err != nil {
+		v.add(err)
+		return nil
+	}
+	plain := make(map[string]any, len(obj))
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		rv := obj[k]
+		if jsonmember.Kind(rv) != "string" {
+			v.bad("tags."+k, "must be a string, got "+jsonmember.Kind(rv))
+			continue
+		}
+		plain[k] = v.str(rv, "tags."+k)
+	}
+	out := make(map[string]string, len(plain))
+	for k, x := range RedactContext(plain) {
+		if s, ok := x.(string); ok {
+			out[k] = s
+		}
+	}
+	return out
 }
 
 func (v *validator) data(d map[string]json.RawMessage) Data {

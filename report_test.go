@@ -3,6 +3,8 @@ package triage
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -112,6 +114,31 @@ func TestDecodeReportRules(t *testing.T) {
 			"data.context: must be an object, got array"}},
 		{name: "fault not an object", edit: func(m map[string]any) { data(m)["fault"] = "RATE_LIMITED" }, want: []string{
 			"data.fault: must be a Triage fault (an object), got string"}},
+		{name: "environment malformed", edit: func(m map[string]any) { m["environment"] = "prod east" }, want: []string{
+			"environment: must be 1 to 64 letters, digits, '_', '-', '.' or ':', starting with a letter or digit"}},
+		{name: "environment too long", edit: func(m map[string]any) { m["environment"] = strings.Repeat("e", 65) }, want: []string{
+			"environment: must be 1 to 64 letters, digits, '_', '-', '.' or ':', starting with a letter or digit"}},
+		{name: "release with a slash", edit: func(m map[string]any) { m["release"] = "main/1.4" }, want: []string{
+			"release: must hold no spaces, control characters or slashes"}},
+		{name: "release dot", edit: func(m map[string]any) { m["release"] = ".." }, want: []string{`release: must name a release, not ".."`}},
+		{name: "release too long", edit: func(m map[string]any) { m["release"] = strings.Repeat("r", 201) }, want: []string{
+			"release: is 201 bytes; at most 200"}},
+		{name: "release not a string", edit: func(m map[string]any) { m["release"] = 1.4 }, want: []string{"release: must be a string, got number"}},
+		{name: "tags not an object", edit: func(m map[string]any) { m["tags"] = []string{"a"} }, want: []string{"tags: must be an object, got array"}},
+		{name: "tags at fault", edit: func(m map[string]any) {
+			m["tags"] = map[string]any{"region": "eu", "bad name": "x", "empty": "", "n": 3, "long": strings.Repeat("v", 201)}
+		}, want: []string{
+			"tags.n: must be a string, got number",
+			`tags: the name "bad name" must be 1 to 32 letters, digits, '_', '-', '.' or ':', starting with a letter or digit`,
+			"tags.empty: must be 1 to 200 bytes",
+			"tags.long: must be 1 to 200 bytes"}},
+		{name: "too many tags", edit: func(m map[string]any) {
+			tags := map[string]any{}
+			for i := range MaxTags + 1 {
+				tags[fmt.Sprintf("t%02d", i)] = "v"
+			}
+			m["tags"] = tags
+		}, want: []string{"tags: has 51 tags; at most 50"}},
 		{name: "every problem at once", edit: func(m map[string]any) {
 			m["timestamp"] = "yesterday"
 			m["status"] = "failed"
@@ -220,11 +247,45 @@ func FuzzDecodeReport(f *testing.F) {
 		}
 		if r2.AgentID != r.AgentID || !r2.Timestamp.Equal(r.Timestamp) || r2.Data.ErrorType != r.Data.ErrorType ||
 			r2.Data.ErrorCode != r.Data.ErrorCode || r2.Data.Message != r.Data.Message || r2.Data.QueryID != r.Data.QueryID ||
-			(r2.Data.Fault == nil) != (r.Data.Fault == nil) {
+			(r2.Data.Fault == nil) != (r.Data.Fault == nil) || r2.Environment != r.Environment || r2.Release != r.Release || !maps.Equal(r2.Tags, r.Tags) {
 			t.Fatalf("round trip changed the report:\n%+v\n%+v", r, r2)
 		}
 		if Fingerprint(r) != Fingerprint(r2) {
 			t.Fatal("round trip changed the fingerprint")
 		}
 	})
+}
+
+// A report's environment, release and tags decode; a tag's value is
+// redacted as the context is, in the report and in its stored document,
+// and a tag named for a credential is dropped.
+func TestDecodeReportEnvironmentReleaseTags(t *testing.T) {
+	var m map[string]any
+	if err := json.Unmarshal([]byte(validReport), &m); err != nil {
+		t.Fatal(err)
+	}
+	m["environment"] = "production"
+	m["release"] = "planner@1.4.0+9f2c1e"
+	m["tags"] = map[string]any{"region": "eu-west-1", "note": "key sk-live-4eC39HqLyjWDarjtT1zdp7dc", "api_key": "sk-live-4eC39HqLyjWDarjtT1zdp7dc"}
+	raw, _ := json.Marshal(m)
+	r, err := DecodeReport(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Environment != "production" || r.Release != "planner@1.4.0+9f2c1e" || r.Tags["region"] != "eu-west-1" {
+		t.Errorf("decoded %q %q %v", r.Environment, r.Release, r.Tags)
+	}
+	if _, ok := r.Tags["api_key"]; ok || strings.Contains(r.Tags["note"], "4eC39") {
+		t.Errorf("tags not redacted: %v", r.Tags)
+	}
+	doc, err := r.Document()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(doc), "4eC39") || !strings.Contains(string(doc), `"release":"planner@1.4.0+9f2c1e"`) || !strings.Contains(string(doc), `"region":"eu-west-1"`) {
+		t.Errorf("document %s", doc)
+	}
+	if err := r.Validate(); err != nil {
+		t.Errorf("a decoded report does not validate: %v", err)
+	}
 }

@@ -210,6 +210,13 @@ var components = []component{
 		"data.message":    {"maxLength": 8192},
 		"data.context":    {"description": "The agent's state, returned in the feedback. Redacted as it is decoded: members named for credentials, headers, raw requests or responses or stack traces are dropped, and every string is redacted (credentials become [REDACTED], stack traces are cut, strings past 1 KiB truncated)."},
 		"data.fault":      ref("FaultInput"),
+		"environment": {"maxLength": 64, "pattern": "^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$",
+			"description": "Where the error happened (production, staging)."},
+		"release": {"minLength": 1, "maxLength": 200, "pattern": "^[^\\s/\\\\]+$",
+			"description": "The build the error happened in (planner@1.4.0); '.' and '..' are refused."},
+		"tags": {"maxProperties": 50, "propertyNames": obj{"maxLength": 32, "pattern": "^[A-Za-z0-9][A-Za-z0-9_.:-]{0,31}$"},
+			"additionalProperties": obj{"type": "string", "minLength": 1, "maxLength": 200},
+			"description":          "Free labels to search and filter by; values are redacted as the context is."},
 	}},
 	{name: "Fault", typ: typeOf[fault.Payload](), patch: map[string]obj{
 		"":            {"description": "A Triage fault: its code and facets (fault.Payload)."},

@@ -712,8 +712,16 @@ export interface components {
                 message: string;
                 query_id: components["schemas"]["Identifier"];
             };
+            /** @description Where the error happened (production, staging). */
+            environment?: string;
+            /** @description The build the error happened in (planner@1.4.0); '.' and '..' are refused. */
+            release?: string;
             /** @constant */
             status: "error";
+            /** @description Free labels to search and filter by; values are redacted as the context is. */
+            tags?: {
+                [key: string]: string;
+            };
             /** Format: date-time */
             timestamp: string;
         };
