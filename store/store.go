@@ -46,10 +46,10 @@ type Store interface {
 const ClaimLease = time.Minute
 
 // Tenant is one tenant's data. Every method reads and writes that tenant's
-// rows only. It is the composition of the small interfaces below, one idea
-// each; a store implements it whole, and each user of a tenant's data
-// takes the smallest of them it needs (Records for the record reads, Feed
-// for an event stream, Agents for the callbacks, …).
+// rows only. It is the composition of small interfaces, one idea each: a
+// store implements it whole, and each user of a tenant's data takes the
+// smallest of them it needs (Records for the record reads, Feed for an
+// event stream, Agents for the callbacks, …).
 type Tenant interface {
 	// The handler's state: attempts, history and deliveries, with Start
 	// to claim, count and record at once. Claim and Start honour
