@@ -103,7 +103,8 @@ func (s *Service) Accept(ctx context.Context, sub Submission) (Answer, error) {
 }
 
 // reporting is what the report path needs of a tenant's store: the
-// handler's state and knowledge, the agents' callbacks, and the commit.
+// handler's state, the reads of store.Knowledge, the agents' callbacks
+// (store.Agents) and the commit.
 type reporting interface {
 	triage.State
 	triage.Synonyms
