@@ -24,7 +24,7 @@ var eventWriteTimeout = 10 * time.Second
 // sendRuns sends a "run" event for each of the tenant's runs ended after
 // cursor (by any instance on the store), page by page, and returns the new
 // cursor. ok is false when the stream ended.
-func (s *Server) sendRuns(ctx context.Context, t store.Tenant, sw *sse.Writer, cursor int64) (int64, bool) {
+func (s *Server) sendRuns(ctx context.Context, t store.Runs, sw *sse.Writer, cursor int64) (int64, bool) {
 	for {
 		ended, err := t.RunsEndedAfter(ctx, cursor, eventPage)
 		if err != nil {
@@ -86,7 +86,7 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request, tenant str
 		return store.Unavailable(err)
 	}
 	// Positions of feedback saved before the stream began, which it
-	// would read after its start (see store.Tenant.StreamStart): skipped.
+	// would read after its start (see store.Feed.StreamStart): skipped.
 	var before map[int64]bool
 	if !replay || cursor > latest {
 		// From now on; an id from the future (a store reset since) is
@@ -174,7 +174,7 @@ const settleFirst = 100 * time.Millisecond
 // replay sends the feedback saved after cursor, up to MaxReplay events,
 // then, when there was more, a "truncated" event, and returns the cursor
 // to go on from. ok is false when the stream ended.
-func (s *Server) replay(ctx context.Context, t store.Tenant, sw *sse.Writer, cursor int64) (int64, bool) {
+func (s *Server) replay(ctx context.Context, t store.Feed, sw *sse.Writer, cursor int64) (int64, bool) {
 	// What was missed is what was saved before the client came back: a
 	// report saved while the replay is being sent is sent live after it,
 	// and never makes the replay look truncated.
@@ -214,7 +214,7 @@ func (s *Server) replay(ctx context.Context, t store.Tenant, sw *sse.Writer, cur
 // how many it sent. It passes over the positions in skip (and forgets
 // them). ok is false when the stream ended (the client went, or the store
 // failed: the client reconnects with its Last-Event-ID).
-func (s *Server) sendAfter(ctx context.Context, t store.Tenant, sw *sse.Writer, cursor int64, limit int, skip map[int64]bool) (int64, int, bool) {
+func (s *Server) sendAfter(ctx context.Context, t store.Feed, sw *sse.Writer, cursor int64, limit int, skip map[int64]bool) (int64, int, bool) {
 	// Everything up to latest is saved: once the tenant's is sent, the
 	// cursor moves past the others', which the next reads then skip.
 	latest, err := t.LatestOccurrence(ctx)

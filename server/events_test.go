@@ -152,7 +152,7 @@ func TestEventsReplay(t *testing.T) {
 
 	// Further behind than MaxReplay: three events, then truncated, whose
 	// id is the position the stream goes on after (the newest event's on
-	// SQLite; on PostgreSQL it may be later, see store.Tenant), then the
+	// SQLite; on PostgreSQL it may be later, see store.Feed), then the
 	// new.
 	behind, closeBehind := f.stream(map[string]string{"X-API-Key": keyA, "Last-Event-ID": ids[0]})
 	defer closeBehind()

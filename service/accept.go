@@ -102,10 +102,27 @@ func (s *Service) Accept(ctx context.Context, sub Submission) (Answer, error) {
 	return s.acceptKeyed(ctx, tenant, t, sub.Body, sub.Key, keyName)
 }
 
+// reporting is what the report path needs of a tenant's store: the
+// handler's state, the reads of store.Knowledge, the agents' callbacks
+// (store.Agents) and the commit.
+type reporting interface {
+	triage.State
+	triage.Synonyms
+	triage.Cache
+	store.Agents
+	store.OccurrenceSaver
+}
+
+// keyedReporting is reporting under an idempotency key.
+type keyedReporting interface {
+	reporting
+	store.Requests
+}
+
 // acceptKeyed handles a report under an idempotency key: the key's stored
 // answer for a repeat, else the report's, stored under the key (its 422
 // too: an invalid report stays invalid).
-func (s *Service) acceptKeyed(ctx context.Context, tenant string, t store.Tenant, body []byte, key, keyName string) (Answer, error) {
+func (s *Service) acceptKeyed(ctx context.Context, tenant string, t keyedReporting, body []byte, key, keyName string) (Answer, error) {
 	sum := sha256.Sum256(body)
 	state, prior, err := t.BeginRequest(ctx, key, hex.EncodeToString(sum[:]))
 	if err != nil {
@@ -146,7 +163,7 @@ func (s *Service) acceptKeyed(ctx context.Context, tenant string, t store.Tenant
 
 // report decodes, handles and records one report: the status (201 or 200)
 // and the feedback's JSON.
-func (s *Service) report(ctx context.Context, tenant string, t store.Tenant, body []byte) (int, []byte, error) {
+func (s *Service) report(ctx context.Context, tenant string, t reporting, body []byte) (int, []byte, error) {
 	rep, err := triage.DecodeReport(body) // validated and redacted, once
 	if err != nil {
 		if !json.Valid(body) {

@@ -4,7 +4,7 @@ import "sync"
 
 // Events wakes the tenants' event streams when the service saves feedback
 // or records a run's end. What happened is read from the store, by stream
-// position (see store.Tenant.FeedbackAfter), so a stream sends each event
+// position (see store.Feed.FeedbackAfter), so a stream sends each event
 // once and in order whichever request finishes first, and sees other
 // instances' events too (at its poll).
 type Events struct {

@@ -126,7 +126,7 @@ func (s *Service) Events() *Events { return s.events }
 func (s *Service) Handler() *handler.Handler { return s.handler }
 
 // callbacks tells whether a tenant's agent registered a callback URL.
-type callbacks struct{ t store.Tenant }
+type callbacks struct{ t store.Agents }
 
 func (c callbacks) HasCallback(ctx context.Context, agentID string) (bool, error) {
 	a, ok, err := c.t.Agent(ctx, agentID)

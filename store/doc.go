@@ -15,7 +15,7 @@
 // the failure's Retry-After), an error wrapping ErrPermanent cancels the
 // job, exhausted attempts discard it; a job whose instance died while it
 // ran is rescued after WorkOptions.RescueAfter and runs again (at least
-// once); a job enqueued twice through Tenant.Enqueue with the same kind,
+// once); a job enqueued twice through Enqueuer.Enqueue with the same kind,
 // tenant, error and payload runs once (River's unique jobs), and a job
 // repeated in one Occurrence.Jobs goes in once. A record lists its latest
 // RecordJobs jobs with River's states and attempts. River keeps finished
@@ -31,6 +31,15 @@
 // (triage.Attempts, History, Deliveries, Synonyms, Cache), so that a
 // handler.Handler built on it keeps its state across restarts and shares
 // it between instances.
+//
+// Tenant is the composition of small interfaces, one idea each, and a
+// user takes the smallest it needs: triage.State (the handler's per-report
+// state), Knowledge (the schema inventory and cached results, with their
+// writes), Agents (the callback URLs), OccurrenceSaver (the report path's
+// commit), Records (the reads of records and occurrences), Feed (the
+// feedback in stream order, for event streams), Requests (the
+// Idempotency-Key requests), Enqueuer (a job on its own), Checkpoints
+// (graph runs) and Runs (AG-UI runs).
 //
 // # Graph checkpoints
 //

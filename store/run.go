@@ -87,7 +87,7 @@ type Runs interface {
 	// recorded after the position after, in the order the ends were
 	// committed, at most limit: what an event stream that read up to
 	// after has not seen, whichever instance ended them. Positions are
-	// read as Tenant.FeedbackAfter reads the occurrences' (on SQLite a
+	// read as Feed.FeedbackAfter reads the occurrences' (on SQLite a
 	// number the ends take in turn; on PostgreSQL the ID of the
 	// transaction that recorded the end, read once every older
 	// transaction has ended), so a reader that goes on from the last

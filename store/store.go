@@ -46,27 +46,53 @@ type Store interface {
 const ClaimLease = time.Minute
 
 // Tenant is one tenant's data. Every method reads and writes that tenant's
-// rows only.
+// rows only. It is the composition of small interfaces, one idea each: a
+// store implements it whole, and each user of a tenant's data takes the
+// smallest of them it needs (Records for the record reads, Feed for an
+// event stream, Agents for the callbacks, …).
 type Tenant interface {
 	// The handler's state: attempts, history and deliveries, with Start
 	// to claim, count and record at once. Claim and Start honour
 	// ClaimLease: a claim without feedback older than that is taken over
 	// (first = true).
 	triage.State
+	Knowledge
+	Agents
+	OccurrenceSaver
+	Records
+	Feed
+	Requests
+	Enqueuer
+	Checkpoints
+	Runs
+}
+
+// Knowledge is what the handler knows of a tenant's data sources: the
+// schema inventory (triage.Synonyms, for map_synonym) and the queries'
+// last good results (triage.Cache, for use_cache), with the writes that
+// keep them (the admin API's).
+type Knowledge interface {
 	triage.Synonyms
 	triage.Cache
-
 	// PutSchema replaces the schema inventory of source (fields, and the
 	// synonyms of missing fields), for map_synonym.
 	PutSchema(ctx context.Context, source string, info triage.SchemaInfo) error
 	// PutCache stores a query's last good result, for use_cache.
 	PutCache(ctx context.Context, queryID string, r triage.CachedResult) error
+}
 
+// Agents are a tenant's pipeline agents, with the callback URLs their
+// queries' retries are posted to.
+type Agents interface {
 	// PutAgent registers an agent (its retry callback URL).
 	PutAgent(ctx context.Context, a Agent) error
 	// Agent returns a registered agent.
 	Agent(ctx context.Context, id string) (Agent, bool, error)
+}
 
+// OccurrenceSaver commits the handling of a report: the write at the end
+// of the report path.
+type OccurrenceSaver interface {
 	// SaveOccurrence records one handled delivery of a report and updates
 	// its error's record; completes the delivery (DeliveryKey's feedback
 	// is then Feedback, as Deliveries.Complete would leave it); and
@@ -77,6 +103,32 @@ type Tenant interface {
 	// claim has no feedback): it is completed with o.Feedback and o.Jobs
 	// are enqueued, since the client was promised them.
 	SaveOccurrence(ctx context.Context, o Occurrence) (id int64, err error)
+}
+
+// Records reads a tenant's error records and their occurrences, as
+// OccurrenceSaver wrote them.
+type Records interface {
+	// ErrorRecord returns an error's record: its latest report and
+	// feedback, the first page of its occurrences (as Occurrences returns
+	// it for OccurrenceFilter{}, but that the record's own report and
+	// feedback count in the page's PageBytes) and its latest RecordJobs
+	// jobs, all read at one instant.
+	ErrorRecord(ctx context.Context, errorID string) (Record, bool, error)
+	// Occurrences returns a page of an error's occurrences, the latest
+	// received first: at most f's Limit, and no more than fit in f's
+	// MaxBytes of documents, but always one (see OccurrenceFilter).
+	// It returns false when the tenant has no such error, and
+	// ErrBadCursor for a cursor it did not make.
+	Occurrences(ctx context.Context, errorID string, f OccurrenceFilter) (OccurrencePage, bool, error)
+	// ErrorRecords lists the summaries of records, the most recently
+	// first seen first. It reads no document: its cost does not grow with
+	// the size of the reports.
+	ErrorRecords(ctx context.Context, f Filter) (Page, error)
+}
+
+// Feed is the feedback of a tenant's occurrences in the order it was
+// committed, at its stream positions: what the event streams send.
+type Feed interface {
 	// FeedbackAfter returns the feedback of the occurrences after the
 	// stream position after, in the order of their positions, at most
 	// limit of them: what a client that saw the event at after missed.
@@ -102,23 +154,11 @@ type Tenant interface {
 	// transactions that ended while an older one still ran; on SQLite,
 	// none. Both are read at one instant.
 	StreamStart(ctx context.Context, limit int) (pos int64, before []int64, err error)
-	// ErrorRecord returns an error's record: its latest report and
-	// feedback, the first page of its occurrences (as Occurrences returns
-	// it for OccurrenceFilter{}, but that the record's own report and
-	// feedback count in the page's PageBytes) and its latest RecordJobs
-	// jobs, all read at one instant.
-	ErrorRecord(ctx context.Context, errorID string) (Record, bool, error)
-	// Occurrences returns a page of an error's occurrences, the latest
-	// received first: at most f's Limit, and no more than fit in f's
-	// MaxBytes of documents, but always one (see OccurrenceFilter).
-	// It returns false when the tenant has no such error, and
-	// ErrBadCursor for a cursor it did not make.
-	Occurrences(ctx context.Context, errorID string, f OccurrenceFilter) (OccurrencePage, bool, error)
-	// ErrorRecords lists the summaries of records, the most recently
-	// first seen first. It reads no document: its cost does not grow with
-	// the size of the reports.
-	ErrorRecords(ctx context.Context, f Filter) (Page, error)
+}
 
+// Requests are a tenant's requests under an Idempotency-Key: each key's
+// payload hash and, once it completed, its response.
+type Requests interface {
 	// BeginRequest starts the request of an Idempotency-Key. It returns
 	// IdemNew when the key is new (or its earlier request was lost past
 	// ClaimLease), IdemInFlight when a request with the key is being
@@ -131,17 +171,14 @@ type Tenant interface {
 	// AbandonRequest forgets a begun key whose request failed, so that
 	// the client may retry it.
 	AbandonRequest(ctx context.Context, key string) error
+}
 
+// Enqueuer adds a tenant's jobs to the durable queue (Jobs) on their
+// own, outside an occurrence.
+type Enqueuer interface {
 	// Enqueue adds a durable job for this tenant; it runs at or after
 	// RunAt. It returns the job's ID.
 	Enqueue(ctx context.Context, j NewJob) (int64, error)
-
-	// The tenant's graph checkpoints, one per run: Checkpointer makes
-	// the graph.Checkpointer of a tenant.
-	Checkpoints
-
-	// The tenant's records of AG-UI agent runs, one per run id.
-	Runs
 }
 
 // The records of the API are the root package's: store keeps its names
@@ -170,7 +207,7 @@ type Agent struct {
 // SavedFeedback is the feedback of an occurrence, at its stream position.
 type SavedFeedback struct {
 	// ID is the occurrence's position in the event streams (see
-	// Tenant.FeedbackAfter), the event's id.
+	// Feed.FeedbackAfter), the event's id.
 	ID       int64
 	Feedback json.RawMessage
 }
@@ -369,7 +406,7 @@ func (o WorkOptions) Backoff(attempt int, retryAfter time.Duration) time.Duratio
 // (a job whose instance died while it ran is rescued after
 // WorkOptions.RescueAfter and runs again). A job repeated in one
 // Occurrence.Jobs goes in once; jobs enqueued twice through
-// Tenant.Enqueue with the same kind, error and payload run once (River's
+// Enqueuer.Enqueue with the same kind, error and payload run once (River's
 // unique jobs).
 type Jobs interface {
 	// Work runs due jobs with w until ctx ends, then waits for the

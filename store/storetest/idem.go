@@ -9,7 +9,7 @@ import (
 )
 
 // begin begins key's request and checks the answer.
-func begin(t *testing.T, tn store.Tenant, key, hash string, want store.IdemState, wantResp store.StoredResponse) {
+func begin(t *testing.T, tn store.Requests, key, hash string, want store.IdemState, wantResp store.StoredResponse) {
 	t.Helper()
 	st, resp, err := tn.BeginRequest(t.Context(), key, hash)
 	must(t, err)

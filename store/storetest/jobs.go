@@ -122,16 +122,22 @@ func failing(errs ...error) func(context.Context, store.Job) error {
 	}
 }
 
-func enqueue(t *testing.T, tn store.Tenant, j store.NewJob) int64 {
+func enqueue(t *testing.T, tn store.Enqueuer, j store.NewJob) int64 {
 	t.Helper()
 	id, err := tn.Enqueue(t.Context(), j)
 	must(t, err)
 	return id
 }
 
+// savedRecords saves occurrences and reads their records back.
+type savedRecords interface {
+	store.OccurrenceSaver
+	store.Records
+}
+
 // saveWithJobs saves a delivery of errorID with jobs and returns the
 // jobs of its record.
-func saveWithJobs(t *testing.T, tn store.Tenant, key, errorID string, jobs ...store.NewJob) []store.Job {
+func saveWithJobs(t *testing.T, tn savedRecords, key, errorID string, jobs ...store.NewJob) []store.Job {
 	t.Helper()
 	o := newOccurrence(key, errorID, Epoch)
 	o.Jobs = jobs
@@ -140,7 +146,7 @@ func saveWithJobs(t *testing.T, tn store.Tenant, key, errorID string, jobs ...st
 }
 
 // findJob returns job id of a record, read anew.
-func findJob(t *testing.T, tn store.Tenant, errorID string, id int64) (store.Job, bool) {
+func findJob(t *testing.T, tn store.Records, errorID string, id int64) (store.Job, bool) {
 	t.Helper()
 	jobs := record(t, tn, errorID).Jobs
 	i := slices.IndexFunc(jobs, func(j store.Job) bool { return j.ID == id })
@@ -152,7 +158,7 @@ func findJob(t *testing.T, tn store.Tenant, errorID string, id int64) (store.Job
 
 // waitJob reads job id in its record until ok holds, failing the test
 // after within.
-func waitJob(t *testing.T, tn store.Tenant, errorID string, id int64, within time.Duration, want string, ok func(store.Job) bool) store.Job {
+func waitJob(t *testing.T, tn store.Records, errorID string, id int64, within time.Duration, want string, ok func(store.Job) bool) store.Job {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for {
@@ -168,7 +174,7 @@ func waitJob(t *testing.T, tn store.Tenant, errorID string, id int64, within tim
 }
 
 // waitState waits for job id to be in state.
-func waitState(t *testing.T, tn store.Tenant, errorID string, id int64, state string) store.Job {
+func waitState(t *testing.T, tn store.Records, errorID string, id int64, state string) store.Job {
 	t.Helper()
 	return waitJob(t, tn, errorID, id, jobWait, state, func(j store.Job) bool { return j.State == state })
 }

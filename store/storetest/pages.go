@@ -23,7 +23,7 @@ func occurrenceIDs(list []store.Occurrence) []int64 {
 
 // occurrences returns a page of an error's occurrences, failing the test
 // when the error is not found.
-func occurrences(t *testing.T, tn store.Tenant, errorID string, f store.OccurrenceFilter) store.OccurrencePage {
+func occurrences(t *testing.T, tn store.Records, errorID string, f store.OccurrenceFilter) store.OccurrencePage {
 	t.Helper()
 	p, ok, err := tn.Occurrences(t.Context(), errorID, f)
 	must(t, err)
@@ -36,7 +36,7 @@ func occurrences(t *testing.T, tn store.Tenant, errorID string, f store.Occurren
 // pageThrough reads every page of an error's occurrences from f on,
 // checking each page against f's bounds, and returns the occurrences and
 // the number of pages.
-func pageThrough(t *testing.T, tn store.Tenant, errorID string, f store.OccurrenceFilter) ([]store.Occurrence, int) {
+func pageThrough(t *testing.T, tn store.Records, errorID string, f store.OccurrenceFilter) ([]store.Occurrence, int) {
 	t.Helper()
 	var all []store.Occurrence
 	for pages := 1; ; pages++ {

@@ -33,7 +33,7 @@ func newOccurrence(key, errorID string, at time.Time) store.Occurrence {
 }
 
 // save saves o and returns its ID (0 when it was saved already).
-func save(t *testing.T, tn store.Tenant, o store.Occurrence) int64 {
+func save(t *testing.T, tn store.OccurrenceSaver, o store.Occurrence) int64 {
 	t.Helper()
 	id, err := tn.SaveOccurrence(t.Context(), o)
 	must(t, err)
@@ -41,7 +41,7 @@ func save(t *testing.T, tn store.Tenant, o store.Occurrence) int64 {
 }
 
 // record returns an error's record, failing the test when there is none.
-func record(t *testing.T, tn store.Tenant, errorID string) store.Record {
+func record(t *testing.T, tn store.Records, errorID string) store.Record {
 	t.Helper()
 	r, ok, err := tn.ErrorRecord(t.Context(), errorID)
 	must(t, err)
@@ -367,7 +367,7 @@ func listed(p store.Page) []string {
 	return ids
 }
 
-func list(t *testing.T, tn store.Tenant, f store.Filter) store.Page {
+func list(t *testing.T, tn store.Records, f store.Filter) store.Page {
 	t.Helper()
 	p, err := tn.ErrorRecords(t.Context(), f)
 	must(t, err)
@@ -375,7 +375,7 @@ func list(t *testing.T, tn store.Tenant, f store.Filter) store.Page {
 }
 
 // saveErrors saves one occurrence of each error, a minute apart.
-func saveErrors(t *testing.T, e *env, tn store.Tenant, ids ...string) {
+func saveErrors(t *testing.T, e *env, tn store.OccurrenceSaver, ids ...string) {
 	t.Helper()
 	for _, id := range ids {
 		save(t, tn, newOccurrence("d-"+id, id, e.clock.Advance(time.Minute)))
@@ -669,7 +669,7 @@ func latestFrom(t *testing.T, latest func(context.Context) (int64, error), pos i
 	}
 }
 
-func feedbackAfter(t *testing.T, tn store.Tenant, after int64, want int) []store.SavedFeedback {
+func feedbackAfter(t *testing.T, tn store.Feed, after int64, want int) []store.SavedFeedback {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {

@@ -21,7 +21,7 @@ func failedEnd() store.RunEnd {
 }
 
 // getRun returns tenant's run, which must exist.
-func getRun(t *testing.T, tn store.Tenant, runID string) store.Run {
+func getRun(t *testing.T, tn store.Runs, runID string) store.Run {
 	t.Helper()
 	r, found, err := tn.GetRun(t.Context(), runID)
 	if err != nil || !found {
@@ -31,7 +31,7 @@ func getRun(t *testing.T, tn store.Tenant, runID string) store.Run {
 }
 
 // noRun checks that tenant has no run runID.
-func noRun(t *testing.T, tn store.Tenant, runID string) {
+func noRun(t *testing.T, tn store.Runs, runID string) {
 	t.Helper()
 	if r, found, err := tn.GetRun(t.Context(), runID); err != nil || found {
 		t.Errorf("GetRun(%q) = %+v, %v, %v; want none", runID, r, found, err)
@@ -51,7 +51,7 @@ func sameRun(t *testing.T, what string, got, want store.Run) {
 // runsEndedAfter reads tn's runs ended after after until it has want of
 // them, for up to 5 s: on PostgreSQL an end is read once every older
 // transaction, of any client of the database, has ended.
-func runsEndedAfter(t *testing.T, tn store.Tenant, after int64, limit, want int) []store.EndedRun {
+func runsEndedAfter(t *testing.T, tn store.Runs, after int64, limit, want int) []store.EndedRun {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
@@ -219,7 +219,7 @@ var runTests = []test{
 	{"EndedInOrder", func(t *testing.T, e *env) {
 		ctx := t.Context()
 		a, b := e.s.Tenant("a"), e.s.Tenant("b")
-		start := func(tn store.Tenant, id string) {
+		start := func(tn store.Runs, id string) {
 			_, err := tn.StartRun(ctx, store.Run{RunID: id, AgentID: "echo"})
 			must(t, err)
 		}
@@ -232,7 +232,7 @@ var runTests = []test{
 		// Ended in another order than started, the tenants interleaved.
 		var want []store.Run
 		for _, c := range []struct {
-			tn   store.Tenant
+			tn   store.Runs
 			id   string
 			end  store.RunEnd
 			mine bool
@@ -324,7 +324,7 @@ var runTests = []test{
 		ctx := t.Context()
 		const day = 24 * time.Hour
 		a, b := e.s.Tenant("a"), e.s.Tenant("b")
-		start := func(tn store.Tenant, id string) {
+		start := func(tn store.Runs, id string) {
 			t.Helper()
 			_, err := tn.StartRun(ctx, store.Run{RunID: id, AgentID: "echo"})
 			must(t, err)

@@ -79,7 +79,7 @@ var storeTests = []test{
 		if n != 4 { // two records and their two occurrences (their deliveries expired above)
 			t.Errorf("Expire deleted %d rows, want 4", n)
 		}
-		for _, tn := range []store.Tenant{a, b} {
+		for _, tn := range []store.Records{a, b} {
 			if _, ok, err := tn.ErrorRecord(ctx, "old"); err != nil || ok {
 				t.Errorf("a record last seen 8 days ago is still there (%v)", err)
 			}
@@ -505,7 +505,7 @@ var agentsTests = []test{
 	}},
 }
 
-func checkAgent(t *testing.T, tn store.Tenant, want store.Agent) {
+func checkAgent(t *testing.T, tn store.Agents, want store.Agent) {
 	t.Helper()
 	got, ok, err := tn.Agent(t.Context(), want.ID)
 	must(t, err)
