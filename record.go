@@ -89,6 +89,13 @@ type Page struct {
 	Next    string          `json:"next_cursor,omitempty"`
 }
 
+// RunPage is one page of run records, the latest started first; Next,
+// when not empty, is the cursor of the next page.
+type RunPage struct {
+	Runs []Run  `json:"runs"`
+	Next string `json:"next_cursor,omitempty"`
+}
+
 // NewJob is a durable job to enqueue.
 type NewJob struct {
 	Kind    string          `json:"kind"`

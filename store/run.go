@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 )
 
 // The outcomes of a run.
@@ -93,11 +94,31 @@ type Runs interface {
 	// transaction has ended), so a reader that goes on from the last
 	// position it read misses none.
 	RunsEndedAfter(ctx context.Context, after int64, limit int) ([]EndedRun, error)
+	// ListRuns returns a page of the tenant's runs that f selects, the
+	// latest started first (of runs started at the same instant, the
+	// greatest run id first). It returns ErrBadCursor for a cursor it did
+	// not make.
+	ListRuns(ctx context.Context, f RunFilter) (RunPage, error)
 	// LatestRunEnd returns the position a reader of ended runs starting
 	// now goes on from: the ends of every tenant at or before it are
 	// committed, and those committed later come after it (on PostgreSQL
 	// a reader may also get ends committed just before it began).
 	LatestRunEnd(ctx context.Context) (int64, error)
+}
+
+// RunFilter selects runs: each field set narrows the list.
+type RunFilter struct {
+	AgentID string
+	// Outcome is one of the outcomes (RunRunning, RunFinished, …).
+	Outcome string
+	// Code keeps the failed runs whose fault has this code.
+	Code string
+	// Since keeps the runs started at or after it.
+	Since time.Time
+	// Limit bounds the page: 1 to MaxLimit, default DefaultLimit.
+	Limit int
+	// Cursor continues from a RunPage's Next.
+	Cursor string
 }
 
 // EndedRun is a run's record at the position of its end (see

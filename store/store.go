@@ -193,6 +193,7 @@ type (
 	Job            = triage.JobRecord
 	JobAttempt     = triage.JobAttempt
 	Run            = triage.Run
+	RunPage        = triage.RunPage
 )
 
 // Agent is a pipeline agent known to the service.

@@ -362,4 +362,104 @@ var runTests = []test{
 		noRun(t, a, "recent")
 		noRun(t, a, "old-running")
 	}},
+	{"List", func(t *testing.T, e *env) {
+		ctx := t.Context()
+		a, b := e.s.Tenant("a"), e.s.Tenant("b")
+		// Seven runs of a, a second apart, two agents and every outcome;
+		// "r3" and "r3b" start at the same instant. One run of b.
+		type spec struct{ id, agent, outcome string }
+		specs := []spec{{"r1", "echo", store.RunFinished}, {"r2", "planner", store.RunFailed}, {"r3", "echo", store.RunFailed},
+			{"r3b", "echo", store.RunDisconnected}, {"r4", "planner", store.RunRunning}, {"r5", "echo", store.RunShutdown}, {"r6", "echo", store.RunFailed}}
+		var since time.Time
+		for i, sp := range specs {
+			if sp.id != "r3b" {
+				e.clock.Advance(time.Second)
+			}
+			if i == 2 {
+				since = e.clock.Now()
+			}
+			_, err := a.StartRun(ctx, store.Run{RunID: sp.id, AgentID: sp.agent})
+			must(t, err)
+			switch end := (store.RunEnd{Outcome: sp.outcome}); sp.outcome {
+			case store.RunRunning:
+			case store.RunFailed:
+				end = failedEnd()
+				if sp.id == "r6" {
+					end.Fault = json.RawMessage(`{"code":"TIMEOUT","message":"m"}`)
+				}
+				_, err = a.FinishRun(ctx, sp.id, end)
+				must(t, err)
+			default:
+				_, err = a.FinishRun(ctx, sp.id, end)
+				must(t, err)
+			}
+		}
+		_, err := b.StartRun(ctx, store.Run{RunID: "theirs", AgentID: "echo"})
+		must(t, err)
+
+		ids := func(p store.RunPage) string {
+			var out []string
+			for _, r := range p.Runs {
+				out = append(out, r.RunID)
+			}
+			return strings.Join(out, " ")
+		}
+		list := func(f store.RunFilter) store.RunPage {
+			t.Helper()
+			p, err := a.ListRuns(ctx, f)
+			must(t, err)
+			return p
+		}
+		for _, c := range []struct {
+			name string
+			f    store.RunFilter
+			want string
+		}{
+			{"all, the latest first", store.RunFilter{}, "r6 r5 r4 r3b r3 r2 r1"},
+			{"an agent", store.RunFilter{AgentID: "planner"}, "r4 r2"},
+			{"an outcome", store.RunFilter{Outcome: store.RunFailed}, "r6 r3 r2"},
+			{"a code", store.RunFilter{Code: "RATE_LIMITED"}, "r3 r2"},
+			{"a code and an agent", store.RunFilter{Code: "RATE_LIMITED", AgentID: "echo"}, "r3"},
+			{"since", store.RunFilter{Since: since}, "r6 r5 r4 r3b r3"},
+			{"nothing", store.RunFilter{AgentID: "nobody"}, ""},
+			{"not text", store.RunFilter{AgentID: "\x00"}, ""},
+		} {
+			if got := list(c.f); ids(got) != c.want || got.Next != "" {
+				t.Errorf("%s: %q (next %q), want %q", c.name, ids(got), got.Next, c.want)
+			}
+		}
+		// A failed run's record is whole in the list.
+		sameRun(t, "listed r2", list(store.RunFilter{AgentID: "planner", Outcome: store.RunFailed}).Runs[0], getRun(t, a, "r2"))
+
+		// Pages of two, through the tie of r3 and r3b, end to end.
+		var pages []string
+		f := store.RunFilter{Limit: 2}
+		for {
+			p := list(f)
+			pages = append(pages, ids(p))
+			if p.Next == "" {
+				break
+			}
+			f.Cursor = p.Next
+		}
+		if got := strings.Join(pages, " | "); got != "r6 r5 | r4 r3b | r3 r2 | r1" {
+			t.Errorf("pages: %s", got)
+		}
+		// A run started after a page was read is not on the next one.
+		first := list(store.RunFilter{Limit: 3})
+		e.clock.Advance(time.Second)
+		_, err = a.StartRun(ctx, store.Run{RunID: "r7", AgentID: "echo"})
+		must(t, err)
+		if got := ids(list(store.RunFilter{Limit: 3, Cursor: first.Next})); got != "r3b r3 r2" {
+			t.Errorf("the page after a new run: %q", got)
+		}
+		for _, bad := range []string{"x", "cnVuMTo", "cnVuMTp4Onk", "bm90LWEtY3Vyc29y"} {
+			if _, err := a.ListRuns(ctx, store.RunFilter{Cursor: bad}); !errors.Is(err, store.ErrBadCursor) {
+				t.Errorf("cursor %q: %v, want ErrBadCursor", bad, err)
+			}
+		}
+		if p, err := b.ListRuns(ctx, store.RunFilter{}); err != nil || ids(p) != "theirs" {
+			t.Errorf("b's runs: %q %v", ids(p), err)
+		}
+	}},
 }

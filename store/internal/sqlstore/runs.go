@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/triage-go/triage/store"
@@ -66,10 +69,10 @@ func (t *tenant) finishRun(ctx context.Context, runID string, end store.RunEnd) 
 	}
 	var started int64
 	err := t.s.db.Writer().QueryRow(ctx, `
-		UPDATE runs SET outcome = $3, finished_at = $4, fault = $5, answer_bytes = $6, `+t.s.d.runEndColumn()+` = `+pos+`
+		UPDATE runs SET outcome = $3, finished_at = $4, fault = $5, answer_bytes = $6, code = $7, `+t.s.d.runEndColumn()+` = `+pos+`
 		WHERE tenant = $1 AND run_id = $2 AND outcome = 'running'
 		RETURNING thread_id, agent_id, started_at`,
-		t.id, runID, run.Outcome, nanos(run.FinishedAt), text(run.Fault), run.AnswerBytes).Scan(&run.ThreadID, &run.AgentID, &started)
+		t.id, runID, run.Outcome, nanos(run.FinishedAt), text(run.Fault), run.AnswerBytes, faultCode(run.Fault)).Scan(&run.ThreadID, &run.AgentID, &started)
 	if errors.Is(err, sql.ErrNoRows) {
 		// Ended already, or none: the row tells which.
 		_, found, gerr := t.getRun(ctx, runID)
@@ -216,4 +219,107 @@ func checkRunEnd(end store.RunEnd) error {
 		return fmt.Errorf("%w: negative answer_bytes %d", store.ErrInvalidRun, end.AnswerBytes)
 	}
 	return nil
+}
+
+// faultCode is the code of a failed run's fault, kept in its own column
+// for ListRuns' filter; nil for no fault or a fault without one.
+func faultCode(doc json.RawMessage) any {
+	if len(doc) == 0 {
+		return nil
+	}
+	var f struct {
+		Code string `json:"code"`
+	}
+	if json.Unmarshal(doc, &f) != nil || f.Code == "" || !isText(f.Code) {
+		return nil
+	}
+	return f.Code
+}
+
+// ListRuns returns a page of the tenant's runs, the latest started first,
+// by the runs_by_tenant_start index (runs_by_agent_start for an agent).
+func (t *tenant) ListRuns(ctx context.Context, f store.RunFilter) (store.RunPage, error) {
+	var (
+		where strings.Builder
+		args  = []any{t.id}
+	)
+	where.WriteString("tenant = $1")
+	cond := func(column string, v any) {
+		args = append(args, v)
+		where.WriteString(" AND " + column + " $" + strconv.Itoa(len(args)))
+	}
+	for _, c := range []struct{ column, v string }{{"agent_id =", f.AgentID}, {"outcome =", f.Outcome}, {"code =", f.Code}} {
+		if c.v != "" {
+			if !isText(c.v) {
+				return store.RunPage{Runs: []store.Run{}}, nil // never stored
+			}
+			cond(c.column, c.v)
+		}
+	}
+	if !f.Since.IsZero() {
+		cond("started_at >=", nanos(f.Since))
+	}
+	if f.Cursor != "" {
+		started, runID, err := decodeRunCursor(f.Cursor)
+		if err != nil {
+			return store.RunPage{}, t.s.errorf("list runs", err)
+		}
+		args = append(args, started, runID)
+		n := strconv.Itoa(len(args) - 1)
+		where.WriteString(" AND (started_at < $" + n + " OR started_at = $" + n + " AND run_id < $" + strconv.Itoa(len(args)) + ")")
+	}
+	n := pageSize(f.Limit)
+	args = append(args, n+1) // one more tells whether there is a next page
+	query := `SELECT run_id, thread_id, agent_id, outcome, started_at, finished_at, fault, answer_bytes FROM runs WHERE ` +
+		where.String() + ` ORDER BY started_at DESC, run_id DESC LIMIT $` + strconv.Itoa(len(args))
+	page := store.RunPage{Runs: []store.Run{}}
+	rows, err := t.s.db.Reader().Query(ctx, query, args...)
+	err = scanAll(rows, err, func(row Row) error {
+		var (
+			r                 store.Run
+			started, finished int64
+		)
+		if err := row.Scan(&r.RunID, &r.ThreadID, &r.AgentID, &r.Outcome, &started, &finished, docDest(&r.Fault), &r.AnswerBytes); err != nil {
+			return err
+		}
+		if len(page.Runs) == n {
+			last := page.Runs[n-1]
+			page.Next = encodeRunCursor(nanos(last.StartedAt), last.RunID)
+			return nil
+		}
+		r.StartedAt, r.FinishedAt, r.Fault = fromNanos(started), fromNanos(finished), nilIfEmpty(r.Fault)
+		page.Runs = append(page.Runs, r)
+		return nil
+	})
+	if err != nil {
+		return store.RunPage{}, t.s.errorf("list runs", err)
+	}
+	return page, nil
+}
+
+// runCursorPrefix marks a cursor of ListRuns: the last run's start (in
+// nanoseconds) and its id.
+const runCursorPrefix = "run1:"
+
+func encodeRunCursor(started int64, runID string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(runCursorPrefix + strconv.FormatInt(started, 10) + ":" + runID))
+}
+
+// decodeRunCursor reads a cursor encodeRunCursor made; any other string
+// is store.ErrBadCursor.
+func decodeRunCursor(c string) (int64, string, error) {
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return 0, "", store.ErrBadCursor
+	}
+	rest, ok := strings.CutPrefix(string(b), runCursorPrefix)
+	if !ok {
+		return 0, "", store.ErrBadCursor
+	}
+	digits, runID, ok := strings.Cut(rest, ":")
+	started, err := strconv.ParseInt(digits, 10, 64)
+	if !ok || err != nil || started < 0 || runID == "" || !isText(runID) {
+		return 0, "", store.ErrBadCursor
+	}
+	return started, runID, nil
 }
