@@ -74,9 +74,10 @@ var layers = [][]string{
 	// Libraries of machinery: strict JSON members (the root and wire/),
 	// the text classifier's model (classify), the renderings of the code
 	// table (the generators), the log guard (server, the ACP workers), the
-	// reading of Accept headers (server, web).
+	// reading of Accept headers (server, web), the vocabulary of the
+	// API's description (server's operations, cmd/openapigen).
 	{"internal/jsonmember", "internal/textclass", "internal/taxonomy", "internal/tsgen/render", "internal/logguard",
-		"internal/negotiate"},
+		"internal/negotiate", "internal/apidoc"},
 	{"fault"},
 }
 

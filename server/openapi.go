@@ -8,10 +8,10 @@ import (
 //go:generate go run ../cmd/openapigen -o openapi.json
 
 // openAPIDoc is the API as OpenAPI 3.1, served at /openapi.json. It is
-// generated from the Go types of the API and the table of its operations
-// (cmd/openapigen): after changing either, run go generate ./server.
-// A test of the generator fails when this file differs from what it
-// writes, and a test here holds it and the route table together.
+// generated (cmd/openapigen) from the Go types of the API and the route
+// table, operations, whose routes carry their descriptions: after
+// changing either, run go generate ./server. A test of the generator
+// fails when this file differs from what it writes.
 //
 //go:embed openapi.json
 var openAPIDoc []byte

@@ -18,6 +18,7 @@ import (
 
 	"github.com/triage-go/triage/bridge"
 	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/internal/apidoc"
 	"github.com/triage-go/triage/internal/logguard"
 	"github.com/triage-go/triage/service"
 	"github.com/triage-go/triage/store"
@@ -42,6 +43,7 @@ type Server struct {
 	registry  *prometheus.Registry
 	metrics   *httpMetrics
 	mux       *http.ServeMux
+	mcp       apiFunc // /mcp's handler, when the service runs agents (Config.Bridge)
 	problems  *problem.Options
 	log       *slog.Logger
 	runs      *runs
@@ -384,16 +386,24 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return err
 }
 
-// routes registers every route; openapi.json lists the same (a test
-// holds them together).
+// routes registers every route: the operations' (the table openapi.json
+// is written from), and the dashboard's pages.
 func (s *Server) routes() {
 	s.mux = http.NewServeMux()
+	if s.cfg.Bridge != nil {
+		s.mcp = s.mcpHandler(s.cfg.Bridge)
+	}
 	for _, rt := range s.routeTable() {
-		h := rt.h
-		if rt.api != nil {
-			h = s.api(rt.api, rt.path != "/v1/events" && rt.path != "/mcp")
+		var h handlerFunc
+		if api := rt.api; api != nil {
+			h = s.api(func(w http.ResponseWriter, r *http.Request, tenant string) error { return api(s, w, r, tenant) },
+				rt.Path != "/v1/events" && rt.Path != "/mcp")
+		} else {
+			public := rt.h
+			h = func(w http.ResponseWriter, r *http.Request) error { return public(s, w, r) }
 		}
-		s.mux.Handle(rt.method+" "+rt.path, s.observe(rt.method+" "+rt.path, s.handle(h)))
+		pattern := rt.Method + " " + rt.Path
+		s.mux.Handle(pattern, s.observe(pattern, s.handle(h)))
 	}
 	if s.cfg.UI != nil {
 		ui := s.observe("GET /", s.handle(s.dashboard))
@@ -406,43 +416,46 @@ func (s *Server) routes() {
 	s.mux.Handle("/", s.observe("unmatched", s.handle(s.unmatched)))
 }
 
-// route is one route of the API.
-// route is one of the routes: a public one has h; an API one (api:
-// authenticated, tenant-scoped, rate limited) has api, which is given
-// the request's tenant.
+// route is one operation of the API and its handler: a public route has
+// h; an API route (authenticated, tenant-scoped, rate limited) has api,
+// which is given the request's tenant. Both are method expressions, so
+// that the table (operations) is one value, with no Server.
 type route struct {
-	method, path string
-	h            handlerFunc
-	api          apiFunc
+	apidoc.Operation
+	h   func(*Server, http.ResponseWriter, *http.Request) error
+	api func(*Server, http.ResponseWriter, *http.Request, string) error
 }
 
+// routeTable is the operations this server serves: /mcp's only when it
+// runs agents.
 func (s *Server) routeTable() []route {
-	var mcp []route
-	if s.cfg.Bridge != nil {
-		h := s.mcpHandler(s.cfg.Bridge)
-		mcp = []route{{"POST", "/mcp", nil, h}, {"GET", "/mcp", nil, h}, {"DELETE", "/mcp", nil, h}}
+	var out []route
+	for _, rt := range operations {
+		if rt.Path == "/mcp" && s.mcp == nil {
+			continue
+		}
+		out = append(out, rt)
 	}
-	return append(mcp, []route{
-		{"POST", "/v1/errors", nil, s.postError},
-		{"GET", "/v1/errors", nil, s.listErrors},
-		{"GET", "/v1/errors/{error_id}", nil, s.getError},
-		{"GET", "/v1/errors/{error_id}/occurrences", nil, s.listOccurrences},
-		{"GET", "/v1/events", nil, s.streamEvents},
-		{"PUT", "/v1/schemas/{source}", nil, s.putSchema},
-		{"PUT", "/v1/cache/{query_id}", nil, s.putCache},
-		{"GET", "/v1/agents", nil, s.listAgents},
-		{"PUT", "/v1/callbacks/{agent_id}", nil, s.putCallback},
-		{"PUT", "/v1/agents/{agent_id}", nil, s.putAgentCallback}, // deprecated: /v1/callbacks
+	return out
+}
 
-		{"POST", "/v1/agents/{agent_id}/runs", nil, s.postRun},
-		{"GET", "/v1/runs/{run_id}", nil, s.getRun},
-		{"GET", "/healthz", s.healthz, nil},
-		{"GET", "/readyz", s.readyz, nil},
-		{"GET", "/metrics", s.metricsHandler, nil},
-		{"GET", "/openapi.json", s.openAPI, nil},
-		{"GET", "/errors", s.problemTypes, nil},
-		{"GET", "/errors/{type}", s.problemType, nil},
-	}...)
+// Operations describes every operation of the API, /mcp's included, as
+// the server serves them: cmd/openapigen writes openapi.json from it. A
+// route without an API handler is public (no API key), unless its
+// Security says otherwise.
+func Operations() []apidoc.Operation {
+	out := make([]apidoc.Operation, len(operations))
+	for i, rt := range operations {
+		out[i] = rt.Operation
+		out[i].Public = rt.api == nil && rt.Security == nil
+	}
+	return out
+}
+
+// serveMCP serves /mcp: the MCP bridge's handler (see mcpHandler), which
+// routes sets when the service runs agents.
+func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, tenant string) error {
+	return s.mcp(w, r, tenant)
 }
 
 // handlerFunc is a route's handler: an error it returns is written as a

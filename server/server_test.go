@@ -349,10 +349,10 @@ func TestOpenAPIListsEveryRoute(t *testing.T) {
 	s := mcpFixture(t).srv
 	routes := map[string]bool{}
 	for _, rt := range s.routeTable() {
-		key := strings.ToLower(rt.method) + " " + rt.path
+		key := strings.ToLower(rt.Method) + " " + rt.Path
 		routes[key] = true
-		if _, ok := doc.Paths[rt.path][strings.ToLower(rt.method)]; !ok {
-			t.Errorf("openapi.json lacks %s %s", rt.method, rt.path)
+		if _, ok := doc.Paths[rt.Path][strings.ToLower(rt.Method)]; !ok {
+			t.Errorf("openapi.json lacks %s %s", rt.Method, rt.Path)
 		}
 	}
 	for path, ops := range doc.Paths {

@@ -7,12 +7,12 @@
 // (the root package's Report, Feedback, Record, Occurrence, Run…, agent.Info,
 // fault.Payload) as github.com/google/jsonschema-go infers them, with the
 // prose and the bounds the types cannot say (patches, schemas.go); its
-// operations are a table (operations.go): for each route, its summary, its
+// operations are the server's route table (server.Operations), where each
+// route holds its handler and its description: its summary, its
 // parameters, its request and response types and the meaning of each
 // problem status. Run it with
 //
 //	go generate ./server
 //
-// A test fails when the committed document differs from what it writes;
-// server's tests hold the document's paths to the routes.
+// A test fails when the committed document differs from what it writes.
 package main

@@ -12,6 +12,9 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/triage-go/triage/internal/apidoc"
+	"github.com/triage-go/triage/server"
 )
 
 func main() {
@@ -30,67 +33,12 @@ func main() {
 // obj and list are JSON values written in Go: a schema, or a member of
 // the document.
 type (
-	obj  = map[string]any
-	list = []any
+	obj  = apidoc.Obj
+	list = apidoc.List
 )
 
-// operation is one operation of the API: a route of the server.
-type operation struct {
-	method, path, id     string
-	summary, description string
-	deprecated           bool
-	// public operations need no API key; security, when set, replaces
-	// the document's (an optional key: a list with {}).
-	public   bool
-	security list
-	params   []param
-	// body is the request body, when the operation takes one.
-	body *media
-	// ok are the success answers; problems the statuses of its problem
-	// documents, each with what it means there (or a shared response).
-	ok       []answer
-	problems []problem
-}
-
-type param struct {
-	name, in, description string
-	required              bool
-	schema                any
-}
-
-// media is a body of one content type; its schema is an obj, or a Go
-// type's (of).
-type media struct {
-	contentType string
-	schema      any
-}
-
-type answer struct {
-	status      int
-	description string
-	content     []media
-	headers     obj
-}
-
-// problem is an error status of an operation: its description, or the
-// name of a response of the components (shared).
-type problem struct {
-	status      int
-	description string
-	shared      string
-	// rpc: the status may carry a JSON-RPC error response instead (/mcp).
-	rpc bool
-}
-
-// goType is a Go type whose schema a document holds: a component's $ref
-// when the type is one, or the schema jsonschema.For infers.
-type goType struct{ t reflect.Type }
-
-// of is T's schema.
-func of[T any]() goType { return goType{reflect.TypeFor[T]()} }
-
 // ref is a reference to the component schema name.
-func ref(name string) obj { return obj{"$ref": "#/components/schemas/" + name} }
+func ref(name string) obj { return apidoc.Ref(name) }
 
 // Document is the OpenAPI document, indented, with a final newline.
 func Document() ([]byte, error) {
@@ -99,17 +47,17 @@ func Document() ([]byte, error) {
 		return nil, err
 	}
 	paths := obj{}
-	for _, op := range append(slices.Clone(mcpOperations), operations...) {
+	for _, op := range server.Operations() {
 		o, err := g.operation(op)
 		if err != nil {
-			return nil, fmt.Errorf("%s %s: %w", op.method, op.path, err)
+			return nil, fmt.Errorf("%s %s: %w", op.Method, op.Path, err)
 		}
-		item, _ := paths[op.path].(obj)
+		item, _ := paths[op.Path].(obj)
 		if item == nil {
 			item = obj{}
-			paths[op.path] = item
+			paths[op.Path] = item
 		}
-		item[strings.ToLower(op.method)] = o
+		item[strings.ToLower(op.Method)] = o
 	}
 	doc := obj{
 		"openapi":  "3.1.0",
@@ -291,14 +239,15 @@ func patch(s obj, path string, with obj) error {
 	return nil
 }
 
-// schema resolves a schema of the operations' table.
+// schema resolves a schema of the operations' table: an obj, a list or
+// an apidoc.GoType, at any depth.
 func (g *generator) schema(v any) (any, error) {
 	switch x := v.(type) {
-	case goType:
-		if name, ok := g.names[x.t]; ok {
+	case apidoc.GoType:
+		if name, ok := g.names[x.T]; ok {
 			return ref(name), nil
 		}
-		return g.infer(x.t, false)
+		return g.infer(x.T, false)
 	case obj:
 		out := obj{}
 		for k, e := range x {
@@ -323,81 +272,81 @@ func (g *generator) schema(v any) (any, error) {
 	return v, nil
 }
 
-func (g *generator) content(ms []media) (obj, error) {
+func (g *generator) content(ms []apidoc.Media) (obj, error) {
 	out := obj{}
 	for _, m := range ms {
-		s, err := g.schema(m.schema)
+		s, err := g.schema(m.Schema)
 		if err != nil {
 			return nil, err
 		}
-		out[m.contentType] = obj{"schema": s}
+		out[m.ContentType] = obj{"schema": s}
 	}
 	return out, nil
 }
 
-func (g *generator) operation(op operation) (obj, error) {
-	o := obj{"operationId": op.id, "summary": op.summary}
-	if op.description != "" {
-		o["description"] = op.description
+func (g *generator) operation(op apidoc.Operation) (obj, error) {
+	o := obj{"operationId": op.ID, "summary": op.Summary}
+	if op.Description != "" {
+		o["description"] = op.Description
 	}
-	if op.deprecated {
+	if op.Deprecated {
 		o["deprecated"] = true
 	}
-	if op.public {
+	if op.Public {
 		o["security"] = list{}
 	}
-	if op.security != nil {
-		o["security"] = op.security
+	if op.Security != nil {
+		o["security"] = op.Security
 	}
-	if len(op.params) > 0 {
+	if len(op.Params) > 0 {
 		var ps list
-		for _, p := range op.params {
-			s, err := g.schema(p.schema)
+		for _, p := range op.Params {
+			s, err := g.schema(p.Schema)
 			if err != nil {
 				return nil, err
 			}
-			po := obj{"name": p.name, "in": p.in, "required": p.required, "schema": s}
-			if p.description != "" {
-				po["description"] = p.description
+			po := obj{"name": p.Name, "in": p.In, "required": p.Required, "schema": s}
+			if p.Description != "" {
+				po["description"] = p.Description
 			}
 			ps = append(ps, po)
 		}
 		o["parameters"] = ps
 	}
-	if op.body != nil {
-		c, err := g.content([]media{*op.body})
+	if op.Body != nil {
+		c, err := g.content([]apidoc.Media{*op.Body})
 		if err != nil {
 			return nil, err
 		}
 		o["requestBody"] = obj{"required": true, "content": c}
 	}
 	responses := obj{}
-	for _, a := range op.ok {
-		c, err := g.content(a.content)
+	for _, a := range op.OK {
+		c, err := g.content(a.Content)
 		if err != nil {
 			return nil, err
 		}
-		r := obj{"description": a.description}
-		if a.headers != nil {
-			r["headers"] = a.headers
+		r := obj{"description": a.Description}
+		if a.Headers != nil {
+			r["headers"] = a.Headers
 		}
 		if len(c) > 0 {
 			r["content"] = c
 		}
-		responses[strconv.Itoa(a.status)] = r
+		responses[strconv.Itoa(a.Status)] = r
 	}
-	for _, p := range op.problems {
-		key := strconv.Itoa(p.status)
+	for _, p := range op.Problems {
+		key := strconv.Itoa(p.Status)
 		if _, dup := responses[key]; dup {
-			return nil, fmt.Errorf("status %d twice", p.status)
+			return nil, fmt.Errorf("status %d twice", p.Status)
 		}
-		if p.shared != "" {
-			responses[key] = obj{"$ref": "#/components/responses/" + p.shared}
+		if p.Shared != "" {
+			responses[key] = obj{"$ref": "#/components/responses/" + p.Shared}
 			continue
 		}
-		responses[key] = obj{"description": p.description,
+		responses[key] = obj{"description": p.Description,
 			"content": obj{"application/problem+json": obj{"schema": ref("Problem")}}}
-		if p.rpc {
+		if p.RPC {
 			responses[key].(obj)["content"].(obj)["application/json"] = obj{"schema": ref("JSONRPCResponse")}
 		}
 	}

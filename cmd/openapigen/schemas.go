@@ -171,9 +171,6 @@ type (
 	}
 )
 
-// anyObject is a JSON object of any members.
-var anyObject = obj{"type": "object", "additionalProperties": obj{}}
-
 func enumOf[S ~string](values []S) list {
 	out := make(list, len(values))
 	for i, v := range values {

@@ -155,23 +155,10 @@ func (d Decoder) Wrap(field, reason string, err error) *ValidationError {
 // field is empty) into its members, keeping each member's raw value. Member
 // names match exactly; of duplicate members the last wins.
 func (d Decoder) Object(data []byte, field string) (map[string]json.RawMessage, error) {
-	if k := Kind(data); k != "object" {
-		if !json.Valid(data) {
-			return nil, d.syntaxError(data, field)
-		}
-		if k == "" {
-			k = "nothing"
-		}
-		return nil, d.Invalid(field, "must be an object, got %s", k)
-	}
 	if !json.Valid(data) {
 		return nil, d.syntaxError(data, field)
 	}
-	m, err := members(data)
-	if err != nil {
-		return nil, d.Wrap(field, "invalid JSON", err)
-	}
-	return m, nil
+	return d.ObjectOfMember(data, field)
 }
 
 // ObjectOfMember is Object for a member's raw value that Object returned:
@@ -184,11 +171,7 @@ func (d Decoder) ObjectOfMember(data []byte, field string) (map[string]json.RawM
 		}
 		return nil, d.Invalid(field, "must be an object, got %s", k)
 	}
-	m, err := members(data)
-	if err != nil {
-		return nil, d.Wrap(field, "invalid JSON", err)
-	}
-	return m, nil
+	return members(data), nil
 }
 
 // ItemsOfMember splits a member's raw value that Object returned (valid
@@ -200,19 +183,8 @@ func ItemsOfMember(data []byte) ([]json.RawMessage, error) {
 		return nil, errors.New("not an array")
 	}
 	items := []json.RawMessage{}
-	i := skipSpace(data, skipSpace(data, 0)+1) // past '['
-	if data[i] == ']' {
-		return items, nil
-	}
-	for {
-		end := valueEnd(data, i)
-		items = append(items, data[i:end:end])
-		i = skipSpace(data, end)
-		if data[i] == ']' {
-			return items, nil
-		}
-		i = skipSpace(data, i+1) // past ','
-	}
+	eachItem(data, func(item []byte) { items = append(items, item) })
+	return items, nil
 }
 
 // StringOfMember decodes a member's raw value that Object returned (valid
@@ -222,21 +194,19 @@ func StringOfMember(raw json.RawMessage) (s string, ok bool) {
 	if Kind(raw) != "string" {
 		return "", false
 	}
-	if s, ok := plainString(bytes.TrimSpace(raw)); ok {
-		return s, true
-	}
-	return s, json.Unmarshal(raw, &s) == nil
+	s, err := stringValue(bytes.TrimSpace(raw))
+	return s, err == nil
 }
 
 // members splits a valid JSON object into its members: what
 // json.Unmarshal into a map[string]json.RawMessage does, without decoding
 // the values (one copy of the object backs every value). FuzzMembers holds
 // the two to the same answers.
-func members(data []byte) (map[string]json.RawMessage, error) {
+func members(data []byte) map[string]json.RawMessage {
 	data = bytes.Clone(data)
 	m := make(map[string]json.RawMessage, 8)
 	eachMember(data, func(key string, val []byte) { m[key] = val })
-	return m, nil
+	return m
 }
 
 // eachMember calls do with each member of a valid JSON object, in document
@@ -258,6 +228,23 @@ func eachMember(data []byte, do func(name string, val []byte)) {
 		if data[i] == ',' {
 			i++
 		}
+	}
+}
+
+// eachItem calls do with each item of a valid JSON array, in order.
+func eachItem(data []byte, do func(item []byte)) {
+	i := skipSpace(data, skipSpace(data, 0)+1) // past '['
+	if data[i] == ']' {
+		return
+	}
+	for {
+		end := valueEnd(data, i)
+		do(data[i:end:end])
+		i = skipSpace(data, end)
+		if data[i] == ']' {
+			return
+		}
+		i = skipSpace(data, i+1) // past ','
 	}
 }
 
@@ -327,11 +314,8 @@ func (d Decoder) String(raw json.RawMessage, field string) (string, error) {
 	if k := Kind(raw); k != "string" {
 		return "", d.Invalid(field, "must be a string, got %s", k)
 	}
-	if s, ok := plainString(raw); ok {
-		return s, nil
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
+	s, err := stringValue(raw)
+	if err != nil {
 		return "", d.Wrap(field, "invalid string", err)
 	}
 	return s, nil
@@ -512,81 +496,59 @@ func Value(data []byte) (any, error) {
 		var v any
 		return nil, json.Unmarshal(data, &v)
 	}
-	v, _, err := value(data, skipSpace(data, 0))
-	return v, err
+	return ValueOfMember(data)
 }
 
 // ValueOfMember is Value for a member's raw value that Object returned,
 // which is valid JSON already: it does not validate it again.
 func ValueOfMember(data []byte) (any, error) {
-	v, _, err := value(data, skipSpace(data, 0))
-	return v, err
+	return value(bytes.TrimSpace(data))
 }
 
-// value decodes the valid value at i and returns the index after it.
-func value(data []byte, i int) (any, int, error) {
-	switch c := data[i]; {
-	case c == '{':
+// value decodes a valid value without the space around it.
+func value(data []byte) (any, error) {
+	var err error
+	switch data[0] {
+	case '{':
 		m := map[string]any{}
-		i = skipSpace(data, i+1)
-		if data[i] == '}' {
-			return m, i + 1, nil
+		eachMember(data, func(name string, val []byte) {
+			if err == nil {
+				m[name], err = value(val)
+			}
+		})
+		if err != nil {
+			return nil, err
 		}
-		for {
-			end := stringEnd(data, i)
-			key, err := stringValue(data[i:end])
-			if err != nil {
-				return nil, 0, err
-			}
-			i = skipSpace(data, skipSpace(data, end)+1)
-			v, next, err := value(data, i)
-			if err != nil {
-				return nil, 0, err
-			}
-			m[key] = v
-			i = skipSpace(data, next)
-			if data[i] == '}' {
-				return m, i + 1, nil
-			}
-			i = skipSpace(data, i+1) // past ','
-		}
-	case c == '[':
+		return m, nil
+	case '[':
 		a := []any{}
-		i = skipSpace(data, i+1)
-		if data[i] == ']' {
-			return a, i + 1, nil
-		}
-		for {
-			v, next, err := value(data, i)
-			if err != nil {
-				return nil, 0, err
+		eachItem(data, func(item []byte) {
+			var v any
+			if err == nil {
+				v, err = value(item)
+				a = append(a, v)
 			}
-			a = append(a, v)
-			i = skipSpace(data, next)
-			if data[i] == ']' {
-				return a, i + 1, nil
-			}
-			i = skipSpace(data, i+1)
+		})
+		if err != nil {
+			return nil, err
 		}
-	case c == '"':
-		end := stringEnd(data, i)
-		s, err := stringValue(data[i:end])
-		return s, end, err
-	case c == 't':
-		return true, i + 4, nil
-	case c == 'f':
-		return false, i + 5, nil
-	case c == 'n':
-		return nil, i + 4, nil
+		return a, nil
+	case '"':
+		return stringValue(data)
+	case 't':
+		return true, nil
+	case 'f':
+		return false, nil
+	case 'n':
+		return nil, nil
 	}
-	end := valueEnd(data, i)
-	f, err := strconv.ParseFloat(string(data[i:end]), 64)
+	f, err := strconv.ParseFloat(string(data), 64)
 	if err != nil {
 		// encoding/json fails the same way on a number beyond float64.
 		var v any
-		return nil, 0, json.Unmarshal(data[i:end], &v)
+		return nil, json.Unmarshal(data, &v)
 	}
-	return f, end, nil
+	return f, nil
 }
 
 // stringValue decodes a JSON string: its bytes when plain, else through

@@ -110,10 +110,11 @@ func check(s *jsonschema.Schema, raw []byte, path string, errs *Errors) {
 		if s.Items == nil {
 			return
 		}
-		items, _ := ItemsOfMember(raw)
-		for i, item := range items {
+		i := 0
+		eachItem(raw, func(item []byte) {
 			check(s.Items, item, path+"["+itoa(i)+"]", errs)
-		}
+			i++
+		})
 	}
 }
 

@@ -313,10 +313,8 @@ func (d *decoder) patch(m map[string]json.RawMessage, path, key string) []PatchO
 		o.Path = d.pointer(om, p, "path")
 		switch o.Op {
 		case PatchAdd, PatchReplace, PatchTest:
-			if raw, ok := om["value"]; ok {
+			if raw, ok := d.member(om, p, "value", true); ok {
 				o.Value = d.open(raw, jsonmember.Path(p, "value"))
-			} else {
-				d.fail(jsonmember.Path(p, "value"), "is required")
 			}
 		case PatchMove, PatchCopy:
 			o.From = d.pointer(om, p, "from")

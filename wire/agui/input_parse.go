@@ -88,32 +88,54 @@ func ParseRunAgentInput(data []byte) (*RunAgentInput, error) {
 	return in, nil
 }
 
-// decoder reads the members of a RunAgentInput, or of the messages and
-// content parts events carry, from valid JSON, and collects every invalid
-// member. bounded applies ParseRunAgentInput's bounds.
+// decoder reads the members of a RunAgentInput (ParseRunAgentInput) or of
+// an event (Parse) from valid JSON, and collects every invalid member.
+// bounded applies ParseRunAgentInput's bounds.
 type decoder struct {
 	bounded bool
 	errs    jsonmember.Errors
+	// event is set while Parse reads the members of the event itself, not
+	// those nested as a RunAgentInput nests them (see nested);
+	// missingFirst records that the first invalid member is such a member,
+	// required and absent, which first names as Parse always has.
+	event, missingFirst bool
 }
 
 func (d *decoder) fail(path, format string, args ...any) { d.errs.Add(path, format, args...) }
+
+// member returns a member's raw value; a required one must be present.
+func (d *decoder) member(m map[string]json.RawMessage, path, key string, required bool) (json.RawMessage, bool) {
+	raw, ok := m[key]
+	if !ok && required {
+		if d.event && d.count() == 0 {
+			d.missingFirst = true
+		}
+		d.fail(jsonmember.Path(path, key), "is required")
+	}
+	return raw, ok
+}
 
 // count is how many invalid members were found, listed or not.
 func (d *decoder) count() int { return d.errs.Len() }
 
 func (d *decoder) err() error { return d.errs.Err("agui", "RunAgentInput", ErrInvalidInput) }
 
-// first returns the first invalid member as `member "path" rule`, or "".
+// first returns the first invalid member as `member "path" rule`, or
+// `missing required member "path"` for an absent member of an event
+// itself; "" when there is none.
 func (d *decoder) first() string {
 	if d.errs.Len() == 0 {
 		return ""
 	}
 	ve := d.err().(*ValidationError)
-	f := ve.Fields[0]
-	if f.Field == "(root)" {
+	switch f := ve.Fields[0]; {
+	case f.Field == "(root)":
 		return "the document " + f.Message
+	case d.missingFirst:
+		return fmt.Sprintf("missing required member %q", f.Field)
+	default:
+		return fmt.Sprintf("member %q %s", f.Field, f.Message)
 	}
-	return fmt.Sprintf("member %q %s", f.Field, f.Message)
 }
 
 func index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
@@ -144,11 +166,8 @@ func (d *decoder) object(raw json.RawMessage, path, what string) (map[string]jso
 
 // str reads a string member; a required one must be present.
 func (d *decoder) str(m map[string]json.RawMessage, path, key string, required bool) string {
-	raw, ok := m[key]
+	raw, ok := d.member(m, path, key, required)
 	if !ok {
-		if required {
-			d.fail(jsonmember.Path(path, key), "is required")
-		}
 		return ""
 	}
 	s, ok := jsonmember.StringOfMember(raw)
@@ -170,11 +189,8 @@ func (d *decoder) id(m map[string]json.RawMessage, path, key string, required bo
 // array reads an array member's items; ok is false when it is absent or
 // invalid, or has more than limit items (bounded only).
 func (d *decoder) array(m map[string]json.RawMessage, path, key string, required bool, limit int) ([]json.RawMessage, bool) {
-	raw, ok := m[key]
+	raw, ok := d.member(m, path, key, required)
 	if !ok {
-		if required {
-			d.fail(jsonmember.Path(path, key), "is required")
-		}
 		return nil, false
 	}
 	items, err := jsonmember.ItemsOfMember(raw)
@@ -191,8 +207,8 @@ func (d *decoder) array(m map[string]json.RawMessage, path, key string, required
 
 // value reads an open member: any JSON value, null only if nullable (a null
 // then reads as absent), nested at most MaxInputDepth deep (bounded only).
-func (d *decoder) value(m map[string]json.RawMessage, path, key string, nullable bool) any {
-	raw, ok := m[key]
+func (d *decoder) value(m map[string]json.RawMessage, path, key string, required, nullable bool) any {
+	raw, ok := d.member(m, path, key, required)
 	if !ok {
 		return nil
 	}
@@ -220,11 +236,8 @@ func (d *decoder) open(raw json.RawMessage, path string) any {
 // objectValue reads an optional member that must be an object (metadata,
 // an activity's content).
 func (d *decoder) objectValue(m map[string]json.RawMessage, path, key string, required bool) map[string]any {
-	raw, ok := m[key]
+	raw, ok := d.member(m, path, key, required)
 	if !ok {
-		if required {
-			d.fail(jsonmember.Path(path, key), "is required")
-		}
 		return nil
 	}
 	if len(raw) == 0 || raw[0] != '{' {
@@ -301,11 +314,11 @@ func (d *decoder) input(raw json.RawMessage, path string) *RunAgentInput {
 		RunID:           d.id(m, path, "runId", true),
 		ProtocolVersion: d.id(m, path, "protocolVersion", false),
 		ParentRunID:     d.id(m, path, "parentRunId", false),
-		State:           d.value(m, path, "state", true),
+		State:           d.value(m, path, "state", false, true),
 		Messages:        d.messages(m, path, "messages"),
 		Tools:           []Tool{},
 		Context:         []Context{},
-		ForwardedProps:  d.value(m, path, "forwardedProps", false),
+		ForwardedProps:  d.value(m, path, "forwardedProps", false, false),
 	}
 	if items, ok := d.array(m, path, "tools", false, MaxInputItems); ok {
 		for i, item := range items {
@@ -328,7 +341,7 @@ func (d *decoder) input(raw json.RawMessage, path string) *RunAgentInput {
 				in.Resume = append(in.Resume, ResumeEntry{
 					InterruptID: d.id(r, p, "interruptId", true),
 					Status:      ResumeStatus(d.enum(r, p, "status", true, "resolved", "cancelled")),
-					Payload:     d.value(r, p, "payload", false),
+					Payload:     d.value(r, p, "payload", false, false),
 					Metadata:    d.objectValue(r, p, "metadata", false),
 				})
 			}
@@ -345,7 +358,7 @@ func (d *decoder) tool(raw json.RawMessage, path string) Tool {
 	return Tool{
 		Name:        d.id(m, path, "name", true),
 		Description: d.str(m, path, "description", true),
-		Parameters:  d.value(m, path, "parameters", false),
+		Parameters:  d.value(m, path, "parameters", false, false),
 		Metadata:    d.objectValue(m, path, "metadata", false),
 	}
 }
@@ -422,12 +435,10 @@ func (d *decoder) toolCall(raw json.RawMessage, path string) ToolCall {
 	}
 	c := ToolCall{ID: d.id(m, path, "id", true)}
 	d.enum(m, path, "type", true, "function")
-	if f, ok := m["function"]; !ok {
-		d.fail(jsonmember.Path(path, "function"), "is required")
-	} else if fm, ok := d.object(f, jsonmember.Path(path, "function"), "a function object"); ok {
-		c.Function = FunctionCall{
-			Name:      d.id(fm, jsonmember.Path(path, "function"), "name", true),
-			Arguments: d.str(fm, jsonmember.Path(path, "function"), "arguments", true),
+	if f, ok := d.member(m, path, "function", true); ok {
+		fp := jsonmember.Path(path, "function")
+		if fm, ok := d.object(f, fp, "a function object"); ok {
+			c.Function = FunctionCall{Name: d.id(fm, fp, "name", true), Arguments: d.str(fm, fp, "arguments", true)}
 		}
 	}
 	c.EncryptedValue = d.str(m, path, "encryptedValue", false)
@@ -438,9 +449,8 @@ func (d *decoder) toolCall(raw json.RawMessage, path string) ToolCall {
 // content reads a required content member that is a string or an array of
 // content parts.
 func (d *decoder) content(m map[string]json.RawMessage, path string) (string, []ContentPart) {
-	raw, ok := m["content"]
+	raw, ok := d.member(m, path, "content", true)
 	if !ok {
-		d.fail(jsonmember.Path(path, "content"), "is required")
 		return "", nil
 	}
 	if len(raw) > 0 && raw[0] == '[' {
@@ -472,14 +482,13 @@ func (d *decoder) part(raw json.RawMessage, path string) ContentPart {
 		return ContentPart{}
 	}
 	p.ID = d.str(m, path, "id", false)
-	p.Metadata = d.value(m, path, "metadata", false)
+	p.Metadata = d.value(m, path, "metadata", false, false)
 	if p.Type == PartText {
 		p.Text = d.str(m, path, "text", true)
 		return p
 	}
-	raw, ok = m["source"]
+	raw, ok = d.member(m, path, "source", true)
 	if !ok {
-		d.fail(jsonmember.Path(path, "source"), "is required")
 		return p
 	}
 	sp := jsonmember.Path(path, "source")
@@ -500,3 +509,16 @@ func (d *decoder) part(raw json.RawMessage, path string) ContentPart {
 	p.Source = src
 	return p
 }
+
+// decodeValue decodes any JSON value, keeping numbers as json.Number.
+func decodeValue(raw json.RawMessage) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+func isNull(raw json.RawMessage) bool { return bytes.Equal(raw, []byte("null")) }

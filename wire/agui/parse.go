@@ -1,12 +1,11 @@
 package agui
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
-	"strconv"
+
+	"github.com/triage-go/triage/internal/jsonmember"
 )
 
 // ErrUnknownType is matched by Parse's error for a type member that AG-UI
@@ -40,103 +39,105 @@ var ErrUnsupportedType = errors.New("agui: unsupported event type")
 // string, bool, nil and json.Number, so that numbers keep every digit when
 // re-encoded.
 func Parse(data []byte) (Event, error) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("%w: not a JSON object: %w", ErrInvalidEvent, err)
-	}
-	if m == nil {
-		return nil, fmt.Errorf("%w: not a JSON object: null", ErrInvalidEvent)
+	m, err := jsonmember.Decoder{}.Object(data, "")
+	if err != nil {
+		if json.Valid(data) {
+			return nil, fmt.Errorf("%w: not a JSON object: %s", ErrInvalidEvent, jsonmember.Kind(data))
+		}
+		return nil, fmt.Errorf("%w: not a JSON object: %w", ErrInvalidEvent, errors.Unwrap(err))
 	}
 	rawType, ok := m["type"]
 	if !ok {
 		return nil, fmt.Errorf("%w: missing required member \"type\"", ErrInvalidEvent)
 	}
-	var typ EventType
-	if err := json.Unmarshal(rawType, &typ); err != nil || isNull(rawType) {
+	s, ok := jsonmember.StringOfMember(rawType)
+	if !ok {
 		return nil, fmt.Errorf("%w: member \"type\" must be a string", ErrInvalidEvent)
 	}
-	o := &object{typ: typ, m: m}
+	typ := EventType(s)
+	d := &decoder{event: true}
 	var e Event
 	switch typ {
 	case TypeRunStarted:
 		e = &RunStarted{
-			ThreadID:    o.str("threadId", true),
-			RunID:       o.str("runId", true),
-			ParentRunID: o.str("parentRunId", false),
-			Input:       o.input(),
-			BaseEvent:   o.base(),
+			ThreadID:    d.str(m, "", "threadId", true),
+			RunID:       d.str(m, "", "runId", true),
+			ParentRunID: d.str(m, "", "parentRunId", false),
+			Input:       d.eventInput(m),
+			BaseEvent:   d.base(m),
 		}
 	case TypeRunFinished:
 		e = &RunFinished{
-			ThreadID:  o.str("threadId", true),
-			RunID:     o.str("runId", true),
-			Result:    o.value("result", false, false),
-			Outcome:   o.outcome(),
-			BaseEvent: o.base(),
+			ThreadID:  d.str(m, "", "threadId", true),
+			RunID:     d.str(m, "", "runId", true),
+			Result:    d.value(m, "", "result", false, false),
+			Outcome:   d.outcome(m),
+			BaseEvent: d.base(m),
 		}
 	case TypeRunError:
 		e = &RunError{
-			Message:   o.str("message", true),
-			Code:      o.str("code", false),
-			BaseEvent: o.base(),
+			Message:   d.str(m, "", "message", true),
+			Code:      d.str(m, "", "code", false),
+			BaseEvent: d.base(m),
 		}
 	case TypeTextMessageStart:
 		e = &TextMessageStart{
-			MessageID: o.str("messageId", true),
-			Role:      o.role(),
-			Name:      o.str("name", false),
-			BaseEvent: o.base(),
+			MessageID: d.str(m, "", "messageId", true),
+			Role:      d.role(m),
+			Name:      d.str(m, "", "name", false),
+			BaseEvent: d.base(m),
 		}
 	case TypeTextMessageContent:
 		e = &TextMessageContent{
-			MessageID: o.str("messageId", true),
-			Delta:     o.str("delta", true),
-			BaseEvent: o.base(),
+			MessageID: d.str(m, "", "messageId", true),
+			Delta:     d.str(m, "", "delta", true),
+			BaseEvent: d.base(m),
 		}
 	case TypeTextMessageEnd:
-		e = &TextMessageEnd{MessageID: o.str("messageId", true), BaseEvent: o.base()}
+		e = &TextMessageEnd{MessageID: d.str(m, "", "messageId", true), BaseEvent: d.base(m)}
 	case TypeStepStarted:
-		e = &StepStarted{StepName: o.str("stepName", true), BaseEvent: o.base()}
+		e = &StepStarted{StepName: d.str(m, "", "stepName", true), BaseEvent: d.base(m)}
 	case TypeStepFinished:
-		e = &StepFinished{StepName: o.str("stepName", true), BaseEvent: o.base()}
+		e = &StepFinished{StepName: d.str(m, "", "stepName", true), BaseEvent: d.base(m)}
 	case TypeStateSnapshot:
-		e = &StateSnapshot{Snapshot: o.value("snapshot", true, true), BaseEvent: o.base()}
+		e = &StateSnapshot{Snapshot: d.value(m, "", "snapshot", true, true), BaseEvent: d.base(m)}
 	case TypeCustom:
 		e = &Custom{
-			Name:      o.str("name", true),
-			Value:     o.value("value", true, true),
-			BaseEvent: o.base(),
+			Name:      d.str(m, "", "name", true),
+			Value:     d.value(m, "", "value", true, true),
+			BaseEvent: d.base(m),
 		}
 	case TypeToolCallStart:
 		e = &ToolCallStart{
-			ToolCallID:      o.str("toolCallId", true),
-			ToolCallName:    o.str("toolCallName", true),
-			ParentMessageID: o.str("parentMessageId", false),
-			BaseEvent:       o.base(),
+			ToolCallID:      d.str(m, "", "toolCallId", true),
+			ToolCallName:    d.str(m, "", "toolCallName", true),
+			ParentMessageID: d.str(m, "", "parentMessageId", false),
+			BaseEvent:       d.base(m),
 		}
 	case TypeToolCallArgs:
-		e = &ToolCallArgs{ToolCallID: o.str("toolCallId", true), Delta: o.str("delta", true), BaseEvent: o.base()}
+		e = &ToolCallArgs{ToolCallID: d.str(m, "", "toolCallId", true), Delta: d.str(m, "", "delta", true), BaseEvent: d.base(m)}
 	case TypeToolCallEnd:
-		e = &ToolCallEnd{ToolCallID: o.str("toolCallId", true), BaseEvent: o.base()}
+		e = &ToolCallEnd{ToolCallID: d.str(m, "", "toolCallId", true), BaseEvent: d.base(m)}
 	case TypeToolCallResult:
-		r := &ToolCallResult{MessageID: o.str("messageId", true), ToolCallID: o.str("toolCallId", true)}
-		o.decode(func(d *decoder) { r.Content, r.Parts = d.content(o.m, "") })
-		if _, ok := o.get("role", false); ok {
-			if r.Role = Role(o.str("role", false)); o.err == nil && r.Role != RoleTool {
-				o.fail("member \"role\" must be tool, not %q", r.Role)
+		r := &ToolCallResult{MessageID: d.str(m, "", "messageId", true), ToolCallID: d.str(m, "", "toolCallId", true)}
+		d.nested(func() { r.Content, r.Parts = d.content(m, "") })
+		if _, ok := m["role"]; ok {
+			n := d.count()
+			if r.Role = Role(d.str(m, "", "role", false)); d.count() == n && r.Role != RoleTool {
+				d.fail("role", "must be tool, not %q", r.Role)
 			}
 		}
-		r.BaseEvent = o.base()
+		r.BaseEvent = d.base(m)
 		e = r
 	case TypeStateDelta:
 		sd := &StateDelta{}
-		o.decode(func(d *decoder) { sd.Delta = d.patch(o.m, "", "delta") })
-		sd.BaseEvent = o.base()
+		d.nested(func() { sd.Delta = d.patch(m, "", "delta") })
+		sd.BaseEvent = d.base(m)
 		e = sd
 	case TypeMessagesSnapshot:
 		ms := &MessagesSnapshot{}
-		o.decode(func(d *decoder) { ms.Messages = d.messages(o.m, "", "messages") })
-		ms.BaseEvent = o.base()
+		d.nested(func() { ms.Messages = d.messages(m, "", "messages") })
+		ms.BaseEvent = d.base(m)
 		e = ms
 	default:
 		if protocolTypes[typ] {
@@ -144,254 +145,145 @@ func Parse(data []byte) (Event, error) {
 		}
 		return nil, fmt.Errorf("%w %q", ErrUnknownType, typ)
 	}
-	if o.err != nil {
-		return nil, o.err
+	if msg := d.first(); msg != "" {
+		return nil, fmt.Errorf("%w: %s: %s", ErrInvalidEvent, typ, msg)
 	}
 	return e, nil
 }
 
-// object reads the members of one JSON object; the first error sticks and
-// later reads return zero values.
-type object struct {
-	typ  EventType
-	path string // prefix for member names in errors ("outcome.")
-	m    map[string]json.RawMessage
-	err  error
+// The members of an event, read by the decoder ParseRunAgentInput reads
+// with, unbounded (an event is checked as the schema checks it). Parse
+// reports the first invalid member, in the order the schema lists them.
+
+// nested reads the members an event nests as a RunAgentInput nests them
+// (an input, messages, content, a patch): Parse names an absent one as
+// ParseRunAgentInput does, `member "x" is required`, and an absent member
+// of the event itself as `missing required member "x"`.
+func (d *decoder) nested(read func()) {
+	d.event = false
+	read()
+	d.event = true
 }
 
-func (o *object) fail(format string, args ...any) {
-	if o.err == nil {
-		o.err = fmt.Errorf("%w: %s: %s", ErrInvalidEvent, o.typ, fmt.Sprintf(format, args...))
-	}
-}
-
-// get returns a member's raw value, recording an error if a required one is
-// missing.
-func (o *object) get(key string, required bool) (json.RawMessage, bool) {
-	if o.err != nil {
-		return nil, false
-	}
-	raw, ok := o.m[key]
-	if !ok && required {
-		o.fail("missing required member %q", o.path+key)
-	}
-	return raw, ok
-}
-
-func (o *object) str(key string, required bool) string {
-	raw, ok := o.get(key, required)
-	if !ok {
-		return ""
-	}
-	var s string
-	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
-		o.fail("member %q must be a string", o.path+key)
-	}
-	return s
-}
-
-// value decodes an open member: any JSON value, null only when nullable.
-func (o *object) value(key string, required, nullable bool) any {
-	raw, ok := o.get(key, required)
-	if !ok {
-		return nil
-	}
-	if !nullable && isNull(raw) {
-		o.fail("member %q must not be null", o.path+key)
-		return nil
-	}
-	v, err := decodeValue(raw)
-	if err != nil {
-		o.fail("member %q: %v", o.path+key, err)
-	}
-	return v
-}
-
-// objectValue decodes an optional member that must be a JSON object.
-func (o *object) objectValue(key string) map[string]any {
-	raw, ok := o.get(key, false)
-	if !ok {
-		return nil
-	}
-	v, err := decodeValue(raw)
-	m, isObject := v.(map[string]any)
-	if err != nil || !isObject {
-		o.fail("member %q must be an object", o.path+key)
-		return nil
-	}
-	return m
-}
-
-func (o *object) strings(key string) []string {
-	raw, ok := o.get(key, false)
-	if !ok {
-		return nil
-	}
-	var items []json.RawMessage
-	if len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &items) != nil {
-		o.fail("member %q must be an array of strings", o.path+key)
-		return nil
-	}
-	ss := make([]string, len(items))
-	for i, item := range items {
-		if len(item) == 0 || item[0] != '"' || json.Unmarshal(item, &ss[i]) != nil {
-			o.fail("member %q must be an array of strings", o.path+key)
-			return nil
-		}
-	}
-	return ss
-}
-
-func (o *object) base() BaseEvent {
+// base reads the members every event has.
+func (d *decoder) base(m map[string]json.RawMessage) BaseEvent {
 	b := BaseEvent{
-		RawEvent: o.value("rawEvent", false, false),
-		Metadata: o.objectValue("metadata"),
+		RawEvent: d.value(m, "", "rawEvent", false, false),
+		Metadata: d.objectValue(m, "", "metadata", false),
 	}
-	if raw, ok := o.get("timestamp", false); ok {
-		ts, err := safeInteger(raw)
+	if raw, ok := m["timestamp"]; ok {
+		ts, err := jsonmember.Decoder{}.Int(raw, "")
 		if err != nil {
-			o.fail("member \"timestamp\" must be an integer within ±(2^53−1)")
+			d.fail("timestamp", "must be an integer within ±(2^53−1)")
 		}
 		b.Timestamp = ts
 	}
 	return b
 }
 
-func (o *object) role() Role {
-	if _, ok := o.get("role", false); !ok {
+// role reads TEXT_MESSAGE_START's optional role.
+func (d *decoder) role(m map[string]json.RawMessage) Role {
+	if _, ok := m["role"]; !ok {
 		return ""
 	}
-	r := Role(o.str("role", false))
-	if o.err == nil && !r.valid() {
-		o.fail("member \"role\" must be developer, system, assistant or user, not %q", r)
+	n := d.count()
+	r := Role(d.str(m, "", "role", false))
+	if d.count() == n && !r.valid() {
+		d.fail("role", "must be developer, system, assistant or user, not %q", r)
 	}
 	return r
 }
 
-func (o *object) input() any {
-	raw, ok := o.get("input", false)
+// eventInput reads RUN_STARTED's optional input: a RunAgentInput, kept as
+// the open value it is.
+func (d *decoder) eventInput(m map[string]json.RawMessage) any {
+	raw, ok := m["input"]
 	if !ok {
 		return nil
 	}
-	o.decode(func(d *decoder) { d.input(raw, "input") })
-	if o.err != nil {
+	n := d.count()
+	d.nested(func() { d.input(raw, "input") })
+	if d.count() != n {
 		return nil
 	}
-	return o.value("input", false, false)
+	return d.value(m, "", "input", false, false)
 }
 
-// decode runs a decoder over the event's members, unbounded (an event is
-// checked as the schema checks it), and records its first invalid member.
-func (o *object) decode(read func(d *decoder)) {
-	if o.err != nil {
-		return
-	}
-	d := &decoder{}
-	read(d)
-	if msg := d.first(); msg != "" {
-		o.fail("%s", msg)
-	}
-}
-
-func (o *object) outcome() *Outcome {
-	raw, ok := o.get("outcome", false)
+// outcome reads RUN_FINISHED's optional outcome.
+func (d *decoder) outcome(m map[string]json.RawMessage) *Outcome {
+	raw, ok := m["outcome"]
 	if !ok {
 		return nil
 	}
-	sub := o.sub(raw, "outcome")
-	if sub == nil {
+	om, ok := d.object(raw, "outcome", "an object")
+	if !ok {
 		return nil
 	}
-	out := &Outcome{Type: OutcomeType(sub.str("type", true))}
+	n := d.count()
+	out := &Outcome{Type: OutcomeType(d.str(om, "outcome", "type", true))}
 	switch {
-	case sub.err != nil:
+	case d.count() != n:
 	case out.Type == OutcomeSuccess:
-		out.PendingToolCallIDs = sub.strings("pendingToolCallIds")
+		out.PendingToolCallIDs = d.strings(om, "outcome", "pendingToolCallIds")
 	case out.Type == OutcomeInterrupt:
-		out.Interrupts = sub.interrupts()
+		out.Interrupts = d.interrupts(om, "outcome")
 	case out.Type == OutcomeCancelled:
 	default:
-		sub.fail("member \"outcome.type\" must be success, interrupt or cancelled, not %q", out.Type)
+		d.fail("outcome.type", "must be success, interrupt or cancelled, not %q", out.Type)
 	}
-	if sub.err != nil {
-		o.err = sub.err
+	if d.count() != n {
 		return nil
 	}
 	return out
 }
 
-func (o *object) interrupts() []Interrupt {
-	raw, ok := o.get("interrupts", true)
+// strings reads an optional array of strings.
+func (d *decoder) strings(m map[string]json.RawMessage, path, key string) []string {
+	raw, ok := m[key]
 	if !ok {
 		return nil
 	}
-	var items []json.RawMessage
-	if len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &items) != nil {
-		o.fail("member %q must be an array", o.path+"interrupts")
+	items, err := jsonmember.ItemsOfMember(raw)
+	ss := make([]string, len(items))
+	for i := 0; err == nil && i < len(items); i++ {
+		if ss[i], ok = jsonmember.StringOfMember(items[i]); !ok {
+			err = errors.New("not a string")
+		}
+	}
+	if err != nil {
+		d.fail(jsonmember.Path(path, key), "must be an array of strings")
 		return nil
 	}
+	return ss
+}
+
+// interrupts reads an interrupt outcome's required interrupts: at least one.
+func (d *decoder) interrupts(m map[string]json.RawMessage, path string) []Interrupt {
+	items, ok := d.array(m, path, "interrupts", true, MaxInputItems)
+	if !ok {
+		return nil
+	}
+	p := jsonmember.Path(path, "interrupts")
 	if len(items) == 0 {
-		o.fail("member %q needs at least one interrupt", o.path+"interrupts")
+		d.fail(p, "needs at least one interrupt")
 		return nil
 	}
 	out := make([]Interrupt, 0, len(items))
 	for i, item := range items {
-		sub := o.sub(item, fmt.Sprintf("%sinterrupts[%d]", o.path, i))
-		if sub == nil {
-			return nil
+		ip := index(p, i)
+		im, ok := d.object(item, ip, "an object")
+		if !ok {
+			continue
 		}
-		in := Interrupt{
-			ID:             sub.str("id", true),
-			Reason:         sub.str("reason", true),
-			Message:        sub.str("message", false),
-			ToolCallID:     sub.str("toolCallId", false),
-			ResponseSchema: sub.objectValue("responseSchema"),
-			ExpiresAt:      sub.str("expiresAt", false),
-			Metadata:       sub.objectValue("metadata"),
-		}
-		if sub.err != nil {
-			o.err = sub.err
-			return nil
-		}
-		out = append(out, in)
+		out = append(out, Interrupt{
+			ID:             d.str(im, ip, "id", true),
+			Reason:         d.str(im, ip, "reason", true),
+			Message:        d.str(im, ip, "message", false),
+			ToolCallID:     d.str(im, ip, "toolCallId", false),
+			ResponseSchema: d.objectValue(im, ip, "responseSchema", false),
+			ExpiresAt:      d.str(im, ip, "expiresAt", false),
+			Metadata:       d.objectValue(im, ip, "metadata", false),
+		})
 	}
 	return out
 }
-
-// sub returns a reader for a nested object member, or nil (recording an
-// error) if it is not an object.
-func (o *object) sub(raw json.RawMessage, path string) *object {
-	var m map[string]json.RawMessage
-	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &m) != nil {
-		o.fail("member %q must be an object", path)
-		return nil
-	}
-	return &object{typ: o.typ, path: path + ".", m: m}
-}
-
-// decodeValue decodes any JSON value, keeping numbers as json.Number.
-func decodeValue(raw json.RawMessage) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	return v, nil
-}
-
-// safeInteger parses a JSON number the way JavaScript reads it (a double)
-// and accepts it if it is an integer within ±(2^53−1): 1000, 1e3 and 1000.0
-// all qualify.
-func safeInteger(raw json.RawMessage) (int64, error) {
-	if len(raw) == 0 || (raw[0] != '-' && (raw[0] < '0' || raw[0] > '9')) {
-		return 0, errors.New("not a number")
-	}
-	f, err := strconv.ParseFloat(string(raw), 64)
-	if err != nil || f != math.Trunc(f) || math.Abs(f) > maxSafeInteger {
-		return 0, errors.New("not a safe integer")
-	}
-	return int64(f), nil
-}
-
-func isNull(raw json.RawMessage) bool { return bytes.Equal(raw, []byte("null")) }

@@ -1,0 +1,467 @@
+package server
+
+import (
+	"github.com/triage-go/triage"
+	"github.com/triage-go/triage/internal/apidoc"
+	"github.com/triage-go/triage/store"
+)
+
+// operations are the API's operations, each with its handler: the routes
+// the server serves (/mcp's only when it runs agents) and what
+// cmd/openapigen writes of them to openapi.json. The MCP bridge over
+// streamable HTTP (MCP 2025-06-18) comes first.
+var operations = []route{
+	{api: (*Server).serveMCP, Operation: apidoc.Operation{
+		Method: "POST", Path: "/mcp", ID: "mcpPost",
+		Summary:     "Send MCP messages (streamable HTTP)",
+		Description: "The MCP bridge's tools (seed 002) over the streamable HTTP transport of MCP 2025-06-18, behind the API keys: a JSON-RPC 2.0 request, notification or response, or a batch of them where the session's protocol version has batches (at most MCPMaxBatch messages, each counted against the tenant's rate limit). Begin with an initialize request without Mcp-Session-Id; its answer's Mcp-Session-Id header names the session for every later request. A request is answered with one JSON-RPC response (application/json) or an SSE stream (text/event-stream) of the server's messages that ends with it, as the Accept header allows; notifications and responses alone are accepted with 202. A tool's failure is a result with isError and the fault; a malformed message is a JSON-RPC error (-32700 … -32603). See docs/service.md.",
+		Params:      opMCPParams,
+		Body:        &apidoc.Media{ContentType: "application/json", Schema: apidoc.Obj{"oneOf": apidoc.List{apidoc.Ref("JSONRPCMessage"), apidoc.Obj{"type": "array", "items": apidoc.Ref("JSONRPCMessage")}}}},
+		OK: []apidoc.Answer{
+			{Status: 200, Description: "The JSON-RPC response(s) to the request(s), as JSON or as an SSE stream of JSON-RPC messages (data: one message per event; id: its position, for Last-Event-ID).", Content: []apidoc.Media{
+				{ContentType: "application/json", Schema: apidoc.Obj{"oneOf": apidoc.List{apidoc.Ref("JSONRPCResponse"), apidoc.Obj{"type": "array", "items": apidoc.Ref("JSONRPCResponse")}}}},
+				{ContentType: "text/event-stream", Schema: apidoc.Obj{"type": "string"}},
+			}},
+			{Status: 202, Description: "Notifications or responses only: accepted, no body.", Content: nil},
+		},
+		Problems: []apidoc.Problem{
+			{Status: 400, Description: "Malformed JSON, an invalid message, ids the transport would alter, or a batch where the session has none or over the bound: a JSON-RPC error response with id null (application/json), or a problem (INVALID_REQUEST).", RPC: true},
+			opNoKey,
+			{Status: 403, Description: "A wrong API key (TENANT_UNAUTHORIZED), a browser's request from another origin, or a Host that is not the loopback address the request came to (INVALID_REQUEST)."},
+			{Status: 404, Description: "No such session for this tenant: it expired, was closed or never existed (SESSION_NOT_FOUND); initialize a new one."},
+			{Status: 406, Description: "The Accept header allows neither application/json nor text/event-stream (INVALID_REQUEST)."},
+			opBodyTimeout,
+			{Status: 413, Description: "The body is over the /mcp limit (PAYLOAD_TOO_LARGE)."},
+			{Status: 415, Description: "The body is not JSON (INVALID_REQUEST)."},
+			opRateLimited,
+			opBusy,
+		},
+	}},
+	{api: (*Server).serveMCP, Operation: apidoc.Operation{
+		Method: "GET", Path: "/mcp", ID: "mcpStream",
+		Summary:     "Listen to an MCP session (streamable HTTP)",
+		Description: "The session's stream of server-initiated messages (SSE: data is a JSON-RPC message), or, with Last-Event-ID, the resumption of a stream that broke, within the event store's bounds.",
+		Params:      append(opMCPParams, apidoc.Param{Name: "Last-Event-ID", In: "header", Description: "The id of the last event received: the stream resumes after it.", Schema: apidoc.Obj{"type": "string"}}),
+		OK: []apidoc.Answer{
+			{Status: 200, Description: "An SSE stream of JSON-RPC messages.", Content: []apidoc.Media{{ContentType: "text/event-stream", Schema: apidoc.Obj{"type": "string"}}}},
+		},
+		Problems: []apidoc.Problem{
+			{Status: 400, Description: "No Mcp-Session-Id, or an event id the session did not send (INVALID_REQUEST)."},
+			opNoKey,
+			{Status: 403, Description: "A wrong API key (TENANT_UNAUTHORIZED), or a browser's request from another origin (INVALID_REQUEST)."},
+			{Status: 404, Description: "No such session for this tenant (SESSION_NOT_FOUND)."},
+			{Status: 405, Description: "The transport serves no stream here (INVALID_REQUEST)."},
+			{Status: 406, Description: "The Accept header does not allow text/event-stream (INVALID_REQUEST)."},
+			{Status: 409, Description: "Another request is reading this stream now (SESSION_BUSY); retry after Retry-After."},
+			opRateLimited,
+			opBusy,
+		},
+	}},
+	{api: (*Server).serveMCP, Operation: apidoc.Operation{
+		Method: "DELETE", Path: "/mcp", ID: "mcpClose",
+		Summary: "Close an MCP session",
+		Params:  opMCPParams,
+		OK: []apidoc.Answer{
+			{Status: 204, Description: "The session is closed."},
+		},
+		Problems: []apidoc.Problem{
+			{Status: 400, Description: "No Mcp-Session-Id (INVALID_REQUEST)."},
+			opNoKey,
+			{Status: 403, Description: "A wrong API key (TENANT_UNAUTHORIZED), or a browser's request from another origin (INVALID_REQUEST)."},
+			{Status: 404, Description: "No such session for this tenant (SESSION_NOT_FOUND)."},
+			opRateLimited,
+			opBusy,
+		},
+	}},
+	{api: (*Server).postError, Operation: apidoc.Operation{
+		Method: "POST", Path: "/v1/errors", ID: "reportError",
+		Summary: "Report an error",
+		Params: []apidoc.Param{
+			{Name: "Idempotency-Key", In: "header", Description: "draft-ietf-httpapi-idempotency-key-header: a repeat with the same key and body returns the stored response; another body is a 422; a repeat while the first is in flight is a 409.", Schema: apidoc.Obj{
+				"type":      "string",
+				"minLength": 1,
+				"maxLength": 255,
+			}},
+		},
+		Body: &apidoc.Media{ContentType: "application/json", Schema: apidoc.Of[triage.Report]()},
+		OK: []apidoc.Answer{
+			{Status: 200, Description: "A duplicate delivery: the feedback given before (duplicate: true); nothing re-executed.", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Of[triage.Feedback]()}}},
+			{Status: 201, Description: "A new error: its feedback. The record is committed, and the jobs its actions enqueued (retries, escalations) with it, in the same transaction.", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Of[triage.Feedback]()}}},
+		},
+		Problems: []apidoc.Problem{
+			{Status: 400, Description: "Malformed JSON (INVALID_REQUEST)."},
+			opNoKey,
+			opWrongKey,
+			opBodyTimeout,
+			{Status: 409, Description: "The same report, or the same Idempotency-Key, is still being handled (SESSION_BUSY); retry after Retry-After."},
+			{Status: 413, Description: "The body is over the limit (PAYLOAD_TOO_LARGE)."},
+			{Status: 415, Description: "The body is not JSON (INVALID_REQUEST)."},
+			{Status: 422, Description: "An invalid report (INVALID_REQUEST); errors lists every field error, a string that is not Unicode text (not UTF-8, or an escaped UTF-16 surrogate without its pair) among them, by its path."},
+			opRateLimited,
+			opBusy,
+		},
+	}},
+	{api: (*Server).listErrors, Operation: apidoc.Operation{
+		Method: "GET", Path: "/v1/errors", ID: "listErrors",
+		Summary: "List error records (summaries)",
+		Params: []apidoc.Param{
+			{Name: "query_id", In: "query", Description: "Only this query's errors.", Schema: apidoc.Ref("Identifier")},
+			{Name: "agent_id", In: "query", Description: "Only this agent's errors.", Schema: apidoc.Ref("Identifier")},
+			{Name: "error_type", In: "query", Description: "Only this type.", Schema: apidoc.Of[triage.ErrorType]()},
+			{Name: "severity", In: "query", Description: "Only this severity.", Schema: apidoc.Of[triage.Severity]()},
+			{Name: "since", In: "query", Description: "Only errors last seen at or after this time.", Schema: apidoc.Obj{
+				"type":   "string",
+				"format": "date-time",
+			}},
+			{Name: "limit", In: "query", Description: "Page size.", Schema: apidoc.Obj{
+				"type":    "integer",
+				"minimum": 1,
+				"maximum": 500,
+				"default": 50,
+			}},
+			{Name: "cursor", In: "query", Description: "next_cursor of the previous page.", Schema: apidoc.Obj{
+				"type": "string",
+			}},
+		},
+		OK: []apidoc.Answer{
+			{Status: 200, Description: "A page of record summaries, the most recently first seen first: no report or feedback (GET /v1/errors/{error_id} has them), so a page is a few hundred bytes per record whatever the reports' size.", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Of[triage.Page]()}}},
+		},
+		Problems: []apidoc.Problem{
+			{Status: 400, Description: "An invalid filter or cursor; errors lists every parameter."},
+			opNoKey,
+			opWrongKey,
+			opRateLimited,
+			opBusy,
+		},
+	}},
+	{api: (*Server).getError, Operation: apidoc.Operation{
+		Method: "GET", Path: "/v1/errors/{error_id}", ID: "getError",
+		Summary: "An error record",
+		Params: []apidoc.Param{
+			{Name: "error_id", In: "path", Required: true, Schema: apidoc.Obj{
+				"type": "string",
+			}},
+		},
+		OK: []apidoc.Answer{
+			{Status: 200, Description: "The record: its latest report and feedback, its latest occurrences (the latest received first, at most 20, and no more than fit in 4 MiB of documents with the record's own, but always one; occurrences_next_cursor continues on /v1/errors/{error_id}/occurrences) and its latest 20 jobs with their attempts (more_jobs when there are older ones).", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Of[triage.Record]()}}},
+		},
+		Problems: []apidoc.Problem{
+			{Status: 400, Description: "The query string is malformed (INVALID_REQUEST)."},
+			opNoKey,
+			opWrongKey,
+			{Status: 404, Description: "No such error for this tenant (NOT_FOUND)."},
+			opRateLimited,
+			opBusy,
+		},
+	}},
+	{api: (*Server).listOccurrences, Operation: apidoc.Operation{
+		Method: "GET", Path: "/v1/errors/{error_id}/occurrences", ID: "listOccurrences",
+		Summary: "A page of an error record's occurrences",
+		Params: []apidoc.Param{
+			{Name: "error_id", In: "path", Required: true, Schema: apidoc.Obj{
+				"type": "string",
+			}},
+			{Name: "limit", In: "query", Description: "Page size; a page also ends before the occurrence that would take its documents past 4 MiB (but has at least one).", Schema: apidoc.Obj{
+				"type":    "integer",
+				"minimum": 1,
+				"maximum": 100,
+				"default": 20,
+			}},
+			{Name: "cursor", In: "query", Description: "next_cursor of the previous page, or the record's occurrences_next_cursor.", Schema: apidoc.Obj{
+				"type": "string",
+			}},
+		},
+		OK: []apidoc.Answer{
+			{Status: 200, Description: "Occurrences, the latest received first, each with its report, feedback and actions.", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Of[triage.OccurrencePage]()}}},
+		},
+		Problems: []apidoc.Problem{
+			{Status: 400, Description: "An invalid filter or cursor; errors lists every parameter."},
+			opNoKey,
+			opWrongKey,
+			{Status: 404, Description: "No such error for this tenant (NOT_FOUND)."},
+			opRateLimited,
+			opBusy,
+		},
+	}},
+	{api: (*Server).streamEvents, Operation: apidoc.Operation{
+		Method: "GET", Path: "/v1/events", ID: "streamEvents",
+		Summary:     "Server-Sent Events of each new feedback",
+		Description: "One `feedback` event per new feedback of the tenant, saved by any instance sharing the store, in the order they were committed (data: the Feedback JSON; id: its position in the stream, an integer that grows: on SQLite the occurrence's ID, on PostgreSQL the ID of the transaction that saved it); a keep-alive comment every 15 s; a `shutdown` event when the service stops, after which the stream ends. A client that reconnects with `Last-Event-ID` is first sent the feedback saved since that event, at most 1,000 events; when it missed more, a `truncated` event (id: the position the stream goes on after) and the stream goes on from there: catch up with `GET /v1/errors?since=`. On PostgreSQL an event waits until the write transactions that began before it have ended (see docs/service.md). Besides, a `run` event (data: the Run record, as GET /v1/runs/{run_id} returns it) for each AG-UI run of the tenant that ends while the stream is open, on any instance sharing the store, in the order they ended: live only, without an id, never replayed after Last-Event-ID.",
+		Params: []apidoc.Param{
+			{Name: "Last-Event-ID", In: "header", Description: "The id of the last event received: the stream replays the feedback saved after it.", Schema: apidoc.Obj{
+				"type":    "string",
+				"pattern": "^[0-9]+$",
+			}},
+		},
+		OK: []apidoc.Answer{
+			{Status: 200, Description: "The event stream.", Content: []apidoc.Media{{ContentType: "text/event-stream", Schema: apidoc.Obj{
+				"type": "string",
+			}}}},
+		},
+		Problems: []apidoc.Problem{
+			{Status: 400, Description: "A Last-Event-ID that is not an event id (INVALID_REQUEST)."},
+			opNoKey,
+			opWrongKey,
+			opRateLimited,
+			opBusy,
+		},
+	}},
+	{api: (*Server).putSchema, Operation: apidoc.Operation{
+		Method: "PUT", Path: "/v1/schemas/{source}", ID: "putSchema",
+		Summary: "Set a data source's schema inventory (for map_synonym)",
+		Params: []apidoc.Param{
+			{Name: "source", In: "path", Required: true, Description: "The data source (the report context's source).", Schema: apidoc.Ref("Identifier")},
+		},
+		Body: &apidoc.Media{ContentType: "application/json", Schema: apidoc.Of[triage.SchemaInfo]()},
+		OK: []apidoc.Answer{
+			{Status: 200, Description: "Stored.", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Ref("SchemaStored")}}},
+		},
+		Problems: opPutProblems,
+	}},
+	{api: (*Server).putCache, Operation: apidoc.Operation{
+		Method: "PUT", Path: "/v1/cache/{query_id}", ID: "putCached",
+		Summary: "Store a query's last good result (for use_cache)",
+		Params: []apidoc.Param{
+			{Name: "query_id", In: "path", Required: true, Description: "The query.", Schema: apidoc.Ref("Identifier")},
+		},
+		Body: &apidoc.Media{ContentType: "application/json", Schema: apidoc.Of[triage.CachedResult]()},
+		OK: []apidoc.Answer{
+			{Status: 200, Description: "Stored.", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Ref("CachedStored")}}},
+		},
+		Problems: opPutProblems,
+	}},
+	{api: (*Server).listAgents, Operation: apidoc.Operation{
+		Method: "GET", Path: "/v1/agents", ID: "listAgents",
+		Summary:     "The agents AG-UI runs and /mcp serve",
+		Description: "The agent registry (--agents FILE, or the default one script agent, echo), in its order: the agents POST /v1/agents/{agent_id}/runs runs and /mcp delegates to. Empty when the service runs no agents. Takes no query parameters. Not the pipeline agents of PUT /v1/callbacks/{agent_id}, which report errors.",
+		OK: []apidoc.Answer{
+			{Status: 200, Description: "The registry.", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Ref("AgentList")}}},
+		},
+		Problems: []apidoc.Problem{
+			{Status: 400, Description: "A query parameter, or a malformed query string (INVALID_REQUEST)."},
+			opNoKey,
+			opWrongKey,
+			opRateLimited,
+			opBusy,
+		},
+	}},
+	{api: (*Server).putCallback, Operation: apidoc.Operation{
+		Method: "PUT", Path: "/v1/callbacks/{agent_id}", ID: "putCallback",
+		Summary:     "Register a pipeline agent's retry callback URL",
+		Description: "Where the retries the handler plans for the agent's queries are POSTed (a retry job's JSON) when they are due. A pipeline agent reports errors; it is not an agent of the registry (GET /v1/agents).",
+		Params: []apidoc.Param{
+			{Name: "agent_id", In: "path", Required: true, Description: "The agent.", Schema: apidoc.Ref("Identifier")},
+		},
+		Body: &apidoc.Media{ContentType: "application/json", Schema: apidoc.Ref("Callback")},
+		OK: []apidoc.Answer{
+			{Status: 200, Description: "Stored: the agent's callback.", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Of[store.Agent]()}}},
+		},
+		Problems: opPutProblems,
+	}},
+	{api: (*Server).putAgentCallback, Operation: apidoc.Operation{
+		Method: "PUT", Path: "/v1/agents/{agent_id}", ID: "putAgentCallback",
+		Summary:     "Register a pipeline agent's retry callback URL (deprecated)",
+		Description: "Deprecated: PUT /v1/callbacks/{agent_id} does the same; this path stays as its alias. /v1/agents is the agent registry (GET /v1/agents, POST /v1/agents/{agent_id}/runs); a pipeline agent's callback is another noun. The answer carries Deprecation (RFC 9745) and a Link to its successor-version.",
+		Deprecated:  true,
+		Params: []apidoc.Param{
+			{Name: "agent_id", In: "path", Required: true, Description: "The agent.", Schema: apidoc.Ref("Identifier")},
+		},
+		Body: &apidoc.Media{ContentType: "application/json", Schema: apidoc.Ref("Callback")},
+		OK: []apidoc.Answer{
+			{Status: 200, Description: "Stored: the agent's callback, with the Deprecation and Link headers.", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Of[store.Agent]()}},
+				Headers: apidoc.Obj{
+					"Deprecation": apidoc.Obj{"description": "When the path was deprecated (RFC 9745): @1796169600, 2026-12-02.", "schema": apidoc.Obj{"type": "string"}},
+					"Link":        apidoc.Obj{"description": "The path to use instead: </v1/callbacks/{agent_id}>; rel=\"successor-version\".", "schema": apidoc.Obj{"type": "string"}},
+				}},
+		},
+		Problems: opPutProblems,
+	}},
+	{api: (*Server).postRun, Operation: apidoc.Operation{
+		Method: "POST", Path: "/v1/agents/{agent_id}/runs", ID: "postRun",
+		Summary:     "Run an agent for an AG-UI client (HttpAgent), streamed as AG-UI events",
+		Description: "The body is AG-UI 1.0's RunAgentInput. The answer is a Server-Sent Events stream of AG-UI events: RUN_STARTED, STEP_STARTED/STEP_FINISHED per graph node, TEXT_MESSAGE_START/CONTENT/END, CUSTOM user_error notices, then RUN_FINISHED or RUN_ERROR (the fault's code, with retryable, retry_after and the other facets in metadata), always last. A request that is not a run is a problem before the stream starts, as is a runId the tenant used already (409). The client going away cancels the run. The service shutting down cancels it too, at once: the stream ends with RUN_ERROR SERVICE_UNAVAILABLE (retryable, metadata.retry_after 5, details.reason shutting_down), or a CAP stream with its error packet. The run is recorded before the stream starts and its outcome once it ends: GET /v1/runs/{run_id}, and a `run` event on GET /v1/events.",
+		Params: []apidoc.Param{
+			{Name: "agent_id", In: "path", Required: true, Description: "The agent (see the agents file; the default is echo).", Schema: apidoc.Ref("Identifier")},
+		},
+		Body: &apidoc.Media{ContentType: "application/json", Schema: apidoc.Obj{
+			"type":        "object",
+			"description": "AG-UI RunAgentInput",
+			"required":    apidoc.List{"threadId", "runId", "messages"},
+			"properties": apidoc.Obj{
+				"threadId": apidoc.Obj{
+					"type": "string",
+				},
+				"runId": apidoc.Obj{
+					"type": "string",
+				},
+				"parentRunId": apidoc.Obj{
+					"type": "string",
+				},
+				"messages": apidoc.Obj{
+					"type":        "array",
+					"description": "AG-UI messages (id, role, content, …).",
+					"items":       apidoc.AnyObject,
+				},
+				"tools": apidoc.Obj{
+					"type":        "array",
+					"description": "The tools the frontend offers (name, description, parameters).",
+					"items":       apidoc.AnyObject,
+				},
+				"context": apidoc.Obj{
+					"type":        "array",
+					"description": "AG-UI context entries (description, value).",
+					"items":       apidoc.AnyObject,
+				},
+				"state":          apidoc.Obj{"description": "The agent's state: any JSON value."},
+				"forwardedProps": apidoc.Obj{"description": "Any JSON value, passed on."},
+			},
+		}},
+		OK: []apidoc.Answer{
+			{Status: 200, Description: "The run, as AG-UI events over SSE.", Content: []apidoc.Media{{ContentType: "text/event-stream", Schema: apidoc.Obj{
+				"type": "string",
+			}}}},
+		},
+		Problems: []apidoc.Problem{
+			{Status: 400, Description: "Not a RunAgentInput: malformed JSON, or invalid members (errors lists each by path); a runId or threadId holding a NUL character."},
+			opNoKey,
+			opWrongKey,
+			{Status: 404, Description: "No agent has this id (CAPABILITY_NOT_FOUND)."},
+			opBodyTimeout,
+			{Status: 409, Description: "The runId is already the id of a run of this tenant, running or ended (INVALID_REQUEST, not retryable: send a new runId; details.runId)."},
+			{Status: 413, Description: "The body is over the limit."},
+			{Status: 415, Description: "The body is not JSON."},
+			{Status: 429, Description: "The tenant's rate limit or share of requests in progress."},
+			{Status: 503, Description: "The service is busy, is shutting down (details.reason shutting_down, Retry-After: 5), or the storage failed before the run started (SERVICE_UNAVAILABLE, with Retry-After)."},
+		},
+	}},
+	{api: (*Server).getRun, Operation: apidoc.Operation{
+		Method: "GET", Path: "/v1/runs/{run_id}", ID: "getRun",
+		Summary:     "An AG-UI agent run's record",
+		Description: "The tenant's record of the run with this runId (POST /v1/agents/{agent_id}/runs): its thread and agent, when it started and finished, its outcome and, for a failed run, its fault. Kept 7 days after the run started (store.Retention.Runs).",
+		Params: []apidoc.Param{
+			{Name: "run_id", In: "path", Required: true, Description: "The RunAgentInput's runId.", Schema: apidoc.Obj{
+				"type": "string",
+			}},
+		},
+		OK: []apidoc.Answer{
+			{Status: 200, Description: "The run's record.", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Of[triage.Run]()}}},
+		},
+		Problems: []apidoc.Problem{
+			{Status: 400, Description: "The query string is malformed (INVALID_REQUEST)."},
+			opNoKey,
+			opWrongKey,
+			{Status: 404, Description: "No such run for this tenant: never started, expired, or another tenant's (NOT_FOUND)."},
+			opRateLimited,
+			opBusy,
+		},
+	}},
+	{h: (*Server).healthz, Operation: apidoc.Operation{
+		Method: "GET", Path: "/healthz", ID: "healthz",
+		Summary: "Liveness",
+		OK: []apidoc.Answer{
+			{Status: 200, Description: "The process serves: {\"status\":\"ok\"}.", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Ref("Status")}}},
+		},
+		Problems: []apidoc.Problem{
+			{Status: 400, Description: "The query string is malformed (INVALID_REQUEST)."},
+		},
+	}},
+	{h: (*Server).readyz, Operation: apidoc.Operation{
+		Method: "GET", Path: "/readyz", ID: "readyz",
+		Summary: "Readiness: a report can be committed now",
+		OK: []apidoc.Answer{
+			{Status: 200, Description: "Ready: {\"status\":\"ready\"}.", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Ref("Status")}}},
+		},
+		Problems: []apidoc.Problem{
+			{Status: 400, Description: "The query string is malformed (INVALID_REQUEST)."},
+			{Status: 503, Description: "The storage cannot commit a report now, or an ingress is down (SERVICE_UNAVAILABLE); details.reason says why: unreachable, disk_full, read_only, io_error, corrupt or write_failed; nats_down while the NATS ingress (serve --nats) is down."},
+		},
+	}},
+	{h: (*Server).metricsHandler, Operation: apidoc.Operation{
+		Method: "GET", Path: "/metrics", ID: "metrics",
+		Summary:     "Prometheus metrics",
+		Description: "Open without a key unless API keys and an operator key (TRIAGE_OPERATOR_KEY) are set: then the operator key, as the password of HTTP Basic authentication, a Bearer token or X-API-Key; a tenant's key does not open it. With API keys and no operator key, the reporting agents are all counted as \"(other)\".",
+		Security:    apidoc.List{apidoc.Obj{}, apidoc.Obj{"bearer": apidoc.List{}}, apidoc.Obj{"apiKey": apidoc.List{}}},
+		OK: []apidoc.Answer{
+			{Status: 200, Description: "The text exposition format.", Content: []apidoc.Media{{ContentType: "text/plain", Schema: apidoc.Obj{
+				"type": "string",
+			}}}},
+		},
+		Problems: []apidoc.Problem{
+			{Status: 400, Description: "The query string is malformed (INVALID_REQUEST)."},
+			{Status: 401, Description: "API keys and an operator key are set, and the request has no key (TENANT_REQUIRED)."},
+			{Status: 403, Description: "The key is not the operator key (TENANT_UNAUTHORIZED)."},
+			{Status: 429, Description: "Too many failed authentications from this address (RATE_LIMITED)."},
+		},
+	}},
+	{h: (*Server).openAPI, Operation: apidoc.Operation{
+		Method: "GET", Path: "/openapi.json", ID: "openapi",
+		Summary: "This document",
+		OK: []apidoc.Answer{
+			{Status: 200, Description: "OpenAPI 3.1: this document.", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.AnyObject}}},
+		},
+		Problems: []apidoc.Problem{
+			{Status: 400, Description: "The query string is malformed (INVALID_REQUEST)."},
+		},
+	}},
+	{h: (*Server).problemTypes, Operation: apidoc.Operation{
+		Method: "GET", Path: "/errors", ID: "problemTypes",
+		Summary: "The problem types: every code of the taxonomy",
+		OK: []apidoc.Answer{
+			{Status: 200, Description: "HTML, or JSON when Accept prefers application/json.", Content: []apidoc.Media{{ContentType: "text/html", Schema: apidoc.Obj{
+				"type": "string",
+			}}, {ContentType: "application/json", Schema: apidoc.Obj{
+				"type":  "array",
+				"items": apidoc.Ref("ProblemType"),
+			}}}},
+		},
+		Problems: []apidoc.Problem{
+			{Status: 400, Description: "The query string is malformed (INVALID_REQUEST)."},
+		},
+	}},
+	{h: (*Server).problemType, Operation: apidoc.Operation{
+		Method: "GET", Path: "/errors/{type}", ID: "problemType",
+		Summary: "One problem type's page: what a problem's type URI resolves to",
+		Params: []apidoc.Param{
+			{Name: "type", In: "path", Required: true, Description: "The last segment of the type, as in /errors/rate-limited.", Schema: apidoc.Obj{
+				"type": "string",
+			}},
+		},
+		OK: []apidoc.Answer{
+			{Status: 200, Description: "HTML, or JSON when Accept prefers application/json.", Content: []apidoc.Media{{ContentType: "text/html", Schema: apidoc.Obj{
+				"type": "string",
+			}}, {ContentType: "application/json", Schema: apidoc.Ref("ProblemType")}}},
+		},
+		Problems: []apidoc.Problem{
+			{Status: 400, Description: "The query string is malformed (INVALID_REQUEST)."},
+			{Status: 404, Description: "No such problem type (NOT_FOUND)."},
+		},
+	}},
+}
+
+// The problems every authenticated route shares.
+var (
+	opNoKey       = apidoc.Problem{Status: 401, Description: "No API key (TENANT_REQUIRED)."}
+	opWrongKey    = apidoc.Problem{Status: 403, Description: "A wrong API key (TENANT_UNAUTHORIZED)."}
+	opBodyTimeout = apidoc.Problem{Status: 408, Shared: "BodyTimeout"}
+	opRateLimited = apidoc.Problem{Status: 429, Shared: "RateLimited"}
+	opBusy        = apidoc.Problem{Status: 503, Shared: "Busy"}
+)
+
+// opPutProblems are the problems of a PUT of one JSON document.
+var opPutProblems = []apidoc.Problem{
+	{Status: 400, Description: "Malformed JSON or an invalid path parameter."},
+	opNoKey,
+	opWrongKey,
+	opBodyTimeout,
+	{Status: 413, Description: "The body is over the limit."},
+	{Status: 415, Description: "The body is not JSON."},
+	{Status: 422, Description: "The document is invalid; errors lists every field."},
+	opRateLimited,
+	opBusy,
+}
+
+// opMCPParams are the headers of every /mcp request.
+var opMCPParams = []apidoc.Param{
+	{Name: "Mcp-Session-Id", In: "header", Description: "The session, from the initialize response's Mcp-Session-Id header; absent on initialize.", Schema: apidoc.Obj{"type": "string"}},
+	{Name: "MCP-Protocol-Version", In: "header", Description: "The protocol version the session negotiated (2025-06-18, say); when absent or another supported one, the session's is used.", Schema: apidoc.Obj{"type": "string"}},
+}
