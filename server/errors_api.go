@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -105,72 +106,126 @@ func encodeJSON(w http.ResponseWriter, status int, v any) error {
 	return nil
 }
 
+// listQuery reads the query of a list (GET /v1/errors, /v1/runs),
+// collecting every problem to report them at once.
+type listQuery struct {
+	q    url.Values
+	errs []fault.FieldError
+}
+
+func (l *listQuery) bad(field, msg string) {
+	l.errs = append(l.errs, fault.FieldError{Field: field, Message: msg})
+}
+
+// only refuses the parameters not named.
+func (l *listQuery) only(names ...string) {
+	for name := range l.q {
+		if !slices.Contains(names, name) {
+			l.bad(name, "is not a filter; use "+strings.Join(names[:len(names)-1], ", ")+" or "+names[len(names)-1])
+		}
+	}
+}
+
+// one is a parameter given at most once ("" when absent).
+func (l *listQuery) one(name string) string {
+	v := l.q[name]
+	if len(v) > 1 {
+		l.bad(name, "must be given once")
+	}
+	if len(v) == 0 {
+		return ""
+	}
+	return v[0]
+}
+
+// identifier is a parameter that follows the identifier rule.
+func (l *listQuery) identifier(name string) string {
+	v := l.one(name)
+	if v != "" && !triage.IsIdentifier(v) {
+		l.bad(name, "must be 1 to 128 letters, digits, '_', '-', '.' or ':', starting with a letter or digit")
+	}
+	return v
+}
+
+// since is an RFC 3339 time.
+func (l *listQuery) since(name string) time.Time {
+	v := l.one(name)
+	if v == "" {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		l.bad(name, "must be an RFC 3339 date and time, such as 2025-08-08T12:00:00Z")
+	}
+	return t
+}
+
+// limit is a page size, 1 to store.MaxLimit (0 when absent).
+func (l *listQuery) limit() int {
+	v := l.one("limit")
+	if v == "" {
+		return 0
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > store.MaxLimit {
+		l.bad("limit", "must be a whole number from 1 to "+strconv.Itoa(store.MaxLimit))
+	}
+	return n
+}
+
+// err is the problems found, as one INVALID_REQUEST fault, or nil.
+func (l *listQuery) err() error {
+	if len(l.errs) == 0 {
+		return nil
+	}
+	return fault.Invalid("The query is invalid.", l.errs...)
+}
+
 // parseFilter reads the query of GET /v1/errors: query_id, agent_id,
 // error_type, severity, since (RFC 3339), limit, cursor. Every problem is
 // reported at once.
 func parseFilter(q url.Values) (store.Filter, error) {
-	var f store.Filter
-	var errs []fault.FieldError
-	bad := func(field, msg string) { errs = append(errs, fault.FieldError{Field: field, Message: msg}) }
-	one := func(name string) string {
-		v := q[name]
-		if len(v) > 1 {
-			bad(name, "must be given once")
-		}
-		if len(v) == 0 {
-			return ""
-		}
-		return v[0]
-	}
-	known := map[string]bool{"query_id": true, "agent_id": true, "error_type": true, "severity": true,
-		"since": true, "limit": true, "cursor": true}
-	for name := range q {
-		if !known[name] {
-			bad(name, "is not a filter; use query_id, agent_id, error_type, severity, since, limit or cursor")
-		}
-	}
-	for _, p := range []struct {
-		name string
-		dst  *string
-	}{{"query_id", &f.QueryID}, {"agent_id", &f.AgentID}} {
-		if v := one(p.name); v != "" {
-			if !triage.IsIdentifier(v) {
-				bad(p.name, "must be 1 to 128 letters, digits, '_', '-', '.' or ':', starting with a letter or digit")
-			}
-			*p.dst = v
-		}
-	}
-	if v := one("error_type"); v != "" {
+	l := listQuery{q: q}
+	l.only("query_id", "agent_id", "error_type", "severity", "since", "limit", "cursor")
+	f := store.Filter{QueryID: l.identifier("query_id"), AgentID: l.identifier("agent_id")}
+	if v := l.one("error_type"); v != "" {
 		if t := triage.ErrorType(v); !t.Valid() {
-			bad("error_type", "unknown type "+strconv.Quote(v))
+			l.bad("error_type", "unknown type "+strconv.Quote(v))
 		}
 		f.ErrorType = v
 	}
-	if v := one("severity"); v != "" {
+	if v := l.one("severity"); v != "" {
 		switch v {
 		case "low", "medium", "high", "critical":
 		default:
-			bad("severity", "must be low, medium, high or critical")
+			l.bad("severity", "must be low, medium, high or critical")
 		}
 		f.Severity = v
 	}
-	if v := one("since"); v != "" {
-		t, err := time.Parse(time.RFC3339Nano, v)
-		if err != nil {
-			bad("since", "must be an RFC 3339 date and time, such as 2025-08-08T12:00:00Z")
-		}
-		f.Since = t
+	f.Since, f.Limit, f.Cursor = l.since("since"), l.limit(), l.one("cursor")
+	if err := l.err(); err != nil {
+		return store.Filter{}, err
 	}
-	if v := one("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > store.MaxLimit {
-			bad("limit", "must be a whole number from 1 to "+strconv.Itoa(store.MaxLimit))
+	return f, nil
+}
+
+// parseRunFilter reads the query of GET /v1/runs: agent_id, outcome,
+// code, since (RFC 3339), limit, cursor.
+func parseRunFilter(q url.Values) (store.RunFilter, error) {
+	l := listQuery{q: q}
+	l.only("agent_id", "outcome", "code", "since", "limit", "cursor")
+	f := store.RunFilter{AgentID: l.identifier("agent_id"), Code: l.identifier("code")}
+	if v := l.one("outcome"); v != "" {
+		switch v {
+		case store.RunRunning, store.RunFinished, store.RunFailed, store.RunDisconnected, store.RunShutdown:
+		default:
+			l.bad("outcome", "must be running, finished, failed, disconnected or shutdown")
 		}
-		f.Limit = n
+		f.Outcome = v
 	}
-	f.Cursor = one("cursor")
-	if len(errs) > 0 {
-		return store.Filter{}, fault.Invalid("The query is invalid.", errs...)
+	f.Since, f.Limit, f.Cursor = l.since("since"), l.limit(), l.one("cursor")
+	if err := l.err(); err != nil {
+		return store.RunFilter{}, err
 	}
 	return f, nil
 }

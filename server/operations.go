@@ -334,6 +334,42 @@ var operations = []route{
 			{Status: 503, Description: "The service is busy, is shutting down (details.reason shutting_down, Retry-After: 5), or the storage failed before the run started (SERVICE_UNAVAILABLE, with Retry-After)."},
 		},
 	}},
+	{api: (*Server).listRuns, Operation: apidoc.Operation{
+		Method: "GET", Path: "/v1/runs", ID: "listRuns",
+		Summary:     "List AG-UI agent runs",
+		Description: "The tenant's run records (POST /v1/agents/{agent_id}/runs), the latest started first, as GET /v1/runs/{run_id} returns each. Kept 7 days after the run started (store.Retention.Runs).",
+		Params: []apidoc.Param{
+			{Name: "agent_id", In: "query", Description: "Only this agent's runs.", Schema: apidoc.Ref("Identifier")},
+			{Name: "outcome", In: "query", Description: "Only the runs that ended so (running: not ended).", Schema: apidoc.Obj{
+				"type": "string",
+				"enum": apidoc.List{"running", "finished", "failed", "disconnected", "shutdown"},
+			}},
+			{Name: "code", In: "query", Description: "Only the failed runs whose fault has this code.", Schema: apidoc.Ref("Identifier")},
+			{Name: "since", In: "query", Description: "Only runs started at or after this time.", Schema: apidoc.Obj{
+				"type":   "string",
+				"format": "date-time",
+			}},
+			{Name: "limit", In: "query", Description: "Page size.", Schema: apidoc.Obj{
+				"type":    "integer",
+				"minimum": 1,
+				"maximum": 500,
+				"default": 50,
+			}},
+			{Name: "cursor", In: "query", Description: "next_cursor of the previous page.", Schema: apidoc.Obj{
+				"type": "string",
+			}},
+		},
+		OK: []apidoc.Answer{
+			{Status: 200, Description: "A page of run records, the latest started first.", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Of[triage.RunPage]()}}},
+		},
+		Problems: []apidoc.Problem{
+			{Status: 400, Description: "An invalid filter or cursor; errors lists every parameter."},
+			opNoKey,
+			opWrongKey,
+			opRateLimited,
+			opBusy,
+		},
+	}},
 	{api: (*Server).getRun, Operation: apidoc.Operation{
 		Method: "GET", Path: "/v1/runs/{run_id}", ID: "getRun",
 		Summary:     "An AG-UI agent run's record",

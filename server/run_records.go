@@ -81,3 +81,20 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request, tenant string) e
 	}
 	return encodeJSON(w, http.StatusOK, run)
 }
+
+// listRuns answers GET /v1/runs: a page of the tenant's run records, the
+// latest started first.
+func (s *Server) listRuns(w http.ResponseWriter, r *http.Request, tenant string) error {
+	f, err := parseRunFilter(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	page, err := s.cfg.Store.Tenant(tenant).ListRuns(r.Context(), f)
+	if errors.Is(err, store.ErrBadCursor) {
+		return badCursor()
+	}
+	if err != nil {
+		return store.Unavailable(err)
+	}
+	return writeDocuments(w, page)
+}

@@ -322,3 +322,71 @@ func TestRunEventsAcrossInstances(t *testing.T) {
 		}
 	}
 }
+
+// GET /v1/runs lists the tenant's runs, the latest started first (here
+// all at one instant: the greatest run id first), filtered, in pages.
+func TestListRuns(t *testing.T) {
+	t.Parallel()
+	f := recordsFixture(t, nil)
+	for _, run := range []struct{ id, prompt string }{
+		{"run-a", "hello"}, {"run-b", "fail with RATE_LIMITED after 7s"}, {"run-c", "hi"}, {"run-d", "fail with RATE_LIMITED after 1s"},
+	} {
+		runEvents(t, f.do("POST", "/v1/agents/echo/runs", runBody(run.id, run.prompt), nil))
+	}
+	list := func(query string) (ids []string, next string) {
+		t.Helper()
+		r := f.do("GET", "/v1/runs"+query, nil, nil)
+		if r.status != http.StatusOK {
+			t.Fatalf("GET /v1/runs%s: %d %s", query, r.status, r.body)
+		}
+		var page store.RunPage
+		if err := json.Unmarshal(r.body, &page); err != nil {
+			t.Fatal(err)
+		}
+		for _, run := range page.Runs {
+			ids = append(ids, run.RunID)
+			if run.AgentID != "echo" || (run.Outcome == store.RunFailed) != (run.Fault != nil) {
+				t.Errorf("run %+v", run)
+			}
+		}
+		return ids, page.Next
+	}
+	for _, c := range []struct{ query, want string }{
+		{"", "run-d run-c run-b run-a"},
+		{"?outcome=failed", "run-d run-b"},
+		{"?outcome=finished&agent_id=echo", "run-c run-a"},
+		{"?code=RATE_LIMITED", "run-d run-b"},
+		{"?code=TIMEOUT", ""},
+		{"?agent_id=other", ""},
+		{"?since=" + scenarioNow.Add(time.Second).Format(time.RFC3339), ""},
+	} {
+		if ids, _ := list(c.query); strings.Join(ids, " ") != c.want {
+			t.Errorf("GET /v1/runs%s: %v, want %q", c.query, ids, c.want)
+		}
+	}
+	var pages []string
+	for q := "?limit=3"; ; {
+		ids, next := list(q)
+		pages = append(pages, strings.Join(ids, " "))
+		if next == "" {
+			break
+		}
+		q = "?limit=3&cursor=" + next
+	}
+	if got := strings.Join(pages, " | "); got != "run-d run-c run-b | run-a" {
+		t.Errorf("pages: %s", got)
+	}
+
+	r := f.do("GET", "/v1/runs?outcome=lost&limit=0&agent_id=a%20b&colour=red", nil, nil)
+	if r.status != 400 || codeOf(t, r) != "INVALID_REQUEST" {
+		t.Fatalf("bad query: %d %s", r.status, r.body)
+	}
+	for _, field := range []string{`"field":"outcome"`, `"field":"limit"`, `"field":"agent_id"`, `"field":"colour"`} {
+		if !strings.Contains(string(r.body), field) {
+			t.Errorf("the problem does not name %s: %s", field, r.body)
+		}
+	}
+	if r := f.do("GET", "/v1/runs?cursor=bm9wZQ", nil, nil); r.status != 400 || !strings.Contains(string(r.body), `"field":"cursor"`) {
+		t.Errorf("a foreign cursor: %d %s", r.status, r.body)
+	}
+}

@@ -304,6 +304,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List AG-UI agent runs
+         * @description The tenant's run records (POST /v1/agents/{agent_id}/runs), the latest started first, as GET /v1/runs/{run_id} returns each. Kept 7 days after the run started (store.Retention.Runs).
+         */
+        get: operations["listRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/runs/{run_id}": {
         parameters: {
             query?: never;
@@ -2058,6 +2078,71 @@ export interface operations {
                 };
             };
             /** @description A Last-Event-ID that is not an event id (INVALID_REQUEST). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No API key (TENANT_REQUIRED). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A wrong API key (TENANT_UNAUTHORIZED). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Busy"];
+        };
+    };
+    listRuns: {
+        parameters: {
+            query?: {
+                /** @description Only this agent's runs. */
+                agent_id?: components["schemas"]["Identifier"];
+                /** @description Only the runs that ended so (running: not ended). */
+                outcome?: "running" | "finished" | "failed" | "disconnected" | "shutdown";
+                /** @description Only the failed runs whose fault has this code. */
+                code?: components["schemas"]["Identifier"];
+                /** @description Only runs started at or after this time. */
+                since?: string;
+                /** @description Page size. */
+                limit?: number;
+                /** @description next_cursor of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of run records, the latest started first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        next_cursor?: string;
+                        runs: components["schemas"]["Run"][];
+                    };
+                };
+            };
+            /** @description An invalid filter or cursor; errors lists every parameter. */
             400: {
                 headers: {
                     [name: string]: unknown;
