@@ -27,7 +27,7 @@ const team = `agents:
 `
 
 func TestTeamAnswers(t *testing.T) {
-	m := manager(t, team, agent.Options{})
+	m := manager(t, team, agent.ManagerConfig{})
 	var mu sync.Mutex
 	var chunks []string
 	res, s, err := m.Delegate(t.Context(), "acme", "panel", "hi", nil, func(c agent.Chunk) {
@@ -61,7 +61,7 @@ func TestTeamAnswers(t *testing.T) {
 }
 
 func TestTeamFailsWithItsFirstFailingMember(t *testing.T) {
-	m := manager(t, team, agent.Options{})
+	m := manager(t, team, agent.ManagerConfig{})
 	start := time.Now()
 	_, s, err := m.Delegate(t.Context(), "acme", "strained", "hi", nil, nil)
 	f, ok := fault.As(err)
@@ -89,7 +89,7 @@ func TestTeamFailsWithItsFirstFailingMember(t *testing.T) {
 }
 
 func TestTeamPromptSessionSurvivesAMemberFailure(t *testing.T) {
-	m := manager(t, team, agent.Options{})
+	m := manager(t, team, agent.ManagerConfig{})
 	s, err := m.Create(t.Context(), "acme", "strained", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +107,7 @@ func TestTeamPromptSessionSurvivesAMemberFailure(t *testing.T) {
 }
 
 func TestTeamCancel(t *testing.T) {
-	m := manager(t, "agents:\n  - {id: a, kind: script}\n  - {id: b, kind: script}\n  - {id: t, kind: team, members: [a, b]}\n", agent.Options{})
+	m := manager(t, "agents:\n  - {id: a, kind: script}\n  - {id: b, kind: script}\n  - {id: t, kind: team, members: [a, b]}\n", agent.ManagerConfig{})
 	s, err := m.Create(t.Context(), "acme", "t", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -144,7 +144,7 @@ func TestTeamCancel(t *testing.T) {
 }
 
 func TestReserveHoldsCapacity(t *testing.T) {
-	m := manager(t, team, agent.Options{})
+	m := manager(t, team, agent.ManagerConfig{})
 	release, err := m.Reserve("acme", "panel")
 	if err != nil {
 		t.Fatal(err)

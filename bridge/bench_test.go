@@ -36,7 +36,7 @@ func benchPrompt(b *testing.B, yaml, id string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cs := connect(b, reg, agent.Options{}, bridge.Options{})
+	cs := connect(b, reg, agent.ManagerConfig{}, bridge.Options{})
 	s, _ := call(b, cs, "sessions_create", map[string]any{"agentId": id})
 	args := map[string]any{"sessionId": s["sessionId"], "prompt": "hello there"}
 	ctx := context.Background()
@@ -62,7 +62,7 @@ func BenchmarkConcurrentClients(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			m := agent.NewManager(reg.Build(agent.BuildOptions{}), agent.Options{})
+			m := agent.NewManager(reg.Build(agent.BuildOptions{}), agent.ManagerConfig{})
 			if err := m.Start(context.Background()); err != nil {
 				b.Fatal(err)
 			}

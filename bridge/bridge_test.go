@@ -15,7 +15,7 @@ import (
 
 // connect starts a bridge over the registry and connects a go-sdk client
 // to it through in-memory transports.
-func connect(t testing.TB, reg *agent.Registry, mopts agent.Options, bopts bridge.Options) *mcp.ClientSession {
+func connect(t testing.TB, reg *agent.Registry, mopts agent.ManagerConfig, bopts bridge.Options) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
 	m := agent.NewManager(reg.Build(agent.BuildOptions{}), mopts)
@@ -66,7 +66,7 @@ func text(res *mcp.CallToolResult) string {
 }
 
 func TestToolsListed(t *testing.T) {
-	cs := connect(t, agent.Default(), agent.Options{}, bridge.Options{})
+	cs := connect(t, agent.Default(), agent.ManagerConfig{}, bridge.Options{})
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +101,7 @@ func TestToolsListed(t *testing.T) {
 }
 
 func TestWholeSession(t *testing.T) {
-	cs := connect(t, agent.Default(), agent.Options{}, bridge.Options{})
+	cs := connect(t, agent.Default(), agent.ManagerConfig{}, bridge.Options{})
 	agents, _ := call(t, cs, "agents_discover", map[string]any{})
 	list := agents["agents"].([]any)
 	if len(list) != 1 || list[0].(map[string]any)["id"] != "echo" {
@@ -142,7 +142,7 @@ func TestWholeSession(t *testing.T) {
 // tenant B sees none of the sessions and calls tenant A holds.
 func TestHealthIsTheTenants(t *testing.T) {
 	ctx := context.Background()
-	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.Options{OwnerShare: 2})
+	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.ManagerConfig{OwnerShare: 2})
 	if err := m.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +219,7 @@ func TestHealthIsTheTenants(t *testing.T) {
 
 func TestProgressStreamsTheAnswer(t *testing.T) {
 	ctx := context.Background()
-	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.Options{})
+	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.ManagerConfig{})
 	if err := m.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,7 @@ func TestToolCallPanicIsAFailure(t *testing.T) {
 	ctx := context.Background()
 	var logs bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))
-	m := agent.NewManager([]agent.Agent{{Info: agent.Info{ID: "bug", Kind: "script", MaxSessions: 4}, Backend: panicky{}}}, agent.Options{Logger: log})
+	m := agent.NewManager([]agent.Agent{{Info: agent.Info{ID: "bug", Kind: "script", MaxSessions: 4}, Backend: panicky{}}}, agent.ManagerConfig{Logger: log})
 	if err := m.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

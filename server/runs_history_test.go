@@ -48,7 +48,7 @@ func TestRunSendsTheThreadToAProvider(t *testing.T) {
 			return "sk-test-0123456789abcdef"
 		}
 		return ""
-	}}), agent.Options{})
+	}}), agent.ManagerConfig{})
 	if err := m.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
