@@ -21,7 +21,7 @@ func Example() {
 		panic(err)
 	}
 	defer m.Shutdown()
-	b := bridge.New(bridge.Options{Manager: m})
+	b := bridge.New(bridge.Config{Manager: m})
 
 	st, ct := mcp.NewInMemoryTransports()
 	ss, _ := b.Server().Connect(ctx, st, nil)
@@ -61,7 +61,7 @@ func ExampleBridge_Shutdown() {
 		panic(err)
 	}
 	defer m.Shutdown()
-	b := bridge.New(bridge.Options{Manager: m})
+	b := bridge.New(bridge.Config{Manager: m})
 	st, ct := mcp.NewInMemoryTransports()
 	ss, _ := b.Server().Connect(ctx, st, nil)
 	defer ss.Close()
@@ -107,7 +107,7 @@ func Example_toolCall() {
 		panic(err)
 	}
 	defer m.Shutdown()
-	b := bridge.New(bridge.Options{Manager: m})
+	b := bridge.New(bridge.Config{Manager: m})
 	st, ct := mcp.NewInMemoryTransports()
 	ss, _ := b.Server().Connect(ctx, st, nil)
 	defer ss.Close()

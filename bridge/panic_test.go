@@ -37,7 +37,7 @@ func TestToolCallPanicIsAFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = m.Shutdown() })
-	b := bridge.New(bridge.Options{Manager: m, Logger: log})
+	b := bridge.New(bridge.Config{Manager: m, Logger: log})
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := b.Server().Connect(ctx, st, nil)
 	if err != nil {

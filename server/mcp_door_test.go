@@ -31,7 +31,7 @@ func mcpDoor(t *testing.T, promptTimeout time.Duration, mods ...func(*Config)) *
 	t.Cleanup(func() { _ = m.Shutdown() })
 	return newFixture(t, func(c *Config) {
 		c.APIKeys = map[string]string{"key-a": "acme", "key-b": "globex"}
-		c.Bridge = bridge.New(bridge.Options{Manager: m, Owner: MCPOwner, MaxPromptBytes: 4 << 20})
+		c.Bridge = bridge.New(bridge.Config{Manager: m, Owner: MCPOwner, MaxPromptBytes: 4 << 20})
 		for _, mod := range mods {
 			mod(c)
 		}

@@ -33,7 +33,7 @@ func mcpFixture(t *testing.T, mods ...func(*Config)) *fixture {
 	t.Cleanup(func() { _ = m.Shutdown() })
 	return newFixture(t, func(c *Config) {
 		c.APIKeys = map[string]string{"key-a": "acme", "key-b": "globex"}
-		c.Bridge = bridge.New(bridge.Options{Manager: m, Owner: MCPOwner})
+		c.Bridge = bridge.New(bridge.Config{Manager: m, Owner: MCPOwner})
 		for _, mod := range mods {
 			mod(c)
 		}

@@ -93,8 +93,8 @@ func (f *bridgeFlags) start(ctx context.Context, log *slog.Logger, ownerShare in
 	return m, nil
 }
 
-func (f *bridgeFlags) options(m *agent.Manager, log *slog.Logger) bridge.Options {
-	return bridge.Options{
+func (f *bridgeFlags) options(m *agent.Manager, log *slog.Logger) bridge.Config {
+	return bridge.Config{
 		Manager: m, ErrorMode: bridge.ErrorMode(f.errorMode),
 		MaxPromptBytes: f.maxPrompt, MaxMetadataBytes: f.maxMetadata,
 		MaxConcurrent: f.maxConcurrent, RequestTimeout: f.requestTimeout,
