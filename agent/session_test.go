@@ -18,7 +18,7 @@ func manager(t *testing.T, yaml string, opts agent.ManagerConfig) *agent.Manager
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := agent.NewManager(reg.Build(agent.BuildOptions{}), opts)
+	m := agent.NewManager(reg.Build(nil), opts)
 	if err := m.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +232,7 @@ func TestCallerGoesAway(t *testing.T) {
 }
 
 func TestNotStartedAndNoAgents(t *testing.T) {
-	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.ManagerConfig{})
+	m := agent.NewManager(agent.Default().Build(nil), agent.ManagerConfig{})
 	if _, err := m.Create(context.Background(), "", "echo", nil); fault.CodeOf(err) != fault.InternalError {
 		t.Fatalf("before Start: %v", err)
 	}
@@ -401,7 +401,7 @@ func TestShutdownClosesAgentsAtOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		agents := reg.Build(agent.BuildOptions{})
+		agents := reg.Build(nil)
 		for i := range agents {
 			agents[i].Backend = slowClose{agents[i].Backend}
 		}

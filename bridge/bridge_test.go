@@ -18,7 +18,7 @@ import (
 func connect(t testing.TB, reg *agent.Registry, mcfg agent.ManagerConfig, bcfg bridge.Config) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
-	m := agent.NewManager(reg.Build(agent.BuildOptions{}), mcfg)
+	m := agent.NewManager(reg.Build(nil), mcfg)
 	if err := m.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestWholeSession(t *testing.T) {
 // tenant B sees none of the sessions and calls tenant A holds.
 func TestHealthIsTheTenants(t *testing.T) {
 	ctx := context.Background()
-	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.ManagerConfig{OwnerShare: 2})
+	m := agent.NewManager(agent.Default().Build(nil), agent.ManagerConfig{OwnerShare: 2})
 	if err := m.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +219,7 @@ func TestHealthIsTheTenants(t *testing.T) {
 
 func TestProgressStreamsTheAnswer(t *testing.T) {
 	ctx := context.Background()
-	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.ManagerConfig{})
+	m := agent.NewManager(agent.Default().Build(nil), agent.ManagerConfig{})
 	if err := m.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

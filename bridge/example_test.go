@@ -16,7 +16,7 @@ import (
 // in memory: a delegated task, then a failure as the client sees it.
 func Example() {
 	ctx := context.Background()
-	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.ManagerConfig{})
+	m := agent.NewManager(agent.Default().Build(nil), agent.ManagerConfig{})
 	if err := m.Start(ctx); err != nil {
 		panic(err)
 	}
@@ -56,7 +56,7 @@ func Example() {
 // later call is refused the same way.
 func ExampleBridge_Shutdown() {
 	ctx := context.Background()
-	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.ManagerConfig{})
+	m := agent.NewManager(agent.Default().Build(nil), agent.ManagerConfig{})
 	if err := m.Start(ctx); err != nil {
 		panic(err)
 	}
@@ -102,7 +102,7 @@ func ExampleBridge_Shutdown() {
 // result.
 func Example_toolCall() {
 	ctx := context.Background()
-	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.ManagerConfig{})
+	m := agent.NewManager(agent.Default().Build(nil), agent.ManagerConfig{})
 	if err := m.Start(ctx); err != nil {
 		panic(err)
 	}

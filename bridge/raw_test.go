@@ -27,7 +27,7 @@ type rawClient struct {
 func newRawClient(t *testing.T, opts bridge.Config) *rawClient {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.ManagerConfig{})
+	m := agent.NewManager(agent.Default().Build(nil), agent.ManagerConfig{})
 	if err := m.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

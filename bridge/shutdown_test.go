@@ -50,7 +50,7 @@ func runOverPipes(t *testing.T, m *agent.Manager) (cs *mcp.ClientSession, stop f
 // test ends.
 func startManager(t *testing.T, yaml string) *agent.Manager {
 	t.Helper()
-	m := agent.NewManager(scripted(t, yaml).Build(agent.BuildOptions{}), agent.ManagerConfig{})
+	m := agent.NewManager(scripted(t, yaml).Build(nil), agent.ManagerConfig{})
 	if err := m.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

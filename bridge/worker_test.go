@@ -100,7 +100,7 @@ func TestWorkerFailures(t *testing.T) {
 
 func TestWorkerThatCannotStart(t *testing.T) {
 	reg := scripted(t, workerAgents(t, 1, "not-a-duration"))
-	m := agent.NewManager(reg.Build(agent.BuildOptions{}), agent.ManagerConfig{})
+	m := agent.NewManager(reg.Build(nil), agent.ManagerConfig{})
 	err := m.Start(context.Background())
 	f, ok := fault.As(err)
 	if !ok || f.Code != fault.TransportError || f.Category != fault.CategoryTransport || f.Message != "Failed to start worker" || f.Source != "worker" {
@@ -117,7 +117,7 @@ func TestNothingLeaks(t *testing.T) {
 	before := runtime.NumGoroutine()
 	func() {
 		reg := scripted(t, workerAgents(t, 2, "1ms"))
-		m := agent.NewManager(reg.Build(agent.BuildOptions{}), agent.ManagerConfig{PromptTimeout: 300 * time.Millisecond})
+		m := agent.NewManager(reg.Build(nil), agent.ManagerConfig{PromptTimeout: 300 * time.Millisecond})
 		if err := m.Start(context.Background()); err != nil {
 			t.Fatal(err)
 		}

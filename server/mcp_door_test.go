@@ -24,7 +24,7 @@ const mcpAccept = "application/json, text/event-stream"
 // mcpDoor is a fixture whose bridge's prompts time out after promptTimeout.
 func mcpDoor(t *testing.T, promptTimeout time.Duration, mods ...func(*Config)) *fixture {
 	t.Helper()
-	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.ManagerConfig{OwnerShare: 4, PromptTimeout: promptTimeout})
+	m := agent.NewManager(agent.Default().Build(nil), agent.ManagerConfig{OwnerShare: 4, PromptTimeout: promptTimeout})
 	if err := m.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

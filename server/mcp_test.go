@@ -26,7 +26,7 @@ func (k keyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 
 func mcpFixture(t *testing.T, mods ...func(*Config)) *fixture {
 	t.Helper()
-	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.ManagerConfig{OwnerShare: 4})
+	m := agent.NewManager(agent.Default().Build(nil), agent.ManagerConfig{OwnerShare: 4})
 	if err := m.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -53,7 +53,7 @@ func TestTeamToolCallsEndTheStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := agent.NewManager(reg.Build(agent.BuildOptions{}), agent.ManagerConfig{})
+	m := agent.NewManager(reg.Build(nil), agent.ManagerConfig{})
 	if err := m.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}

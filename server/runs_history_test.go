@@ -43,7 +43,7 @@ func TestRunSendsTheThreadToAProvider(t *testing.T) {
 	}))
 	defer fake.Close()
 	reg := &agent.Registry{Agents: []agent.Config{{ID: "gpt", Kind: agent.KindOpenAI, Model: "m", BaseURL: fake.URL}}}
-	m := agent.NewManager(reg.Build(agent.BuildOptions{Getenv: func(k string) string {
+	m := agent.NewManager(reg.Build(&agent.BuildOptions{Getenv: func(k string) string {
 		if k == "OPENAI_API_KEY" {
 			return "sk-test-0123456789abcdef"
 		}

@@ -18,7 +18,7 @@ import (
 
 func runsFixture(t *testing.T, opts agent.ManagerConfig) *fixture {
 	t.Helper()
-	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), opts)
+	m := agent.NewManager(agent.Default().Build(nil), opts)
 	if err := m.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestRunRefusesBadInput(t *testing.T) {
 // A client that goes away stops the run: its session is closed.
 func TestRunStopsWhenTheClientGoes(t *testing.T) {
 	t.Parallel()
-	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.ManagerConfig{})
+	m := agent.NewManager(agent.Default().Build(nil), agent.ManagerConfig{})
 	if err := m.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

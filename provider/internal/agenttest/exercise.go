@@ -39,7 +39,7 @@ func Start(t *testing.T, f Fake, url string, opts agent.ManagerConfig, change ..
 		ch(&c, vars)
 	}
 	reg := &agent.Registry{Agents: []agent.Config{c}}
-	m := agent.NewManager(reg.Build(agent.BuildOptions{Getenv: getenvOf(vars)}), opts)
+	m := agent.NewManager(reg.Build(&agent.BuildOptions{Getenv: getenvOf(vars)}), opts)
 	if err := m.Start(context.Background()); err != nil {
 		return nil, err
 	}

@@ -84,7 +84,7 @@ func (f *bridgeFlags) start(ctx context.Context, log *slog.Logger, ownerShare in
 	if err != nil {
 		return nil, err
 	}
-	m := agent.NewManager(reg.Build(agent.BuildOptions{Logger: log}), agent.ManagerConfig{
+	m := agent.NewManager(reg.Build(&agent.BuildOptions{Logger: log}), agent.ManagerConfig{
 		IdleTTL: f.idleTTL, PromptTimeout: f.promptTimeout, OwnerShare: ownerShare, Logger: log,
 	})
 	if err := m.Start(ctx); err != nil {
