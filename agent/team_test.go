@@ -223,3 +223,20 @@ func TestDelegatedFault(t *testing.T) {
 		t.Error("a plain error was changed")
 	}
 }
+
+// A team's members run for the team's session's owner: their sessions
+// count against that owner's share of each member, not another's.
+func TestTeamMembersRunForItsOwner(t *testing.T) {
+	m := manager(t, "agents:\n  - {id: a, kind: script, maxSessions: 2}\n  - {id: b, kind: script}\n  - {id: t, kind: team, members: [a, b]}\n",
+		agent.ManagerConfig{OwnerShare: 2}) // one session of a per owner
+	ctx := t.Context()
+	if _, err := m.Create(ctx, "acme", "a", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := m.Delegate(ctx, "acme", "t", "hi", nil, func(agent.Chunk) {}); fault.CodeOf(err) != fault.ServiceUnavailable {
+		t.Errorf("acme's team prompt with acme's share of a taken: %v, want a's capacity reached", err)
+	}
+	if _, _, err := m.Delegate(ctx, "globex", "t", "hi", nil, func(agent.Chunk) {}); err != nil {
+		t.Errorf("globex's team prompt: %v", err)
+	}
+}
