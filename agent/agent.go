@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"time"
 
 	"github.com/triage-go/triage/fault"
 )
@@ -118,6 +117,3 @@ type Backend interface {
 	// Close stops the agent and releases what Start acquired.
 	Close() error
 }
-
-// Clock tells the time; tests replace it.
-type Clock func() time.Time

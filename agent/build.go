@@ -6,16 +6,21 @@ import (
 )
 
 // BuildOptions are what building a registry's agents needs from outside.
+// A nil *BuildOptions is the zero BuildOptions: the defaults.
 type BuildOptions struct {
 	// Getenv reads credentials (default os.Getenv).
 	Getenv func(string) string
-	// Logger receives worker output and agent events.
+	// Logger receives worker output and agent events (default: discard).
 	Logger *slog.Logger
 }
 
 // Build makes the registry's agents. Nothing is started yet: a missing
 // credential or a worker that does not start is found by Manager.Start.
-func (r *Registry) Build(opts BuildOptions) []Agent {
+func (r *Registry) Build(o *BuildOptions) []Agent {
+	var opts BuildOptions
+	if o != nil {
+		opts = *o
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}

@@ -126,13 +126,17 @@ func errWorkerTimeout(agentID string, err error) *fault.Error {
 		fault.WithDetail("workerId", worker), fault.WithSessionValid(true))
 }
 
-// promptSafely is b.Prompt with a panic turned into the agent's failure
-// (INTERNAL_ERROR, the session no longer valid): a backend is code of the
-// agent's kind (a provider's client, a worker's protocol), and the
-// Manager's bookkeeping (the session's state, its slot) must stand
-// whatever it does. The panic's value is only logged, redacted.
-func (m *Manager) promptSafely(e *entry, ctx context.Context, session, text string, emit func(Chunk)) (res Result, err error) {
+// promptSafely is b.Prompt (or, for a backend that prompts on an owner's
+// behalf, its promptFor with the session's owner) with a panic turned into
+// the agent's failure (INTERNAL_ERROR, the session no longer valid): a
+// backend is code of the agent's kind (a provider's client, a worker's
+// protocol), and the Manager's bookkeeping (the session's state, its slot)
+// must stand whatever it does. The panic's value is only logged, redacted.
+func (m *Manager) promptSafely(e *entry, ctx context.Context, owner, session, text string, emit func(Chunk)) (res Result, err error) {
 	defer m.recoverBackend(e, &err)
+	if b, ok := e.backend.(ownerPrompter); ok {
+		return b.promptFor(ctx, owner, session, text, emit)
+	}
 	return e.backend.Prompt(ctx, session, text, emit)
 }
 
@@ -147,7 +151,7 @@ func (m *Manager) newSessionSafely(e *entry, ctx context.Context) (id string, er
 // (redacted, without its stack).
 func (m *Manager) recoverBackend(e *entry, err *error) {
 	if p := recover(); p != nil {
-		m.opts.Logger.Error("agent backend panicked", slog.String("agent", e.info.ID), slog.String("panic", fault.Redact(fmt.Sprint(p))))
+		m.cfg.Logger.Error("agent backend panicked", slog.String("agent", e.info.ID), slog.String("panic", fault.Redact(fmt.Sprint(p))))
 		*err = fault.New(fault.InternalError, "The agent's backend failed unexpectedly.",
 			fault.WithRetryable(false), fault.WithSessionValid(false))
 	}

@@ -41,7 +41,7 @@ func ExampleRegisterProvider() {
 		return ""
 	}
 	ctx := context.Background()
-	m := agent.NewManager(reg.Build(agent.BuildOptions{Getenv: getenv}), agent.Options{})
+	m := agent.NewManager(reg.Build(&agent.BuildOptions{Getenv: getenv}), agent.ManagerConfig{})
 	if err := m.Start(ctx); err != nil {
 		panic(err)
 	}

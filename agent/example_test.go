@@ -11,7 +11,7 @@ import (
 // A manager over the default registry: one script agent, "echo".
 func ExampleManager() {
 	ctx := context.Background()
-	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.Options{})
+	m := agent.NewManager(agent.Default().Build(nil), agent.ManagerConfig{})
 	if err := m.Start(ctx); err != nil {
 		panic(err)
 	}
@@ -73,7 +73,7 @@ agents:
 	if err != nil {
 		panic(err)
 	}
-	m := agent.NewManager(reg.Build(agent.BuildOptions{}), agent.Options{})
+	m := agent.NewManager(reg.Build(nil), agent.ManagerConfig{})
 	if err := m.Start(ctx); err != nil {
 		panic(err)
 	}
@@ -96,7 +96,7 @@ agents:
 // the Go API), the Manager refuses one as INVALID_REQUEST.
 func ExampleEmptyPrompt() {
 	ctx := context.Background()
-	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.Options{})
+	m := agent.NewManager(agent.Default().Build(nil), agent.ManagerConfig{})
 	if err := m.Start(ctx); err != nil {
 		panic(err)
 	}

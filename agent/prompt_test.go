@@ -20,7 +20,7 @@ func TestEmptyPrompt(t *testing.T) {
 // as the MCP tools' schema refuses "" (INVALID_REQUEST), whatever the door,
 // and Delegate opens no session for it.
 func TestEmptyPromptRefused(t *testing.T) {
-	m := manager(t, oneEcho, agent.Options{})
+	m := manager(t, oneEcho, agent.ManagerConfig{})
 	ctx := context.Background()
 	s, err := m.Create(ctx, "acme", "echo", nil)
 	if err != nil {

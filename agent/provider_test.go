@@ -25,7 +25,7 @@ func getenvOf(vars map[string]string) func(string) string {
 func TestProviderUnknownKind(t *testing.T) {
 	t.Parallel()
 	reg := &agent.Registry{Agents: []agent.Config{{ID: "x", Kind: "mistral", Model: "m"}}}
-	m := agent.NewManager(reg.Build(agent.BuildOptions{Getenv: getenvOf(nil)}), agent.Options{})
+	m := agent.NewManager(reg.Build(&agent.BuildOptions{Getenv: getenvOf(nil)}), agent.ManagerConfig{})
 	err := m.Start(t.Context())
 	if ft, ok := fault.As(err); !ok || ft.Code != fault.ConfigError || ft.Details["providerId"] != "mistral" ||
 		ft.Message != `Provider "mistral" is not registered` {
@@ -47,7 +47,7 @@ func TestProviderNotImported(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: Parse: %v", kind, err)
 		}
-		m := agent.NewManager(reg.Build(agent.BuildOptions{Getenv: func(string) string { return "sk-test-0123456789abcdef" }}), agent.Options{})
+		m := agent.NewManager(reg.Build(&agent.BuildOptions{Getenv: func(string) string { return "sk-test-0123456789abcdef" }}), agent.ManagerConfig{})
 		err = m.Start(t.Context())
 		ft, ok := fault.As(err)
 		if !ok || ft.Code != fault.ConfigError || ft.Details["providerId"] != string(kind) || ft.Details["package"] != pkg ||
@@ -97,7 +97,7 @@ func TestRegisterProvider(t *testing.T) {
 	if got := agent.Providers(); !slices.Contains(got, "test-echo") || slices.Contains(got, agent.KindOpenAI) || !slices.IsSorted(got) {
 		t.Errorf("Providers() = %v, want the kinds registered in this test binary, sorted", got)
 	}
-	m := agent.NewManager(reg.Build(agent.BuildOptions{Getenv: getenvOf(map[string]string{"ECHO_KEY": "sk-echo"})}), agent.Options{})
+	m := agent.NewManager(reg.Build(&agent.BuildOptions{Getenv: getenvOf(map[string]string{"ECHO_KEY": "sk-echo"})}), agent.ManagerConfig{})
 	if err := m.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestRegisterProvider(t *testing.T) {
 		t.Errorf("a refusal: %v", err)
 	}
 
-	m = agent.NewManager(reg.Build(agent.BuildOptions{Getenv: getenvOf(nil)}), agent.Options{})
+	m = agent.NewManager(reg.Build(&agent.BuildOptions{Getenv: getenvOf(nil)}), agent.ManagerConfig{})
 	if ft, ok := fault.As(m.Start(t.Context())); !ok || ft.Code != fault.ConfigError || ft.Details["apiKeyEnv"] != "ECHO_KEY" {
 		t.Errorf("without the key: %v", ft)
 	}

@@ -43,7 +43,7 @@ agents:
 	if w := reg.Agents[1]; w.Workers != 2 || w.RequestTimeout != 3*time.Second || w.Env["A"] != "1" {
 		t.Errorf("acp %+v", w)
 	}
-	infos := reg.Build(agent.BuildOptions{})
+	infos := reg.Build(nil)
 	if infos[0].Info.MaxSessions != 3 || infos[1].Info.Executor != agent.ExecutorWorker || infos[2].Info.Executor != agent.ExecutorInProcess {
 		t.Errorf("built %+v", infos)
 	}
@@ -145,7 +145,7 @@ func FuzzParse(f *testing.F) {
 		if len(reg.Agents) == 0 {
 			t.Fatal("accepted a registry without agents")
 		}
-		for _, a := range reg.Build(agent.BuildOptions{}) {
+		for _, a := range reg.Build(nil) {
 			if a.Info.MaxSessions <= 0 || a.Backend == nil {
 				t.Fatalf("built %+v", a)
 			}

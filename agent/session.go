@@ -39,8 +39,8 @@ type Session struct {
 	LastError fault.Code `json:"lastError,omitempty"`
 }
 
-// Options configure a Manager. Zero values take the defaults.
-type Options struct {
+// ManagerConfig configures a Manager. Zero values take the defaults.
+type ManagerConfig struct {
 	// IdleTTL closes a session nobody has used for this long (default 30m).
 	IdleTTL time.Duration
 	// PromptTimeout bounds one prompt (default 5m).
@@ -50,8 +50,8 @@ type Options struct {
 	// MaxSessions (at least one), so that no tenant takes an agent's whole
 	// capacity (default: no bound beyond the agent's own).
 	OwnerShare int
-	// Clock tells the time (default time.Now).
-	Clock Clock
+	// Now tells the time (default time.Now).
+	Now func() time.Time
 	// Logger receives the manager's own events (default: discard).
 	Logger *slog.Logger
 }
@@ -62,7 +62,7 @@ type Options struct {
 // once.
 const MaxEnded = 4096
 
-// The defaults of Options.
+// The defaults of ManagerConfig.
 const (
 	DefaultIdleTTL       = 30 * time.Minute
 	DefaultPromptTimeout = 5 * time.Minute
@@ -72,7 +72,7 @@ const (
 // Manager runs the sessions of a registry's agents: seed 002's executors
 // behind one error contract. It is safe for concurrent use.
 type Manager struct {
-	opts   Options
+	cfg    ManagerConfig
 	agents map[string]*entry
 	order  []string
 
@@ -103,20 +103,20 @@ type session struct {
 
 // NewManager returns a Manager for the agents and their backends. Call
 // Start before anything else.
-func NewManager(agents []Agent, opts Options) *Manager {
-	if opts.IdleTTL <= 0 {
-		opts.IdleTTL = DefaultIdleTTL
+func NewManager(agents []Agent, cfg ManagerConfig) *Manager {
+	if cfg.IdleTTL <= 0 {
+		cfg.IdleTTL = DefaultIdleTTL
 	}
-	if opts.PromptTimeout <= 0 {
-		opts.PromptTimeout = DefaultPromptTimeout
+	if cfg.PromptTimeout <= 0 {
+		cfg.PromptTimeout = DefaultPromptTimeout
 	}
-	if opts.Clock == nil {
-		opts.Clock = time.Now
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	m := &Manager{opts: opts, agents: map[string]*entry{}, sessions: map[string]*session{}, stop: make(chan struct{})}
+	m := &Manager{cfg: cfg, agents: map[string]*entry{}, sessions: map[string]*session{}, stop: make(chan struct{})}
 	for _, a := range agents {
 		if a.Info.MaxSessions <= 0 {
 			a.Info.MaxSessions = DefaultMaxSessions
@@ -129,10 +129,6 @@ func NewManager(agents []Agent, opts Options) *Manager {
 	}
 	return m
 }
-
-// ownerKey carries a prompt's owner to its backend (a team's members run
-// for the team's owner).
-type ownerKey struct{}
 
 // Agent is one agent: what discovery shows and what runs it.
 type Agent struct {
@@ -242,7 +238,7 @@ func (m *Manager) Create(ctx context.Context, owner, agentID string, metadata ma
 		m.releaseLocked(e, owner)
 		return Session{}, agentFailed(agentID, err)
 	}
-	now := m.opts.Clock()
+	now := m.cfg.Now()
 	s := &session{
 		Session: Session{ID: uuid.NewString(), AgentID: agentID, State: StateIdle,
 			CreatedAt: now, LastActive: now, Metadata: maps.Clone(metadata)},
@@ -282,8 +278,8 @@ func (m *Manager) acquireLocked(e *entry, owner string) error {
 // ownerLimit is the most sessions one owner may hold with the agent: its
 // MaxSessions, or its OwnerShare of them (at least one).
 func (m *Manager) ownerLimit(e *entry) int {
-	if m.opts.OwnerShare > 1 {
-		return min(e.info.MaxSessions, max(1, e.info.MaxSessions/m.opts.OwnerShare))
+	if m.cfg.OwnerShare > 1 {
+		return min(e.info.MaxSessions, max(1, e.info.MaxSessions/m.cfg.OwnerShare))
 	}
 	return e.info.MaxSessions
 }
@@ -381,14 +377,14 @@ func (m *Manager) Prompt(ctx context.Context, owner, id, text string, emit func(
 		return Result{}, errSessionBusy(id)
 	}
 	e := m.agents[s.AgentID]
-	pctx, cancel := context.WithTimeout(context.WithValue(ctx, ownerKey{}, s.owner), m.opts.PromptTimeout)
+	pctx, cancel := context.WithTimeout(ctx, m.cfg.PromptTimeout)
 	s.cancel, s.cancelled, s.State = cancel, false, StateRunning
-	s.LastActive = m.opts.Clock()
+	s.LastActive = m.cfg.Now()
 	m.mu.Unlock()
 
 	var mu sync.Mutex
 	done := false
-	res, err := m.promptSafely(e, pctx, s.backendID, text, func(c Chunk) {
+	res, err := m.promptSafely(e, pctx, s.owner, s.backendID, text, func(c Chunk) {
 		mu.Lock()
 		defer mu.Unlock()
 		if !done && emit != nil {
@@ -405,7 +401,7 @@ func (m *Manager) Prompt(ctx context.Context, owner, id, text string, emit func(
 	defer m.mu.Unlock()
 	s.cancel = nil
 	s.Prompts++
-	s.LastActive = m.opts.Clock()
+	s.LastActive = m.cfg.Now()
 	closed := s.State == StateClosed
 	var f *fault.Error
 	switch {
@@ -421,7 +417,7 @@ func (m *Manager) Prompt(ctx context.Context, owner, id, text string, emit func(
 			s.State = StateCancelled
 		}
 	case timedOut && (!isFault(err) || fault.CodeOf(err) == fault.Cancelled):
-		f = errPromptTimeout(id, m.opts.PromptTimeout)
+		f = errPromptTimeout(id, m.cfg.PromptTimeout)
 		if e.info.Executor == ExecutorWorker {
 			f = errWorkerTimeout(s.AgentID, err)
 		}
@@ -516,7 +512,7 @@ func (m *Manager) closeLocked(s *session) {
 		m.endedLocked(s)
 	}
 	s.State = StateClosed
-	s.LastActive = m.opts.Clock()
+	s.LastActive = m.cfg.Now()
 	if s.cancel != nil {
 		s.cancelled = true
 		s.cancel()
@@ -627,7 +623,7 @@ func (m *Manager) health(load func(*entry) (open, limit int)) Health {
 // sessions one IdleTTL after their end.
 func (m *Manager) reap() {
 	defer m.wg.Done()
-	every := min(m.opts.IdleTTL/4, time.Minute)
+	every := min(m.cfg.IdleTTL/4, time.Minute)
 	t := time.NewTicker(max(every, 10*time.Millisecond))
 	defer t.Stop()
 	for {
@@ -643,17 +639,17 @@ func (m *Manager) reap() {
 func (m *Manager) reapOnce() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	now := m.opts.Clock()
+	now := m.cfg.Now()
 	ids := slices.Collect(maps.Keys(m.sessions))
 	for _, id := range ids {
 		s := m.sessions[id]
-		if now.Sub(s.LastActive) < m.opts.IdleTTL {
+		if now.Sub(s.LastActive) < m.cfg.IdleTTL {
 			continue
 		}
 		switch s.State {
 		case StateIdle, StateCancelled:
 			m.closeLocked(s)
-			m.opts.Logger.Info("session closed: idle", "session", id, "agent", s.AgentID)
+			m.cfg.Logger.Info("session closed: idle", "session", id, "agent", s.AgentID)
 		case StateClosed, StateFailed:
 			delete(m.sessions, id)
 		}

@@ -12,13 +12,13 @@ import (
 	"github.com/triage-go/triage/fault"
 )
 
-func manager(t *testing.T, yaml string, opts agent.Options) *agent.Manager {
+func manager(t *testing.T, yaml string, opts agent.ManagerConfig) *agent.Manager {
 	t.Helper()
 	reg, err := agent.Parse([]byte(yaml), "t.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := agent.NewManager(reg.Build(agent.BuildOptions{}), opts)
+	m := agent.NewManager(reg.Build(nil), opts)
 	if err := m.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func manager(t *testing.T, yaml string, opts agent.Options) *agent.Manager {
 const oneEcho = "agents:\n  - {id: echo, kind: script, maxSessions: 4}\n"
 
 func TestSessionLifecycle(t *testing.T) {
-	m := manager(t, oneEcho, agent.Options{})
+	m := manager(t, oneEcho, agent.ManagerConfig{})
 	ctx := context.Background()
 	s, err := m.Create(ctx, "acme", "echo", map[string]any{"k": "v"})
 	if err != nil || s.State != agent.StateIdle || s.AgentID != "echo" || s.Metadata["k"] != "v" {
@@ -69,7 +69,7 @@ func TestSessionLifecycle(t *testing.T) {
 }
 
 func TestCapacity(t *testing.T) {
-	m := manager(t, oneEcho, agent.Options{OwnerShare: 2})
+	m := manager(t, oneEcho, agent.ManagerConfig{OwnerShare: 2})
 	ctx := context.Background()
 	var ids []string
 	for range 2 {
@@ -101,7 +101,7 @@ func TestCapacity(t *testing.T) {
 // HealthOf counts one owner's sessions only, and its share of each
 // agent: a tenant must not read another's activity. Health counts all.
 func TestHealthOf(t *testing.T) {
-	m := manager(t, oneEcho, agent.Options{OwnerShare: 2})
+	m := manager(t, oneEcho, agent.ManagerConfig{OwnerShare: 2})
 	ctx := context.Background()
 	for _, owner := range []string{"acme", "acme", "globex"} {
 		if _, err := m.Create(ctx, owner, "echo", nil); err != nil {
@@ -119,7 +119,7 @@ func TestHealthOf(t *testing.T) {
 		t.Errorf("Health = %+v, want 3 sessions of 4", h)
 	}
 	// Without OwnerShare an owner may hold the agent's every session.
-	one := manager(t, oneEcho, agent.Options{})
+	one := manager(t, oneEcho, agent.ManagerConfig{})
 	if _, err := one.Create(ctx, "", "echo", nil); err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestIdleSessionsClose(t *testing.T) {
 	var now atomic.Int64
 	now.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
 	clock := func() time.Time { return time.Unix(0, now.Load()) }
-	m := manager(t, oneEcho, agent.Options{IdleTTL: 40 * time.Millisecond, Clock: clock})
+	m := manager(t, oneEcho, agent.ManagerConfig{IdleTTL: 40 * time.Millisecond, Now: clock})
 	s, err := m.Create(context.Background(), "", "echo", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -161,7 +161,7 @@ func waitFor(t *testing.T, cond func() bool) {
 // Cancel racing completion: either the answer or CANCELLED, never both,
 // never a session stuck running.
 func TestCancelRacesCompletion(t *testing.T) {
-	m := manager(t, "agents:\n  - {id: echo, kind: script, script: {delay: 1ms}}\n", agent.Options{})
+	m := manager(t, "agents:\n  - {id: echo, kind: script, script: {delay: 1ms}}\n", agent.ManagerConfig{})
 	ctx := context.Background()
 	s, err := m.Create(ctx, "", "echo", nil)
 	if err != nil {
@@ -198,7 +198,7 @@ func TestCancelRacesCompletion(t *testing.T) {
 }
 
 func TestSessionBusyAndClose(t *testing.T) {
-	m := manager(t, oneEcho, agent.Options{})
+	m := manager(t, oneEcho, agent.ManagerConfig{})
 	ctx := context.Background()
 	s, _ := m.Create(ctx, "", "echo", nil)
 	errs := make(chan error, 1)
@@ -221,7 +221,7 @@ func TestSessionBusyAndClose(t *testing.T) {
 }
 
 func TestCallerGoesAway(t *testing.T) {
-	m := manager(t, oneEcho, agent.Options{})
+	m := manager(t, oneEcho, agent.ManagerConfig{})
 	s, _ := m.Create(context.Background(), "", "echo", nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
@@ -232,7 +232,7 @@ func TestCallerGoesAway(t *testing.T) {
 }
 
 func TestNotStartedAndNoAgents(t *testing.T) {
-	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.Options{})
+	m := agent.NewManager(agent.Default().Build(nil), agent.ManagerConfig{})
 	if _, err := m.Create(context.Background(), "", "echo", nil); fault.CodeOf(err) != fault.InternalError {
 		t.Fatalf("before Start: %v", err)
 	}
@@ -240,11 +240,11 @@ func TestNotStartedAndNoAgents(t *testing.T) {
 	if f, ok := fault.As(err); !ok || f.Message != "Executor not started" || f.Category != fault.CategoryInternal {
 		t.Fatalf("before Start: %v", err)
 	}
-	none := agent.NewManager(nil, agent.Options{})
+	none := agent.NewManager(nil, agent.ManagerConfig{})
 	if f, ok := fault.As(none.Start(context.Background())); !ok || f.Message != "No agents registered" || f.Category != fault.CategoryConfig {
 		t.Fatal("no agents")
 	}
-	started := manager(t, oneEcho, agent.Options{})
+	started := manager(t, oneEcho, agent.ManagerConfig{})
 	_ = started.Shutdown()
 	if _, err := started.Create(context.Background(), "", "echo", nil); fault.CodeOf(err) != fault.InternalError {
 		t.Fatalf("after Shutdown: %v", err)
@@ -259,7 +259,7 @@ agents:
   - id: flaky
     kind: script
     script: {chunks: ["one ", "two"], fail: {code: UPSTREAM_ERROR, after: 1, message: "Flaky upstream"}}
-`, agent.Options{})
+`, agent.ManagerConfig{})
 	ctx := context.Background()
 	s, _ := m.Create(ctx, "", "echo", nil)
 	_, err := m.Prompt(ctx, "", s.ID, "fail with RATE_LIMITED after 9s", nil)
@@ -283,7 +283,7 @@ agents:
 }
 
 func TestDelegate(t *testing.T) {
-	m := manager(t, oneEcho, agent.Options{})
+	m := manager(t, oneEcho, agent.ManagerConfig{})
 	res, s, err := m.Delegate(context.Background(), "", "echo", "task", nil, nil)
 	if err != nil || res.Text != "You said: task" || s.State != agent.StateClosed {
 		t.Fatalf("%+v %+v %v", res, s, err)
@@ -303,7 +303,7 @@ func TestDelegate(t *testing.T) {
 // A tenant opening and closing sessions in a loop cannot grow the memory of
 // ended sessions without bound.
 func TestEndedSessionsAreBounded(t *testing.T) {
-	m := manager(t, oneEcho, agent.Options{})
+	m := manager(t, oneEcho, agent.ManagerConfig{})
 	ctx := context.Background()
 	var first, last string
 	for i := range agent.MaxEnded + 10 {
@@ -327,7 +327,7 @@ func TestEndedSessionsAreBounded(t *testing.T) {
 }
 
 func TestScriptedToolCalls(t *testing.T) {
-	m := manager(t, oneEcho, agent.Options{})
+	m := manager(t, oneEcho, agent.ManagerConfig{})
 	var calls []agent.ToolCall
 	res, _, err := m.Delegate(t.Context(), "acme", "echo", `call get_weather {"city":"Paris"}`, nil, func(c agent.Chunk) {
 		if c.Text != "" || c.ToolCall == nil {
@@ -366,7 +366,7 @@ func TestScriptedToolCalls(t *testing.T) {
 }
 
 func TestScriptedNotice(t *testing.T) {
-	m := manager(t, oneEcho, agent.Options{})
+	m := manager(t, oneEcho, agent.ManagerConfig{})
 	var notices []*fault.Error
 	var text string
 	res, _, err := m.Delegate(t.Context(), "acme", "echo", "warn with SERVICE_UNAVAILABLE after 5s, then hello", nil, func(c agent.Chunk) {
@@ -401,11 +401,11 @@ func TestShutdownClosesAgentsAtOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		agents := reg.Build(agent.BuildOptions{})
+		agents := reg.Build(nil)
 		for i := range agents {
 			agents[i].Backend = slowClose{agents[i].Backend}
 		}
-		m := agent.NewManager(agents, agent.Options{})
+		m := agent.NewManager(agents, agent.ManagerConfig{})
 		if err := m.Start(context.Background()); err != nil {
 			t.Fatal(err)
 		}

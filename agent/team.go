@@ -31,6 +31,13 @@ func newTeam(id string, members []string) *teamBackend {
 
 func (b *teamBackend) bind(m *Manager) { b.m = m }
 
+// ownerPrompter is a Backend that prompts on behalf of the session's owner:
+// a team, whose members' sessions are opened for the team's owner. The
+// Manager calls its promptFor, with the owner, instead of Prompt.
+type ownerPrompter interface {
+	promptFor(ctx context.Context, owner, session, text string, emit func(Chunk)) (Result, error)
+}
+
 // Start checks that the members are agents of the manager; they start on
 // their own.
 func (b *teamBackend) Start(context.Context) error {
@@ -53,12 +60,17 @@ func (b *teamBackend) NewSession(context.Context) (string, error) {
 	return b.id + "-" + strconv.Itoa(b.next), nil
 }
 
-// Prompt delegates text to every member in parallel (TeamGraph). A
-// member's answer is emitted, as one chunk "member: answer", when that
-// member finishes, and its notices as they come; the result holds the
-// answers in the team's order.
-func (b *teamBackend) Prompt(ctx context.Context, _ string, text string, emit func(Chunk)) (Result, error) {
-	owner, _ := ctx.Value(ownerKey{}).(string)
+// Prompt is promptFor without an owner; the Manager calls promptFor.
+func (b *teamBackend) Prompt(ctx context.Context, session, text string, emit func(Chunk)) (Result, error) {
+	return b.promptFor(ctx, "", session, text, emit)
+}
+
+// promptFor delegates text to every member in parallel (TeamGraph), each in
+// a session opened for owner, the team's session's owner. A member's answer
+// is emitted, as one chunk "member: answer", when that member finishes, and
+// its notices as they come; the result holds the answers in the team's
+// order.
+func (b *teamBackend) promptFor(ctx context.Context, owner, _ string, text string, emit func(Chunk)) (Result, error) {
 	var out sync.Mutex // emit is called by one member at a time
 	member := func(id string) graph.Node[Result] {
 		return func(ctx context.Context, _ Result) (Result, error) {

@@ -27,7 +27,7 @@ const team = `agents:
 `
 
 func TestTeamAnswers(t *testing.T) {
-	m := manager(t, team, agent.Options{})
+	m := manager(t, team, agent.ManagerConfig{})
 	var mu sync.Mutex
 	var chunks []string
 	res, s, err := m.Delegate(t.Context(), "acme", "panel", "hi", nil, func(c agent.Chunk) {
@@ -61,7 +61,7 @@ func TestTeamAnswers(t *testing.T) {
 }
 
 func TestTeamFailsWithItsFirstFailingMember(t *testing.T) {
-	m := manager(t, team, agent.Options{})
+	m := manager(t, team, agent.ManagerConfig{})
 	start := time.Now()
 	_, s, err := m.Delegate(t.Context(), "acme", "strained", "hi", nil, nil)
 	f, ok := fault.As(err)
@@ -89,7 +89,7 @@ func TestTeamFailsWithItsFirstFailingMember(t *testing.T) {
 }
 
 func TestTeamPromptSessionSurvivesAMemberFailure(t *testing.T) {
-	m := manager(t, team, agent.Options{})
+	m := manager(t, team, agent.ManagerConfig{})
 	s, err := m.Create(t.Context(), "acme", "strained", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +107,7 @@ func TestTeamPromptSessionSurvivesAMemberFailure(t *testing.T) {
 }
 
 func TestTeamCancel(t *testing.T) {
-	m := manager(t, "agents:\n  - {id: a, kind: script}\n  - {id: b, kind: script}\n  - {id: t, kind: team, members: [a, b]}\n", agent.Options{})
+	m := manager(t, "agents:\n  - {id: a, kind: script}\n  - {id: b, kind: script}\n  - {id: t, kind: team, members: [a, b]}\n", agent.ManagerConfig{})
 	s, err := m.Create(t.Context(), "acme", "t", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -144,7 +144,7 @@ func TestTeamCancel(t *testing.T) {
 }
 
 func TestReserveHoldsCapacity(t *testing.T) {
-	m := manager(t, team, agent.Options{})
+	m := manager(t, team, agent.ManagerConfig{})
 	release, err := m.Reserve("acme", "panel")
 	if err != nil {
 		t.Fatal(err)
@@ -221,5 +221,22 @@ func TestDelegatedFault(t *testing.T) {
 	plain := errors.New("plain")
 	if agent.DelegatedFault(plain) != plain {
 		t.Error("a plain error was changed")
+	}
+}
+
+// A team's members run for the team's session's owner: their sessions
+// count against that owner's share of each member, not another's.
+func TestTeamMembersRunForItsOwner(t *testing.T) {
+	m := manager(t, "agents:\n  - {id: a, kind: script, maxSessions: 2}\n  - {id: b, kind: script}\n  - {id: t, kind: team, members: [a, b]}\n",
+		agent.ManagerConfig{OwnerShare: 2}) // one session of a per owner
+	ctx := t.Context()
+	if _, err := m.Create(ctx, "acme", "a", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := m.Delegate(ctx, "acme", "t", "hi", nil, func(agent.Chunk) {}); fault.CodeOf(err) != fault.ServiceUnavailable {
+		t.Errorf("acme's team prompt with acme's share of a taken: %v, want a's capacity reached", err)
+	}
+	if _, _, err := m.Delegate(ctx, "globex", "t", "hi", nil, func(agent.Chunk) {}); err != nil {
+		t.Errorf("globex's team prompt: %v", err)
 	}
 }

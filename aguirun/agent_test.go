@@ -41,7 +41,7 @@ func runAgentOf(t *testing.T, agents, agentID, prompt string) ([]agui.Event, agu
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := agent.NewManager(reg.Build(agent.BuildOptions{}), agent.Options{})
+	m := agent.NewManager(reg.Build(nil), agent.ManagerConfig{})
 	if err := m.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ func TestTeamRunAnswersAsTheTeamAgent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := agent.NewManager(reg.Build(agent.BuildOptions{}), agent.Options{})
+		m := agent.NewManager(reg.Build(nil), agent.ManagerConfig{})
 		if err := m.Start(t.Context()); err != nil {
 			t.Fatal(err)
 		}

@@ -36,7 +36,7 @@ func benchPrompt(b *testing.B, yaml, id string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cs := connect(b, reg, agent.Options{}, bridge.Options{})
+	cs := connect(b, reg, agent.ManagerConfig{}, bridge.Config{})
 	s, _ := call(b, cs, "sessions_create", map[string]any{"agentId": id})
 	args := map[string]any{"sessionId": s["sessionId"], "prompt": "hello there"}
 	ctx := context.Background()
@@ -62,12 +62,12 @@ func BenchmarkConcurrentClients(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			m := agent.NewManager(reg.Build(agent.BuildOptions{}), agent.Options{})
+			m := agent.NewManager(reg.Build(nil), agent.ManagerConfig{})
 			if err := m.Start(context.Background()); err != nil {
 				b.Fatal(err)
 			}
 			defer m.Shutdown()
-			br := bridge.New(bridge.Options{Manager: m, MaxConcurrent: 256})
+			br := bridge.New(bridge.Config{Manager: m, MaxConcurrent: 256})
 			const clients = 100
 			sessions := make([]*mcp.ClientSession, clients)
 			for i := range sessions {

@@ -32,8 +32,8 @@ const (
 	ErrorsAsJSONRPC ErrorMode = "jsonrpc"
 )
 
-// Options configure a bridge. Zero values take the defaults.
-type Options struct {
+// Config configures a bridge. Zero values take the defaults.
+type Config struct {
 	// Manager runs the agents and their sessions; it must be started.
 	Manager *agent.Manager
 	// ErrorMode is ErrorsAsResults unless set.
@@ -65,7 +65,7 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// The defaults of Options.
+// The defaults of Config.
 const (
 	DefaultMaxPromptBytes   = 1 << 20
 	DefaultMaxMetadataBytes = 64 << 10
@@ -87,7 +87,7 @@ var ErrShutdown = errors.New("bridge: shutting down")
 // Bridge is the MCP agentic bridge: seed 002's tools over an agent
 // Manager. Serve its Server over any go-sdk transport.
 type Bridge struct {
-	opts   Options
+	cfg    Config
 	server *mcp.Server
 	slots  chan struct{}
 
@@ -105,41 +105,41 @@ type Bridge struct {
 }
 
 // New returns a bridge with its tools registered.
-func New(opts Options) *Bridge {
-	if opts.ErrorMode == "" {
-		opts.ErrorMode = ErrorsAsResults
+func New(cfg Config) *Bridge {
+	if cfg.ErrorMode == "" {
+		cfg.ErrorMode = ErrorsAsResults
 	}
-	if opts.MaxPromptBytes <= 0 {
-		opts.MaxPromptBytes = DefaultMaxPromptBytes
+	if cfg.MaxPromptBytes <= 0 {
+		cfg.MaxPromptBytes = DefaultMaxPromptBytes
 	}
-	if opts.MaxMetadataBytes <= 0 {
-		opts.MaxMetadataBytes = DefaultMaxMetadataBytes
+	if cfg.MaxMetadataBytes <= 0 {
+		cfg.MaxMetadataBytes = DefaultMaxMetadataBytes
 	}
-	if opts.MaxConcurrent <= 0 {
-		opts.MaxConcurrent = DefaultMaxConcurrent
+	if cfg.MaxConcurrent <= 0 {
+		cfg.MaxConcurrent = DefaultMaxConcurrent
 	}
-	if opts.MaxPerOwner <= 0 {
-		opts.MaxPerOwner = opts.MaxConcurrent
-		if opts.Owner != nil {
-			opts.MaxPerOwner = max(1, opts.MaxConcurrent/4)
+	if cfg.MaxPerOwner <= 0 {
+		cfg.MaxPerOwner = cfg.MaxConcurrent
+		if cfg.Owner != nil {
+			cfg.MaxPerOwner = max(1, cfg.MaxConcurrent/4)
 		}
 	}
-	if opts.RequestTimeout <= 0 {
-		opts.RequestTimeout = DefaultRequestTimeout
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
 	}
-	if opts.Version == "" {
-		opts.Version = "dev"
+	if cfg.Version == "" {
+		cfg.Version = "dev"
 	}
-	if opts.ShutdownTimeout <= 0 {
-		opts.ShutdownTimeout = DefaultShutdownTimeout
+	if cfg.ShutdownTimeout <= 0 {
+		cfg.ShutdownTimeout = DefaultShutdownTimeout
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	b := &Bridge{opts: opts, slots: make(chan struct{}, opts.MaxConcurrent), byOwner: map[string]int{}, bySession: map[string]int{},
+	b := &Bridge{cfg: cfg, slots: make(chan struct{}, cfg.MaxConcurrent), byOwner: map[string]int{}, bySession: map[string]int{},
 		answered: make(chan struct{})}
 	b.life, b.stop = context.WithCancelCause(context.Background())
-	b.server = mcp.NewServer(&mcp.Implementation{Name: "triage-bridge", Title: "Triage MCP agentic bridge", Version: opts.Version},
+	b.server = mcp.NewServer(&mcp.Implementation{Name: "triage-bridge", Title: "Triage MCP agentic bridge", Version: cfg.Version},
 		&mcp.ServerOptions{
 			Instructions: instructions,
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
@@ -156,7 +156,7 @@ func (b *Bridge) Server() *mcp.Server { return b.server }
 // Run serves the bridge over t (for example &mcp.StdioTransport{}) until
 // the client disconnects, when it returns nil or the connection's error, or
 // ctx ends. When ctx ends, Run shuts the bridge down (Shutdown, bounded by
-// Options.ShutdownTimeout), so that every call in flight gets its answer
+// Config.ShutdownTimeout), so that every call in flight gets its answer
 // on t, then closes the connection and returns ctx.Err().
 func (b *Bridge) Run(ctx context.Context, t mcp.Transport) error {
 	// The connection outlives ctx: its calls must still be answered once
@@ -172,11 +172,11 @@ func (b *Bridge) Run(ctx context.Context, t mcp.Transport) error {
 		return err
 	case <-ctx.Done():
 	}
-	b.opts.Logger.Info("MCP bridge shutting down: answering the calls in flight", "calls", b.inFlightAll())
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.opts.ShutdownTimeout)
+	b.cfg.Logger.Info("MCP bridge shutting down: answering the calls in flight", "calls", b.inFlightAll())
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.cfg.ShutdownTimeout)
 	defer cancel()
 	if err := b.Shutdown(sctx); err != nil {
-		b.opts.Logger.Warn("MCP bridge shutdown: calls still unanswered", "calls", b.inFlightAll(), "timeout", b.opts.ShutdownTimeout)
+		b.cfg.Logger.Warn("MCP bridge shutdown: calls still unanswered", "calls", b.inFlightAll(), "timeout", b.cfg.ShutdownTimeout)
 	}
 	closed := make(chan struct{})
 	go func() { _ = ss.Close(); close(closed) }()
@@ -262,7 +262,7 @@ func (b *Bridge) Disconnect() {
 // acquire takes a slot for owner's call, or says the server is overloaded.
 func (b *Bridge) acquire(owner string) (func(), error) {
 	b.mu.Lock()
-	if b.byOwner[owner] >= b.opts.MaxPerOwner {
+	if b.byOwner[owner] >= b.cfg.MaxPerOwner {
 		b.mu.Unlock()
 		return nil, errOverloaded()
 	}

@@ -15,16 +15,16 @@ import (
 
 // connect starts a bridge over the registry and connects a go-sdk client
 // to it through in-memory transports.
-func connect(t testing.TB, reg *agent.Registry, mopts agent.Options, bopts bridge.Options) *mcp.ClientSession {
+func connect(t testing.TB, reg *agent.Registry, mcfg agent.ManagerConfig, bcfg bridge.Config) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
-	m := agent.NewManager(reg.Build(agent.BuildOptions{}), mopts)
+	m := agent.NewManager(reg.Build(nil), mcfg)
 	if err := m.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = m.Shutdown() })
-	bopts.Manager = m
-	b := bridge.New(bopts)
+	bcfg.Manager = m
+	b := bridge.New(bcfg)
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := b.Server().Connect(ctx, st, nil)
 	if err != nil {
@@ -66,7 +66,7 @@ func text(res *mcp.CallToolResult) string {
 }
 
 func TestToolsListed(t *testing.T) {
-	cs := connect(t, agent.Default(), agent.Options{}, bridge.Options{})
+	cs := connect(t, agent.Default(), agent.ManagerConfig{}, bridge.Config{})
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +101,7 @@ func TestToolsListed(t *testing.T) {
 }
 
 func TestWholeSession(t *testing.T) {
-	cs := connect(t, agent.Default(), agent.Options{}, bridge.Options{})
+	cs := connect(t, agent.Default(), agent.ManagerConfig{}, bridge.Config{})
 	agents, _ := call(t, cs, "agents_discover", map[string]any{})
 	list := agents["agents"].([]any)
 	if len(list) != 1 || list[0].(map[string]any)["id"] != "echo" {
@@ -142,13 +142,13 @@ func TestWholeSession(t *testing.T) {
 // tenant B sees none of the sessions and calls tenant A holds.
 func TestHealthIsTheTenants(t *testing.T) {
 	ctx := context.Background()
-	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.Options{OwnerShare: 2})
+	m := agent.NewManager(agent.Default().Build(nil), agent.ManagerConfig{OwnerShare: 2})
 	if err := m.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = m.Shutdown() })
 	// The tenant is the client's name, as /mcp's is its API key's.
-	b := bridge.New(bridge.Options{Manager: m, MaxConcurrent: 8, Owner: func(_ context.Context, req *mcp.CallToolRequest) string {
+	b := bridge.New(bridge.Config{Manager: m, MaxConcurrent: 8, Owner: func(_ context.Context, req *mcp.CallToolRequest) string {
 		return req.Session.InitializeParams().ClientInfo.Name
 	}})
 	dial := func(tenant string) *mcp.ClientSession {
@@ -219,12 +219,12 @@ func TestHealthIsTheTenants(t *testing.T) {
 
 func TestProgressStreamsTheAnswer(t *testing.T) {
 	ctx := context.Background()
-	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.Options{})
+	m := agent.NewManager(agent.Default().Build(nil), agent.ManagerConfig{})
 	if err := m.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	defer m.Shutdown()
-	b := bridge.New(bridge.Options{Manager: m})
+	b := bridge.New(bridge.Config{Manager: m})
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := b.Server().Connect(ctx, st, nil)
 	if err != nil {

@@ -82,7 +82,7 @@
 //
 // as an isError result (or seed 002's JSON-RPC error); a call that arrives
 // later gets the same answer at once. It returns once every answer has
-// been written, or at its context's deadline (Run: Options.ShutdownTimeout,
+// been written, or at its context's deadline (Run: Config.ShutdownTimeout,
 // 5s by default). Only then does Run close the connection: the go-sdk drops
 // the answer of a call still running when its connection closes. The
 // agents are the Manager's to stop (Manager.Shutdown, after it: an ACP

@@ -16,12 +16,12 @@ import (
 // in memory: a delegated task, then a failure as the client sees it.
 func Example() {
 	ctx := context.Background()
-	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.Options{})
+	m := agent.NewManager(agent.Default().Build(nil), agent.ManagerConfig{})
 	if err := m.Start(ctx); err != nil {
 		panic(err)
 	}
 	defer m.Shutdown()
-	b := bridge.New(bridge.Options{Manager: m})
+	b := bridge.New(bridge.Config{Manager: m})
 
 	st, ct := mcp.NewInMemoryTransports()
 	ss, _ := b.Server().Connect(ctx, st, nil)
@@ -56,12 +56,12 @@ func Example() {
 // later call is refused the same way.
 func ExampleBridge_Shutdown() {
 	ctx := context.Background()
-	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.Options{})
+	m := agent.NewManager(agent.Default().Build(nil), agent.ManagerConfig{})
 	if err := m.Start(ctx); err != nil {
 		panic(err)
 	}
 	defer m.Shutdown()
-	b := bridge.New(bridge.Options{Manager: m})
+	b := bridge.New(bridge.Config{Manager: m})
 	st, ct := mcp.NewInMemoryTransports()
 	ss, _ := b.Server().Connect(ctx, st, nil)
 	defer ss.Close()
@@ -102,12 +102,12 @@ func ExampleBridge_Shutdown() {
 // result.
 func Example_toolCall() {
 	ctx := context.Background()
-	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.Options{})
+	m := agent.NewManager(agent.Default().Build(nil), agent.ManagerConfig{})
 	if err := m.Start(ctx); err != nil {
 		panic(err)
 	}
 	defer m.Shutdown()
-	b := bridge.New(bridge.Options{Manager: m})
+	b := bridge.New(bridge.Config{Manager: m})
 	st, ct := mcp.NewInMemoryTransports()
 	ss, _ := b.Server().Connect(ctx, st, nil)
 	defer ss.Close()

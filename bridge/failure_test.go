@@ -67,8 +67,8 @@ agents:
     kind: script
     script: {fail: {code: UPSTREAM_ERROR, after: 1}}
 `)
-	cs := connect(t, reg, agent.Options{PromptTimeout: 200 * time.Millisecond},
-		bridge.Options{MaxPromptBytes: 64, MaxMetadataBytes: 32})
+	cs := connect(t, reg, agent.ManagerConfig{PromptTimeout: 200 * time.Millisecond},
+		bridge.Config{MaxPromptBytes: 64, MaxMetadataBytes: 32})
 	s, _ := call(t, cs, "sessions_create", map[string]any{"agentId": "echo"})
 	id := s["sessionId"].(string)
 	call(t, cs, "sessions_create", map[string]any{"agentId": "small"})
@@ -140,7 +140,7 @@ agents:
 }
 
 func TestSeedExampleMessage(t *testing.T) {
-	cs := connect(t, agent.Default(), agent.Options{}, bridge.Options{})
+	cs := connect(t, agent.Default(), agent.ManagerConfig{}, bridge.Config{})
 	_, txt := failed(t, cs, "sessions_prompt", map[string]any{"sessionId": "abc-123", "prompt": "hi"})
 	want := "Failed to submit prompt to session 'abc-123':\n" +
 		"Session not found: abc-123 (UPSTREAM, not retryable, session not valid)\n\n" +
@@ -155,7 +155,7 @@ func TestSeedExampleMessage(t *testing.T) {
 // Both a result and a failure match the tool's output schema, as the
 // official TypeScript client checks.
 func TestStructuredContentMatchesOutputSchema(t *testing.T) {
-	cs := connect(t, agent.Default(), agent.Options{}, bridge.Options{})
+	cs := connect(t, agent.Default(), agent.ManagerConfig{}, bridge.Config{})
 	tools, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -194,7 +194,7 @@ func TestStructuredContentMatchesOutputSchema(t *testing.T) {
 }
 
 func TestOverloaded(t *testing.T) {
-	cs := connect(t, agent.Default(), agent.Options{}, bridge.Options{MaxConcurrent: 1})
+	cs := connect(t, agent.Default(), agent.ManagerConfig{}, bridge.Config{MaxConcurrent: 1})
 	s, _ := call(t, cs, "sessions_create", map[string]any{"agentId": "echo"})
 	id := s["sessionId"].(string)
 	var wg sync.WaitGroup
@@ -239,7 +239,7 @@ func TestOverloaded(t *testing.T) {
 }
 
 func TestCancelAndClose(t *testing.T) {
-	cs := connect(t, agent.Default(), agent.Options{}, bridge.Options{})
+	cs := connect(t, agent.Default(), agent.ManagerConfig{}, bridge.Config{})
 	s, _ := call(t, cs, "sessions_create", map[string]any{"agentId": "echo"})
 	id := s["sessionId"].(string)
 	done := make(chan failure, 1)
@@ -295,7 +295,7 @@ func waitState(t *testing.T, cs *mcp.ClientSession, id, state string) {
 }
 
 func TestJSONRPCErrorMode(t *testing.T) {
-	c := newRawClient(t, bridge.Options{ErrorMode: bridge.ErrorsAsJSONRPC})
+	c := newRawClient(t, bridge.Config{ErrorMode: bridge.ErrorsAsJSONRPC})
 	for _, tc := range []struct {
 		tool string
 		args map[string]any
@@ -332,7 +332,7 @@ func TestJSONRPCErrorMode(t *testing.T) {
 }
 
 func TestUnknownToolIsAProtocolError(t *testing.T) {
-	cs := connect(t, agent.Default(), agent.Options{}, bridge.Options{})
+	cs := connect(t, agent.Default(), agent.ManagerConfig{}, bridge.Config{})
 	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "no_such_tool"})
 	var we *sdkjsonrpc.Error
 	if !errors.As(err, &we) || we.Code != sdkjsonrpc.CodeInvalidParams {

@@ -20,7 +20,7 @@ import (
 // the fault it reports.
 func TestFailureWireOutput(t *testing.T) {
 	reg := scripted(t, "agents:\n  - {id: echo, kind: script}\n")
-	cs := connect(t, reg, agent.Options{}, bridge.Options{MaxPromptBytes: 64})
+	cs := connect(t, reg, agent.ManagerConfig{}, bridge.Config{MaxPromptBytes: 64})
 	s, _ := call(t, cs, "sessions_create", map[string]any{"agentId": "echo"})
 	id := s["sessionId"].(string)
 	for _, c := range []struct {

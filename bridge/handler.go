@@ -48,7 +48,7 @@ func addTool[In, Out any](b *Bridge, t *mcp.Tool, h func(context.Context, *mcp.C
 		// would end the process, every tenant's sessions with it.
 		defer func() {
 			if p := recover(); p != nil {
-				b.opts.Logger.Error("panic in a tool call", slog.String("tool", name), slog.String("panic", fault.Redact(fmt.Sprint(p))))
+				b.cfg.Logger.Error("panic in a tool call", slog.String("tool", name), slog.String("panic", fault.Redact(fmt.Sprint(p))))
 				res, err = b.fail(name, fault.New(fault.InternalError, "The bridge failed to handle the call."), sentIDs(req.Params.Arguments))
 			}
 		}()
@@ -76,7 +76,7 @@ func addTool[In, Out any](b *Bridge, t *mcp.Tool, h func(context.Context, *mcp.C
 		}
 		if name != "sessions_prompt" && name != "tasks_delegate" {
 			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, b.opts.RequestTimeout)
+			ctx, cancel = context.WithTimeout(ctx, b.cfg.RequestTimeout)
 			defer cancel()
 		}
 		var input In
@@ -176,9 +176,9 @@ func trimValidation(s string) string {
 // arguments carried, which its text names when the fault does not.
 func (b *Bridge) fail(tool string, err error, sent map[string]sentID) (*mcp.CallToolResult, error) {
 	f := fault.From(err)
-	b.opts.Logger.Info("tool call failed", "tool", tool, "code", string(f.Code), "category", string(f.Category))
+	b.cfg.Logger.Info("tool call failed", "tool", tool, "code", string(f.Code), "category", string(f.Category))
 	fl := newFailure(tool, f, sent)
-	if b.opts.ErrorMode == ErrorsAsJSONRPC {
+	if b.cfg.ErrorMode == ErrorsAsJSONRPC {
 		e := jsonrpc.From(f)
 		data, merr := json.Marshal(fl)
 		if merr != nil {

@@ -32,12 +32,12 @@ func TestToolCallPanicIsAFailure(t *testing.T) {
 	ctx := context.Background()
 	var logs bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))
-	m := agent.NewManager([]agent.Agent{{Info: agent.Info{ID: "bug", Kind: "script", MaxSessions: 4}, Backend: panicky{}}}, agent.Options{Logger: log})
+	m := agent.NewManager([]agent.Agent{{Info: agent.Info{ID: "bug", Kind: "script", MaxSessions: 4}, Backend: panicky{}}}, agent.ManagerConfig{Logger: log})
 	if err := m.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = m.Shutdown() })
-	b := bridge.New(bridge.Options{Manager: m, Logger: log})
+	b := bridge.New(bridge.Config{Manager: m, Logger: log})
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := b.Server().Connect(ctx, st, nil)
 	if err != nil {

@@ -24,10 +24,10 @@ type rawClient struct {
 	next int
 }
 
-func newRawClient(t *testing.T, opts bridge.Options) *rawClient {
+func newRawClient(t *testing.T, opts bridge.Config) *rawClient {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.Options{})
+	m := agent.NewManager(agent.Default().Build(nil), agent.ManagerConfig{})
 	if err := m.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func (c *rawClient) sendLine(line string) map[string]any {
 // go-sdk would answer altered (1.5e300 came back -9223372036854775808) is
 // refused with -32600 and a null id; other ids come back as they went.
 func TestIOTransportRefusesInexactIDs(t *testing.T) {
-	c := newRawClient(t, bridge.Options{})
+	c := newRawClient(t, bridge.Config{})
 	for _, id := range []string{"1.5e300", "1.5", "9007199254740993", "-0", "1e3"} {
 		msg := c.sendLine(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`)
 		e, _ := msg["error"].(map[string]any)

@@ -25,7 +25,7 @@ func TestREADMEShowsTheRealFailure(t *testing.T) {
 	shown := readme[i+len(marker):]
 	shown = shown[:strings.Index(shown, "\n```")]
 
-	cs := connect(t, agent.Default(), agent.Options{}, bridge.Options{})
+	cs := connect(t, agent.Default(), agent.ManagerConfig{}, bridge.Config{})
 	s, _ := call(t, cs, "sessions_create", map[string]any{"agentId": "echo"})
 	_, txt := failed(t, cs, "sessions_prompt", map[string]any{"sessionId": s["sessionId"], "prompt": "fail with RATE_LIMITED"})
 	if txt != shown {

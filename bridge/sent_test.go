@@ -14,7 +14,7 @@ import (
 // Issue 23: the texts quoted an empty id ("…to agent", "session" and
 // two quotes).
 func TestFailureTextSaysTheIDSent(t *testing.T) {
-	cs := connect(t, agent.Default(), agent.Options{}, bridge.Options{MaxPromptBytes: 8, MaxMetadataBytes: 16})
+	cs := connect(t, agent.Default(), agent.ManagerConfig{}, bridge.Config{MaxPromptBytes: 8, MaxMetadataBytes: 16})
 	long := strings.Repeat("s", 300)
 	for _, tc := range []struct {
 		name, tool string

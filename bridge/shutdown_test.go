@@ -27,7 +27,7 @@ import (
 func runOverPipes(t *testing.T, m *agent.Manager) (cs *mcp.ClientSession, stop func(), done <-chan error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	b := bridge.New(bridge.Options{Manager: m})
+	b := bridge.New(bridge.Config{Manager: m})
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ran := make(chan error, 1)
@@ -50,7 +50,7 @@ func runOverPipes(t *testing.T, m *agent.Manager) (cs *mcp.ClientSession, stop f
 // test ends.
 func startManager(t *testing.T, yaml string) *agent.Manager {
 	t.Helper()
-	m := agent.NewManager(scripted(t, yaml).Build(agent.BuildOptions{}), agent.Options{})
+	m := agent.NewManager(scripted(t, yaml).Build(nil), agent.ManagerConfig{})
 	if err := m.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ agents:
 // any transport; bridge_health included.
 func TestShutdownRefusesLaterCalls(t *testing.T) {
 	m := startManager(t, "agents:\n  - id: echo\n    kind: script\n")
-	b := bridge.New(bridge.Options{Manager: m})
+	b := bridge.New(bridge.Config{Manager: m})
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := b.Server().Connect(context.Background(), st, nil)
 	if err != nil {
@@ -265,7 +265,7 @@ func failureOf(t *testing.T, res *mcp.CallToolResult) failure {
 // at once, before the HTTP server's own shutdown.
 func TestShutdownOverStreamableHTTP(t *testing.T) {
 	m := startManager(t, "agents:\n  - id: echo\n    kind: script\n")
-	b := bridge.New(bridge.Options{Manager: m})
+	b := bridge.New(bridge.Config{Manager: m})
 	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return b.Server() }, nil))
 	t.Cleanup(srv.Close)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).

@@ -14,7 +14,7 @@ import (
 // and its arguments. Issue 23: the result said text "", stopReason
 // "tool_call", and the call was only in a progress notification.
 func TestToolCallInTheResult(t *testing.T) {
-	cs := connect(t, agent.Default(), agent.Options{}, bridge.Options{})
+	cs := connect(t, agent.Default(), agent.ManagerConfig{}, bridge.Config{})
 	s, _ := call(t, cs, "sessions_create", map[string]any{"agentId": "echo"})
 	args := `{"city":"Paris","units":"metric"}`
 	for tool, in := range map[string]map[string]any{
@@ -46,7 +46,7 @@ func TestToolCallInTheResult(t *testing.T) {
 // Arguments past 64 KiB are cut short and marked truncated, with their
 // whole size.
 func TestToolCallArgumentsAreBounded(t *testing.T) {
-	cs := connect(t, agent.Default(), agent.Options{}, bridge.Options{})
+	cs := connect(t, agent.Default(), agent.ManagerConfig{}, bridge.Config{})
 	args := `{"blob":"` + strings.Repeat("é", 40<<10) + `"}`
 	out, res := call(t, cs, "tasks_delegate", map[string]any{"agentId": "echo", "prompt": "call upload " + args})
 	if res.IsError {

@@ -130,14 +130,14 @@ func (b *Bridge) addTools() {
 // there is one owner, and its load is all of it.
 func (b *Bridge) health(ctx context.Context, req *mcp.CallToolRequest, _ healthIn) (healthOut, error) {
 	owner := b.owner(ctx, req)
-	h := b.opts.Manager.HealthOf(owner)
-	return healthOut{Ready: h.Ready, Version: b.opts.Version, Agents: h.Agents, Sessions: h.Sessions,
-		InFlight: b.inFlight(owner), MaxConcurrent: min(b.opts.MaxPerOwner, b.opts.MaxConcurrent)}, nil
+	h := b.cfg.Manager.HealthOf(owner)
+	return healthOut{Ready: h.Ready, Version: b.cfg.Version, Agents: h.Agents, Sessions: h.Sessions,
+		InFlight: b.inFlight(owner), MaxConcurrent: min(b.cfg.MaxPerOwner, b.cfg.MaxConcurrent)}, nil
 }
 
 func (b *Bridge) discover(_ context.Context, _ *mcp.CallToolRequest, in discoverIn) (discoverOut, error) {
 	out := discoverOut{Agents: []agent.Info{}}
-	for _, a := range b.opts.Manager.Agents() {
+	for _, a := range b.cfg.Manager.Agents() {
 		if in.Capability == "" || contains(a.Capabilities, in.Capability) {
 			out.Agents = append(out.Agents, a)
 		}
@@ -158,7 +158,7 @@ func (b *Bridge) create(ctx context.Context, req *mcp.CallToolRequest, in create
 	if err := b.checkMetadata(in.Metadata); err != nil {
 		return sessionOut{}, err
 	}
-	s, err := b.opts.Manager.Create(ctx, b.owner(ctx, req), in.AgentID, in.Metadata)
+	s, err := b.cfg.Manager.Create(ctx, b.owner(ctx, req), in.AgentID, in.Metadata)
 	if err != nil {
 		return sessionOut{}, err
 	}
@@ -171,19 +171,19 @@ func (b *Bridge) prompt(ctx context.Context, req *mcp.CallToolRequest, in prompt
 	}
 	owner := b.owner(ctx, req)
 	var calls toolCalls
-	res, err := b.opts.Manager.Prompt(ctx, owner, in.SessionID, in.Prompt, calls.collect(b.progress(ctx, req)))
-	s, _ := b.opts.Manager.Status(owner, in.SessionID)
+	res, err := b.cfg.Manager.Prompt(ctx, owner, in.SessionID, in.Prompt, calls.collect(b.progress(ctx, req)))
+	s, _ := b.cfg.Manager.Status(owner, in.SessionID)
 	out := promptOut{SessionID: in.SessionID, AgentID: s.AgentID, Text: res.Text, StopReason: res.StopReason, State: s.State}
 	out.ToolCalls, out.ToolCallsOmitted = calls.result()
 	return out, err
 }
 
 func (b *Bridge) status(ctx context.Context, req *mcp.CallToolRequest, in sessionIn) (agent.Session, error) {
-	return b.opts.Manager.Status(b.owner(ctx, req), in.SessionID)
+	return b.cfg.Manager.Status(b.owner(ctx, req), in.SessionID)
 }
 
 func (b *Bridge) cancel(ctx context.Context, req *mcp.CallToolRequest, in sessionIn) (cancelOut, error) {
-	s, running, err := b.opts.Manager.Cancel(ctx, b.owner(ctx, req), in.SessionID)
+	s, running, err := b.cfg.Manager.Cancel(ctx, b.owner(ctx, req), in.SessionID)
 	if err != nil {
 		return cancelOut{SessionID: in.SessionID}, err
 	}
@@ -191,7 +191,7 @@ func (b *Bridge) cancel(ctx context.Context, req *mcp.CallToolRequest, in sessio
 }
 
 func (b *Bridge) close(ctx context.Context, req *mcp.CallToolRequest, in sessionIn) (closeOut, error) {
-	if err := b.opts.Manager.Close(b.owner(ctx, req), in.SessionID); err != nil {
+	if err := b.cfg.Manager.Close(b.owner(ctx, req), in.SessionID); err != nil {
 		return closeOut{SessionID: in.SessionID}, err
 	}
 	return closeOut{SessionID: in.SessionID, Closed: true}, nil
@@ -202,7 +202,7 @@ func (b *Bridge) delegate(ctx context.Context, req *mcp.CallToolRequest, in dele
 		return promptOut{AgentID: in.AgentID}, err
 	}
 	var calls toolCalls
-	res, s, err := b.opts.Manager.Delegate(ctx, b.owner(ctx, req), in.AgentID, in.Prompt, in.Metadata, calls.collect(b.progress(ctx, req)))
+	res, s, err := b.cfg.Manager.Delegate(ctx, b.owner(ctx, req), in.AgentID, in.Prompt, in.Metadata, calls.collect(b.progress(ctx, req)))
 	out := promptOut{SessionID: s.ID, AgentID: in.AgentID, Text: res.Text, StopReason: res.StopReason, State: s.State}
 	out.ToolCalls, out.ToolCallsOmitted = calls.result()
 	return out, err
@@ -301,15 +301,15 @@ func cutUTF8(s string, n int) string {
 }
 
 func (b *Bridge) owner(ctx context.Context, req *mcp.CallToolRequest) string {
-	if b.opts.Owner == nil {
+	if b.cfg.Owner == nil {
 		return ""
 	}
-	return b.opts.Owner(ctx, req)
+	return b.cfg.Owner(ctx, req)
 }
 
 func (b *Bridge) checkPrompt(prompt string, metadata map[string]any) error {
-	if len(prompt) > b.opts.MaxPromptBytes {
-		return errTooLarge("Prompt", len(prompt), b.opts.MaxPromptBytes)
+	if len(prompt) > b.cfg.MaxPromptBytes {
+		return errTooLarge("Prompt", len(prompt), b.cfg.MaxPromptBytes)
 	}
 	return b.checkMetadata(metadata)
 }
@@ -322,8 +322,8 @@ func (b *Bridge) checkMetadata(metadata map[string]any) error {
 	if err != nil {
 		return err
 	}
-	if len(data) > b.opts.MaxMetadataBytes {
-		return errTooLarge("Metadata", len(data), b.opts.MaxMetadataBytes)
+	if len(data) > b.cfg.MaxMetadataBytes {
+		return errTooLarge("Metadata", len(data), b.cfg.MaxMetadataBytes)
 	}
 	return nil
 }

@@ -16,7 +16,7 @@ import (
 // processes, as an MCP client sees them.
 func TestWorkerFailures(t *testing.T) {
 	reg := scripted(t, workerAgents(t, 1, "1ms"))
-	cs := connect(t, reg, agent.Options{PromptTimeout: 500 * time.Millisecond}, bridge.Options{})
+	cs := connect(t, reg, agent.ManagerConfig{PromptTimeout: 500 * time.Millisecond}, bridge.Config{})
 
 	newSession := func() string {
 		s, res := call(t, cs, "sessions_create", map[string]any{"agentId": "worker"})
@@ -100,7 +100,7 @@ func TestWorkerFailures(t *testing.T) {
 
 func TestWorkerThatCannotStart(t *testing.T) {
 	reg := scripted(t, workerAgents(t, 1, "not-a-duration"))
-	m := agent.NewManager(reg.Build(agent.BuildOptions{}), agent.Options{})
+	m := agent.NewManager(reg.Build(nil), agent.ManagerConfig{})
 	err := m.Start(context.Background())
 	f, ok := fault.As(err)
 	if !ok || f.Code != fault.TransportError || f.Category != fault.CategoryTransport || f.Message != "Failed to start worker" || f.Source != "worker" {
@@ -117,7 +117,7 @@ func TestNothingLeaks(t *testing.T) {
 	before := runtime.NumGoroutine()
 	func() {
 		reg := scripted(t, workerAgents(t, 2, "1ms"))
-		m := agent.NewManager(reg.Build(agent.BuildOptions{}), agent.Options{PromptTimeout: 300 * time.Millisecond})
+		m := agent.NewManager(reg.Build(nil), agent.ManagerConfig{PromptTimeout: 300 * time.Millisecond})
 		if err := m.Start(context.Background()); err != nil {
 			t.Fatal(err)
 		}
@@ -146,7 +146,7 @@ func TestNothingLeaks(t *testing.T) {
 
 func TestWorkerWithoutSessionID(t *testing.T) {
 	yaml := strings.Replace(workerAgents(t, 1, "1ms"), `TRIAGE_WORKER_DELAY:`, `TRIAGE_WORKER_NO_SESSION_ID: "1", TRIAGE_WORKER_DELAY:`, 1)
-	cs := connect(t, scripted(t, yaml), agent.Options{}, bridge.Options{})
+	cs := connect(t, scripted(t, yaml), agent.ManagerConfig{}, bridge.Config{})
 	f, txt := failed(t, cs, "sessions_create", map[string]any{"agentId": "worker"})
 	if f.Code != "PROTOCOL_ERROR" || f.Type != "UPSTREAM" || f.Message != "Invalid worker response: missing sessionId" || f.Retryable {
 		t.Errorf("%+v\n%s", f, txt)

@@ -20,11 +20,11 @@ import (
 )
 
 // DefaultUserAgent is the User-Agent header the client sends unless
-// WithUserAgent sets another.
+// Config.UserAgent sets another.
 const DefaultUserAgent = "triage-go-client/1"
 
 // DefaultTimeout bounds each attempt when no http.Client is given (see
-// WithHTTPClient): the service may run a model to analyse a report, but a
+// Config.HTTPClient): the service may run a model to analyse a report, but a
 // stuck connection must not hold an agent for ever.
 const DefaultTimeout = 60 * time.Second
 
@@ -53,65 +53,41 @@ type Client struct {
 	policy    *resilience.Policy
 }
 
-// Option configures a Client.
-type Option func(*options)
-
-type options struct {
-	apiKey    string
-	hasKey    bool
-	http      *http.Client
-	cfg       *resilience.Config
-	policy    *resilience.Policy
-	userAgent *string
-}
-
-// WithAPIKey sets the API key, sent as "Authorization: Bearer KEY". It
-// must be printable ASCII without spaces. The key is registered with
-// fault.RegisterSecret so that no error text carries it.
-func WithAPIKey(key string) Option {
-	return func(o *options) { o.apiKey, o.hasKey = key, true }
-}
-
-// WithHTTPClient sets the http.Client that sends each attempt. Defaults to
-// one with a Timeout of DefaultTimeout over http.DefaultTransport. Its
-// transport must not retry on its own (see the package documentation).
-func WithHTTPClient(c *http.Client) Option {
-	return func(o *options) { o.http = c }
-}
-
-// WithResilience builds the client's own resilience.Policy from cfg: set
-// MaxAttempts (1 disables retries), the backoff, MaxDuration, OnRetry or a
-// Logger there. Defaults to resilience.Config{}. WithPolicy overrides it.
-func WithResilience(cfg resilience.Config) Option {
-	return func(o *options) { o.cfg = &cfg }
-}
-
-// WithPolicy makes the client use p, which may be shared with other
-// clients and calls (so that they share its circuit breakers). It takes
-// precedence over WithResilience.
-func WithPolicy(p *resilience.Policy) Option {
-	return func(o *options) { o.policy = p }
-}
-
-// WithUserAgent sets the User-Agent header. Defaults to DefaultUserAgent;
-// an empty ua sends none.
-func WithUserAgent(ua string) Option {
-	return func(o *options) { o.userAgent = &ua }
+// Config configures a Client. Every zero field means the documented
+// default.
+type Config struct {
+	// APIKey is sent as "Authorization: Bearer KEY". It must be printable
+	// ASCII without spaces. The key is registered with fault.RegisterSecret
+	// so that no error text carries it. Defaults to none: no Authorization
+	// header.
+	APIKey string
+	// HTTPClient sends each attempt. Defaults to one with a Timeout of
+	// DefaultTimeout over http.DefaultTransport. Its transport must not
+	// retry on its own (see the package documentation).
+	HTTPClient *http.Client
+	// Resilience is what the client's own resilience.Policy is built from:
+	// set MaxAttempts (1 disables retries), the backoff, MaxDuration,
+	// OnRetry or a Logger there. Defaults to resilience.Config{}. Policy
+	// overrides it.
+	Resilience resilience.Config
+	// Policy, when set, is the policy the client uses, which may be shared
+	// with other clients and calls (so that they share its circuit
+	// breakers). It takes precedence over Resilience.
+	Policy *resilience.Policy
+	// UserAgent is the User-Agent header. Defaults to DefaultUserAgent.
+	UserAgent string
+	// NoUserAgent sends no User-Agent header at all; UserAgent is then
+	// ignored.
+	NoUserAgent bool
 }
 
 // New returns a client of the Error Handler service at baseURL, an http or
 // https URL such as "https://triage.internal" or
 // "http://localhost:8080/triage" (the API's paths are resolved under its
-// path). The URL must not carry credentials: pass the API key with
-// WithAPIKey. New fails with a CONFIG_ERROR *fault.Error for a bad URL or
-// option.
-func New(baseURL string, opts ...Option) (*Client, error) {
-	var o options
-	for _, opt := range opts {
-		if opt != nil {
-			opt(&o)
-		}
-	}
+// path). The URL must not carry credentials: pass the API key in
+// Config.APIKey. New fails with a CONFIG_ERROR *fault.Error for a bad URL
+// or Config.
+func New(baseURL string, cfg Config) (*Client, error) {
 	u, err := url.Parse(baseURL)
 	if err != nil {
 		// url.Parse's error repeats the URL, which may hold credentials.
@@ -123,7 +99,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	case u.Host == "":
 		return nil, configError("The base URL has no host.")
 	case u.User != nil:
-		return nil, configError("The base URL must not carry credentials; use WithAPIKey.")
+		return nil, configError("The base URL must not carry credentials; use Config.APIKey.")
 	case u.RawQuery != "" || u.Fragment != "" || u.ForceQuery:
 		return nil, configError("The base URL must not have a query or a fragment.")
 	}
@@ -133,31 +109,30 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 		reports:   reports.String(),
 		source:    u.Host,
 		userAgent: DefaultUserAgent,
-		http:      o.http,
-		policy:    o.policy,
+		http:      cfg.HTTPClient,
+		policy:    cfg.Policy,
 	}
-	if o.hasKey {
-		if !validToken(o.apiKey) {
+	if cfg.APIKey != "" {
+		if !validToken(cfg.APIKey) {
 			return nil, configError("The API key must be printable ASCII without spaces.")
 		}
-		c.apiKey = o.apiKey
-		fault.RegisterSecret(o.apiKey)
+		c.apiKey = cfg.APIKey
+		fault.RegisterSecret(cfg.APIKey)
 	}
-	if o.userAgent != nil {
-		if strings.ContainsAny(*o.userAgent, "\r\n") {
+	switch {
+	case cfg.NoUserAgent:
+		c.userAgent = ""
+	case cfg.UserAgent != "":
+		if strings.ContainsAny(cfg.UserAgent, "\r\n") {
 			return nil, configError("The user agent must be one line.")
 		}
-		c.userAgent = *o.userAgent
+		c.userAgent = cfg.UserAgent
 	}
 	if c.http == nil {
 		c.http = &http.Client{Timeout: DefaultTimeout}
 	}
 	if c.policy == nil {
-		cfg := resilience.Config{}
-		if o.cfg != nil {
-			cfg = *o.cfg
-		}
-		c.policy = resilience.New(cfg)
+		c.policy = resilience.New(cfg.Resilience)
 	}
 	return c, nil
 }
@@ -190,20 +165,25 @@ func validToken(s string) bool {
 // feedback: for a new error (201), or the feedback given before for a
 // duplicate (200, Duplicate true).
 //
-// Report sends an Idempotency-Key (the context's, see WithIdempotencyKey,
-// or a new random one) and the same key on every retry; the retries follow
+// Report sends an Idempotency-Key (opts.IdempotencyKey, or a new random
+// one) and the same key on every retry; the retries follow
 // the client's resilience.Policy (see the package documentation). It fills
 // in an empty Timestamp (now, UTC) and Status ("error") on a copy of
 // report; it does not validate the report, which the service does (call
 // report.Validate first to check it locally).
 //
+// opts may be nil, for the defaults.
+//
 // The error, when there is one, is always a *fault.Error.
-func (c *Client) Report(ctx context.Context, report *triage.Report) (*triage.Feedback, error) {
+func (c *Client) Report(ctx context.Context, report *triage.Report, opts *ReportOptions) (*triage.Feedback, error) {
 	if report == nil {
 		return nil, fault.Invalid("The report is required.", fault.FieldError{Field: "(root)", Message: "is required"})
 	}
-	key, ok := IdempotencyKey(ctx)
-	if !ok {
+	var key string
+	if opts != nil {
+		key = opts.IdempotencyKey
+	}
+	if key == "" {
 		key = NewIdempotencyKey()
 	} else if !validIdempotencyKey(key) {
 		return nil, fault.Invalid("The idempotency key is invalid.", fault.FieldError{

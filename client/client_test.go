@@ -64,9 +64,10 @@ func (s *server) requests() []request {
 // no breaker.
 var fast = resilience.Config{BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond, DisableJitter: true, DisableBreaker: true}
 
-func newClient(t *testing.T, url string, opts ...client.Option) *client.Client {
+func newClient(t *testing.T, url string, cfg client.Config) *client.Client {
 	t.Helper()
-	c, err := client.New(url, append([]client.Option{client.WithResilience(fast)}, opts...)...)
+	cfg.Resilience = fast
+	c, err := client.New(url, cfg)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -136,10 +137,10 @@ func asFault(t *testing.T, err error) *fault.Error {
 func TestReportCreated(t *testing.T) {
 	want := testFeedback(false)
 	s := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) { writeFeedback(w, http.StatusCreated, want) })
-	c := newClient(t, s.URL+"/triage/", client.WithAPIKey("tk_live_0123456789"))
+	c := newClient(t, s.URL+"/triage/", client.Config{APIKey: "tk_live_0123456789"})
 
 	report := testReport()
-	fb, err := c.Report(context.Background(), report)
+	fb, err := c.Report(context.Background(), report, nil)
 	if err != nil {
 		t.Fatalf("Report: %v", err)
 	}
@@ -183,7 +184,7 @@ func TestReportDuplicate(t *testing.T) {
 	s := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
 		writeFeedback(w, http.StatusOK, testFeedback(true))
 	})
-	fb, err := newClient(t, s.URL).Report(context.Background(), testReport())
+	fb, err := newClient(t, s.URL, client.Config{}).Report(context.Background(), testReport(), nil)
 	if err != nil {
 		t.Fatalf("Report: %v", err)
 	}
@@ -202,7 +203,7 @@ func TestReportFillsDefaultsOnACopy(t *testing.T) {
 	report := testReport()
 	report.Timestamp, report.Status = time.Time{}, ""
 	before := time.Now().Add(-time.Second)
-	if _, err := newClient(t, s.URL).Report(context.Background(), report); err != nil {
+	if _, err := newClient(t, s.URL, client.Config{}).Report(context.Background(), report, nil); err != nil {
 		t.Fatalf("Report: %v", err)
 	}
 	if !report.Timestamp.IsZero() || report.Status != "" {
@@ -226,7 +227,7 @@ func TestReportInvalid(t *testing.T) {
 		writeProblem(w, r, fault.New(fault.InvalidRequest, "The error report is invalid.",
 			fault.WithStatus(http.StatusUnprocessableEntity), fault.WithFieldErrors(fields...)))
 	})
-	_, err := newClient(t, s.URL).Report(context.Background(), testReport())
+	_, err := newClient(t, s.URL, client.Config{}).Report(context.Background(), testReport(), nil)
 	f := asFault(t, err)
 	if f.Code != fault.InvalidRequest || f.HTTPStatus() != http.StatusUnprocessableEntity || f.Retryable {
 		t.Errorf("fault = %v (status %d, retryable %v), want INVALID_REQUEST, 422, not retryable", f, f.HTTPStatus(), f.Retryable)
@@ -259,8 +260,8 @@ func TestReportAPIKeyNeverInErrors(t *testing.T) {
 					"debug":   map[string]any{"cause": "lookup " + token},
 				})
 			})
-			c := newClient(t, s.URL, client.WithAPIKey(key))
-			_, err := c.Report(context.Background(), testReport())
+			c := newClient(t, s.URL, client.Config{APIKey: key})
+			_, err := c.Report(context.Background(), testReport(), nil)
 			f := asFault(t, err)
 			if f.Code != fault.TenantUnauthorized {
 				t.Errorf("Code = %s, want TENANT_UNAUTHORIZED", f.Code)
@@ -297,8 +298,8 @@ func TestReportTransportError(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close() // nothing listens: connection refused
-	c := newClient(t, "http://"+addr, client.WithAPIKey("tk_live_0123456789"))
-	_, err = c.Report(context.Background(), testReport())
+	c := newClient(t, "http://"+addr, client.Config{APIKey: "tk_live_0123456789"})
+	_, err = c.Report(context.Background(), testReport(), nil)
 	f := asFault(t, err)
 	if f.Code != fault.TransportError || f.Details["attempts"] != 3 {
 		t.Errorf("fault = %v, details %v; want TRANSPORT_ERROR after 3 attempts", f, f.Details)
@@ -338,7 +339,7 @@ func TestReportBadResponse(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) { tc.respond(w) })
-			_, err := newClient(t, s.URL).Report(context.Background(), testReport())
+			_, err := newClient(t, s.URL, client.Config{}).Report(context.Background(), testReport(), nil)
 			f := asFault(t, err)
 			if f.Code != fault.ProtocolError || f.Retryable {
 				t.Errorf("fault = %v, want PROTOCOL_ERROR, not retryable", f)
@@ -352,7 +353,7 @@ func TestReportBadResponse(t *testing.T) {
 
 func TestReportNil(t *testing.T) {
 	s := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) {})
-	_, err := newClient(t, s.URL).Report(context.Background(), nil)
+	_, err := newClient(t, s.URL, client.Config{}).Report(context.Background(), nil, nil)
 	if f := asFault(t, err); f.Code != fault.InvalidRequest {
 		t.Errorf("fault = %v, want INVALID_REQUEST", f)
 	}
@@ -365,7 +366,7 @@ func TestReportUnencodable(t *testing.T) {
 	s := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) {})
 	report := testReport()
 	report.Data.Context["ch"] = make(chan int)
-	_, err := newClient(t, s.URL).Report(context.Background(), report)
+	_, err := newClient(t, s.URL, client.Config{}).Report(context.Background(), report, nil)
 	if f := asFault(t, err); f.Code != fault.InvalidRequest {
 		t.Errorf("fault = %v, want INVALID_REQUEST", f)
 	}
@@ -375,9 +376,9 @@ func TestUserAgent(t *testing.T) {
 	s := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
 		writeFeedback(w, http.StatusCreated, testFeedback(false))
 	})
-	for _, ua := range []string{"sql-agent/2.1", ""} {
-		c := newClient(t, s.URL, client.WithUserAgent(ua))
-		if _, err := c.Report(context.Background(), testReport()); err != nil {
+	for _, cfg := range []client.Config{{UserAgent: "sql-agent/2.1"}, {UserAgent: "ignored", NoUserAgent: true}} {
+		c := newClient(t, s.URL, cfg)
+		if _, err := c.Report(context.Background(), testReport(), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -403,13 +404,13 @@ func TestWithHTTPClientAndPolicy(t *testing.T) {
 		sent++
 		return http.DefaultTransport.RoundTrip(r)
 	})}
-	c, err := client.New(s.URL, client.WithHTTPClient(hc),
-		client.WithResilience(resilience.Config{MaxAttempts: 1}), // overridden by the policy
-		client.WithPolicy(resilience.New(fast)))
+	c, err := client.New(s.URL, client.Config{HTTPClient: hc,
+		Resilience: resilience.Config{MaxAttempts: 1}, // overridden by the policy
+		Policy:     resilience.New(fast)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Report(context.Background(), testReport()); err != nil {
+	if _, err := c.Report(context.Background(), testReport(), nil); err != nil {
 		t.Fatalf("Report: %v", err)
 	}
 	if sent != 2 {
@@ -423,23 +424,23 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 
 func TestNewRejects(t *testing.T) {
 	for _, tc := range []struct {
-		url  string
-		opts []client.Option
+		url string
+		cfg client.Config
 	}{
-		{"", nil},
-		{"triage.internal", nil},
-		{"ftp://triage.internal", nil},
-		{"http://", nil},
-		{"http://user:hunter2secret@triage.internal", nil},
-		{"http://triage.internal?key=hunter2secret", nil},
-		{"http://triage.internal#x", nil},
-		{"http://triage.internal", []client.Option{client.WithAPIKey("")}},
-		{"http://triage.internal", []client.Option{client.WithAPIKey("two words")}},
-		{"http://triage.internal", []client.Option{client.WithAPIKey("key\r\nX-Evil: 1")}},
-		{"http://triage.internal", []client.Option{client.WithUserAgent("a\r\nX-Evil: 1")}},
-		{"http://tri\x7fage", nil},
+		{"", client.Config{}},
+		{"triage.internal", client.Config{}},
+		{"ftp://triage.internal", client.Config{}},
+		{"http://", client.Config{}},
+		{"http://user:hunter2secret@triage.internal", client.Config{}},
+		{"http://triage.internal?key=hunter2secret", client.Config{}},
+		{"http://triage.internal#x", client.Config{}},
+		{"http://triage.internal", client.Config{APIKey: " "}},
+		{"http://triage.internal", client.Config{APIKey: "two words"}},
+		{"http://triage.internal", client.Config{APIKey: "key\r\nX-Evil: 1"}},
+		{"http://triage.internal", client.Config{UserAgent: "a\r\nX-Evil: 1"}},
+		{"http://tri\x7fage", client.Config{}},
 	} {
-		c, err := client.New(tc.url, tc.opts...)
+		c, err := client.New(tc.url, tc.cfg)
 		if c != nil {
 			t.Errorf("New(%q) = %v, want nil", tc.url, c)
 		}
@@ -459,8 +460,8 @@ func TestReportAPIKeyNotInTransportErrors(t *testing.T) {
 	hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
 		return nil, errors.New("proxy refused " + r.Header.Get("Authorization"))
 	})}
-	c := newClient(t, "http://triage.internal", client.WithHTTPClient(hc), client.WithAPIKey("k3y"))
-	_, err := c.Report(context.Background(), testReport())
+	c := newClient(t, "http://triage.internal", client.Config{HTTPClient: hc, APIKey: "k3y"})
+	_, err := c.Report(context.Background(), testReport(), nil)
 	f := asFault(t, err)
 	if strings.Contains(err.Error(), "k3y") || strings.Contains(f.Debug.Cause, "k3y") || strings.Contains(fmt.Sprintf("%+v", err), "k3y") {
 		t.Errorf("error holds the API key: %v (debug %q)", err, f.Debug.Cause)
@@ -491,7 +492,7 @@ func TestGet(t *testing.T) {
 			io.WriteString(w, record+"\n")
 		}
 	})
-	c := newClient(t, s.URL, client.WithAPIKey("tk_live_0123456789"))
+	c := newClient(t, s.URL, client.Config{APIKey: "tk_live_0123456789"})
 
 	rec, err := c.Get(context.Background(), "err_7f3a")
 	if err != nil {

@@ -2,14 +2,14 @@
 // errors to the Error Handler service (triage serve) and get its feedback:
 // what went wrong, a message for the user, and how to go on.
 //
-//	c, err := client.New("https://triage.internal", client.WithAPIKey(os.Getenv("TRIAGE_API_KEY")))
+//	c, err := client.New("https://triage.internal", client.Config{APIKey: os.Getenv("TRIAGE_API_KEY")})
 //	if err != nil {
 //		return err
 //	}
 //	fb, err := c.Report(ctx, &triage.Report{
 //		AgentID: "sql_agent",
 //		Data:    triage.Data{ErrorCode: "DB_TIMEOUT", Message: "query timed out", QueryID: "q_456"},
-//	})
+//	}, nil)
 //	if err != nil {
 //		return err // a *fault.Error: errors.As, fault.As or fault.CodeOf read it
 //	}
@@ -30,8 +30,8 @@
 //
 // # Retries and idempotency
 //
-// Every call runs through a resilience.Policy (see WithResilience and
-// WithPolicy; by default three attempts, exponential backoff from 500ms).
+// Every call runs through a resilience.Policy (see Config.Resilience and
+// Config.Policy; by default three attempts, exponential backoff from 500ms).
 // Each attempt's failure becomes a *fault.Error: an error response is read
 // as the RFC 9457 problem document the service writes (its code, status,
 // retryable, retry_after and field errors), and a transport error is
@@ -53,9 +53,10 @@
 // even a timeout or a reset connection, after which the service may or may
 // not have processed the report. A retry of a report the service had
 // already answered on an earlier attempt gets that answer again, replayed
-// (a 201 stays a 201). A caller that retries on its own, across Report calls or
-// across restarts, passes its own key with WithIdempotencyKey, so that
-// every try is the same request; NewIdempotencyKey makes one.
+// (a 201 stays a 201). A caller that retries on its own, across Report
+// calls or across restarts, passes its own key in
+// ReportOptions.IdempotencyKey, so that every try is the same request;
+// NewIdempotencyKey makes one.
 //
 // SESSION_BUSY (409) means a request with the same Idempotency-Key is still
 // in flight: the first attempt is being processed while a retry arrives.

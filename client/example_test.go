@@ -39,7 +39,7 @@ func ExampleClient_Report() {
 	}))
 	defer svc.Close()
 
-	c, err := client.New(svc.URL, client.WithAPIKey("tk_example_key"))
+	c, err := client.New(svc.URL, client.Config{APIKey: "tk_example_key"})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -51,7 +51,7 @@ func ExampleClient_Report() {
 			Message:   "query timed out after 30s",
 			QueryID:   "q_456",
 		},
-	})
+	}, nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -75,11 +75,11 @@ func ExampleClient_Report_invalid() {
 	}))
 	defer svc.Close()
 
-	c, _ := client.New(svc.URL, client.WithResilience(resilience.Config{MaxAttempts: 5}))
+	c, _ := client.New(svc.URL, client.Config{Resilience: resilience.Config{MaxAttempts: 5}})
 	_, err := c.Report(context.Background(), &triage.Report{
 		AgentID: "sql_agent",
 		Data:    triage.Data{Message: "query timed out"},
-	})
+	}, nil)
 	var f *fault.Error
 	if errors.As(err, &f) {
 		fmt.Println(f.Code, f.HTTPStatus(), f.Retryable)
@@ -112,7 +112,7 @@ func ExampleClient_Get() {
 	}))
 	defer svc.Close()
 
-	c, err := client.New(svc.URL)
+	c, err := client.New(svc.URL, client.Config{})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -1,7 +1,6 @@
 package client
 
 import (
-	"context"
 	"strings"
 
 	"github.com/google/uuid"
@@ -10,23 +9,17 @@ import (
 // maxIdempotencyKey bounds the length of an Idempotency-Key.
 const maxIdempotencyKey = 255
 
-type idempotencyKeyCtx struct{}
-
-// WithIdempotencyKey returns a context that makes Report send key as its
-// Idempotency-Key instead of a new random one. Use it when the caller
-// retries a report itself (after a restart, from a queue): every try with
-// the same key is the same request to the service, recorded once. The key
-// must be 1 to 255 printable ASCII characters without spaces, quotes or
-// backslashes; Report fails
-// with INVALID_REQUEST otherwise. NewIdempotencyKey makes a good one.
-func WithIdempotencyKey(ctx context.Context, key string) context.Context {
-	return context.WithValue(ctx, idempotencyKeyCtx{}, key)
-}
-
-// IdempotencyKey returns the key WithIdempotencyKey put in ctx, if any.
-func IdempotencyKey(ctx context.Context) (string, bool) {
-	key, ok := ctx.Value(idempotencyKeyCtx{}).(string)
-	return key, ok
+// ReportOptions are the knobs of one Report. A nil *ReportOptions is the
+// zero ReportOptions: the defaults.
+type ReportOptions struct {
+	// IdempotencyKey is sent as the Idempotency-Key instead of a new
+	// random one. Set it when the caller retries a report itself (after a
+	// restart, from a queue): every try with the same key is the same
+	// request to the service, recorded once. The key must be 1 to 255
+	// printable ASCII characters without spaces, quotes or backslashes;
+	// Report fails with INVALID_REQUEST otherwise. NewIdempotencyKey makes
+	// a good one. Defaults to a new random key for each Report.
+	IdempotencyKey string
 }
 
 // NewIdempotencyKey returns a new random key: a version 4 UUID

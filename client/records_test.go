@@ -33,7 +33,7 @@ func TestOccurrencesAgainstTheService(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c, err := client.New(hs.URL, client.WithAPIKey(key))
+	c, err := client.New(hs.URL, client.Config{APIKey: key})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestOccurrences(t *testing.T) {
 			io.WriteString(w, `[]`)
 		}
 	})
-	c := newClient(t, s.URL)
+	c := newClient(t, s.URL, client.Config{})
 	first, err := c.Occurrences(context.Background(), "err_7f3a", "")
 	if err != nil || first.Next != "c/1=+" || len(first.Occurrences) != 1 || first.Occurrences[0].Attempt != 2 {
 		t.Fatalf("first page: %+v %v", first, err)

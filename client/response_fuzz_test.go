@@ -44,8 +44,8 @@ func FuzzResponse(f *testing.F) {
 		}
 		return &http.Response{StatusCode: resp.status, Header: h, Body: io.NopCloser(bytes.NewReader(resp.body)), Request: r}, nil
 	})}
-	c, err := client.New("https://triage.example", client.WithAPIKey(fuzzKey), client.WithHTTPClient(hc),
-		client.WithResilience(resilience.Config{MaxAttempts: 1, DisableBreaker: true}))
+	c, err := client.New("https://triage.example", client.Config{APIKey: fuzzKey, HTTPClient: hc,
+		Resilience: resilience.Config{MaxAttempts: 1, DisableBreaker: true}})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func FuzzResponse(f *testing.F) {
 				t.Fatalf("status %d: Get returned %+v for %q", resp.status, rec, body)
 			}
 		} else {
-			fb, rerr := c.Report(context.Background(), testReport())
+			fb, rerr := c.Report(context.Background(), testReport(), nil)
 			err = rerr
 			if err == nil && ((resp.status != http.StatusCreated && resp.status != http.StatusOK) || fb.ErrorID == "") {
 				t.Fatalf("status %d: Report returned %+v", resp.status, fb)

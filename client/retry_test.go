@@ -43,7 +43,7 @@ func TestReportRateLimitedHonoursRetryAfter(t *testing.T) {
 		}
 		writeFeedback(w, http.StatusCreated, testFeedback(false))
 	})
-	fb, err := newClient(t, s.URL).Report(context.Background(), testReport())
+	fb, err := newClient(t, s.URL, client.Config{}).Report(context.Background(), testReport(), nil)
 	if err != nil {
 		t.Fatalf("Report: %v", err)
 	}
@@ -103,7 +103,7 @@ func TestReportRetried(t *testing.T) {
 				}
 				writeFeedback(w, http.StatusOK, testFeedback(true))
 			})
-			fb, err := newClient(t, s.URL).Report(context.Background(), testReport())
+			fb, err := newClient(t, s.URL, client.Config{}).Report(context.Background(), testReport(), nil)
 			if err != nil {
 				t.Fatalf("Report: %v", err)
 			}
@@ -161,7 +161,7 @@ func TestReportNotRetried(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newServer(t, func(_ int, w http.ResponseWriter, r *http.Request) { tc.respond(w, r) })
-			fb, err := newClient(t, s.URL).Report(context.Background(), testReport())
+			fb, err := newClient(t, s.URL, client.Config{}).Report(context.Background(), testReport(), nil)
 			if fb != nil {
 				t.Errorf("feedback = %+v, want nil", fb)
 			}
@@ -182,11 +182,11 @@ func TestReportAttemptsRunOut(t *testing.T) {
 	})
 	cfg := fast
 	cfg.MaxAttempts = 4
-	c, err := client.New(s.URL, client.WithResilience(cfg))
+	c, err := client.New(s.URL, client.Config{Resilience: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.Report(context.Background(), testReport())
+	_, err = c.Report(context.Background(), testReport(), nil)
 	f := asFault(t, err)
 	if f.Code != fault.ServiceUnavailable || f.Details["attempts"] != 4 || f.Message != "The Error Handler is overloaded." {
 		t.Errorf("fault = %v, details %v; want SERVICE_UNAVAILABLE after 4 attempts", f, f.Details)
@@ -202,9 +202,9 @@ func TestReportEachCallHasItsOwnKey(t *testing.T) {
 	s := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
 		writeFeedback(w, http.StatusCreated, testFeedback(false))
 	})
-	c := newClient(t, s.URL)
+	c := newClient(t, s.URL, client.Config{})
 	for range 2 {
-		if _, err := c.Report(context.Background(), testReport()); err != nil {
+		if _, err := c.Report(context.Background(), testReport(), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -222,17 +222,16 @@ func TestReportCallerIdempotencyKey(t *testing.T) {
 		}
 		writeFeedback(w, http.StatusCreated, testFeedback(false))
 	})
-	c := newClient(t, s.URL)
-	ctx := client.WithIdempotencyKey(context.Background(), "report:q_456:1")
-	if _, err := c.Report(ctx, testReport()); err != nil {
+	c := newClient(t, s.URL, client.Config{})
+	if _, err := c.Report(context.Background(), testReport(), &client.ReportOptions{IdempotencyKey: "report:q_456:1"}); err != nil {
 		t.Fatalf("Report: %v", err)
 	}
 	if key := sameKey(t, s.requests()); key != "report:q_456:1" {
 		t.Errorf("Idempotency-Key = %q, want the caller's", key)
 	}
 
-	for _, bad := range []string{"", "has space", "line\nbreak", `"quoted"`, `back\slash`, strings.Repeat("k", 256)} {
-		_, err := c.Report(client.WithIdempotencyKey(context.Background(), bad), testReport())
+	for _, bad := range []string{"has space", "line\nbreak", `"quoted"`, `back\slash`, strings.Repeat("k", 256)} {
+		_, err := c.Report(context.Background(), testReport(), &client.ReportOptions{IdempotencyKey: bad})
 		if f := asFault(t, err); f.Code != fault.InvalidRequest {
 			t.Errorf("key %q: fault = %v, want INVALID_REQUEST", bad, f)
 		}
@@ -250,11 +249,11 @@ func TestReportContextCancelledWhileWaiting(t *testing.T) {
 	defer cancel()
 	cfg := fast
 	cfg.OnRetry = func(context.Context, resilience.RetryEvent) { cancel() } // cancel during the wait
-	c, err := client.New(s.URL, client.WithResilience(cfg))
+	c, err := client.New(s.URL, client.Config{Resilience: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.Report(ctx, testReport())
+	_, err = c.Report(ctx, testReport(), nil)
 	f := asFault(t, err)
 	if f.Code != fault.Cancelled || !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want CANCELLED wrapping context.Canceled", err)
@@ -270,7 +269,7 @@ func TestReportContextAlreadyCancelled(t *testing.T) {
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := newClient(t, s.URL).Report(ctx, testReport())
+	_, err := newClient(t, s.URL, client.Config{}).Report(ctx, testReport(), nil)
 	if f := asFault(t, err); f.Code != fault.Cancelled || !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want CANCELLED", err)
 	}
@@ -285,7 +284,7 @@ func TestReportRetryAfterPastDeadline(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	_, err := newClient(t, s.URL).Report(ctx, testReport())
+	_, err := newClient(t, s.URL, client.Config{}).Report(ctx, testReport(), nil)
 	f := asFault(t, err)
 	if f.Code != fault.RateLimited || f.RetryAfter != time.Minute || f.Details["gave_up"] != "deadline" {
 		t.Errorf("fault = %v (retry after %v, details %v), want RATE_LIMITED given up at the deadline", f, f.RetryAfter, f.Details)
@@ -299,11 +298,11 @@ func TestMaxAttemptsOne(t *testing.T) {
 	s := newServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, fault.New(fault.ServiceUnavailable, ""))
 	})
-	c, err := client.New(s.URL, client.WithResilience(resilience.Config{MaxAttempts: 1}))
+	c, err := client.New(s.URL, client.Config{Resilience: resilience.Config{MaxAttempts: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.Report(context.Background(), testReport())
+	_, err = c.Report(context.Background(), testReport(), nil)
 	if f := asFault(t, err); f.Code != fault.ServiceUnavailable {
 		t.Errorf("fault = %v, want SERVICE_UNAVAILABLE", f)
 	}
@@ -323,8 +322,5 @@ func TestNewIdempotencyKey(t *testing.T) {
 			t.Fatalf("NewIdempotencyKey() repeated %q", k)
 		}
 		seen[k] = true
-	}
-	if _, ok := client.IdempotencyKey(context.Background()); ok {
-		t.Error("IdempotencyKey of a bare context reports a key")
 	}
 }

@@ -23,7 +23,7 @@ import (
 func TestAgainstTheService(t *testing.T) {
 	hs, _ := startService(t)
 	const key = serviceKey
-	c, err := client.New(hs.URL, client.WithAPIKey(key))
+	c, err := client.New(hs.URL, client.Config{APIKey: key})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,14 +31,14 @@ func TestAgainstTheService(t *testing.T) {
 	report := &triage.Report{AgentID: "query_engine", Timestamp: at, Data: triage.Data{
 		ErrorType: triage.QueryError, ErrorCode: "DB_TIMEOUT", Message: "Query timed out after 30s", QueryID: "q_456",
 		Context: map[string]any{"metric": "sales", "row_count": 48_000_000}}}
-	fb, err := c.Report(t.Context(), report)
+	fb, err := c.Report(t.Context(), report, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fb.Duplicate || fb.NextAction != triage.Resume || fb.RootCause.Cause != "scope" {
 		t.Errorf("feedback: %+v", fb)
 	}
-	again, err := c.Report(t.Context(), report)
+	again, err := c.Report(t.Context(), report, nil)
 	if err != nil || !again.Duplicate || again.ErrorID != fb.ErrorID {
 		t.Errorf("the same report again: %+v %v", again, err)
 	}
@@ -53,14 +53,14 @@ func TestAgainstTheService(t *testing.T) {
 	}
 
 	// An invalid report: a 422 with the field errors, not retried.
-	_, err = c.Report(t.Context(), &triage.Report{AgentID: "query engine", Data: triage.Data{Message: "x"}})
+	_, err = c.Report(t.Context(), &triage.Report{AgentID: "query engine", Data: triage.Data{Message: "x"}}, nil)
 	f, ok := fault.As(err)
 	if !ok || f.Code != fault.InvalidRequest || f.HTTPStatus() != 422 || len(f.FieldErrors) == 0 {
 		t.Fatalf("invalid report: %v", err)
 	}
 	// A wrong key: 403, not retried.
-	bad, _ := client.New(hs.URL, client.WithAPIKey("not-the-key-0123456789"))
-	if _, err := bad.Report(t.Context(), report); fault.CodeOf(err) != fault.TenantUnauthorized {
+	bad, _ := client.New(hs.URL, client.Config{APIKey: "not-the-key-0123456789"})
+	if _, err := bad.Report(t.Context(), report, nil); fault.CodeOf(err) != fault.TenantUnauthorized {
 		t.Errorf("wrong key: %v", err)
 	}
 }

@@ -29,7 +29,7 @@ rules:
 `
 	decide := func(t *testing.T, yaml string) *triage.Feedback {
 		t.Helper()
-		p, err := policy.Parse("codes.yaml", []byte(yaml))
+		p, err := policy.Parse("codes.yaml", []byte(yaml), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

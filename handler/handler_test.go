@@ -378,7 +378,7 @@ rules:
     next_action: escalate
     severity: high
     message: Paging.
-`), policy.WithActions("page_oncall"))
+`), &policy.Options{Actions: []string{"page_oncall"}})
 	if err != nil {
 		t.Fatal(err)
 	}

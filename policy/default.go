@@ -12,7 +12,7 @@ var defaultYAML []byte
 const defaultName = "default_policy.yaml"
 
 var defaultPolicy = sync.OnceValue(func() *Policy {
-	p, err := Parse(defaultName, defaultYAML)
+	p, err := Parse(defaultName, defaultYAML, nil)
 	if err != nil {
 		panic("handler: the embedded default policy does not load: " + err.Error())
 	}

@@ -28,7 +28,7 @@ rules:
     next_action: escalate
     severity: high
     message: Something went wrong; the on-call engineer has been told.
-`))
+`), nil)
 	if err != nil {
 		panic(err)
 	}
@@ -72,7 +72,7 @@ rules:
     next_action: escalate
     severity: high
     message: bye
-`))
+`), nil)
 	fmt.Println(err)
 	// Output:
 	// ops.yaml:4: rule 1 (broken): when: 1:12: found no matching overload for '_==_' applied to '(string, int)'
@@ -93,7 +93,7 @@ rules:
     next_action: escalate
     severity: medium
     message: Something went wrong.
-`))
+`), nil)
 	if err != nil {
 		panic(err)
 	}
@@ -102,7 +102,7 @@ rules:
 		s, _ := codes.Lookup(code)
 		fmt.Println(code, s.Type, s.Fault)
 	}
-	_, err = policy.Parse("typo.yaml", []byte("version: 1\ncodes:\n  WAREHOUSE_BUSY: {type: system_error, fault: BUSY}\nrules:\n  - {name: f, default: true, next_action: escalate, severity: low, message: m}\n"))
+	_, err = policy.Parse("typo.yaml", []byte("version: 1\ncodes:\n  WAREHOUSE_BUSY: {type: system_error, fault: BUSY}\nrules:\n  - {name: f, default: true, next_action: escalate, severity: low, message: m}\n"), nil)
 	fmt.Println(err)
 	// Output:
 	// warehouse_busy system_error SERVICE_UNAVAILABLE

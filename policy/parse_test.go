@@ -66,7 +66,7 @@ func TestParseErrors(t *testing.T) {
 		t.Run(strings.TrimSuffix(tt.file, ".yaml"), func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join("testdata", "policies", tt.file)
-			p, err := Load(path)
+			p, err := Load(path, nil)
 			if err == nil {
 				t.Fatalf("loaded %s", path)
 			}
@@ -114,7 +114,7 @@ func TestDocs(t *testing.T) {
 	}
 	files, _ := filepath.Glob(filepath.Join("testdata", "policies", "*.yaml"))
 	for _, file := range files {
-		_, err := Load(file)
+		_, err := Load(file, nil)
 		if err == nil || strings.HasPrefix(filepath.Base(file), "several_") {
 			continue
 		}
@@ -130,7 +130,7 @@ func TestDocs(t *testing.T) {
 
 func TestParseErrorText(t *testing.T) {
 	t.Parallel()
-	_, err := Load(filepath.Join("testdata", "policies", "cel_field.yaml"))
+	_, err := Load(filepath.Join("testdata", "policies", "cel_field.yaml"), nil)
 	want := filepath.Join("testdata", "policies", "cel_field.yaml") + ":4: rule 1 (drift): when: 1:6: undefined field 'cuase'"
 	if err == nil || err.Error() != want {
 		t.Errorf("error %q\n want %q", err, want)
@@ -139,7 +139,7 @@ func TestParseErrorText(t *testing.T) {
 
 func TestLoad(t *testing.T) {
 	t.Parallel()
-	p, err := Load(filepath.Join("testdata", "policies", "valid.yaml"))
+	p, err := Load(filepath.Join("testdata", "policies", "valid.yaml"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,13 +161,13 @@ func TestLoad(t *testing.T) {
 	if d, err := p.Decide(in); err != nil || d.Message != "About “sales”: could you rephrase that?" {
 		t.Errorf("%#v, %v", d, err)
 	}
-	if _, err := Load(filepath.Join("testdata", "policies", "nope.yaml")); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := Load(filepath.Join("testdata", "policies", "nope.yaml"), nil); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
 	if p.MaxAttempts() != 5 {
 		t.Fatal("Decide changed the policy")
 	}
-	if p, err := Parse("no_max.yaml", []byte("version: 1\nrules:\n  - {name: f, default: true, next_action: resume, severity: low, message: x}\n")); err != nil || p.MaxAttempts() != 3 {
+	if p, err := Parse("no_max.yaml", []byte("version: 1\nrules:\n  - {name: f, default: true, next_action: resume, severity: low, message: x}\n"), nil); err != nil || p.MaxAttempts() != 3 {
 		t.Errorf("max_attempts by default: %v, %v", p, err)
 	}
 }
@@ -188,7 +188,7 @@ func FuzzParse(f *testing.F) {
 	}
 	inputs = append(inputs, testInput(triage.ChartError, "", "", nil, hostileContext()))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := Parse("fuzz.yaml", data)
+		p, err := Parse("fuzz.yaml", data, nil)
 		if err != nil {
 			if p != nil {
 				t.Fatal("a Policy with an error")
@@ -224,7 +224,7 @@ func FuzzParse(f *testing.F) {
 func TestParseCodes(t *testing.T) {
 	t.Parallel()
 	const rules = "rules:\n  - name: fallback\n    default: true\n    next_action: escalate\n    severity: low\n    message: m\n"
-	p, err := Parse("after.yaml", []byte("version: 1\n"+rules+"codes:\n  WAREHOUSE_BUSY: {type: system_error, fault: SERVICE_UNAVAILABLE}\n"))
+	p, err := Parse("after.yaml", []byte("version: 1\n"+rules+"codes:\n  WAREHOUSE_BUSY: {type: system_error, fault: SERVICE_UNAVAILABLE}\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,12 +234,12 @@ func TestParseCodes(t *testing.T) {
 	if got, want := len(p.Codes()), len(Default().Codes())+1; got != want {
 		t.Errorf("%d codes, want the %d defaults and one", got, want)
 	}
-	_, err = Parse("after.yaml", []byte("version: 1\n"+rules+"codes:\n  A: {type: system_error, fault: TIMEOUT}\n  B:\n    type: system_error\n    faults: TIMEOUT\n"))
+	_, err = Parse("after.yaml", []byte("version: 1\n"+rules+"codes:\n  A: {type: system_error, fault: TIMEOUT}\n  B:\n    type: system_error\n    faults: TIMEOUT\n"), nil)
 	var pe *Error
 	if !errors.As(err, &pe) || pe.Line != 12 || pe.Rule != 0 || pe.Field != "codes.B" || !strings.Contains(pe.Reason, `unknown field "faults"`) {
 		t.Errorf("an unknown field after the rules: %#v", err)
 	}
-	_, err = Parse("before.yaml", []byte("version: 1\ncodes:\n  A: {type: system_error, fault: TIMEOUT}\n"+strings.Replace(rules, "message: m", "mesage: m", 1)))
+	_, err = Parse("before.yaml", []byte("version: 1\ncodes:\n  A: {type: system_error, fault: TIMEOUT}\n"+strings.Replace(rules, "message: m", "mesage: m", 1)), nil)
 	if !errors.As(err, &pe) || pe.Line != 9 || pe.Rule != 1 || pe.Field != "" || !strings.Contains(pe.Reason, `a rule has name`) {
 		t.Errorf("an unknown rule field after the codes: %#v", err)
 	}

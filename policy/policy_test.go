@@ -126,7 +126,7 @@ func TestDefaultParses(t *testing.T) {
 		t.Errorf("Actions() = %v", got)
 	}
 	// The file on disk is the embedded one.
-	if _, err := Load("default_policy.yaml"); err != nil {
+	if _, err := Load("default_policy.yaml", nil); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -347,7 +347,7 @@ func TestRuleOrder(t *testing.T) {
 			fmt.Sprintf(rule, "last", "true", "c")
 		in := testInput(triage.SchemaError, "", triage.CauseSchemaDrift, nil, nil)
 		for _, c := range []struct{ src, want string }{{src, "specific"}, {swapped, "broad"}} {
-			p, err := Parse("order.yaml", []byte(c.src))
+			p, err := Parse("order.yaml", []byte(c.src), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -424,7 +424,7 @@ rules:
     next_action: resume
     severity: low
     message: fallback
-`))
+`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -437,7 +437,7 @@ rules:
 		t.Errorf("template: %v", err)
 	}
 	p2, err := Parse("runtime2.yaml", []byte("version: 1\nrules:\n  - name: r\n    default: true\n    next_action: resume\n    severity: low\n"+
-		"    message: |-\n      two\n      lines\n    suggestions: [ok, 'from {{.context.range.start}}']\n"))
+		"    message: |-\n      two\n      lines\n    suggestions: [ok, 'from {{.context.range.start}}']\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,7 @@ rules:
     suggestions:
       - '{{.context.nope}}'
       - 'x {{.report.nope}}'
-`))
+`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestTemplateParts(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			p, err := Parse("parts.yaml", []byte(tt.yaml))
+			p, err := Parse("parts.yaml", []byte(tt.yaml), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -135,7 +135,7 @@ func TestVariables(t *testing.T) {
 			t.Parallel()
 			src := fmt.Sprintf("version: 1\nrules:\n  - name: yes\n    when: %q\n    next_action: resume\n    severity: low\n    message: ok\n"+
 				"  - name: no\n    default: true\n    next_action: resume\n    severity: low\n    message: ok\n", cond)
-			p, err := Parse("vars.yaml", []byte(src))
+			p, err := Parse("vars.yaml", []byte(src), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -157,7 +157,7 @@ rules:
       {{.context.date_range}} {{.classification.type}} {{.classification.confidence}} {{.classification.method}}
       {{.cause.cause}} {{.cause.confidence}} {{range .cause.evidence}}{{.}}{{end}} {{.attempt}}/{{.max_attempts}}
       {{.fault.code}} {{.fault.retryable}} {{.fault.retry_after}} {{.fault.http_status}} {{len .message}}
-`))
+`), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,7 +16,7 @@ func agentsFixture(t *testing.T, yaml string, mod func(*Config)) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := agent.NewManager(reg.Build(agent.BuildOptions{}), agent.Options{})
+	m := agent.NewManager(reg.Build(nil), agent.ManagerConfig{})
 	if err := m.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

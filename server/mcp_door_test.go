@@ -24,14 +24,14 @@ const mcpAccept = "application/json, text/event-stream"
 // mcpDoor is a fixture whose bridge's prompts time out after promptTimeout.
 func mcpDoor(t *testing.T, promptTimeout time.Duration, mods ...func(*Config)) *fixture {
 	t.Helper()
-	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.Options{OwnerShare: 4, PromptTimeout: promptTimeout})
+	m := agent.NewManager(agent.Default().Build(nil), agent.ManagerConfig{OwnerShare: 4, PromptTimeout: promptTimeout})
 	if err := m.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = m.Shutdown() })
 	return newFixture(t, func(c *Config) {
 		c.APIKeys = map[string]string{"key-a": "acme", "key-b": "globex"}
-		c.Bridge = bridge.New(bridge.Options{Manager: m, Owner: MCPOwner, MaxPromptBytes: 4 << 20})
+		c.Bridge = bridge.New(bridge.Config{Manager: m, Owner: MCPOwner, MaxPromptBytes: 4 << 20})
 		for _, mod := range mods {
 			mod(c)
 		}

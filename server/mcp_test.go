@@ -26,14 +26,14 @@ func (k keyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 
 func mcpFixture(t *testing.T, mods ...func(*Config)) *fixture {
 	t.Helper()
-	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.Options{OwnerShare: 4})
+	m := agent.NewManager(agent.Default().Build(nil), agent.ManagerConfig{OwnerShare: 4})
 	if err := m.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = m.Shutdown() })
 	return newFixture(t, func(c *Config) {
 		c.APIKeys = map[string]string{"key-a": "acme", "key-b": "globex"}
-		c.Bridge = bridge.New(bridge.Options{Manager: m, Owner: MCPOwner})
+		c.Bridge = bridge.New(bridge.Config{Manager: m, Owner: MCPOwner})
 		for _, mod := range mods {
 			mod(c)
 		}

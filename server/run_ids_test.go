@@ -16,7 +16,7 @@ import (
 // ("msg-" + a runId of 128 bytes was refused).
 func TestRunMessageIDComesBack(t *testing.T) {
 	t.Parallel()
-	f := runsFixture(t, agent.Options{})
+	f := runsFixture(t, agent.ManagerConfig{})
 	runID := strings.Repeat("r", agui.MaxInputIDBytes) // a runId the parser accepts
 	events := runEvents(t, f.do("POST", "/v1/agents/echo/runs", runBody(runID, "hello"), nil))
 	var msgID, text string
@@ -53,7 +53,7 @@ func TestTeamToolCallsEndTheStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := agent.NewManager(reg.Build(agent.BuildOptions{}), agent.Options{})
+	m := agent.NewManager(reg.Build(nil), agent.ManagerConfig{})
 	if err := m.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}

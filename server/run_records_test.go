@@ -23,7 +23,7 @@ import (
 // recordsFixture is runsFixture with a Config of its own.
 func recordsFixture(t *testing.T, mod func(*Config)) *fixture {
 	t.Helper()
-	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.Options{})
+	m := agent.NewManager(agent.Default().Build(nil), agent.ManagerConfig{})
 	if err := m.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +287,7 @@ func TestRunEventsAcrossInstances(t *testing.T) {
 	rd, done := f.stream(map[string]string{"X-API-Key": key})
 	defer done()
 
-	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.Options{})
+	m := agent.NewManager(agent.Default().Build(nil), agent.ManagerConfig{})
 	if err := m.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

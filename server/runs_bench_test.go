@@ -31,7 +31,7 @@ func BenchmarkRunEndpoint(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m := agent.NewManager(reg.Build(agent.BuildOptions{}), agent.Options{})
+	m := agent.NewManager(reg.Build(nil), agent.ManagerConfig{})
 	if err := m.Start(context.Background()); err != nil {
 		b.Fatal(err)
 	}

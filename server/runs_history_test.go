@@ -43,12 +43,12 @@ func TestRunSendsTheThreadToAProvider(t *testing.T) {
 	}))
 	defer fake.Close()
 	reg := &agent.Registry{Agents: []agent.Config{{ID: "gpt", Kind: agent.KindOpenAI, Model: "m", BaseURL: fake.URL}}}
-	m := agent.NewManager(reg.Build(agent.BuildOptions{Getenv: func(k string) string {
+	m := agent.NewManager(reg.Build(&agent.BuildOptions{Getenv: func(k string) string {
 		if k == "OPENAI_API_KEY" {
 			return "sk-test-0123456789abcdef"
 		}
 		return ""
-	}}), agent.Options{})
+	}}), agent.ManagerConfig{})
 	if err := m.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}

@@ -56,7 +56,7 @@ func TestAbortedRunsLeakNoGoroutines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := agent.NewManager(reg.Build(agent.BuildOptions{}), agent.Options{})
+	m := agent.NewManager(reg.Build(nil), agent.ManagerConfig{})
 	if err := m.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

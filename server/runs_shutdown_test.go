@@ -75,7 +75,7 @@ func TestRunsEndOnShutdown(t *testing.T) {
 	t.Cleanup(func() { st.Close() })
 	// A prompt timeout shorter than the test's wait: a run the shutdown
 	// did not stop still ends.
-	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.Options{PromptTimeout: 40 * time.Second})
+	m := agent.NewManager(agent.Default().Build(nil), agent.ManagerConfig{PromptTimeout: 40 * time.Second})
 	if err := m.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

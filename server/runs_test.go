@@ -16,9 +16,9 @@ import (
 	"github.com/triage-go/triage/wire/sse"
 )
 
-func runsFixture(t *testing.T, opts agent.Options) *fixture {
+func runsFixture(t *testing.T, opts agent.ManagerConfig) *fixture {
 	t.Helper()
-	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), opts)
+	m := agent.NewManager(agent.Default().Build(nil), opts)
 	if err := m.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func runEvents(t *testing.T, r response) []agui.Event {
 
 func TestRunStreamsTheAgent(t *testing.T) {
 	t.Parallel()
-	f := runsFixture(t, agent.Options{})
+	f := runsFixture(t, agent.ManagerConfig{})
 	events := runEvents(t, f.do("POST", "/v1/agents/echo/runs", runInput("hello there"), nil))
 	var text strings.Builder
 	var types []string
@@ -74,7 +74,7 @@ func TestRunStreamsTheAgent(t *testing.T) {
 
 func TestRunFailsWithRunError(t *testing.T) {
 	t.Parallel()
-	f := runsFixture(t, agent.Options{})
+	f := runsFixture(t, agent.ManagerConfig{})
 	events := runEvents(t, f.do("POST", "/v1/agents/echo/runs", runInput("fail with RATE_LIMITED after 7s"), nil))
 	last, ok := events[len(events)-1].(*agui.RunError)
 	if !ok || last.Code != "RATE_LIMITED" || fmt.Sprint(last.Metadata["retry_after"]) != "7" || last.Metadata["retryable"] != true {
@@ -88,7 +88,7 @@ func TestRunFailsWithRunError(t *testing.T) {
 
 func TestRunRefusesBadInput(t *testing.T) {
 	t.Parallel()
-	f := runsFixture(t, agent.Options{})
+	f := runsFixture(t, agent.ManagerConfig{})
 	for _, c := range []struct {
 		path string
 		body string
@@ -108,7 +108,7 @@ func TestRunRefusesBadInput(t *testing.T) {
 // A client that goes away stops the run: its session is closed.
 func TestRunStopsWhenTheClientGoes(t *testing.T) {
 	t.Parallel()
-	m := agent.NewManager(agent.Default().Build(agent.BuildOptions{}), agent.Options{})
+	m := agent.NewManager(agent.Default().Build(nil), agent.ManagerConfig{})
 	if err := m.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestRunStopsWhenTheClientGoes(t *testing.T) {
 // A client that asks for application/x-ndjson gets seed 001's CAP packets.
 func TestRunAsCAPStream(t *testing.T) {
 	t.Parallel()
-	f := runsFixture(t, agent.Options{})
+	f := runsFixture(t, agent.ManagerConfig{})
 	r := f.do("POST", "/v1/agents/echo/runs", runInput("fail with RATE_LIMITED"), map[string]string{"Accept": "application/x-ndjson"})
 	if r.status != http.StatusOK || r.header.Get("Content-Type") != "application/x-ndjson" {
 		t.Fatalf("%d %s: %s", r.status, r.header.Get("Content-Type"), r.body)

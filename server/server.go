@@ -132,7 +132,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.LogRepeatWindow <= 0 {
 		cfg.LogRepeatWindow = DefaultLogRepeatWindow
 	}
-	logs := logguard.New(cfg.Logger.Handler(), logguard.Options{Burst: cfg.LogRepeat, Window: cfg.LogRepeatWindow})
+	logs := logguard.New(cfg.Logger.Handler(), logguard.Config{Burst: cfg.LogRepeat, Window: cfg.LogRepeatWindow})
 	cfg.Logger = slog.New(logs)
 	if cfg.MCPMaxBody <= 0 {
 		cfg.MCPMaxBody = DefaultMCPMaxBody

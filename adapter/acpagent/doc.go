@@ -14,7 +14,7 @@
 // The worker answers initialize (ACP version 1), creates sessions on
 // session/new (random ids, kept until the connection ends) and answers
 // session/prompt by echoing "You said: <prompt>" as several
-// agent_message_chunk updates, one word each, with a pause of Options.Delay
+// agent_message_chunk updates, one word each, with a pause of Config.Delay
 // after each chunk. It honours session/cancel: the turn stops streaming and
 // answers with the stop reason "cancelled". A prompt on a session it does
 // not know fails with SESSION_NOT_FOUND.
@@ -31,7 +31,7 @@
 //	hang                stream nothing and never answer until the turn is
 //	                    cancelled (then answer "cancelled")
 //	crash               stream one chunk, then end the process with
-//	                    Options.Exit(3) (os.Exit by default)
+//	                    Config.Exit(3) (os.Exit by default)
 //	malformed           stream the echo, then answer with a line that is not
 //	                    JSON (a response cut short after its id)
 //	refuse              stream the echo, then answer with the stop reason
@@ -42,7 +42,7 @@
 //	                    stopReason is a number
 //	stray TEXT          write TEXT (or a sentence of its own) to the output as
 //	                    a line that is not JSON-RPC, then echo
-//	log TEXT            write TEXT as a line to Options.Stderr, then echo
+//	log TEXT            write TEXT as a line to Config.Stderr, then echo
 //	request permission  ask the client for permission and stream its answer
 //	                    ("permission: cancelled" or "permission: <option id>")
 //	read file PATH      ask the client to read PATH (fs/read_text_file) and
@@ -53,14 +53,14 @@
 //	pid                 stream "pid: <the process id>", so that a test can
 //	                    check that the process is gone once stopped
 //
-// Two more behaviours are set for the whole process, by Options or, for
+// Two more behaviours are set for the whole process, by Config or, for
 // Run, by the environment:
 //
-//	TRIAGE_WORKER_FAIL_START=1    Options.FailStart: Run returns an error at
+//	TRIAGE_WORKER_FAIL_START=1    Config.FailStart: Run returns an error at
 //	                              once, before reading anything; the
 //	                              process exits non-zero at start
-//	TRIAGE_WORKER_NO_SESSION_ID=1 Options.NoSessionID: session/new answers
+//	TRIAGE_WORKER_NO_SESSION_ID=1 Config.NoSessionID: session/new answers
 //	                              without a session id (an empty one)
-//	TRIAGE_WORKER_DELAY=20ms      Options.Delay, a Go duration; DefaultDelay
+//	TRIAGE_WORKER_DELAY=20ms      Config.Delay, a Go duration; DefaultDelay
 //	                              when unset, and 0 streams without pausing
 package acpagent

@@ -27,7 +27,7 @@ func ExampleServe() {
 	toWorker, fromClient := io.Pipe()
 	toClient, fromWorker := io.Pipe()
 	served := make(chan error, 1)
-	go func() { served <- acpagent.Serve(context.Background(), toWorker, fromWorker, acpagent.Options{}) }()
+	go func() { served <- acpagent.Serve(context.Background(), toWorker, fromWorker, acpagent.Config{}) }()
 
 	ctx := context.Background()
 	conn := acpsdk.NewClientSideConnection(printer{&testClient{}}, fromClient, toClient)

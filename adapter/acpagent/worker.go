@@ -33,12 +33,12 @@ const (
 	EnvNoSessionID = "TRIAGE_WORKER_NO_SESSION_ID"
 )
 
-// ErrFailStart is what Serve returns when Options.FailStart is set.
+// ErrFailStart is what Serve returns when Config.FailStart is set.
 var ErrFailStart = errors.New("acpagent: refusing to start (" + EnvFailStart + ")")
 
-// Options configure a worker. The zero Options is a worker that streams
+// Config configures a worker. The zero Config is a worker that streams
 // without pausing, writes diagnostics to os.Stderr and crashes with os.Exit.
-type Options struct {
+type Config struct {
 	// Delay is the pause after each streamed chunk. Zero streams without
 	// pausing.
 	Delay time.Duration
@@ -56,32 +56,32 @@ type Options struct {
 	Exit func(code int)
 }
 
-// FromEnv returns the Options the environment sets (see the package
+// FromEnv returns the Config the environment sets (see the package
 // documentation). A TRIAGE_WORKER_DELAY that is not a duration, or is
 // negative, is an error.
-func FromEnv() (Options, error) {
-	o := Options{Delay: DefaultDelay}
+func FromEnv() (Config, error) {
+	cfg := Config{Delay: DefaultDelay}
 	if v, ok := os.LookupEnv(EnvDelay); ok {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 {
-			return o, fmt.Errorf("acpagent: %s=%q is not a duration", EnvDelay, v)
+			return cfg, fmt.Errorf("acpagent: %s=%q is not a duration", EnvDelay, v)
 		}
-		o.Delay = d
+		cfg.Delay = d
 	}
-	o.FailStart = os.Getenv(EnvFailStart) == "1"
-	o.NoSessionID = os.Getenv(EnvNoSessionID) == "1"
-	return o, nil
+	cfg.FailStart = os.Getenv(EnvFailStart) == "1"
+	cfg.NoSessionID = os.Getenv(EnvNoSessionID) == "1"
+	return cfg, nil
 }
 
-// Run serves ACP on in and out with the Options the environment sets (see
+// Run serves ACP on in and out with the Config the environment sets (see
 // FromEnv). It returns when the peer closes in (nil) or ctx is done
 // (ctx.Err()); see Serve.
 func Run(ctx context.Context, in io.Reader, out io.Writer) error {
-	o, err := FromEnv()
+	cfg, err := FromEnv()
 	if err != nil {
 		return err
 	}
-	return Serve(ctx, in, out, o)
+	return Serve(ctx, in, out, cfg)
 }
 
 // Serve serves ACP on in (the client's requests) and out (the worker's
@@ -89,23 +89,23 @@ func Run(ctx context.Context, in io.Reader, out io.Writer) error {
 // returns nil, or ctx is done, when it returns ctx.Err(). When ctx ends
 // first, the goroutine reading in stays until in is closed: a process
 // exits anyway, and a test closes its pipes.
-func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
-	if o.FailStart {
+func Serve(ctx context.Context, in io.Reader, out io.Writer, cfg Config) error {
+	if cfg.FailStart {
 		return ErrFailStart
 	}
-	if o.Stderr == nil {
-		o.Stderr = os.Stderr
+	if cfg.Stderr == nil {
+		cfg.Stderr = os.Stderr
 	}
-	if o.Exit == nil {
-		o.Exit = os.Exit
+	if cfg.Exit == nil {
+		cfg.Exit = os.Exit
 	}
-	a := &agent{opts: o, sessions: make(map[acpsdk.SessionId]bool)}
+	a := &agent{cfg: cfg, sessions: make(map[acpsdk.SessionId]bool)}
 	a.out = &lineWriter{w: out}
 	// The SDK starts reading at once; nothing may arrive before the agent
 	// has its connection and the connection its logger.
 	gate := &gatedReader{r: in, open: make(chan struct{})}
 	a.conn = acpsdk.NewAgentSideConnection(a, a.out, gate)
-	a.conn.SetLogger(slog.New(slog.NewTextHandler(o.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	a.conn.SetLogger(slog.New(slog.NewTextHandler(cfg.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	close(gate.open)
 	select {
 	case <-a.conn.Done():
@@ -117,7 +117,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 
 // agent implements the SDK's Agent.
 type agent struct {
-	opts Options
+	cfg  Config
 	conn *acpsdk.AgentSideConnection
 	out  *lineWriter
 
@@ -140,7 +140,7 @@ func (a *agent) Authenticate(context.Context, acpsdk.AuthenticateRequest) (acpsd
 }
 
 func (a *agent) NewSession(context.Context, acpsdk.NewSessionRequest) (acpsdk.NewSessionResponse, error) {
-	if a.opts.NoSessionID {
+	if a.cfg.NoSessionID {
 		return acpsdk.NewSessionResponse{}, nil
 	}
 	var b [12]byte
@@ -209,7 +209,7 @@ func (a *agent) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.Prom
 		if err := t.say("You "); err != nil {
 			return cancelled(), nil
 		}
-		a.opts.Exit(3)
+		a.cfg.Exit(3)
 		return acpsdk.PromptResponse{}, errors.New("acpagent: crashed")
 	case "malformed", "bad result":
 		return t.echo(prompt, acpsdk.PromptResponse{StopReason: acpsdk.StopReasonEndTurn,
@@ -228,7 +228,7 @@ func (a *agent) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.Prom
 		}
 	case "log":
 		a.stderrMu.Lock()
-		fmt.Fprintln(a.opts.Stderr, rest)
+		fmt.Fprintln(a.cfg.Stderr, rest)
 		a.stderrMu.Unlock()
 	case "request permission":
 		return t.reply(a.askPermission(ctx, p.SessionId))
@@ -325,10 +325,10 @@ func (t turn) say(chunk string) error {
 	}); err != nil {
 		return err
 	}
-	if t.a.opts.Delay <= 0 {
+	if t.a.cfg.Delay <= 0 {
 		return t.ctx.Err()
 	}
-	timer := time.NewTimer(t.a.opts.Delay)
+	timer := time.NewTimer(t.a.cfg.Delay)
 	defer timer.Stop()
 	select {
 	case <-timer.C:

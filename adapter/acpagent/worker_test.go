@@ -28,7 +28,7 @@ type harness struct {
 	served chan error
 }
 
-func serve(t *testing.T, o acpagent.Options) *harness {
+func serve(t *testing.T, o acpagent.Config) *harness {
 	t.Helper()
 	toWorker, fromClient := io.Pipe()
 	toClient, fromWorker := io.Pipe()
@@ -76,7 +76,7 @@ func (h *harness) prompt(ctx context.Context, id acpsdk.SessionId, text string) 
 
 func TestEchoStreamsWordChunks(t *testing.T) {
 	t.Parallel()
-	h := serve(t, acpagent.Options{Delay: time.Millisecond})
+	h := serve(t, acpagent.Config{Delay: time.Millisecond})
 	id := h.session(t)
 	r, err := h.prompt(context.Background(), id, "hello brave world")
 	if err != nil || r.StopReason != acpsdk.StopReasonEndTurn {
@@ -90,7 +90,7 @@ func TestEchoStreamsWordChunks(t *testing.T) {
 func TestCancelStopsTheTurn(t *testing.T) {
 	t.Parallel()
 	for _, text := range []string{"hang", "a long answer streamed slowly"} {
-		h := serve(t, acpagent.Options{Delay: 50 * time.Millisecond})
+		h := serve(t, acpagent.Config{Delay: 50 * time.Millisecond})
 		id := h.session(t)
 		time.AfterFunc(30*time.Millisecond, func() {
 			_ = h.conn.Cancel(context.Background(), acpsdk.CancelNotification{SessionId: id})
@@ -106,7 +106,7 @@ func TestCancelStopsTheTurn(t *testing.T) {
 // that code.
 func TestFailWithCode(t *testing.T) {
 	t.Parallel()
-	h := serve(t, acpagent.Options{})
+	h := serve(t, acpagent.Config{})
 	id := h.session(t)
 	_, err := h.prompt(context.Background(), id, "fail with RATE_LIMITED")
 	re := requestError(t, err)
@@ -118,7 +118,7 @@ func TestFailWithCode(t *testing.T) {
 
 func TestUnknownSession(t *testing.T) {
 	t.Parallel()
-	h := serve(t, acpagent.Options{})
+	h := serve(t, acpagent.Config{})
 	h.session(t)
 	_, err := h.prompt(context.Background(), "sess_nope", "hello")
 	re := requestError(t, err)
@@ -131,7 +131,7 @@ func TestUnknownSession(t *testing.T) {
 // id; the SDK never sees an answer.
 func TestMalformedAnswer(t *testing.T) {
 	t.Parallel()
-	h := serve(t, acpagent.Options{})
+	h := serve(t, acpagent.Config{})
 	id := h.session(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
@@ -153,7 +153,7 @@ func TestMalformedAnswer(t *testing.T) {
 // "stray" writes a line that is not JSON-RPC, then answers as usual.
 func TestStrayLine(t *testing.T) {
 	t.Parallel()
-	h := serve(t, acpagent.Options{})
+	h := serve(t, acpagent.Config{})
 	id := h.session(t)
 	r, err := h.prompt(context.Background(), id, "stray loading model\nweights")
 	if err != nil || r.StopReason != acpsdk.StopReasonEndTurn {
@@ -173,7 +173,7 @@ func TestStrayLine(t *testing.T) {
 
 func TestBadAnswers(t *testing.T) {
 	t.Parallel()
-	h := serve(t, acpagent.Options{})
+	h := serve(t, acpagent.Config{})
 	id := h.session(t)
 	r, err := h.prompt(context.Background(), id, "bad stop reason")
 	if err != nil || r.StopReason != "exploded" {
@@ -186,7 +186,7 @@ func TestBadAnswers(t *testing.T) {
 
 func TestFailStart(t *testing.T) {
 	t.Parallel()
-	err := acpagent.Serve(context.Background(), strings.NewReader(""), io.Discard, acpagent.Options{FailStart: true})
+	err := acpagent.Serve(context.Background(), strings.NewReader(""), io.Discard, acpagent.Config{FailStart: true})
 	if !errors.Is(err, acpagent.ErrFailStart) {
 		t.Errorf("Serve = %v, want ErrFailStart", err)
 	}
@@ -194,7 +194,7 @@ func TestFailStart(t *testing.T) {
 
 func TestNoSessionID(t *testing.T) {
 	t.Parallel()
-	h := serve(t, acpagent.Options{NoSessionID: true})
+	h := serve(t, acpagent.Config{NoSessionID: true})
 	if id := h.session(t); id != "" {
 		t.Errorf("session id %q, want none", id)
 	}
@@ -204,7 +204,7 @@ func TestNoSessionID(t *testing.T) {
 func TestCrash(t *testing.T) {
 	t.Parallel()
 	exits := make(chan int, 1)
-	h := serve(t, acpagent.Options{Exit: func(code int) { exits <- code }})
+	h := serve(t, acpagent.Config{Exit: func(code int) { exits <- code }})
 	id := h.session(t)
 	_, err := h.prompt(context.Background(), id, "crash")
 	if err == nil {
@@ -220,7 +220,7 @@ func TestCrash(t *testing.T) {
 
 func TestLogWritesStderr(t *testing.T) {
 	t.Parallel()
-	h := serve(t, acpagent.Options{})
+	h := serve(t, acpagent.Config{})
 	id := h.session(t)
 	if _, err := h.prompt(context.Background(), id, "log something went wrong"); err != nil {
 		t.Fatal(err)
@@ -236,7 +236,7 @@ func TestLogWritesStderr(t *testing.T) {
 // The client's answers to the worker's requests are streamed back.
 func TestClientRequests(t *testing.T) {
 	t.Parallel()
-	h := serve(t, acpagent.Options{})
+	h := serve(t, acpagent.Config{})
 	id := h.session(t)
 	for text, want := range map[string]string{
 		"request permission": "permission: cancelled",
@@ -277,7 +277,7 @@ func TestServeStopsWithContext(t *testing.T) {
 	defer w.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := acpagent.Serve(ctx, in, io.Discard, acpagent.Options{}); !errors.Is(err, context.Canceled) {
+	if err := acpagent.Serve(ctx, in, io.Discard, acpagent.Config{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("Serve = %v", err)
 	}
 }

@@ -11,13 +11,13 @@ import (
 func ExampleFromEnv() {
 	ctx := context.Background()
 	os.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "")
-	off, _ := otlp.FromEnv(ctx, otlp.Options{})
+	off, _ := otlp.FromEnv(ctx, otlp.Config{})
 	fmt.Println(off.Enabled(), off.Off)
 
 	// An endpoint turns tracing on; nothing is sent before a span ends.
 	os.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318")
 	defer os.Unsetenv("OTEL_EXPORTER_OTLP_ENDPOINT")
-	on, err := otlp.FromEnv(ctx, otlp.Options{ServiceName: "triage"})
+	on, err := otlp.FromEnv(ctx, otlp.Config{ServiceName: "triage"})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -40,9 +40,9 @@ const (
 	ProtocolGRPC         = "grpc"
 )
 
-// Options are what FromEnv cannot read from the environment. Every zero
+// Config is what FromEnv cannot read from the environment. Every zero
 // field means the documented default.
-type Options struct {
+type Config struct {
 	// ServiceName is service.name when OTEL_SERVICE_NAME (or service.name
 	// in OTEL_RESOURCE_ATTRIBUTES) does not say. Defaults to "triage".
 	ServiceName string
@@ -79,7 +79,7 @@ type Tracing struct {
 // localhost: a service that was not told where to send spans sends none).
 // An endpoint that is not an http or https URL is an error; a protocol or
 // exporter it does not know is a warning, and the default is used.
-func FromEnv(ctx context.Context, opts Options) (*Tracing, error) {
+func FromEnv(ctx context.Context, cfg Config) (*Tracing, error) {
 	t := &Tracing{}
 	if v := strings.TrimSpace(os.Getenv(EnvSDKDisabled)); strings.EqualFold(v, "true") {
 		t.Off = EnvSDKDisabled + "=true"
@@ -118,14 +118,14 @@ func FromEnv(ctx context.Context, opts Options) (*Tracing, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tracing: %w", err)
 	}
-	res, err := newResource(ctx, opts)
+	res, err := newResource(ctx, cfg)
 	if err != nil {
 		// A partial resource (a malformed OTEL_RESOURCE_ATTRIBUTES) is
 		// still usable; say what was wrong.
 		t.Warnings = append(t.Warnings, "resource: "+err.Error())
 	}
-	if opts.Logger != nil {
-		log := opts.Logger
+	if cfg.Logger != nil {
+		log := cfg.Logger
 		otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
 			log.Warn("tracing: "+err.Error(), slog.String("endpoint", t.Endpoint))
 		}))
@@ -186,21 +186,21 @@ func newExporter(ctx context.Context, protocol string) (sdktrace.SpanExporter, e
 	return otlptracehttp.New(ctx)
 }
 
-// newResource describes the service: service.name (Options.ServiceName
+// newResource describes the service: service.name (Config.ServiceName
 // unless OTEL_SERVICE_NAME says), service.version, service.instance.id (a
 // random one per process, so that the spans of many instances sharing a
 // database can be told apart), host.name, the SDK's own attributes and
 // OTEL_RESOURCE_ATTRIBUTES. Nothing from the command line, which may hold
 // a database URL's password.
-func newResource(ctx context.Context, opts Options) (*resource.Resource, error) {
-	name := opts.ServiceName
+func newResource(ctx context.Context, cfg Config) (*resource.Resource, error) {
+	name := cfg.ServiceName
 	if name == "" {
 		name = "triage"
 	}
 	attrs := []resource.Option{resource.WithSchemaURL(semconv.SchemaURL), resource.WithAttributes(
 		semconv.ServiceName(name), semconv.ServiceInstanceID(uuid.NewString()))}
-	if opts.ServiceVersion != "" {
-		attrs = append(attrs, resource.WithAttributes(semconv.ServiceVersion(opts.ServiceVersion)))
+	if cfg.ServiceVersion != "" {
+		attrs = append(attrs, resource.WithAttributes(semconv.ServiceVersion(cfg.ServiceVersion)))
 	}
 	attrs = append(attrs, resource.WithHost(), resource.WithTelemetrySDK(), resource.WithFromEnv())
 	return resource.New(ctx, attrs...)

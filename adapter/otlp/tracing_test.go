@@ -45,7 +45,7 @@ func TestOff(t *testing.T) {
 			for k, v := range c.env {
 				t.Setenv(k, v)
 			}
-			tr, err := otlp.FromEnv(context.Background(), otlp.Options{})
+			tr, err := otlp.FromEnv(context.Background(), otlp.Config{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -91,7 +91,7 @@ func TestSettings(t *testing.T) {
 			for k, v := range c.env {
 				t.Setenv(k, v)
 			}
-			tr, err := otlp.FromEnv(context.Background(), otlp.Options{})
+			tr, err := otlp.FromEnv(context.Background(), otlp.Config{})
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) {
 					t.Fatalf("FromEnv error = %v, want %q", err, c.err)
@@ -151,7 +151,7 @@ func (c *collector) got() (string, string) {
 // span is sent by Shutdown, before the batch's delay.
 func exportOne(t *testing.T) {
 	t.Helper()
-	tr, err := otlp.FromEnv(context.Background(), otlp.Options{ServiceName: "svc", ServiceVersion: "v1.2.3"})
+	tr, err := otlp.FromEnv(context.Background(), otlp.Config{ServiceName: "svc", ServiceVersion: "v1.2.3"})
 	if err != nil || !tr.Enabled() {
 		t.Fatalf("FromEnv: %v, enabled %v (%s)", err, tr.Enabled(), tr.Off)
 	}
@@ -221,7 +221,7 @@ func TestShutdownBounded(t *testing.T) {
 	defer srv.Close()
 	defer close(release)
 	t.Setenv(otlp.EnvEndpoint, srv.URL)
-	tr, err := otlp.FromEnv(context.Background(), otlp.Options{})
+	tr, err := otlp.FromEnv(context.Background(), otlp.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -121,7 +121,7 @@ func (p *Pool) spawn(ctx context.Context, slot int) (*worker, error) {
 	// The SDK puts raw wire lines and the peer's error text in its
 	// records: every one at debug, its text made safe.
 	debug := slog.LevelDebug
-	w.conn.SetLogger(slog.New(logguard.New(w.log.Handler(), logguard.Options{Level: &debug})))
+	w.conn.SetLogger(slog.New(logguard.New(w.log.Handler(), logguard.Config{Level: &debug})))
 	close(in.open)
 	go w.monitor()
 

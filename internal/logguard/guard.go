@@ -24,7 +24,7 @@ import (
 //     written at most burst times per window; the others are counted, and
 //     one line at the window's end says how many were not written.
 //
-// With Options.Level set, every record is written at that level (a peer's
+// With Config.Level set, every record is written at that level (a peer's
 // own logs, such as an SDK's, at debug).
 type Guard struct {
 	next    slog.Handler
@@ -38,9 +38,9 @@ type Guard struct {
 // bound, which every logged string goes through.
 const MaxValue = 1024
 
-// Options configure a Guard. Every zero field means the documented
+// Config configures a Guard. Every zero field means the documented
 // default.
-type Options struct {
+type Config struct {
 	// MaxValue is the longest string value, in bytes. Defaults to
 	// MaxValue; negative: not cut (still redacted).
 	MaxValue int
@@ -63,7 +63,7 @@ const maxLogMessage = 1024
 const maxRepeatKeys = 1024
 
 // New returns a Guard that writes to next.
-func New(next slog.Handler, o Options) *Guard {
+func New(next slog.Handler, o Config) *Guard {
 	if o.MaxValue == 0 {
 		o.MaxValue = MaxValue
 	}
@@ -74,7 +74,7 @@ func New(next slog.Handler, o Options) *Guard {
 	return g
 }
 
-// Enabled reports whether next takes records of level l (of Options.Level,
+// Enabled reports whether next takes records of level l (of Config.Level,
 // when set).
 func (g *Guard) Enabled(ctx context.Context, l slog.Level) bool {
 	if g.level != nil {

@@ -18,7 +18,7 @@ import (
 // over a JSON handler.
 func TestSlogtest(t *testing.T) {
 	var buf bytes.Buffer
-	h := logguard.New(slog.NewJSONHandler(&buf, nil), logguard.Options{Burst: 10, Window: time.Minute})
+	h := logguard.New(slog.NewJSONHandler(&buf, nil), logguard.Config{Burst: 10, Window: time.Minute})
 	results := func() []map[string]any {
 		var ms []map[string]any
 		for line := range bytes.Lines(buf.Bytes()) {
@@ -39,13 +39,13 @@ func TestSlogtest(t *testing.T) {
 func TestLevel(t *testing.T) {
 	var buf bytes.Buffer
 	debug := slog.LevelDebug
-	log := slog.New(logguard.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}), logguard.Options{Level: &debug}))
+	log := slog.New(logguard.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}), logguard.Config{Level: &debug}))
 	log.Error("a peer's error", "token", "Bearer abcdef0123456789")
 	if out := buf.String(); !strings.Contains(out, "level=DEBUG") || strings.Contains(out, "abcdef0123456789") {
 		t.Errorf("%s", out)
 	}
 	buf.Reset()
-	quiet := slog.New(logguard.New(slog.NewTextHandler(&buf, nil), logguard.Options{Level: &debug}))
+	quiet := slog.New(logguard.New(slog.NewTextHandler(&buf, nil), logguard.Config{Level: &debug}))
 	if quiet.Enabled(context.Background(), slog.LevelError) {
 		t.Error("a record at debug is enabled on an info handler")
 	}
@@ -56,7 +56,7 @@ func TestLevel(t *testing.T) {
 // suppressed (its attributes).
 func TestWindows(t *testing.T) {
 	var buf bytes.Buffer
-	g := logguard.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}), logguard.Options{MaxValue: 64, Burst: 2, Window: time.Minute})
+	g := logguard.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}), logguard.Config{MaxValue: 64, Burst: 2, Window: time.Minute})
 	log := slog.New(g).With("component", "x")
 	t0 := time.Date(2025, 8, 8, 12, 0, 0, 0, time.UTC)
 	emit := func(at time.Duration, level slog.Level, msg string) {
@@ -89,7 +89,7 @@ func TestWindows(t *testing.T) {
 // errors, other values, attributes added with With.
 func TestValues(t *testing.T) {
 	var buf bytes.Buffer
-	log := slog.New(logguard.New(slog.NewTextHandler(&buf, nil), logguard.Options{MaxValue: 32}))
+	log := slog.New(logguard.New(slog.NewTextHandler(&buf, nil), logguard.Config{MaxValue: 32}))
 	long := strings.Repeat("é", 40) // 80 bytes: cut at a rune boundary
 	log.With("with", long).Info("m",
 		slog.Group("g", slog.String("s", long)),

@@ -37,7 +37,7 @@ func Example() {
 		}
 		return ""
 	}
-	m := agent.NewManager(reg.Build(agent.BuildOptions{Getenv: getenv}), agent.Options{})
+	m := agent.NewManager(reg.Build(&agent.BuildOptions{Getenv: getenv}), agent.ManagerConfig{})
 	if err := m.Start(ctx); err != nil {
 		panic(err)
 	}

@@ -88,7 +88,7 @@ func TestAgent(t *testing.T) { agenttest.Exercise(t, fake) }
 // read it.
 func TestGoogleAPIKey(t *testing.T) {
 	t.Parallel()
-	if _, err := agenttest.Start(t, fake, "http://127.0.0.1:1", agent.Options{}, func(_ *agent.Config, vars map[string]string) {
+	if _, err := agenttest.Start(t, fake, "http://127.0.0.1:1", agent.ManagerConfig{}, func(_ *agent.Config, vars map[string]string) {
 		vars["GEMINI_API_KEY"], vars["GOOGLE_API_KEY"] = "", agenttest.TestKey
 	}); err != nil {
 		t.Errorf("with GOOGLE_API_KEY: %v", err)

@@ -31,7 +31,7 @@ func getenvOf(vars map[string]string) func(string) string {
 // calling url, its key in f.Env; change edits its configuration and the
 // environment first. It returns Start's error, and shuts the Manager down
 // when the test ends.
-func Start(t *testing.T, f Fake, url string, opts agent.Options, change ...func(*agent.Config, map[string]string)) (*agent.Manager, error) {
+func Start(t *testing.T, f Fake, url string, opts agent.ManagerConfig, change ...func(*agent.Config, map[string]string)) (*agent.Manager, error) {
 	t.Helper()
 	c := agent.Config{ID: "llm", Kind: f.Kind, Model: "test-model", BaseURL: url, System: system}
 	vars := map[string]string{f.Env: TestKey}
@@ -39,7 +39,7 @@ func Start(t *testing.T, f Fake, url string, opts agent.Options, change ...func(
 		ch(&c, vars)
 	}
 	reg := &agent.Registry{Agents: []agent.Config{c}}
-	m := agent.NewManager(reg.Build(agent.BuildOptions{Getenv: getenvOf(vars)}), opts)
+	m := agent.NewManager(reg.Build(&agent.BuildOptions{Getenv: getenvOf(vars)}), opts)
 	if err := m.Start(context.Background()); err != nil {
 		return nil, err
 	}
@@ -48,7 +48,7 @@ func Start(t *testing.T, f Fake, url string, opts agent.Options, change ...func(
 }
 
 // mustStart is Start that fails the test when the Manager does not start.
-func mustStart(t *testing.T, f Fake, url string, opts agent.Options) *agent.Manager {
+func mustStart(t *testing.T, f Fake, url string, opts agent.ManagerConfig) *agent.Manager {
 	t.Helper()
 	m, err := Start(t, f, url, opts)
 	if err != nil {
@@ -122,7 +122,7 @@ func Exercise(t *testing.T, f Fake) {
 
 func streamsAnswer(t *testing.T, f Fake) {
 	srv := f.Serve(t)
-	m := mustStart(t, f, srv.URL, agent.Options{})
+	m := mustStart(t, f, srv.URL, agent.ManagerConfig{})
 	s, err := m.Create(t.Context(), "owner", "llm", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -151,7 +151,7 @@ func streamsAnswer(t *testing.T, f Fake) {
 // failed or cancelled prompt adds nothing; another session has its own.
 func conversation(t *testing.T, f Fake) {
 	srv := f.Serve(t)
-	m := mustStart(t, f, srv.URL, agent.Options{})
+	m := mustStart(t, f, srv.URL, agent.ManagerConfig{})
 	s, _ := m.Create(t.Context(), "owner", "llm", nil)
 	other, _ := m.Create(t.Context(), "owner", "llm", nil)
 	for _, p := range []string{"first", "rate limit", "second"} {
@@ -178,7 +178,7 @@ func conversation(t *testing.T, f Fake) {
 }
 
 func rateLimited(t *testing.T, f Fake) {
-	m := mustStart(t, f, f.Serve(t).URL, agent.Options{})
+	m := mustStart(t, f, f.Serve(t).URL, agent.ManagerConfig{})
 	s, _ := m.Create(t.Context(), "owner", "llm", nil)
 	_, err := m.Prompt(t.Context(), "owner", s.ID, "rate limit", nil)
 	ft := CheckFault(t, f, err, fault.RateLimited, fault.CategoryUpstream, true)
@@ -195,7 +195,7 @@ func rateLimited(t *testing.T, f Fake) {
 }
 
 func unauthorized(t *testing.T, f Fake) {
-	m := mustStart(t, f, f.Serve(t).URL, agent.Options{})
+	m := mustStart(t, f, f.Serve(t).URL, agent.ManagerConfig{})
 	s, _ := m.Create(t.Context(), "owner", "llm", nil)
 	_, err := m.Prompt(t.Context(), "owner", s.ID, "unauthorized", nil)
 	CheckFault(t, f, err, fault.ProviderAuthFailed, fault.CategoryAuth, false)
@@ -208,7 +208,7 @@ func unreachable(t *testing.T, f Fake) {
 	}
 	closed := "http://" + l.Addr().String()
 	_ = l.Close()
-	m := mustStart(t, f, closed, agent.Options{})
+	m := mustStart(t, f, closed, agent.ManagerConfig{})
 	s, _ := m.Create(t.Context(), "owner", "llm", nil)
 	_, err = m.Prompt(t.Context(), "owner", s.ID, "hello", nil)
 	CheckFault(t, f, err, fault.TransportError, fault.CategoryTransport, true)
@@ -216,7 +216,7 @@ func unreachable(t *testing.T, f Fake) {
 
 // A stream that is no answer is a fault, never an empty success.
 func noAnswer(t *testing.T, f Fake) {
-	m := mustStart(t, f, f.Serve(t).URL, agent.Options{})
+	m := mustStart(t, f, f.Serve(t).URL, agent.ManagerConfig{})
 	for _, c := range []struct {
 		prompt    string
 		code      fault.Code
@@ -236,7 +236,7 @@ func noAnswer(t *testing.T, f Fake) {
 }
 
 func missingKey(t *testing.T, f Fake) {
-	_, err := Start(t, f, "http://127.0.0.1:1", agent.Options{}, func(_ *agent.Config, vars map[string]string) {
+	_, err := Start(t, f, "http://127.0.0.1:1", agent.ManagerConfig{}, func(_ *agent.Config, vars map[string]string) {
 		delete(vars, f.Env)
 	})
 	ft := CheckFault(t, f, err, fault.ConfigError, fault.CategoryConfig, false)
@@ -244,11 +244,11 @@ func missingKey(t *testing.T, f Fake) {
 		t.Errorf("message = %q", ft.Message)
 	}
 	// apiKeyEnv names where the key is instead.
-	_, err = Start(t, f, "http://127.0.0.1:1", agent.Options{}, func(c *agent.Config, vars map[string]string) {
+	_, err = Start(t, f, "http://127.0.0.1:1", agent.ManagerConfig{}, func(c *agent.Config, vars map[string]string) {
 		c.APIKeyEnv = "MY_KEY"
 	})
 	CheckFault(t, f, err, fault.ConfigError, fault.CategoryConfig, false)
-	if _, err := Start(t, f, "http://127.0.0.1:1", agent.Options{}, func(c *agent.Config, vars map[string]string) {
+	if _, err := Start(t, f, "http://127.0.0.1:1", agent.ManagerConfig{}, func(c *agent.Config, vars map[string]string) {
 		c.APIKeyEnv = "MY_KEY"
 		vars["MY_KEY"], vars[f.Env] = TestKey, ""
 	}); err != nil {
@@ -257,7 +257,7 @@ func missingKey(t *testing.T, f Fake) {
 }
 
 func missingModel(t *testing.T, f Fake) {
-	_, err := Start(t, f, "http://127.0.0.1:1", agent.Options{}, func(c *agent.Config, _ map[string]string) { c.Model = "" })
+	_, err := Start(t, f, "http://127.0.0.1:1", agent.ManagerConfig{}, func(c *agent.Config, _ map[string]string) { c.Model = "" })
 	ft := CheckFault(t, f, err, fault.ConfigError, fault.CategoryConfig, false)
 	if ft.Message != "Missing required setting: model" {
 		t.Errorf("message = %q", ft.Message)
@@ -269,7 +269,7 @@ func missingModel(t *testing.T, f Fake) {
 func cancel(t *testing.T, f Fake) {
 	for _, how := range []string{"Cancel", "Context"} {
 		srv := f.Serve(t)
-		m := mustStart(t, f, srv.URL, agent.Options{})
+		m := mustStart(t, f, srv.URL, agent.ManagerConfig{})
 		s, _ := m.Create(t.Context(), "owner", "llm", nil)
 		ctx, cancel := context.WithCancel(t.Context())
 		c := newChunkCollector()
@@ -308,7 +308,7 @@ func cancel(t *testing.T, f Fake) {
 
 // A prompt past the Manager's deadline is the Manager's TIMEOUT.
 func promptTimeout(t *testing.T, f Fake) {
-	m := mustStart(t, f, f.Serve(t).URL, agent.Options{PromptTimeout: 200 * time.Millisecond})
+	m := mustStart(t, f, f.Serve(t).URL, agent.ManagerConfig{PromptTimeout: 200 * time.Millisecond})
 	s, _ := m.Create(t.Context(), "owner", "llm", nil)
 	_, err := m.Prompt(t.Context(), "owner", s.ID, "hang", nil)
 	if ft, ok := fault.As(err); !ok || ft.Code != fault.Timeout || !ft.Retryable {
@@ -319,7 +319,7 @@ func promptTimeout(t *testing.T, f Fake) {
 // However long a session, what is sent stays bounded: the oldest turns go.
 func historyBounded(t *testing.T, f Fake) {
 	srv := f.Serve(t)
-	m := mustStart(t, f, srv.URL, agent.Options{})
+	m := mustStart(t, f, srv.URL, agent.ManagerConfig{})
 	s, _ := m.Create(t.Context(), "owner", "llm", nil)
 	const n = 40
 	for i := range n {
@@ -341,7 +341,7 @@ func historyBounded(t *testing.T, f Fake) {
 // before the prompt; turns without an answer are left out.
 func delegateWithHistory(t *testing.T, f Fake) {
 	srv := f.Serve(t)
-	m := mustStart(t, f, srv.URL, agent.Options{})
+	m := mustStart(t, f, srv.URL, agent.ManagerConfig{})
 	history := []agent.Turn{{User: "first", Assistant: "one"}, {User: "unanswered"}, {User: "second", Assistant: "two"}}
 	res, _, err := m.DelegateWithHistory(t.Context(), "owner", "llm", history, "third", nil, nil)
 	if err != nil || res.Text != "Answer to third" {

@@ -37,7 +37,7 @@ func Example() {
 		}
 		return ""
 	}
-	m := agent.NewManager(reg.Build(agent.BuildOptions{Getenv: getenv}), agent.Options{})
+	m := agent.NewManager(reg.Build(&agent.BuildOptions{Getenv: getenv}), agent.ManagerConfig{})
 	if err := m.Start(ctx); err != nil {
 		panic(err)
 	}
@@ -46,7 +46,7 @@ func Example() {
 	res, err := m.Prompt(ctx, "", s.ID, "hello", func(c agent.Chunk) { fmt.Printf("chunk %q\n", c.Text) })
 	fmt.Println(res.Text, res.StopReason, err)
 
-	m = agent.NewManager(reg.Build(agent.BuildOptions{Getenv: func(string) string { return "" }}), agent.Options{})
+	m = agent.NewManager(reg.Build(&agent.BuildOptions{Getenv: func(string) string { return "" }}), agent.ManagerConfig{})
 	f, _ := fault.As(m.Start(ctx))
 	fmt.Println(f.Code, f.Message, f.Details["apiKeyEnv"])
 	// Output:

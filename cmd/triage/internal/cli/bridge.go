@@ -84,7 +84,7 @@ func (f *bridgeFlags) start(ctx context.Context, log *slog.Logger, ownerShare in
 	if err != nil {
 		return nil, err
 	}
-	m := agent.NewManager(reg.Build(agent.BuildOptions{Logger: log}), agent.Options{
+	m := agent.NewManager(reg.Build(&agent.BuildOptions{Logger: log}), agent.ManagerConfig{
 		IdleTTL: f.idleTTL, PromptTimeout: f.promptTimeout, OwnerShare: ownerShare, Logger: log,
 	})
 	if err := m.Start(ctx); err != nil {
@@ -93,8 +93,8 @@ func (f *bridgeFlags) start(ctx context.Context, log *slog.Logger, ownerShare in
 	return m, nil
 }
 
-func (f *bridgeFlags) options(m *agent.Manager, log *slog.Logger) bridge.Options {
-	return bridge.Options{
+func (f *bridgeFlags) options(m *agent.Manager, log *slog.Logger) bridge.Config {
+	return bridge.Config{
 		Manager: m, ErrorMode: bridge.ErrorMode(f.errorMode),
 		MaxPromptBytes: f.maxPrompt, MaxMetadataBytes: f.maxMetadata,
 		MaxConcurrent: f.maxConcurrent, RequestTimeout: f.requestTimeout,

@@ -42,7 +42,7 @@ func runHandle(ctx context.Context, args []string, env Env) error {
 	}
 	cfg := handler.Config{}
 	if *policyFile != "" {
-		p, err := policy.Load(*policyFile)
+		p, err := policy.Load(*policyFile, nil)
 		if err != nil {
 			return err
 		}

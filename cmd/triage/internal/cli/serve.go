@@ -189,7 +189,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 		AuthFailRate: *authFailRate, AuthFailBurst: *authFailBurst, LogRepeat: *logRepeat,
 		OperatorKey: opKey}
 	if *policyFile != "" {
-		if cfg.Policy, err = policy.Load(*policyFile); err != nil {
+		if cfg.Policy, err = policy.Load(*policyFile, nil); err != nil {
 			return err
 		}
 	}

@@ -12,7 +12,7 @@ import (
 // environment variables (see package tracing) and hands them to cfg: off,
 // and free, unless an OTLP endpoint is set.
 func startTracing(ctx context.Context, cfg *server.Config, log *slog.Logger) (*otlp.Tracing, error) {
-	tr, err := otlp.FromEnv(ctx, otlp.Options{ServiceName: "triage", ServiceVersion: Version(), Logger: log})
+	tr, err := otlp.FromEnv(ctx, otlp.Config{ServiceName: "triage", ServiceVersion: Version(), Logger: log})
 	if err != nil {
 		return nil, usagef("%v", err)
 	}
