@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,8 +38,12 @@ const maxBody = 1 << 20
 // the service's largest body, and its feedback).
 const maxRecordBody = 16 << 20
 
-// reportsPath is the path of the reports endpoint, under the base URL.
-const reportsPath = "v1/errors"
+// reportsPath and runsPath are the paths of the reports and the runs,
+// under the base URL.
+const (
+	reportsPath = "v1/errors"
+	runsPath    = "v1/runs"
+)
 
 // Client reports errors to the Error Handler service. Build one with New and
 // share it: it is safe for concurrent use, and its circuit breaker only
@@ -46,6 +51,7 @@ const reportsPath = "v1/errors"
 // sharing one Policy).
 type Client struct {
 	reports   string // the URL of POST /v1/errors
+	runs      string // the URL of GET /v1/runs
 	source    string // the service's host, naming its faults and breaker
 	apiKey    string
 	userAgent string
@@ -107,6 +113,7 @@ func New(baseURL string, cfg Config) (*Client, error) {
 
 	c := &Client{
 		reports:   reports.String(),
+		runs:      u.JoinPath(runsPath).String(),
 		source:    u.Host,
 		userAgent: DefaultUserAgent,
 		http:      cfg.HTTPClient,
@@ -320,6 +327,45 @@ func (c *Client) Occurrences(ctx context.Context, errorID, cursor string) (*tria
 	return getObject[triage.OccurrencePage](ctx, c, errorID, "/occurrences"+query, "GET /v1/errors/{error_id}/occurrences", "page of occurrences")
 }
 
+// RunQuery selects the runs Runs lists; each field set narrows the list.
+type RunQuery struct {
+	AgentID string
+	// Outcome is running, finished, failed, disconnected or shutdown.
+	Outcome string
+	// Code keeps the failed runs whose fault has this code.
+	Code string
+	// Since keeps the runs started at or after it.
+	Since time.Time
+	// Limit is the page size (0: the service's default, 50).
+	Limit int
+	// Cursor is the Next of the page before; empty for the first page.
+	Cursor string
+}
+
+// Runs returns a page of the tenant's AG-UI run records (GET /v1/runs),
+// the latest started first, and Next when there are more. A query the
+// service refuses is an INVALID_REQUEST fault naming each parameter.
+// Errors and retries are as Get's.
+func (c *Client) Runs(ctx context.Context, q RunQuery) (*triage.RunPage, error) {
+	v := url.Values{}
+	for name, value := range map[string]string{"agent_id": q.AgentID, "outcome": q.Outcome, "code": q.Code, "cursor": q.Cursor} {
+		if value != "" {
+			v.Set(name, value)
+		}
+	}
+	if !q.Since.IsZero() {
+		v.Set("since", q.Since.UTC().Format(time.RFC3339Nano))
+	}
+	if q.Limit != 0 {
+		v.Set("limit", strconv.Itoa(q.Limit))
+	}
+	target := c.runs
+	if len(v) > 0 {
+		target += "?" + v.Encode()
+	}
+	return getJSON[triage.RunPage](ctx, c, target, "GET /v1/runs", "page of runs")
+}
+
 // getObject GETs a JSON object under the record of errorID (sub, after
 // its path) with the retries of op name, and decodes it into a T.
 func getObject[T any](ctx context.Context, c *Client, errorID, sub, name, what string) (*T, error) {
@@ -329,7 +375,12 @@ func getObject[T any](ctx context.Context, c *Client, errorID, sub, name, what s
 			Message: "must be 1 to 128 letters, digits, '_', '-', '.' or ':', starting with a letter or digit",
 		})
 	}
-	target := c.reports + "/" + url.PathEscape(errorID) + sub
+	return getJSON[T](ctx, c, c.reports+"/"+url.PathEscape(errorID)+sub, name, what)
+}
+
+// getJSON GETs the JSON object at target with the retries of op name, and
+// decodes it into a T.
+func getJSON[T any](ctx context.Context, c *Client, target, name, what string) (*T, error) {
 	op := resilience.Operation{Source: c.source, Name: name, Idempotent: true}
 	obj, err := resilience.Do(ctx, c.policy, op, func(ctx context.Context) (*T, error) {
 		data, status, err := c.send(ctx, http.MethodGet, target, nil, "", maxRecordBody, http.StatusOK)

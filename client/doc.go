@@ -26,7 +26,9 @@
 // *triage.Record: its latest report and feedback with its latest
 // occurrences; Occurrences reads the others, a *triage.OccurrencePage at a
 // time, from the cursor the record or the page before gives (GET
-// /v1/errors/{error_id}/occurrences).
+// /v1/errors/{error_id}/occurrences). Runs lists the tenant's AG-UI run
+// records (GET /v1/runs), a *triage.RunPage at a time, filtered by a
+// RunQuery.
 //
 // # Retries and idempotency
 //

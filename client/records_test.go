@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -103,5 +104,61 @@ func TestOccurrences(t *testing.T) {
 	}
 	if _, err := c.Occurrences(context.Background(), "../x", ""); fault.CodeOf(err) != fault.InvalidRequest {
 		t.Errorf("an invalid id: %v", err)
+	}
+}
+
+// Runs lists the tenant's runs through the service, filtered and paged;
+// a query the service refuses is an INVALID_REQUEST fault.
+func TestRunsAgainstTheService(t *testing.T) {
+	hs, st := startService(t)
+	acme := st.Tenant("acme")
+	for i, id := range []string{"r1", "r2", "r3"} {
+		if _, err := acme.StartRun(t.Context(), store.Run{RunID: id, AgentID: "echo"}); err != nil {
+			t.Fatal(err)
+		}
+		end := store.RunEnd{Outcome: store.RunFinished}
+		if i == 1 {
+			end = store.RunEnd{Outcome: store.RunFailed, Fault: json.RawMessage(`{"code":"RATE_LIMITED","message":"Slow down."}`)}
+		}
+		if _, err := acme.FinishRun(t.Context(), id, end); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := client.New(hs.URL, client.Config{APIKey: serviceKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed, err := c.Runs(t.Context(), client.RunQuery{Outcome: "failed", Code: "RATE_LIMITED", Since: time.Unix(0, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(failed.Runs) != 1 || failed.Runs[0].RunID != "r2" || failed.Next != "" {
+		t.Fatalf("failed runs: %+v", failed)
+	}
+	var fd struct{ Code string }
+	if err := json.Unmarshal(failed.Runs[0].Fault, &fd); err != nil || fd.Code != "RATE_LIMITED" {
+		t.Errorf("the run's fault: %s", failed.Runs[0].Fault)
+	}
+	var ids []string
+	for q := (client.RunQuery{Limit: 2}); ; {
+		p, err := c.Runs(t.Context(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range p.Runs {
+			ids = append(ids, r.RunID)
+		}
+		if p.Next == "" {
+			break
+		}
+		q.Cursor = p.Next
+	}
+	if len(ids) != 3 {
+		t.Errorf("paged through %v, want the three runs", ids)
+	}
+	_, err = c.Runs(t.Context(), client.RunQuery{Outcome: "lost"})
+	var f *fault.Error
+	if !errors.As(err, &f) || f.Code != fault.InvalidRequest || len(f.FieldErrors) != 1 || f.FieldErrors[0].Field != "outcome" {
+		t.Errorf("a refused query: %v", err)
 	}
 }
