@@ -72,7 +72,7 @@ const serviceKey = "agent-key-0123456789abcdef"
 // store) for the test, and returns its test server and its store.
 func startService(t *testing.T) (*httptest.Server, store.Store) {
 	t.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "triage.db"), store.Options{})
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "triage.db"), store.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

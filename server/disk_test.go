@@ -78,7 +78,7 @@ func TestReadOnlyDatabaseRecovers(t *testing.T) {
 		return
 	}
 	db := filepath.Join(t.TempDir(), "triage.db")
-	st, err := sqlite.Open(t.Context(), db, store.Options{})
+	st, err := sqlite.Open(t.Context(), db, store.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

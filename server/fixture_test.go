@@ -90,9 +90,9 @@ func openStore(t *testing.T, db string, clk *clock) store.Store {
 	var st store.Store
 	var err error
 	if onPostgres(t) {
-		st, err = postgres.Open(context.Background(), db, store.Options{Now: clk.Now})
+		st, err = postgres.Open(context.Background(), db, store.Config{Now: clk.Now})
 	} else {
-		st, err = sqlite.Open(context.Background(), db, store.Options{Now: clk.Now})
+		st, err = sqlite.Open(context.Background(), db, store.Config{Now: clk.Now})
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -36,7 +36,7 @@ func BenchmarkRunEndpoint(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer m.Shutdown()
-	st, err := sqlite.Open(context.Background(), b.TempDir()+"/bench.db", store.Options{})
+	st, err := sqlite.Open(context.Background(), b.TempDir()+"/bench.db", store.Config{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func ExampleService_Accept() {
 	}
 	defer os.RemoveAll(dir)
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(dir, "triage.db"), store.Options{})
+	st, err := sqlite.Open(ctx, filepath.Join(dir, "triage.db"), store.Config{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -75,7 +75,7 @@ func exampleStore() (st store.Store, done func()) {
 	if err != nil {
 		log.Fatal(err)
 	}
-	st, err = sqlite.Open(context.Background(), filepath.Join(dir, "triage.db"), store.Options{})
+	st, err = sqlite.Open(context.Background(), filepath.Join(dir, "triage.db"), store.Config{})
 	if err != nil {
 		os.RemoveAll(dir)
 		log.Fatal(err)

@@ -416,8 +416,8 @@ type Jobs interface {
 	Work(ctx context.Context, w JobWorker, o WorkOptions) error
 }
 
-// Options configure a store implementation.
-type Options struct {
+// Config configures a store implementation: each store's Open takes one.
+type Config struct {
 	// Now tells the time (claims, leases, jobs, received_at). Defaults to
 	// time.Now.
 	Now func() time.Time
@@ -434,7 +434,7 @@ type Options struct {
 }
 
 // Clock returns o.Now, or time.Now.
-func (o Options) Clock() func() time.Time {
+func (o Config) Clock() func() time.Time {
 	if o.Now != nil {
 		return o.Now
 	}

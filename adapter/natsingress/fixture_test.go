@@ -57,7 +57,7 @@ func setup(t *testing.T, o options) *bundle {
 	}
 	cfg.Logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 
-	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "triage.db"), store.Options{})
+	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "triage.db"), store.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

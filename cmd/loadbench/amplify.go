@@ -268,7 +268,7 @@ func runAmplify(pg string) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	st, err := sqlite.Open(ctx, filepath.Join(dir, "triage.db"), store.Options{})
+	st, err := sqlite.Open(ctx, filepath.Join(dir, "triage.db"), store.Config{})
 	if err != nil {
 		return err
 	}
@@ -284,7 +284,7 @@ func runAmplify(pg string) error {
 		return err
 	}
 	defer drop()
-	pst, err := postgres.Open(ctx, scratch, store.Options{})
+	pst, err := postgres.Open(ctx, scratch, store.Config{})
 	if err != nil {
 		return err
 	}

@@ -203,7 +203,7 @@ func run(requests, concurrency int, bound time.Duration, pg string, records int,
 		if err := measure(target{name: "floor 2: + the handler, its state in memory", base: pipeLog, want: http.StatusCreated, writes: selfWrites, floor: 0}); err != nil {
 			return err
 		}
-		st, err := sqlite.Open(ctx, filepath.Join(dir, "triage.db"), store.Options{})
+		st, err := sqlite.Open(ctx, filepath.Join(dir, "triage.db"), store.Config{})
 		if err != nil {
 			return err
 		}
@@ -251,7 +251,7 @@ func run(requests, concurrency int, bound time.Duration, pg string, records int,
 		if err := measure(target{name: "PostgreSQL floor: bare + one durable PostgreSQL insert", base: fbase, want: http.StatusOK, writes: pgw, floor: 0, pgWork: pc}); err != nil {
 			return err
 		}
-		pst, err := postgres.Open(ctx, scratch, store.Options{})
+		pst, err := postgres.Open(ctx, scratch, store.Config{})
 		if err != nil {
 			return err
 		}
@@ -274,7 +274,7 @@ func run(requests, concurrency int, bound time.Duration, pg string, records int,
 		// Two instances on the same database, the clients taking turns:
 		// on two cores this shows the overhead of a second instance more
 		// than scaling.
-		pst2, err := postgres.Open(ctx, scratch, store.Options{})
+		pst2, err := postgres.Open(ctx, scratch, store.Config{})
 		if err != nil {
 			return err
 		}

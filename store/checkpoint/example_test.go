@@ -38,7 +38,7 @@ func ExampleNew() {
 	// start is what the process does when it starts: open the store and
 	// compile the pipeline with the tenant's checkpointer.
 	start := func() (*sqlite.Store, *graph.Runnable[Report]) {
-		s, err := sqlite.Open(ctx, path, store.Options{})
+		s, err := sqlite.Open(ctx, path, store.Config{})
 		if err != nil {
 			log.Fatal(err)
 		}

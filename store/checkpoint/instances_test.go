@@ -27,7 +27,7 @@ func TestResumeOnAnotherInstance(t *testing.T) {
 	salesDone := make(chan struct{}) // the first instance's sales branch completed
 
 	instance := func(name string) *graph.Runnable[Report] {
-		s, err := postgres.Open(ctx, db, store.Options{})
+		s, err := postgres.Open(ctx, db, store.Config{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,7 +15,7 @@ import (
 // connection is killed, Listen listens again and says so with wake("").
 func TestAnnounceListen(t *testing.T) {
 	dbURL := pgtest.FreshSchema(t)
-	a, b := open(t, dbURL, store.Options{}), open(t, dbURL, store.Options{})
+	a, b := open(t, dbURL, store.Config{}), open(t, dbURL, store.Config{})
 	t.Cleanup(func() { a.Close(); b.Close() })
 	var _ store.Announcer = a
 	woken := make(chan string, 16)

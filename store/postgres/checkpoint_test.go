@@ -13,6 +13,6 @@ import (
 func TestResumeAfterRestart(t *testing.T) {
 	dbURL := pgtest.FreshSchema(t)
 	storetest.ResumeAfterRestart(t, func(t *testing.T) store.Store {
-		return open(t, dbURL, store.Options{})
+		return open(t, dbURL, store.Config{})
 	})
 }

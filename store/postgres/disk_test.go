@@ -55,7 +55,7 @@ func reasonOf(t *testing.T, err error) string {
 // commits again: the store keeps no state that needs a restart.
 func TestReadyFollowsWrites(t *testing.T) {
 	dbURL := pgtest.FreshSchema(t)
-	s := open(t, dbURL, store.Options{})
+	s := open(t, dbURL, store.Config{})
 	defer s.Close()
 	if err := s.Ready(t.Context()); err != nil {
 		t.Fatalf("Ready: %v", err)
@@ -88,7 +88,7 @@ func TestReadyFollowsWrites(t *testing.T) {
 // deletes of delivery claims with disk_full.
 func TestReleaseRetried(t *testing.T) {
 	dbURL := pgtest.FreshSchema(t)
-	storetest.ReleaseRetried(t, func(t *testing.T, opts store.Options) store.Store {
+	storetest.ReleaseRetried(t, func(t *testing.T, opts store.Config) store.Store {
 		return open(t, dbURL, opts)
 	}, func(t *testing.T, on bool) {
 		code := ""

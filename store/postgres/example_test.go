@@ -27,12 +27,12 @@ func Example() {
 	ctx := context.Background()
 	url := os.Getenv("DATABASE_URL") // postgres://triage:…@db:5432/triage
 
-	one, err := postgres.Open(ctx, url, store.Options{})
+	one, err := postgres.Open(ctx, url, store.Config{})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer one.Close()
-	two, err := postgres.Open(ctx, url, store.Options{}) // finds the schema migrated
+	two, err := postgres.Open(ctx, url, store.Config{}) // finds the schema migrated
 	if err != nil {
 		log.Fatal(err)
 	}

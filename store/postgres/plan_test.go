@@ -17,7 +17,7 @@ import (
 // position 0 read every other tenant's rows).
 func TestStreamsReadTheirTenantsRange(t *testing.T) {
 	dbURL := pgtest.FreshSchema(t)
-	s := open(t, dbURL, store.Options{})
+	s := open(t, dbURL, store.Config{})
 	defer s.Close()
 	busy, quiet := s.Tenant("busy"), s.Tenant("quiet")
 	for i := range 300 {

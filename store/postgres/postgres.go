@@ -60,7 +60,7 @@ const DefaultMaxConns = 32
 // connection string, as pgx reads them) and applies the migrations it
 // lacks. The tables go to the first schema of the search path, which the
 // URL may set (search_path=…).
-func Open(ctx context.Context, url string, opts store.Options) (*Store, error) {
+func Open(ctx context.Context, url string, opts store.Config) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		// pgx's parse errors leave the password out.

@@ -19,7 +19,7 @@ import (
 	"github.com/triage-go/triage/store/storetest"
 )
 
-func open(t *testing.T, dbURL string, opts store.Options) *postgres.Store {
+func open(t *testing.T, dbURL string, opts store.Config) *postgres.Store {
 	t.Helper()
 	s, err := postgres.Open(t.Context(), dbURL, opts)
 	if err != nil {
@@ -30,7 +30,7 @@ func open(t *testing.T, dbURL string, opts store.Options) *postgres.Store {
 
 func TestConformance(t *testing.T) {
 	pgtest.URL(t)
-	storetest.Run(t, func(t *testing.T, opts store.Options) store.Store {
+	storetest.Run(t, func(t *testing.T, opts store.Config) store.Store {
 		return open(t, pgtest.FreshSchema(t), opts)
 	})
 }
@@ -42,7 +42,7 @@ func TestConcurrentOpenMigratesOnce(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			s, err := postgres.Open(t.Context(), dbURL, store.Options{})
+			s, err := postgres.Open(t.Context(), dbURL, store.Config{})
 			if err != nil {
 				t.Error(err)
 				return
@@ -81,12 +81,12 @@ func TestConcurrentOpenMigratesOnce(t *testing.T) {
 
 func TestReopenKeepsData(t *testing.T) {
 	dbURL := pgtest.FreshSchema(t)
-	s := open(t, dbURL, store.Options{})
+	s := open(t, dbURL, store.Config{})
 	if _, err := s.Tenant("a").Next(t.Context(), "k"); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
-	s = open(t, dbURL, store.Options{})
+	s = open(t, dbURL, store.Config{})
 	defer s.Close()
 	if n, err := s.Tenant("a").Next(t.Context(), "k"); err != nil || n != 2 {
 		t.Errorf("Next after reopening = %d, %v; want 2", n, err)
@@ -100,7 +100,7 @@ func TestOpenErrorsHideThePassword(t *testing.T) {
 		"host=127.0.0.1 port=1 user=triage password=s3cret-pw connect_timeout=2 sslmode=disable",
 		"postgres://triage:s3cret-pw%zz@127.0.0.1/triage", // a bad escape in the password
 	} {
-		s, err := postgres.Open(t.Context(), dbURL, store.Options{})
+		s, err := postgres.Open(t.Context(), dbURL, store.Config{})
 		if err == nil {
 			s.Close()
 			t.Errorf("Open(%q) succeeded", dbURL)
@@ -207,12 +207,12 @@ func TestStreamWaitsForOlderTransactions(t *testing.T) {
 // A database a later build migrated is refused.
 func TestOpenRefusesANewerSchema(t *testing.T) {
 	dbURL := pgtest.FreshSchema(t)
-	open(t, dbURL, store.Options{}).Close()
+	open(t, dbURL, store.Config{}).Close()
 	conn := connect(t, dbURL)
 	if _, err := conn.Exec(t.Context(), `INSERT INTO schema_migrations (version, name, applied_at) VALUES (9999, '9999_later.sql', 0)`); err != nil {
 		t.Fatal(err)
 	}
-	if s, err := postgres.Open(t.Context(), dbURL, store.Options{}); !errors.Is(err, store.ErrNewerSchema) {
+	if s, err := postgres.Open(t.Context(), dbURL, store.Config{}); !errors.Is(err, store.ErrNewerSchema) {
 		if err == nil {
 			s.Close()
 		}
@@ -259,7 +259,7 @@ func TestClaimOfAVanishedOccurrence(t *testing.T) {
 // here takes one again and no stream sends them as new.
 func TestOpenForgetsForeignPositions(t *testing.T) {
 	dbURL := pgtest.FreshSchema(t)
-	s := open(t, dbURL, store.Options{})
+	s := open(t, dbURL, store.Config{})
 	tn := s.Tenant("a")
 	for _, key := range []string{"d1", "d2"} {
 		if _, err := tn.SaveOccurrence(t.Context(), occurrence(key)); err != nil {
@@ -273,7 +273,7 @@ func TestOpenForgetsForeignPositions(t *testing.T) {
 		WHERE delivery_key = 'd2'`); err != nil {
 		t.Fatal(err)
 	}
-	s = open(t, dbURL, store.Options{})
+	s = open(t, dbURL, store.Config{})
 	defer s.Close()
 	var local, foreign *string
 	if err := conn.QueryRow(t.Context(), `SELECT
@@ -310,7 +310,7 @@ func occurrence(key string) store.Occurrence {
 func freshStore(t *testing.T) (string, *postgres.Store) {
 	t.Helper()
 	dbURL := pgtest.FreshSchema(t)
-	s := open(t, dbURL, store.Options{})
+	s := open(t, dbURL, store.Config{})
 	t.Cleanup(func() { s.Close() })
 	return dbURL, s
 }
@@ -318,7 +318,7 @@ func freshStore(t *testing.T) (string, *postgres.Store) {
 // Two instances on one schema run each job once.
 func TestWorkOnTwoInstances(t *testing.T) {
 	dbURL := pgtest.FreshSchema(t)
-	storetest.WorkOnTwoInstances(t, func(t *testing.T) store.Store { return open(t, dbURL, store.Options{}) })
+	storetest.WorkOnTwoInstances(t, func(t *testing.T) store.Store { return open(t, dbURL, store.Config{}) })
 }
 
 // TestRiverMigration opens a schema of the migrations before River (0001
@@ -362,7 +362,7 @@ func TestRiverMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	s := open(t, dbURL, store.Options{})
+	s := open(t, dbURL, store.Config{})
 	defer s.Close()
 	var old int
 	if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()

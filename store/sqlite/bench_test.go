@@ -58,7 +58,7 @@ func scatteredIDs(i int64) (key, errorID string) {
 }
 
 func benchmarkReport(b *testing.B, agentOf func(int64) string, idsOf func(int64) (string, string), prefill int) {
-	s, err := Open(b.Context(), filepath.Join(b.TempDir(), "triage.db"), store.Options{})
+	s, err := Open(b.Context(), filepath.Join(b.TempDir(), "triage.db"), store.Config{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 func TestResumeAfterRestart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "triage.db")
 	storetest.ResumeAfterRestart(t, func(t *testing.T) store.Store {
-		s, err := sqlite.Open(t.Context(), path, store.Options{})
+		s, err := sqlite.Open(t.Context(), path, store.Config{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -39,14 +39,14 @@ func TestReadOnlyFileRecovers(t *testing.T) {
 		return
 	}
 	path := filepath.Join(t.TempDir(), "triage.db")
-	s, err := sqlite.Open(t.Context(), path, store.Options{})
+	s, err := sqlite.Open(t.Context(), path, store.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	must(t, s.Tenant("a").PutAgent(t.Context(), store.Agent{ID: "before", CallbackURL: "http://x"}))
 	must(t, s.Close())
 	disktest.Chmod(t, 0o444, path) // SQLite makes the -wal and -shm files with the database's mode
-	s, err = sqlite.Open(t.Context(), path, store.Options{})
+	s, err = sqlite.Open(t.Context(), path, store.Config{})
 	if err != nil {
 		t.Fatalf("Open on a read-only file: %v", err)
 	}
@@ -88,7 +88,7 @@ func TestFileSizeLimit(t *testing.T) {
 		return
 	}
 	path := filepath.Join(t.TempDir(), "triage.db")
-	s, err := sqlite.Open(t.Context(), path, store.Options{})
+	s, err := sqlite.Open(t.Context(), path, store.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestFileSizeLimit(t *testing.T) {
 // deletes of delivery claims.
 func TestReleaseRetried(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "triage.db")
-	storetest.ReleaseRetried(t, func(t *testing.T, opts store.Options) store.Store {
+	storetest.ReleaseRetried(t, func(t *testing.T, opts store.Config) store.Store {
 		s, err := sqlite.Open(t.Context(), path, opts)
 		if err != nil {
 			t.Fatal(err)

@@ -95,7 +95,7 @@ func openStore() (s *sqlite.Store, closeStore func()) {
 	if err != nil {
 		log.Fatal(err)
 	}
-	s, err = sqlite.Open(context.Background(), filepath.Join(dir, "triage.db"), store.Options{})
+	s, err = sqlite.Open(context.Background(), filepath.Join(dir, "triage.db"), store.Config{})
 	if err != nil {
 		os.RemoveAll(dir)
 		log.Fatal(err)

@@ -13,7 +13,7 @@ import (
 // the writer's connection.
 func TestExpireRecordsDeletesRiverJobs(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "triage.db"), store.Options{Now: func() time.Time { return now }})
+	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "triage.db"), store.Config{Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}

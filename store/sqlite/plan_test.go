@@ -15,7 +15,7 @@ import (
 // own index, a tenant with few occurrences resuming from position 0 read
 // the whole table).
 func TestStreamsReadTheirTenantsRange(t *testing.T) {
-	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "triage.db"), store.Options{})
+	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "triage.db"), store.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 
 // TestPragmas checks the settings durability and concurrency rest on.
 func TestPragmas(t *testing.T) {
-	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "triage.db"), store.Options{})
+	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "triage.db"), store.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

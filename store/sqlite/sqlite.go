@@ -62,7 +62,7 @@ var _ store.Store = (*Store)(nil)
 
 // Open opens (creating it if need be) the database file at path and
 // applies the migrations it lacks.
-func Open(ctx context.Context, path string, opts store.Options) (*Store, error) {
+func Open(ctx context.Context, path string, opts store.Config) (*Store, error) {
 	if path == "" || path == ":memory:" || strings.ContainsAny(path, "?#") {
 		return nil, fmt.Errorf("sqlite: open: %q is not a database file path", path)
 	}

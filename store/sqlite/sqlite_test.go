@@ -14,7 +14,7 @@ import (
 )
 
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, opts store.Options) store.Store {
+	storetest.Run(t, func(t *testing.T, opts store.Config) store.Store {
 		s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "triage.db"), opts)
 		if err != nil {
 			t.Fatal(err)
@@ -25,7 +25,7 @@ func TestConformance(t *testing.T) {
 
 func TestReopenKeepsData(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "triage.db")
-	s, err := sqlite.Open(t.Context(), path, store.Options{})
+	s, err := sqlite.Open(t.Context(), path, store.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestReopenKeepsData(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s, err = sqlite.Open(t.Context(), path, store.Options{}) // the migrations are not applied again
+	s, err = sqlite.Open(t.Context(), path, store.Config{}) // the migrations are not applied again
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestReopenKeepsData(t *testing.T) {
 
 func TestOpenRefusesNonFiles(t *testing.T) {
 	for _, path := range []string{"", ":memory:", "db?mode=ro"} {
-		if s, err := sqlite.Open(t.Context(), path, store.Options{}); err == nil {
+		if s, err := sqlite.Open(t.Context(), path, store.Config{}); err == nil {
 			s.Close()
 			t.Errorf("Open(%q) succeeded, want an error", path)
 		}
@@ -58,7 +58,7 @@ func TestOpenRefusesNonFiles(t *testing.T) {
 // misread what that one writes.
 func TestOpenRefusesANewerSchema(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "triage.db")
-	s, err := sqlite.Open(t.Context(), path, store.Options{})
+	s, err := sqlite.Open(t.Context(), path, store.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestOpenRefusesANewerSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	if s, err := sqlite.Open(t.Context(), path, store.Options{}); !errors.Is(err, store.ErrNewerSchema) || !strings.Contains(err.Error(), "9999") {
+	if s, err := sqlite.Open(t.Context(), path, store.Config{}); !errors.Is(err, store.ErrNewerSchema) || !strings.Contains(err.Error(), "9999") {
 		if err == nil {
 			s.Close()
 		}
@@ -85,7 +85,7 @@ func TestOpenRefusesANewerSchema(t *testing.T) {
 func TestClaimOfAVanishedOccurrence(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "triage.db")
 	now := time.Unix(1_700_000_000, 0)
-	s, err := sqlite.Open(t.Context(), path, store.Options{Now: func() time.Time { return now }})
+	s, err := sqlite.Open(t.Context(), path, store.Config{Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestClaimOfAVanishedOccurrence(t *testing.T) {
 func TestWorkOnTwoInstances(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "triage.db")
 	storetest.WorkOnTwoInstances(t, func(t *testing.T) store.Store {
-		s, err := sqlite.Open(t.Context(), path, store.Options{})
+		s, err := sqlite.Open(t.Context(), path, store.Config{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,7 +132,7 @@ func TestWorkOnTwoInstances(t *testing.T) {
 // leaves neither the occurrence nor any job.
 func TestSaveRolledBackEnqueuesNothing(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "triage.db")
-	s, err := sqlite.Open(t.Context(), path, store.Options{})
+	s, err := sqlite.Open(t.Context(), path, store.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ import (
 func openTest(t *testing.T) (*Store, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "triage.db")
-	s, err := Open(t.Context(), path, store.Options{})
+	s, err := Open(t.Context(), path, store.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -459,7 +459,7 @@ func TestCloseWithPendingWrites(t *testing.T) {
 		t.Errorf("second Close: %v", err)
 	}
 	checkWriterGone(t, w)
-	s, err := Open(t.Context(), path, store.Options{})
+	s, err := Open(t.Context(), path, store.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -510,7 +510,7 @@ func TestCloseRacingWrites(t *testing.T) {
 		t.Fatal("writes left waiting after Close")
 	}
 	checkWriterGone(t, s.writer)
-	s, err := Open(t.Context(), path, store.Options{})
+	s, err := Open(t.Context(), path, store.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -589,7 +589,7 @@ func TestHistoryCountsMigration(t *testing.T) {
 	w.stop()
 	write.Close()
 
-	s, err := Open(t.Context(), path, store.Options{})
+	s, err := Open(t.Context(), path, store.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -647,7 +647,7 @@ func TestRiverMigration(t *testing.T) {
 	w.stop()
 	write.Close()
 
-	s, err := Open(ctx, path, store.Options{})
+	s, err := Open(ctx, path, store.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

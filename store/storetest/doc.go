@@ -2,7 +2,7 @@
 // implementation runs it, so that each behaves as package store documents.
 //
 //	func TestConformance(t *testing.T) {
-//		storetest.Run(t, func(t *testing.T, opts store.Options) store.Store {
+//		storetest.Run(t, func(t *testing.T, opts store.Config) store.Store {
 //			s, err := mystore.Open(t.Context(), …, opts)
 //			if err != nil {
 //				t.Fatal(err)

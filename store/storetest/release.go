@@ -22,12 +22,12 @@ import (
 // open opens a store on one database, the same at every call, with opts;
 // ReleaseRetried closes the stores. failRelease makes the database refuse
 // (on) or take (off) the deletes of the table deliveries, with an error.
-func ReleaseRetried(t *testing.T, open func(t *testing.T, opts store.Options) store.Store, failRelease func(t *testing.T, on bool)) {
+func ReleaseRetried(t *testing.T, open func(t *testing.T, opts store.Config) store.Store, failRelease func(t *testing.T, on bool)) {
 	ctx := t.Context()
 	clk := &clock{now: Epoch}
-	a := open(t, store.Options{Now: clk.Now})
+	a := open(t, store.Config{Now: clk.Now})
 	defer a.Close()
-	b := open(t, store.Options{Now: clk.Now})
+	b := open(t, store.Config{Now: clk.Now})
 	defer b.Close()
 	start := func(s store.Store, tenant, key string) triage.StartResult {
 		t.Helper()

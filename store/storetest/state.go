@@ -153,7 +153,7 @@ var storeTests = []test{
 		}
 	}},
 	{"Close", func(t *testing.T, e *env) {
-		s := e.open(t, store.Options{Now: e.clock.Now})
+		s := e.open(t, store.Config{Now: e.clock.Now})
 		must(t, s.Tenant("a").PutAgent(t.Context(), store.Agent{ID: "agent", CallbackURL: "http://x"}))
 		if err := s.Close(); err != nil {
 			t.Fatalf("Close: %v", err)

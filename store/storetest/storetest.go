@@ -12,7 +12,7 @@ import (
 )
 
 // Opener opens a fresh, empty store using opts.
-type Opener = func(t *testing.T, opts store.Options) store.Store
+type Opener = func(t *testing.T, opts store.Config) store.Store
 
 // Run runs the conformance suite on the stores open opens: the state
 // suite (RunState) on their tenants, then the store's own groups. Each
@@ -21,7 +21,7 @@ type Opener = func(t *testing.T, opts store.Options) store.Store
 func Run(t *testing.T, open Opener) {
 	t.Run("State", func(t *testing.T) {
 		RunState(t, func(t *testing.T, now func() time.Time) func(string) triage.State {
-			s := open(t, store.Options{Now: now})
+			s := open(t, store.Config{Now: now})
 			t.Cleanup(func() {
 				if err := s.Close(); err != nil {
 					t.Errorf("Close: %v", err)
@@ -126,7 +126,7 @@ var Epoch = time.Date(2026, 3, 14, 15, 9, 26, 535897932, time.UTC)
 func newEnv(t *testing.T, open Opener) *env {
 	t.Helper()
 	e := &env{clock: &clock{now: Epoch}, open: open}
-	e.s = open(t, store.Options{Now: e.clock.Now})
+	e.s = open(t, store.Config{Now: e.clock.Now})
 	t.Cleanup(func() {
 		if err := e.s.Close(); err != nil {
 			t.Errorf("Close: %v", err)

@@ -57,7 +57,7 @@ func TestTenantShareOfConns(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			db := &heldDB{conns: c.conns, entered: make(chan struct{}, 64), release: make(chan struct{})}
-			s := New(db, Dialect{Name: "test", WritesHoldConns: c.writes}, store.Options{TenantConns: c.opt}, nil)
+			s := New(db, Dialect{Name: "test", WritesHoldConns: c.writes}, store.Config{TenantConns: c.opt}, nil)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			var wg sync.WaitGroup

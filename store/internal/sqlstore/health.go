@@ -13,7 +13,7 @@ import (
 // none committed lately or the latest failed. The stores tell it every
 // write's outcome (Observe); it never looks at the reads.
 //
-// It keeps time with the real clock, whatever store.Options.Now says:
+// It keeps time with the real clock, whatever store.Config.Now says:
 // readiness is about now, not about the service's notion of it.
 type Health struct {
 	// reason is the store.NotReadyError reason of an error of the

@@ -159,12 +159,12 @@ type Store struct {
 	unreleased unreleased
 
 	// gate bounds each tenant's open transactions
-	// (store.Options.TenantConns).
+	// (store.Config.TenantConns).
 	gate *gate
 }
 
 // New returns a store on db, whose schema is up to date (see Migrate).
-func New(db DB, d Dialect, opts store.Options, queue Queue) *Store {
+func New(db DB, d Dialect, opts store.Config, queue Queue) *Store {
 	return &Store{
 		db:             db,
 		d:              d,

@@ -357,7 +357,7 @@ func openStore(ctx context.Context, db string) (*openedStore, error) {
 	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://") {
-		st, err := postgres.Open(octx, db, store.Options{})
+		st, err := postgres.Open(octx, db, store.Config{})
 		if err != nil {
 			return nil, fault.Wrap(err, fault.ConfigError, "Cannot open the PostgreSQL database.")
 		}
@@ -366,7 +366,7 @@ func openStore(ctx context.Context, db string) (*openedStore, error) {
 				return riverui.New(st.RiverClient(), server.JobsUIPath, log)
 			}}, nil
 	}
-	st, err := sqlite.Open(octx, db, store.Options{})
+	st, err := sqlite.Open(octx, db, store.Config{})
 	if err != nil {
 		return nil, fault.Wrap(err, fault.ConfigError, "Cannot open the SQLite database "+db+".")
 	}

@@ -123,7 +123,7 @@ func TestServeShutdownEndsRuns(t *testing.T) {
 		}
 	}
 
-	st, err := sqlite.Open(t.Context(), db, store.Options{})
+	st, err := sqlite.Open(t.Context(), db, store.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
