@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"io"
 	"io/fs"
 	"os"
@@ -399,3 +401,24 @@ func TestFilesAreSmall(t *testing.T) {
 
 // generated is the line go generate's tools write (go.dev/s/generatedcode).
 var generated = regexp.MustCompile(`(?m)^// Code generated .* DO NOT EDIT\.$`)
+
+// TestPackagesHaveDocGo: each package of the module (commands included)
+// keeps its package comment in a doc.go, where a reader looks for it.
+func TestPackagesHaveDocGo(t *testing.T) {
+	t.Parallel()
+	out, err := exec.Command("go", "list", "-f", "{{.Dir}}", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, dir := range strings.Fields(string(out)) {
+		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(dir, "doc.go"), nil, parser.PackageClauseOnly|parser.ParseComments)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			t.Errorf("%s has no doc.go", dir)
+		case err != nil:
+			t.Errorf("%s/doc.go: %v", dir, err)
+		case f.Doc == nil:
+			t.Errorf("%s/doc.go holds no package comment", dir)
+		}
+	}
+}
