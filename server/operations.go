@@ -113,26 +113,13 @@ var operations = []route{
 				"type":   "string",
 				"format": "date-time",
 			}},
-			{Name: "limit", In: "query", Description: "Page size.", Schema: apidoc.Obj{
-				"type":    "integer",
-				"minimum": 1,
-				"maximum": 500,
-				"default": 50,
-			}},
-			{Name: "cursor", In: "query", Description: "next_cursor of the previous page.", Schema: apidoc.Obj{
-				"type": "string",
-			}},
+			opLimit,
+			opCursor,
 		},
 		OK: []apidoc.Answer{
 			{Status: 200, Description: "A page of record summaries, the most recently first seen first: no report or feedback (GET /v1/errors/{error_id} has them), so a page is a few hundred bytes per record whatever the reports' size.", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Of[triage.Page]()}}},
 		},
-		Problems: []apidoc.Problem{
-			{Status: 400, Description: "An invalid filter or cursor; errors lists every parameter."},
-			opNoKey,
-			opWrongKey,
-			opRateLimited,
-			opBusy,
-		},
+		Problems: opListProblems,
 	}},
 	{api: (*Server).getError, Operation: apidoc.Operation{
 		Method: "GET", Path: "/v1/errors/{error_id}", ID: "getError",
@@ -349,26 +336,13 @@ var operations = []route{
 				"type":   "string",
 				"format": "date-time",
 			}},
-			{Name: "limit", In: "query", Description: "Page size.", Schema: apidoc.Obj{
-				"type":    "integer",
-				"minimum": 1,
-				"maximum": 500,
-				"default": 50,
-			}},
-			{Name: "cursor", In: "query", Description: "next_cursor of the previous page.", Schema: apidoc.Obj{
-				"type": "string",
-			}},
+			opLimit,
+			opCursor,
 		},
 		OK: []apidoc.Answer{
 			{Status: 200, Description: "A page of run records, the latest started first.", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Of[triage.RunPage]()}}},
 		},
-		Problems: []apidoc.Problem{
-			{Status: 400, Description: "An invalid filter or cursor; errors lists every parameter."},
-			opNoKey,
-			opWrongKey,
-			opRateLimited,
-			opBusy,
-		},
+		Problems: opListProblems,
 	}},
 	{api: (*Server).getRun, Operation: apidoc.Operation{
 		Method: "GET", Path: "/v1/runs/{run_id}", ID: "getRun",
@@ -481,6 +455,26 @@ var (
 	opBodyTimeout = apidoc.Problem{Status: 408, Shared: "BodyTimeout"}
 	opRateLimited = apidoc.Problem{Status: 429, Shared: "RateLimited"}
 	opBusy        = apidoc.Problem{Status: 503, Shared: "Busy"}
+)
+
+// The paging parameters of a list, and its problems.
+var (
+	opLimit = apidoc.Param{Name: "limit", In: "query", Description: "Page size.", Schema: apidoc.Obj{
+		"type":    "integer",
+		"minimum": 1,
+		"maximum": 500,
+		"default": 50,
+	}}
+	opCursor = apidoc.Param{Name: "cursor", In: "query", Description: "next_cursor of the previous page.", Schema: apidoc.Obj{
+		"type": "string",
+	}}
+	opListProblems = []apidoc.Problem{
+		{Status: 400, Description: "An invalid filter or cursor; errors lists every parameter."},
+		opNoKey,
+		opWrongKey,
+		opRateLimited,
+		opBusy,
+	}
 )
 
 // opPutProblems are the problems of a PUT of one JSON document.

@@ -219,36 +219,25 @@ func decodeOccurrenceCursor(c string) (occurrenceKey, error) {
 
 // ErrorRecords lists record summaries, the most recently first seen first.
 func (t *tenant) ErrorRecords(ctx context.Context, f store.Filter) (store.Page, error) {
-	var (
-		where strings.Builder
-		args  = []any{t.id}
-	)
-	where.WriteString("r.tenant = $1")
-	cond := func(column string, v any) {
-		args = append(args, v)
-		where.WriteString(" AND " + column + " $" + strconv.Itoa(len(args)))
-	}
-	for _, c := range []struct{ column, v string }{
-		{"r.query_id =", f.QueryID}, {"r.agent_id =", f.AgentID}, {"r.error_type =", f.ErrorType}, {"r.severity =", f.Severity},
-	} {
-		if c.v != "" {
-			cond(c.column, c.v)
-		}
-	}
+	w := newWhere("r.tenant", t.id)
+	w.equal("r.query_id", f.QueryID)
+	w.equal("r.agent_id", f.AgentID)
+	w.equal("r.error_type", f.ErrorType)
+	w.equal("r.severity", f.Severity)
 	if !f.Since.IsZero() {
-		cond("r.last_seen >=", nanos(f.Since))
+		w.cond("r.last_seen >=", nanos(f.Since))
 	}
 	if f.Cursor != "" {
 		after, err := decodeCursor(f.Cursor)
 		if err != nil {
 			return store.Page{}, t.s.errorf("list records", err)
 		}
-		cond("r.seq <", after)
+		w.cond("r.seq <", after)
 	}
 	n := pageSize(f.Limit)
-	args = append(args, n+1) // one more tells whether there is a next page
-	query := `SELECT ` + summaryColumns + ` FROM ` + recordFrom + ` WHERE ` + where.String() +
-		` ORDER BY r.seq DESC LIMIT $` + strconv.Itoa(len(args))
+	query := `SELECT ` + summaryColumns + ` FROM ` + recordFrom + ` WHERE ` + w.String() +
+		` ORDER BY r.seq DESC LIMIT ` + w.arg(n+1) // one more tells whether there is a next page
+	args := w.args
 
 	page := store.Page{Records: []store.RecordSummary{}}
 	var last int64
@@ -276,4 +265,35 @@ func (t *tenant) ErrorRecords(ctx context.Context, f store.Filter) (store.Page, 
 // attempts, and whether it has older ones.
 func (t *tenant) errorJobs(ctx context.Context, q Querier, errorID string, n int) ([]store.Job, bool, error) {
 	return t.s.queue.ListTx(ctx, q, t.id, errorID, n)
+}
+
+// where builds a list's WHERE clause and its arguments, the tenant's
+// first ($1).
+type where struct {
+	strings.Builder
+	args []any
+}
+
+func newWhere(tenantColumn, tenant string) *where {
+	w := &where{args: []any{tenant}}
+	w.WriteString(tenantColumn + " = $1")
+	return w
+}
+
+// arg adds v to the arguments and returns its placeholder.
+func (w *where) arg(v any) string {
+	w.args = append(w.args, v)
+	return "$" + strconv.Itoa(len(w.args))
+}
+
+// cond adds "AND column op $n" for v (column holds its operator).
+func (w *where) cond(column string, v any) {
+	w.WriteString(" AND " + column + " " + w.arg(v))
+}
+
+// equal adds "AND column = $n" when v is set.
+func (w *where) equal(column, v string) {
+	if v != "" {
+		w.cond(column+" =", v)
+	}
 }

@@ -239,39 +239,30 @@ func faultCode(doc json.RawMessage) any {
 // ListRuns returns a page of the tenant's runs, the latest started first,
 // by the runs_by_tenant_start index (runs_by_agent_start for an agent).
 func (t *tenant) ListRuns(ctx context.Context, f store.RunFilter) (store.RunPage, error) {
-	var (
-		where strings.Builder
-		args  = []any{t.id}
-	)
-	where.WriteString("tenant = $1")
-	cond := func(column string, v any) {
-		args = append(args, v)
-		where.WriteString(" AND " + column + " $" + strconv.Itoa(len(args)))
-	}
-	for _, c := range []struct{ column, v string }{{"agent_id =", f.AgentID}, {"outcome =", f.Outcome}, {"code =", f.Code}} {
-		if c.v != "" {
-			if !isText(c.v) {
-				return store.RunPage{Runs: []store.Run{}}, nil // never stored
-			}
-			cond(c.column, c.v)
+	w := newWhere("tenant", t.id)
+	for _, v := range []string{f.AgentID, f.Outcome, f.Code} {
+		if v != "" && !isText(v) {
+			return store.RunPage{Runs: []store.Run{}}, nil // never stored
 		}
 	}
+	w.equal("agent_id", f.AgentID)
+	w.equal("outcome", f.Outcome)
+	w.equal("code", f.Code)
 	if !f.Since.IsZero() {
-		cond("started_at >=", nanos(f.Since))
+		w.cond("started_at >=", nanos(f.Since))
 	}
 	if f.Cursor != "" {
 		started, runID, err := decodeRunCursor(f.Cursor)
 		if err != nil {
 			return store.RunPage{}, t.s.errorf("list runs", err)
 		}
-		args = append(args, started, runID)
-		n := strconv.Itoa(len(args) - 1)
-		where.WriteString(" AND (started_at < $" + n + " OR started_at = $" + n + " AND run_id < $" + strconv.Itoa(len(args)) + ")")
+		at := w.arg(started)
+		w.WriteString(" AND (started_at < " + at + " OR started_at = " + at + " AND run_id < " + w.arg(runID) + ")")
 	}
 	n := pageSize(f.Limit)
-	args = append(args, n+1) // one more tells whether there is a next page
 	query := `SELECT run_id, thread_id, agent_id, outcome, started_at, finished_at, fault, answer_bytes FROM runs WHERE ` +
-		where.String() + ` ORDER BY started_at DESC, run_id DESC LIMIT $` + strconv.Itoa(len(args))
+		w.String() + ` ORDER BY started_at DESC, run_id DESC LIMIT ` + w.arg(n+1) // one more tells whether there is a next page
+	args := w.args
 	page := store.RunPage{Runs: []store.Run{}}
 	rows, err := t.s.db.Reader().Query(ctx, query, args...)
 	err = scanAll(rows, err, func(row Row) error {
