@@ -240,11 +240,14 @@ func TestCancelRacesCompletion(t *testing.T) {
 // Cancel stops a running prompt: the worker answers "cancelled".
 func TestCancelStopsPrompt(t *testing.T) {
 	t.Parallel()
-	p := start(t, config())
+	var logs logBuffer
+	cfg := config()
+	cfg.Logger = logs.logger()
+	p := start(t, cfg)
 	id := newSession(t, p)
 	done := make(chan error, 1)
 	go func() { _, err := p.Prompt(context.Background(), id, "hang", nil); done <- err }()
-	time.Sleep(50 * time.Millisecond)
+	waitTurn(t, &logs, id, "hang")
 	begun := time.Now()
 	if err := p.Cancel(context.Background(), id); err != nil {
 		t.Fatal(err)
@@ -333,7 +336,10 @@ func TestConcurrentPrompts(t *testing.T) {
 // and the pool answers "Executor not started" from then on.
 func TestCloseWhilePromptRuns(t *testing.T) {
 	t.Parallel()
-	p, err := acp.Start(context.Background(), config())
+	var logs logBuffer
+	cfg := config()
+	cfg.Logger = logs.logger()
+	p, err := acp.Start(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +347,7 @@ func TestCloseWhilePromptRuns(t *testing.T) {
 	pid := workerPID(t, p, id)
 	done := make(chan error, 1)
 	go func() { _, err := p.Prompt(context.Background(), id, "hang", nil); done <- err }()
-	time.Sleep(50 * time.Millisecond)
+	waitTurn(t, &logs, id, "hang")
 	begun := time.Now()
 	if err := p.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
