@@ -139,22 +139,27 @@ func TestBulkheadMaxWait(t *testing.T) {
 		cfg.MaxAttempts = 1
 		p := resilience.New(cfg)
 		op := resilience.Operation{Source: "narrow", Idempotent: true}
-		started := make(chan struct{})
+		started, first := make(chan struct{}), make(chan struct{})
 		var firstDone atomic.Bool
-		go p.Run(context.Background(), op, func(context.Context) error {
-			close(started)
-			time.Sleep(cfg.MaxWait - 100*time.Millisecond)
-			firstDone.Store(true)
-			return nil
-		})
+		go func() {
+			defer close(first)
+			p.Run(context.Background(), op, func(context.Context) error {
+				close(started)
+				time.Sleep(cfg.MaxWait - 100*time.Millisecond)
+				firstDone.Store(true)
+				return nil
+			})
+		}()
 		<-started
 		// The second call waits for the first one's permit instead of failing.
-		if err := p.Run(context.Background(), op, func(context.Context) error {
+		err := p.Run(context.Background(), op, func(context.Context) error {
 			if !firstDone.Load() {
 				t.Error("the second call ran beside the first")
 			}
 			return nil
-		}); err != nil {
+		})
+		<-first
+		if err != nil {
 			t.Fatalf("waited call: %v", err)
 		}
 	})
