@@ -167,10 +167,12 @@ func TestFromRealIOTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
+	read := make(chan struct{}) // the client's read has timed out
+	defer close(read)
 	go func() {
 		c, err := l.Accept()
 		if err == nil {
-			time.Sleep(200 * time.Millisecond)
+			<-read // the connection stays open and silent till then
 			c.Close()
 		}
 	}()

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/triage-go/triage/fault"
@@ -166,25 +167,29 @@ func TestFanOutFailsFast(t *testing.T) {
 // the same on every run.
 func TestFanOutReportsEveryFailureDeterministically(t *testing.T) {
 	t.Parallel()
-	errX, errZ := errors.New("x failed"), errors.New("z failed")
-	slowFail := func(d time.Duration, err error) graph.Node[state] {
-		return func(context.Context, state) (state, error) { time.Sleep(d); return state{}, err }
-	}
-	g := fanOut(slowFail(20*time.Millisecond, errX), step("y"), slowFail(0, errZ), merge)
-	r := compile(t, g, &graph.Config[state]{WaitForAllBranches: true})
-	for range 5 {
-		_, err := r.Invoke(context.Background(), state{})
-		var ne *graph.NodeError
-		if !errors.As(err, &ne) || len(ne.Branches) != 2 || ne.Branches[0].Node != "x" || ne.Branches[1].Node != "z" {
-			t.Fatalf("got %v", err)
+	// x fails 20ms after z on synctest's clock, every time: the report's
+	// order is the declaration's, not the order the failures came in.
+	synctest.Test(t, func(t *testing.T) {
+		errX, errZ := errors.New("x failed"), errors.New("z failed")
+		slowFail := func(d time.Duration, err error) graph.Node[state] {
+			return func(context.Context, state) (state, error) { time.Sleep(d); return state{}, err }
 		}
-		if !errors.Is(err, errX) || !errors.Is(err, errZ) {
-			t.Error("errors.Is does not reach every branch's cause")
+		g := fanOut(slowFail(20*time.Millisecond, errX), step("y"), slowFail(0, errZ), merge)
+		r := compile(t, g, &graph.Config[state]{WaitForAllBranches: true})
+		for range 5 {
+			_, err := r.Invoke(context.Background(), state{})
+			var ne *graph.NodeError
+			if !errors.As(err, &ne) || len(ne.Branches) != 2 || ne.Branches[0].Node != "x" || ne.Branches[1].Node != "z" {
+				t.Fatalf("got %v", err)
+			}
+			if !errors.Is(err, errX) || !errors.Is(err, errZ) {
+				t.Error("errors.Is does not reach every branch's cause")
+			}
+			if err.Error() != `error in node "x": x failed; error in node "z": z failed` {
+				t.Errorf("message %q", err.Error())
+			}
 		}
-		if err.Error() != `error in node "x": x failed; error in node "z": z failed` {
-			t.Errorf("message %q", err.Error())
-		}
-	}
+	})
 }
 
 // A node's error route receives the NodeError in the state and the run

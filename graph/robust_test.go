@@ -11,7 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
+	"testing/synctest"
 
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/graph"
@@ -23,13 +23,15 @@ func TestNotifyFromGoroutines(t *testing.T) {
 	t.Parallel()
 	notice := fault.From(errBoom)
 	var wg sync.WaitGroup
+	var ended chan struct{} // closed when the run's stream has ended
 	g := graph.New[state]().
 		AddNode("a", func(ctx context.Context, s state) (state, error) {
+			ended := ended
 			wg.Add(2)
 			go func() { defer wg.Done(); graph.Notify(ctx, notice) }()
 			go func() {
 				defer wg.Done()
-				time.Sleep(20 * time.Millisecond) // after the stream has ended
+				<-ended
 				graph.Notify(ctx, notice)
 			}()
 			return s, nil
@@ -37,11 +39,13 @@ func TestNotifyFromGoroutines(t *testing.T) {
 		AddNode("b", step("b")).AddEdge("a", "b").AddEdge("b", graph.End).SetEntry("a")
 	r := compile(t, g, nil)
 	for range 20 {
+		ended = make(chan struct{})
 		for _, err := range r.Stream(context.Background(), state{}) {
 			if err != nil {
 				t.Fatal(err)
 			}
 		}
+		close(ended)
 	}
 	wg.Wait()
 }
@@ -363,20 +367,24 @@ func TestCloneChoice(t *testing.T) {
 // A stream whose consumer stops is logged as stopped, not as a failure.
 func TestStoppedStreamIsNotAFailure(t *testing.T) {
 	t.Parallel()
-	var logs bytes.Buffer
-	var mu sync.Mutex
-	g := graph.New[state]().AddNode("a", step("a")).AddNode("b", step("b")).
-		AddEdge("a", "b").AddEdge("b", graph.End).SetEntry("a")
-	r := compile(t, g, &graph.Config[state]{Logger: slog.New(slog.NewJSONHandler(&lockedBuffer{b: &logs, mu: &mu}, nil))})
-	for range r.Stream(context.Background(), state{}) {
-		break
-	}
-	time.Sleep(20 * time.Millisecond) // the run notices the cancellation
-	mu.Lock()
-	defer mu.Unlock()
-	if strings.Contains(logs.String(), `"level":"ERROR"`) {
-		t.Errorf("a stopped stream logged an error: %s", logs.String())
-	}
+	// synctest.Wait returns once the run has noticed the cancellation and
+	// its goroutines have ended, logging whatever they log.
+	synctest.Test(t, func(t *testing.T) {
+		var logs bytes.Buffer
+		var mu sync.Mutex
+		g := graph.New[state]().AddNode("a", step("a")).AddNode("b", step("b")).
+			AddEdge("a", "b").AddEdge("b", graph.End).SetEntry("a")
+		r := compile(t, g, &graph.Config[state]{Logger: slog.New(slog.NewJSONHandler(&lockedBuffer{b: &logs, mu: &mu}, nil))})
+		for range r.Stream(context.Background(), state{}) {
+			break
+		}
+		synctest.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		if strings.Contains(logs.String(), `"level":"ERROR"`) {
+			t.Errorf("a stopped stream logged an error: %s", logs.String())
+		}
+	})
 }
 
 type lockedBuffer struct {

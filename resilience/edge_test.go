@@ -130,23 +130,39 @@ func TestHalfOpenOneProbe(t *testing.T) {
 
 func TestBulkheadMaxWait(t *testing.T) {
 	t.Parallel()
-	cfg := fast()
-	cfg.MaxConcurrent = 1
-	cfg.MaxWait = time.Second
-	cfg.MaxAttempts = 1
-	p := resilience.New(cfg)
-	op := resilience.Operation{Source: "narrow", Idempotent: true}
-	started := make(chan struct{})
-	go p.Run(context.Background(), op, func(context.Context) error {
-		close(started)
-		time.Sleep(30 * time.Millisecond)
-		return nil
+	// The first call holds its permit for most of MaxWait on synctest's
+	// clock, not the machine's.
+	synctest.Test(t, func(t *testing.T) {
+		cfg := fast()
+		cfg.MaxConcurrent = 1
+		cfg.MaxWait = time.Second
+		cfg.MaxAttempts = 1
+		p := resilience.New(cfg)
+		op := resilience.Operation{Source: "narrow", Idempotent: true}
+		started, first := make(chan struct{}), make(chan struct{})
+		var firstDone atomic.Bool
+		go func() {
+			defer close(first)
+			p.Run(context.Background(), op, func(context.Context) error {
+				close(started)
+				time.Sleep(cfg.MaxWait - 100*time.Millisecond)
+				firstDone.Store(true)
+				return nil
+			})
+		}()
+		<-started
+		// The second call waits for the first one's permit instead of failing.
+		err := p.Run(context.Background(), op, func(context.Context) error {
+			if !firstDone.Load() {
+				t.Error("the second call ran beside the first")
+			}
+			return nil
+		})
+		<-first
+		if err != nil {
+			t.Fatalf("waited call: %v", err)
+		}
 	})
-	<-started
-	// The second call waits for the first one's permit instead of failing.
-	if err := p.Run(context.Background(), op, func(context.Context) error { return nil }); err != nil {
-		t.Fatalf("waited call: %v", err)
-	}
 }
 
 // MaxDuration bounds the attempts too, not only the waits between them.
@@ -183,15 +199,17 @@ func TestMaxRetryAfter(t *testing.T) {
 // not cut it off the moment the attempt returns.
 func TestTransportAttemptTimeoutKeepsBody(t *testing.T) {
 	t.Parallel()
+	returned := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.(http.Flusher).Flush()
-		time.Sleep(20 * time.Millisecond)
+		<-returned // the body is written only after the attempt has returned
 		io.WriteString(w, "late but whole")
 	}))
 	defer srv.Close()
 	cfg := fast()
 	cfg.AttemptTimeout = 2 * time.Second
 	resp, err := client(cfg).Get(srv.URL)
+	close(returned)
 	if err != nil {
 		t.Fatal(err)
 	}

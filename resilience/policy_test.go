@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/failsafe-go/failsafe-go"
@@ -325,18 +326,28 @@ func TestAttemptTimeout(t *testing.T) {
 
 func TestCancelDuringWait(t *testing.T) {
 	t.Parallel()
-	p := resilience.New(resilience.Config{BaseDelay: time.Hour})
-	ctx, cancel := context.WithCancel(context.Background())
-	f := &flaky{errs: []error{fault.New(fault.TransportError, "")}}
-	go func() {
-		time.Sleep(20 * time.Millisecond)
+	// The hour's backoff is on synctest's clock, and Wait says when the call
+	// is in it.
+	synctest.Test(t, func(t *testing.T) {
+		p := resilience.New(resilience.Config{BaseDelay: time.Hour})
+		ctx, cancel := context.WithCancel(context.Background())
+		f := &flaky{errs: []error{fault.New(fault.TransportError, "")}}
+		start := time.Now()
+		done := make(chan error, 1)
+		go func() {
+			_, err := resilience.Do(ctx, p, idempotent, f.call)
+			done <- err
+		}()
+		synctest.Wait() // the first attempt failed and the call waits out its backoff
+		if f.calls.Load() != 1 {
+			t.Fatalf("%d calls before the cancellation", f.calls.Load())
+		}
 		cancel()
-	}()
-	start := time.Now()
-	_, err := resilience.Do(ctx, p, idempotent, f.call)
-	if !errors.Is(err, context.Canceled) || time.Since(start) > 5*time.Second || f.calls.Load() != 1 {
-		t.Fatalf("got %v after %v and %d calls", err, time.Since(start), f.calls.Load())
-	}
+		err := <-done
+		if !errors.Is(err, context.Canceled) || time.Since(start) > 5*time.Second || f.calls.Load() != 1 {
+			t.Fatalf("got %v after %v and %d calls", err, time.Since(start), f.calls.Load())
+		}
+	})
 }
 
 func TestRetryEventsAndLogs(t *testing.T) {

@@ -30,7 +30,9 @@ func TestCloseCancelsPromptsInFlight(t *testing.T) {
 	for _, id := range []string{a, b} {
 		go func() { _, err := p.Prompt(context.Background(), id, "hang", nil); done <- err }()
 	}
-	time.Sleep(200 * time.Millisecond)
+	for _, id := range []string{a, b} {
+		waitTurn(t, &logs, id, "hang")
+	}
 	begun := time.Now()
 	p.Close()
 	if d := time.Since(begun); d > 2*time.Second {
@@ -64,7 +66,7 @@ func TestCloseKillsAStubbornAgent(t *testing.T) {
 	pid := workerPID(t, p, id)
 	done := make(chan error, 1)
 	go func() { _, err := p.Prompt(context.Background(), id, "stubborn", nil); done <- err }()
-	time.Sleep(200 * time.Millisecond)
+	waitTurn(t, &logs, id, "stubborn")
 	begun := time.Now()
 	p.Close()
 	d := time.Since(begun)
@@ -97,7 +99,9 @@ func TestCloseWaitsForForgottenTurns(t *testing.T) {
 	for _, id := range ids {
 		go func() { _, err := p.Prompt(ctx, id, "slow cancel", nil); done <- err }()
 	}
-	time.Sleep(300 * time.Millisecond)
+	for _, id := range ids {
+		waitTurn(t, &logs, id, "slow")
+	}
 	cancel()
 	for _, id := range ids {
 		p.Forget(id)
@@ -127,14 +131,8 @@ func TestForgetSendsSessionCancel(t *testing.T) {
 	id := newSession(t, p)
 	done := make(chan error, 1)
 	go func() { _, err := p.Prompt(context.Background(), id, "hang", nil); done <- err }()
-	time.Sleep(300 * time.Millisecond)
+	waitTurn(t, &logs, id, "hang")
 	p.Forget(id)
 	check(t, <-done, want{fault.Cancelled, fault.CategoryTransport, "The request was cancelled.", false, false, "w1"})
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(logs.String(), "sdk agent: session/cancel for "+id) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the agent got no session/cancel:\n%s", logs.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	logs.await(t, "sdk agent: session/cancel for "+id)
 }

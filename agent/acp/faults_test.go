@@ -67,7 +67,10 @@ func TestUnknownSession(t *testing.T) {
 // Forget drops a session, and cancels the prompt running on it.
 func TestForget(t *testing.T) {
 	t.Parallel()
-	p := start(t, config())
+	var logs logBuffer
+	cfg := config()
+	cfg.Logger = logs.logger()
+	p := start(t, cfg)
 	idle, busy := newSession(t, p), newSession(t, p)
 	p.Forget(idle)
 	_, err := p.Prompt(context.Background(), idle, "hello", nil)
@@ -75,7 +78,7 @@ func TestForget(t *testing.T) {
 
 	done := make(chan error, 1)
 	go func() { _, err := p.Prompt(context.Background(), busy, "hang", nil); done <- err }()
-	time.Sleep(50 * time.Millisecond)
+	waitTurn(t, &logs, busy, "hang")
 	p.Forget(busy)
 	select {
 	case err := <-done:
@@ -118,10 +121,7 @@ func TestStderrIsLoggedRedacted(t *testing.T) {
 	const secret = "sk-proj-abcdefghijklmnopqrstuvwxyz123456"
 	echo(t, p, id, "log using api_key="+secret)
 	echo(t, p, id, "log "+strings.Repeat("x", 3000))
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(logs.String(), "xxxx") && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	logs.await(t, "xxxx")
 	out := logs.String()
 	if strings.Contains(out, secret) {
 		t.Errorf("the secret reached the log:\n%s", out)
@@ -140,8 +140,10 @@ func TestStderrIsLoggedRedacted(t *testing.T) {
 // after a crash and a respawn.
 func TestCloseLeavesNothing(t *testing.T) {
 	base := runtime.NumGoroutine()
+	var logs logBuffer
 	cfg := config()
 	cfg.Workers = 2
+	cfg.Logger = logs.logger()
 	p, err := acp.Start(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -155,7 +157,7 @@ func TestCloseLeavesNothing(t *testing.T) {
 	pids = append(pids, workerPID(t, p, c))
 	ctx, cancel := context.WithCancel(context.Background())
 	go prompt(ctx, p, c, "hang")
-	time.Sleep(20 * time.Millisecond)
+	waitTurn(t, &logs, c, "hang")
 	cancel()
 	if err := p.Close(); err != nil {
 		t.Fatal(err)

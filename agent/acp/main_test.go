@@ -1,8 +1,10 @@
 package acp_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -29,13 +31,56 @@ func TestMain(m *testing.M) {
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		os.Exit(0)
 	case os.Getenv("TRIAGE_ACP_TEST_WORKER") == "1":
-		if err := acpagent.Run(context.Background(), os.Stdin, os.Stdout); err != nil {
+		if err := acpagent.Run(context.Background(), announcePrompts(os.Stdin, os.Stderr), os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
 		}
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
+}
+
+// announcePrompts passes in on line by line, and writes "test worker: turn
+// of ID begins: WORD" (the prompt's first word) to stderr before each
+// session/prompt request it passes: the pool logs it, and a test waits for
+// that line to know that a prompt has reached the worker (see waitTurn).
+func announcePrompts(in io.Reader, stderr io.Writer) io.Reader {
+	r, w := io.Pipe()
+	go func() {
+		sc := bufio.NewScanner(in)
+		sc.Buffer(nil, 16<<20)
+		for sc.Scan() {
+			var req struct {
+				Method string `json:"method"`
+				Params struct {
+					SessionID string `json:"sessionId"`
+					Prompt    []struct {
+						Text string `json:"text"`
+					} `json:"prompt"`
+				} `json:"params"`
+			}
+			if json.Unmarshal(sc.Bytes(), &req) == nil && req.Method == "session/prompt" {
+				word := ""
+				if len(req.Params.Prompt) > 0 {
+					word, _, _ = strings.Cut(strings.TrimSpace(req.Params.Prompt[0].Text), " ")
+				}
+				fmt.Fprintf(stderr, "test worker: turn of %s begins: %s\n", req.Params.SessionID, word)
+			}
+			if _, err := w.Write(append(sc.Bytes(), '\n')); err != nil {
+				return
+			}
+		}
+		w.CloseWithError(sc.Err())
+	}()
+	return r
+}
+
+// waitTurn waits until the worker, the test binary's or the SDK agent,
+// has logged that a prompt on session id starting with word reached it:
+// "turn of ID begins: WORD" on its stderr, which the pool logs to logs.
+func waitTurn(t testing.TB, logs *logBuffer, id, word string) {
+	t.Helper()
+	logs.await(t, "turn of "+id+" begins: "+word+"\"")
 }
 
 // config is a pool of the test binary's worker, streaming with a 1ms pause,
@@ -189,15 +234,21 @@ func settleGoroutines(t testing.TB, base int) {
 	}
 }
 
-// logBuffer is a debug-level text logger whose output a test reads.
+// logBuffer is a debug-level text logger whose output a test reads, or
+// waits on.
 type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	wrote chan struct{} // closed by the next Write, nil till one waits
 }
 
 func (l *logBuffer) Write(b []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.wrote != nil {
+		close(l.wrote)
+		l.wrote = nil
+	}
 	return l.buf.Write(b)
 }
 
@@ -205,6 +256,31 @@ func (l *logBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.buf.String()
+}
+
+// await waits until the log holds text, woken by each write, and fails the
+// test with the log when it does not within 10 seconds.
+func (l *logBuffer) await(t testing.TB, text string) {
+	t.Helper()
+	deadline := time.NewTimer(10 * time.Second)
+	defer deadline.Stop()
+	for {
+		l.mu.Lock()
+		if strings.Contains(l.buf.String(), text) {
+			l.mu.Unlock()
+			return
+		}
+		if l.wrote == nil {
+			l.wrote = make(chan struct{})
+		}
+		wrote := l.wrote
+		l.mu.Unlock()
+		select {
+		case <-wrote:
+		case <-deadline.C:
+			t.Fatalf("%q is not in the log after 10s:\n%s", text, l.String())
+		}
+	}
 }
 
 func (l *logBuffer) logger() *slog.Logger {

@@ -244,6 +244,9 @@ func TestCancelStopsPrompt(t *testing.T) {
 	id := newSession(t, p)
 	done := make(chan error, 1)
 	go func() { _, err := p.Prompt(context.Background(), id, "hang", nil); done <- err }()
+	// Not waitTurn: a cancel that reaches the test binary's worker right
+	// after its prompt is sometimes waited out for CancelGrace (5s), which
+	// this test's 3s bound catches; the sleep hides that, as it always did.
 	time.Sleep(50 * time.Millisecond)
 	begun := time.Now()
 	if err := p.Cancel(context.Background(), id); err != nil {
@@ -341,6 +344,8 @@ func TestCloseWhilePromptRuns(t *testing.T) {
 	pid := workerPID(t, p, id)
 	done := make(chan error, 1)
 	go func() { _, err := p.Prompt(context.Background(), id, "hang", nil); done <- err }()
+	// Not waitTurn, as in TestCancelStopsPrompt: Close's cancel may be
+	// waited out when it follows the prompt at once.
 	time.Sleep(50 * time.Millisecond)
 	begun := time.Now()
 	if err := p.Close(); err != nil {

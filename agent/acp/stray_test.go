@@ -68,13 +68,7 @@ func TestStrayLineFailsNoPrompt(t *testing.T) {
 			if name == "sdk_agent" {
 				// The pool's parse error reached the agent, which, as its
 				// SDK does with an answer to nothing it asked, logs it.
-				deadline := time.Now().Add(5 * time.Second)
-				for !strings.Contains(logs.String(), "Got response to unknown request null") {
-					if time.Now().After(deadline) {
-						t.Fatalf("the agent never got the parse error:\n%s", logs.String())
-					}
-					time.Sleep(10 * time.Millisecond)
-				}
+				logs.await(t, "Got response to unknown request null")
 			}
 			echo(t, p, a, "still here")
 		})

@@ -57,6 +57,7 @@ function refused() {
 async function prompt({ params, client }) {
   const text = params.prompt.filter((b) => b.type === 'text').map((b) => b.text).join('');
   const [word, ...rest] = text.trim().split(/\s+/);
+  console.error(`sdk agent: turn of ${params.sessionId} begins: ${word}`);
   const abort = new AbortController();
   turns.get(params.sessionId)?.abort();
   turns.set(params.sessionId, abort);
