@@ -59,8 +59,12 @@ type AlertRule struct {
 	Targets []string `json:"targets" yaml:"targets"`
 }
 
-// DefaultThrottle is a rule's throttle when it names none.
-const DefaultThrottle = time.Hour
+// DefaultThrottle is a rule's throttle when it names none, and
+// MaxThrottle the longest a rule may name.
+const (
+	DefaultThrottle = time.Hour
+	MaxThrottle     = 7 * 24 * time.Hour
+)
 
 // Throttle is the rule's throttle.
 func (r AlertRule) Throttle() time.Duration {
@@ -144,4 +148,38 @@ type Alert struct {
 	// was given no public URL).
 	Link string    `json:"link,omitempty"`
 	At   time.Time `json:"at"`
+}
+
+// Throttle is one alert rule's state for one subject: when it last
+// notified, and what it held back since.
+type Throttle struct {
+	// Sent is when the last notification went out (zero: never).
+	Sent time.Time
+	// Held counts the firings held back since HeldSince.
+	Held      int
+	HeldSince time.Time
+}
+
+// Fire is one firing at now of a rule throttled to one notification per
+// every: it returns the throttle after it and, when a notification is to
+// go out, true with the firings held back before it (which the
+// notification stands for too: its Held and HeldSince).
+func (th Throttle) Fire(every time.Duration, now time.Time) (next Throttle, send bool, held int, since time.Time) {
+	if th.Sent.IsZero() || !now.Before(th.Sent.Add(every)) {
+		return Throttle{Sent: now}, true, th.Held, th.HeldSince
+	}
+	next = th
+	if next.Held == 0 {
+		next.HeldSince = now
+	}
+	next.Held++
+	return next, false, 0, time.Time{}
+}
+
+// DigestDue reports whether, at now, the firings th holds back are due to
+// go out on their own (a digest): some were held, and the throttle's
+// interval since the last notification has passed with no firing to carry
+// them.
+func (th Throttle) DigestDue(every time.Duration, now time.Time) bool {
+	return th.Held > 0 && !now.Before(th.Sent.Add(every))
 }

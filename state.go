@@ -170,6 +170,13 @@ type Escalation struct {
 	Fault      fault.Code `json:"fault_code"`
 	Rule       string     `json:"rule"`
 	ReportedAt time.Time  `json:"reported_at"`
+	// Tenant is the tenant whose report raised it (set by the service's
+	// job; empty from triage handle).
+	Tenant string `json:"tenant,omitempty"`
+	// Held counts the escalations of the same record held back since
+	// HeldSince by the service's throttle, which this one stands for too.
+	Held      int       `json:"held,omitempty"`
+	HeldSince time.Time `json:"held_since,omitzero"`
 }
 
 // Notifier tells the operators about an escalation.

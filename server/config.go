@@ -68,6 +68,10 @@ type Config struct {
 	// the escalation). Defaults to "": escalations are logged. This and
 	// the job settings below are the service's (service.Jobs).
 	Webhook string
+	// EscalationThrottle is the least time between two escalations of one
+	// record (service.Jobs.EscalationThrottle): those in between are held
+	// back and counted in the next. Default an hour; negative: none held.
+	EscalationThrottle time.Duration
 	// HTTPClient makes the jobs' calls (callbacks, webhook). Defaults to a
 	// client with a 10-second timeout. Callbacks go through a copy of it
 	// unless PrivateCallbacks.

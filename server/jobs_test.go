@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -542,5 +543,72 @@ func TestEscalationIdempotencyKey(t *testing.T) {
 	}
 	if !bytes.Equal(bodies[0], bodies[1]) {
 		t.Errorf("the second attempt posted %s, the first %s", bodies[1], bodies[0])
+	}
+}
+
+// TestEscalationsThrottled: twenty reports of one failure, a second apart,
+// give one escalation post (naming the tenant), the others held back and
+// counted; an hour later the next escalation posts, carrying the count.
+func TestEscalationsThrottled(t *testing.T) {
+	t.Parallel()
+	ops := newCallbacks(t)
+	f := newFixture(t, func(c *Config) { fastJobs(c); c.Webhook = ops.srv.URL + "/escalations" })
+	report := string(readFile(t, goldenDir+"/service_outage.json"))
+	post := func(at time.Time) string {
+		t.Helper()
+		body := strings.Replace(report, "2025-08-08T12:30:00Z", at.UTC().Format(time.RFC3339), 1)
+		r := f.do("POST", "/v1/errors", []byte(body), nil)
+		if r.status != 201 {
+			t.Fatalf("POST: %d %s", r.status, r.body)
+		}
+		return r.json(t)["error_id"].(string)
+	}
+	var id string
+	for i := range 20 {
+		id = post(scenarioNow.Add(time.Duration(i) * time.Second))
+	}
+	runWorker(t, f.srv)
+	allDone := func(n int) func([]store.Job) bool {
+		return func(jobs []store.Job) bool {
+			done := 0
+			for _, j := range jobs {
+				if j.Kind == store.JobEscalation && j.State == store.JobCompleted {
+					done++
+				}
+			}
+			return done == n
+		}
+	}
+	rec := f.waitJobs(id, "twenty escalations", allDone(20))
+	if rec.MoreJobs {
+		t.Fatalf("more jobs than the record shows: %+v", rec.Jobs)
+	}
+	if ops.count() != 1 {
+		t.Fatalf("%d posts, want 1", ops.count())
+	}
+	bodies, _ := ops.calls()
+	var e triage.Escalation
+	if err := json.Unmarshal(bodies[0], &e); err != nil || e.ErrorID != id || e.Tenant != "default" || e.Held != 0 {
+		t.Fatalf("the escalation %s (%v)", bodies[0], err)
+	}
+	metrics := f.do("GET", "/metrics", nil, nil).body
+	if !bytes.Contains(metrics, []byte("triage_escalations_held_total 19")) {
+		t.Errorf("/metrics does not count 19 held")
+	}
+
+	// An hour later, the next one posts, for the 19.
+	f.clock.Advance(time.Hour)
+	post(scenarioNow.Add(time.Hour))
+	// The record shows its latest 20 jobs: the new one is after them all.
+	last := slices.MaxFunc(rec.Jobs, func(a, b store.Job) int { return int(a.ID - b.ID) }).ID
+	f.waitJobs(id, "the escalation an hour later", func(jobs []store.Job) bool {
+		return slices.ContainsFunc(jobs, func(j store.Job) bool { return j.ID > last && j.State == store.JobCompleted })
+	})
+	if ops.count() != 2 {
+		t.Fatalf("%d posts, want 2", ops.count())
+	}
+	bodies, _ = ops.calls()
+	if err := json.Unmarshal(bodies[1], &e); err != nil || e.Held != 19 || e.HeldSince.IsZero() {
+		t.Errorf("the second escalation %s (%v): want held 19, and since when", bodies[1], err)
 	}
 }

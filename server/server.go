@@ -280,13 +280,14 @@ func jobs(cfg Config, noKeys bool) service.Jobs {
 	o := cfg.JobOptions
 	o.Poll = cfg.JobPoll
 	return service.Jobs{
-		Webhook:          cfg.Webhook,
-		HTTPClient:       cfg.HTTPClient,
-		PrivateCallbacks: cfg.PrivateCallbacks || noKeys,
-		Options:          o,
-		TenantWorkers:    cfg.TenantJobWorkers,
-		TracerProvider:   cfg.TracerProvider,
-		Propagator:       cfg.Propagator,
+		Webhook:            cfg.Webhook,
+		EscalationThrottle: cfg.EscalationThrottle,
+		HTTPClient:         cfg.HTTPClient,
+		PrivateCallbacks:   cfg.PrivateCallbacks || noKeys,
+		Options:            o,
+		TenantWorkers:      cfg.TenantJobWorkers,
+		TracerProvider:     cfg.TracerProvider,
+		Propagator:         cfg.Propagator,
 	}
 }
 

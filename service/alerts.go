@@ -13,42 +13,8 @@ import (
 
 // A tenant's alert rules fire on its records' occurrences and runs; each
 // rule is throttled per subject (a record, or an agent for a failure
-// rate). Like the workflow's rules these are values in, values out: the
-// store keeps each throttle with the occurrence that moved it, and the
-// notifications become jobs in the same transaction.
-
-// throttle is one rule's state for one subject.
-type throttle struct {
-	// Sent is when the last notification went out (zero: never).
-	Sent time.Time
-	// Held counts the firings held back since HeldSince.
-	Held      int
-	HeldSince time.Time
-}
-
-// fire is one firing at now of a rule throttled to one notification per
-// every: it returns the throttle after it and, when a notification is to
-// go out, true with the held firings it stands for (which the
-// notification's Held and HeldSince report).
-func (th throttle) fire(every time.Duration, now time.Time) (next throttle, send bool, held int, since time.Time) {
-	if th.Sent.IsZero() || !now.Before(th.Sent.Add(every)) {
-		return throttle{Sent: now}, true, th.Held, th.HeldSince
-	}
-	next = th
-	if next.Held == 0 {
-		next.HeldSince = now
-	}
-	next.Held++
-	return next, false, 0, time.Time{}
-}
-
-// digestDue reports whether, at now, the firings th holds back are due to
-// go out on their own (a digest): some were held, and the throttle's
-// interval since the last notification has passed with no firing to
-// carry them.
-func (th throttle) digestDue(every time.Duration, now time.Time) bool {
-	return th.Held > 0 && !now.Before(th.Sent.Add(every))
-}
+// rate), as triage.Throttle says. Like the workflow's rules these are
+// values in, values out.
 
 // alertEvent is what an occurrence (or a run) tells the rules.
 type alertEvent struct {
@@ -124,7 +90,7 @@ const (
 	maxAlertRules   = 100
 	maxAlertCount   = 1_000_000
 	maxAlertTargets = 20
-	maxThrottle     = 7 * 24 * 3600
+	maxThrottle     = int(triage.MaxThrottle / time.Second)
 	minAlertWindow  = 60
 	maxAlertWindow  = 30 * 24 * 3600 // the counts' retention
 )

@@ -10,42 +10,6 @@ import (
 	"github.com/triage-go/triage/fault"
 )
 
-var alertNow = time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
-
-// 200 firings a second apart under an hour's throttle: one notification,
-// then a digest of the 199 held back once the hour has passed, then the
-// next firing goes out at once, carrying nothing.
-func TestThrottle(t *testing.T) {
-	t.Parallel()
-	var th throttle
-	sent := 0
-	for i := range 200 {
-		at := alertNow.Add(time.Duration(i) * time.Second)
-		next, send, held, _ := th.fire(time.Hour, at)
-		if send {
-			sent++
-			if held != 0 {
-				t.Errorf("firing %d carries %d held", i, held)
-			}
-		}
-		th = next
-		if th.digestDue(time.Hour, at) {
-			t.Fatalf("a digest due at firing %d, within the hour", i)
-		}
-	}
-	if sent != 1 || th.Held != 199 || !th.HeldSince.Equal(alertNow.Add(time.Second)) {
-		t.Fatalf("sent %d, held %d since %v", sent, th.Held, th.HeldSince)
-	}
-	if th.digestDue(time.Hour, alertNow.Add(time.Hour-time.Nanosecond)) || !th.digestDue(time.Hour, alertNow.Add(time.Hour)) {
-		t.Error("the digest is not due exactly an hour after the notification")
-	}
-	// A firing past the hour takes the held ones with it.
-	next, send, held, since := th.fire(time.Hour, alertNow.Add(2*time.Hour))
-	if !send || held != 199 || !since.Equal(alertNow.Add(time.Second)) || next.Held != 0 || !next.Sent.Equal(alertNow.Add(2*time.Hour)) {
-		t.Errorf("send %v held %d since %v next %+v", send, held, since, next)
-	}
-}
-
 func TestFirings(t *testing.T) {
 	t.Parallel()
 	rules := []triage.AlertRule{

@@ -38,6 +38,14 @@ type Jobs struct {
 	// addresses (see PrivateCallbacks); the webhook, the operator's, is
 	// called as it is.
 	HTTPClient *http.Client
+	// EscalationThrottle is the least time between two escalations of one
+	// record posted to Webhook (or logged): the others in between are
+	// held back and counted, and the next escalation posted says how many
+	// it stands for (Escalation.Held), so that one failure repeated 153
+	// times is one escalation and a count. Every instance sharing the
+	// store keeps to it (store.Throttles). Default triage.DefaultThrottle
+	// (an hour); negative: every escalation is posted.
+	EscalationThrottle time.Duration
 	// PrivateCallbacks lets the agents' callbacks reach loopback, private
 	// and link-local addresses (RefusesCallback). Without it a callback's
 	// connection to such an address is refused as it connects (so that a
@@ -73,6 +81,8 @@ type worker struct {
 	shares    *Shares
 	tracer    trace.Tracer // nil: no job spans
 	attempts  *prometheus.CounterVec
+	// held counts the escalations the throttle held back.
+	held prometheus.Counter
 }
 
 func newWorker(cfg Jobs, log *slog.Logger) *worker {
@@ -93,7 +103,11 @@ func newWorker(cfg Jobs, log *slog.Logger) *worker {
 		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "triage_jobs_total",
 			Help: "Job attempts, by kind and outcome (succeeded, retrying, failed; deferred: put off, its tenant's share of the workers taken).",
-		}, []string{"kind", "outcome"})}
+		}, []string{"kind", "outcome"}),
+		held: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "triage_escalations_held_total",
+			Help: "Escalations held back by the throttle (Jobs.EscalationThrottle): the next one posted of the same record counts them.",
+		})}
 	if !cfg.PrivateCallbacks {
 		w.callbacks = guardedClient(cfg.HTTPClient, log)
 	}
@@ -203,14 +217,33 @@ func (s *Service) attempt(ctx context.Context, j store.Job) error {
 		}
 		return w.send(ctx, w.callbacks, webhook.Post{What: "callback", URL: agent.CallbackURL, Body: j.Payload})
 	case store.JobEscalation:
-		if w.cfg.Webhook == "" {
-			s.log(ctx, slog.LevelWarn, "escalation", slog.String("tenant", j.Tenant), slog.String("error_id", j.ErrorID),
-				slog.String("escalation", string(j.Payload)))
-			return nil
-		}
 		e, err := decodePayload[triage.Escalation]("an escalation", j.Payload)
 		if err != nil {
 			return err
+		}
+		e.Tenant = j.Tenant
+		if every := w.cfg.EscalationThrottle; every >= 0 {
+			if every == 0 {
+				every = triage.DefaultThrottle
+			}
+			f, err := s.cfg.Store.Tenant(j.Tenant).FireAlert(ctx, triage.EscalationRule, j.ErrorID, every, j.ID)
+			if err != nil {
+				return err
+			}
+			if !f.Send {
+				w.held.Inc()
+				return nil // held back: the next escalation posted counts it
+			}
+			e.Held, e.HeldSince = f.Held, f.HeldSince
+		}
+		if w.cfg.Webhook == "" {
+			doc, err := json.Marshal(e)
+			if err != nil {
+				return err
+			}
+			s.log(ctx, slog.LevelWarn, "escalation", slog.String("tenant", j.Tenant), slog.String("error_id", j.ErrorID),
+				slog.String("escalation", string(doc)))
+			return nil
 		}
 		p, err := webhook.Escalation(w.cfg.Webhook, e)
 		if err != nil {

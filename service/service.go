@@ -102,8 +102,10 @@ func New(cfg Config) (*Service, error) {
 	}
 	svc := &Service{cfg: cfg, handler: h, events: newEvents(), worker: newWorker(cfg.Jobs, cfg.Logger)}
 	if cfg.Registerer != nil {
-		if err := cfg.Registerer.Register(svc.worker.attempts); err != nil {
-			return nil, fmt.Errorf("service: %w", err)
+		for _, c := range []prometheus.Collector{svc.worker.attempts, svc.worker.held} {
+			if err := cfg.Registerer.Register(c); err != nil {
+				return nil, fmt.Errorf("service: %w", err)
+			}
 		}
 	}
 	svc.announcer, _ = cfg.Store.(store.Announcer)

@@ -65,6 +65,7 @@ type Tenant interface {
 	Enqueuer
 	Checkpoints
 	Runs
+	Throttles
 }
 
 // Knowledge is what the handler knows of a tenant's data sources: the

@@ -23,6 +23,7 @@ func TestTenantIsItsParts(t *testing.T) {
 		reflect.TypeFor[store.Enqueuer](),
 		reflect.TypeFor[store.Checkpoints](),
 		reflect.TypeFor[store.Runs](),
+		reflect.TypeFor[store.Throttles](),
 	}
 	owner := map[string]string{}
 	for _, p := range parts {

@@ -48,6 +48,7 @@ func Run(t *testing.T, open Opener) {
 		{"Concurrency", concurrencyTests},
 		{"Checkpoints", checkpointTests},
 		{"Runs", runTests},
+		{"Throttles", throttleTests},
 		{"Shares", shareTests},
 	}
 	for _, g := range groups {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/store"
 )
 
@@ -347,6 +348,9 @@ func (s *Store) Expire(ctx context.Context, r store.Retention) (int64, error) {
 		{`DELETE FROM idempotency WHERE started_at < $1`, r.Idempotency},
 		{`DELETE FROM attempts WHERE updated_at < $1`, r.Attempts},
 		{`DELETE FROM runs WHERE started_at < $1`, r.Runs},
+		// A throttle holding nothing back, idle for longer than the
+		// longest throttle, would let the next firing notify anyway.
+		{`DELETE FROM alert_throttles WHERE held = 0 AND sent_at < $1`, triage.MaxThrottle},
 	} {
 		n, err := s.db.Writer().Exec(ctx, d.query, nanos(now.Add(-d.keep)))
 		if err != nil {

@@ -31,6 +31,7 @@ var serveEnv = map[string]string{
 	"policy":                  "TRIAGE_POLICY",
 	"debug":                   "TRIAGE_DEBUG",
 	"webhook":                 "TRIAGE_WEBHOOK",
+	"escalation-throttle":     "TRIAGE_ESCALATION_THROTTLE",
 	"private-callbacks":       "TRIAGE_PRIVATE_CALLBACKS",
 	"rate-limit":              "TRIAGE_RATE_LIMIT",
 	"rate-burst":              "TRIAGE_RATE_BURST",
@@ -99,6 +100,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	policyFile := fs.String("policy", "", "recovery policy `file` (YAML) replacing the default policy")
 	debug := fs.Bool("debug", false, "debug logs, and debug details in problems (also TRIAGE_ENV=development)")
 	webhook := fs.String("webhook", "", "post escalations as JSON to this `URL` (default: log them)")
+	escalationThrottle := fs.Duration("escalation-throttle", time.Hour, "post (or log) at most one escalation of a record per `interval`; the next says how many were held back (negative: every one)")
 	privateCallbacks := fs.Bool("private-callbacks", false, "with API keys, let agents' callbacks reach loopback, private and link-local addresses (without keys they always may)")
 	rateLimit := fs.Float64("rate-limit", server.DefaultRateLimit, "each tenant's sustained `requests` per second (negative: no limit)")
 	rateBurst := fs.Int("rate-burst", server.DefaultRateBurst, "each tenant's burst of `requests`")
@@ -183,7 +185,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 		return usagef("--riverui needs TRIAGE_OPERATOR_KEY when API keys are set: River's UI shows and changes every tenant's jobs")
 	}
 	cfg := server.Config{APIKeys: keys, RateLimit: *rateLimit, RateBurst: *rateBurst, MaxConcurrent: *maxConcurrent,
-		MaxBody: *maxBody, Webhook: *webhook, PrivateCallbacks: *privateCallbacks, Debug: *debug, ProblemBaseURI: *problemBase, Logger: log,
+		MaxBody: *maxBody, Webhook: *webhook, EscalationThrottle: *escalationThrottle, PrivateCallbacks: *privateCallbacks, Debug: *debug, ProblemBaseURI: *problemBase, Logger: log,
 		Retention:        store.Retention{Records: retainRecords, Runs: retainRuns},
 		TenantConcurrent: *tenantConcurrent, TenantStreams: *tenantStreams, TenantMCPSessions: *tenantMCP, BodyTimeout: *bodyTimeout, MinBodyRate: *minBodyRate,
 		AuthFailRate: *authFailRate, AuthFailBurst: *authFailBurst, LogRepeat: *logRepeat,
