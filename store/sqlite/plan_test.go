@@ -45,3 +45,58 @@ func TestStreamsReadTheirTenantsRange(t *testing.T) {
 		}
 	}
 }
+
+// TestRunListReadsItsTenantsRange: GET /v1/runs reads the tenant's (or
+// its agent's) range of an index in the order it lists, with no sort, on
+// every page.
+func TestRunListReadsItsTenantsRange(t *testing.T) {
+	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "triage.db"), store.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, err = s.Tenant("a").StartRun(t.Context(), store.Run{RunID: "r1", AgentID: "echo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Tenant("a").StartRun(t.Context(), store.Run{RunID: "r0", AgentID: "echo"}); err != nil {
+		t.Fatal(err)
+	}
+	page, err := s.Tenant("a").ListRuns(t.Context(), store.RunFilter{Limit: 1})
+	if err != nil || page.Next == "" {
+		t.Fatalf("no second page: %+v %v", page, err)
+	}
+	for _, c := range []struct {
+		f    store.RunFilter
+		want string
+	}{
+		{store.RunFilter{}, "SEARCH runs USING INDEX runs_by_tenant_start (tenant=?)"},
+		{store.RunFilter{Cursor: page.Next}, "SEARCH runs USING INDEX runs_by_tenant_start (tenant=? AND started_at<?)"},
+		{store.RunFilter{Outcome: "failed", Code: "TIMEOUT"}, "SEARCH runs USING INDEX runs_by_tenant_start (tenant=?)"},
+		{store.RunFilter{AgentID: "echo", Cursor: page.Next}, "SEARCH runs USING INDEX runs_by_agent_start (tenant=? AND agent_id=? AND started_at<?)"},
+	} {
+		query, args, err := sqlstore.ListRunsSQL("a", c.f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := s.read.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+query, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, notUsed int
+			var detail string
+			if err := rows.Scan(&id, &parent, &notUsed, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if len(plan) != 1 || plan[0] != c.want {
+			t.Errorf("the plan of %+v is\n%s\nwant %s (the range, in order, no sort)", c.f, strings.Join(plan, "\n"), c.want)
+		}
+	}
+}

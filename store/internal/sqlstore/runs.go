@@ -239,30 +239,16 @@ func faultCode(doc json.RawMessage) any {
 // ListRuns returns a page of the tenant's runs, the latest started first,
 // by the runs_by_tenant_start index (runs_by_agent_start for an agent).
 func (t *tenant) ListRuns(ctx context.Context, f store.RunFilter) (store.RunPage, error) {
-	w := newWhere("tenant", t.id)
 	for _, v := range []string{f.AgentID, f.Outcome, f.Code} {
 		if v != "" && !isText(v) {
 			return store.RunPage{Runs: []store.Run{}}, nil // never stored
 		}
 	}
-	w.equal("agent_id", f.AgentID)
-	w.equal("outcome", f.Outcome)
-	w.equal("code", f.Code)
-	if !f.Since.IsZero() {
-		w.cond("started_at >=", nanos(f.Since))
-	}
-	if f.Cursor != "" {
-		started, runID, err := decodeRunCursor(f.Cursor)
-		if err != nil {
-			return store.RunPage{}, t.s.errorf("list runs", err)
-		}
-		at := w.arg(started)
-		w.WriteString(" AND (started_at < " + at + " OR started_at = " + at + " AND run_id < " + w.arg(runID) + ")")
+	query, args, err := ListRunsSQL(t.id, f)
+	if err != nil {
+		return store.RunPage{}, t.s.errorf("list runs", err)
 	}
 	n := pageSize(f.Limit)
-	query := `SELECT run_id, thread_id, agent_id, outcome, started_at, finished_at, fault, answer_bytes FROM runs WHERE ` +
-		w.String() + ` ORDER BY started_at DESC, run_id DESC LIMIT ` + w.arg(n+1) // one more tells whether there is a next page
-	args := w.args
 	page := store.RunPage{Runs: []store.Run{}}
 	rows, err := t.s.db.Reader().Query(ctx, query, args...)
 	err = scanAll(rows, err, func(row Row) error {
@@ -286,6 +272,29 @@ func (t *tenant) ListRuns(ctx context.Context, f store.RunFilter) (store.RunPage
 		return store.RunPage{}, t.s.errorf("list runs", err)
 	}
 	return page, nil
+}
+
+// ListRunsSQL is ListRuns' query of tenant's runs that f selects, with
+// its arguments: one more than the page, to tell whether there is a next.
+func ListRunsSQL(tenant string, f store.RunFilter) (string, []any, error) {
+	w := newWhere("tenant", tenant)
+	w.equal("agent_id", f.AgentID)
+	w.equal("outcome", f.Outcome)
+	w.equal("code", f.Code)
+	if !f.Since.IsZero() {
+		w.cond("started_at >=", nanos(f.Since))
+	}
+	if f.Cursor != "" {
+		started, runID, err := decodeRunCursor(f.Cursor)
+		if err != nil {
+			return "", nil, err
+		}
+		at := w.arg(started)
+		w.WriteString(" AND (started_at < " + at + " OR started_at = " + at + " AND run_id < " + w.arg(runID) + ")")
+	}
+	query := `SELECT run_id, thread_id, agent_id, outcome, started_at, finished_at, fault, answer_bytes FROM runs WHERE ` +
+		w.String() + ` ORDER BY started_at DESC, run_id DESC LIMIT ` + w.arg(pageSize(f.Limit)+1)
+	return query, w.args, nil
 }
 
 // runCursorPrefix marks a cursor of ListRuns: the last run's start (in
