@@ -117,6 +117,10 @@ func (w *worker) outbound(b []byte) (cancel []byte) {
 	case opPrompt:
 		if s := w.sessions[m.Params.SessionID]; s != nil && s.turn != nil {
 			t = s.turn
+		} else {
+			t = w.unsentTurn(m.Params.SessionID) // its session was forgotten meanwhile
+		}
+		if t != nil {
 			r = t.rpc
 		}
 	}
@@ -134,6 +138,17 @@ func (w *worker) outbound(b []byte) (cancel []byte) {
 		Params  acpsdk.CancelNotification `json:"params"`
 	}{"2.0", acpsdk.AgentMethodSessionCancel, acpsdk.CancelNotification{SessionId: acpsdk.SessionId(m.Params.SessionID)}})
 	return append(line, '\n')
+}
+
+// unsentTurn returns the turn on the wire for the session whose request
+// has not been sent yet, nil when there is none. w.mu is held.
+func (w *worker) unsentTurn(sessionID string) *turn {
+	for t := range w.turns {
+		if t.s.id == sessionID && t.rpc.id == "" {
+			return t
+		}
+	}
+	return nil
 }
 
 // forget drops r's id once its request has ended.

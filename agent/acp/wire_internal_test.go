@@ -75,6 +75,37 @@ func TestCancelQueuedBeforeThePromptFollowsIt(t *testing.T) {
 	}
 }
 
+// A prompt whose session was forgotten before its request was sent is
+// still tracked, and its queued cancel still follows it.
+func TestCancelQueuedForAForgottenSession(t *testing.T) {
+	r, stdin, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer stdin.Close()
+	w := tapWorker()
+	w.stdin = stdin
+	s := &session{id: "s1", w: w}
+	tr := &turn{s: s, rpc: &rpc{op: opPrompt}}
+	w.turns = map[*turn]struct{}{tr: {}} // on the wire, its session gone
+	if err := (&Pool{}).cancelTurn(context.Background(), tr); err != nil {
+		t.Fatalf("cancelTurn: %v", err)
+	}
+	prompt := `{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"prompt":[],"sessionId":"s1"}}` + "\n"
+	if _, err := (outTap{w}).Write([]byte(prompt)); err != nil {
+		t.Fatal(err)
+	}
+	stdin.Close()
+	got, _ := io.ReadAll(r)
+	if want := prompt + `{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s1"}}` + "\n"; string(got) != want {
+		t.Errorf("the worker reads %q, want %q", got, want)
+	}
+	if w.rpcs["4"] != tr.rpc {
+		t.Errorf("rpcs = %v", w.rpcs)
+	}
+}
+
 func TestInboundAttributesMalformedAnswers(t *testing.T) {
 	for _, tc := range []struct {
 		name, line string
