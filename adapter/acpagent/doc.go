@@ -16,8 +16,10 @@
 // session/prompt by echoing "You said: <prompt>" as several
 // agent_message_chunk updates, one word each, with a pause of Config.Delay
 // after each chunk. It honours session/cancel: the turn stops streaming and
-// answers with the stop reason "cancelled". A prompt on a session it does
-// not know fails with SESSION_NOT_FOUND.
+// answers with the stop reason "cancelled". A cancel stops the prompts sent
+// before it, even one that it follows at once on the wire (whose turn may
+// not have begun), and never one sent after it. A prompt on a session it
+// does not know fails with SESSION_NOT_FOUND.
 //
 // # Directives
 //

@@ -1,6 +1,7 @@
 package acpagent
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -99,11 +100,11 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, cfg Config) error {
 	if cfg.Exit == nil {
 		cfg.Exit = os.Exit
 	}
-	a := &agent{cfg: cfg, sessions: make(map[acpsdk.SessionId]bool)}
+	a := &agent{cfg: cfg, sessions: make(map[acpsdk.SessionId]*session)}
 	a.out = &lineWriter{w: out}
 	// The SDK starts reading at once; nothing may arrive before the agent
 	// has its connection and the connection its logger.
-	gate := &gatedReader{r: in, open: make(chan struct{})}
+	gate := &input{r: bufio.NewReader(in), open: make(chan struct{}), a: a}
 	a.conn = acpsdk.NewAgentSideConnection(a, a.out, gate)
 	a.conn.SetLogger(slog.New(slog.NewTextHandler(cfg.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	close(gate.open)
@@ -122,7 +123,7 @@ type agent struct {
 	out  *lineWriter
 
 	mu       sync.Mutex
-	sessions map[acpsdk.SessionId]bool
+	sessions map[acpsdk.SessionId]*session
 	stderrMu sync.Mutex
 }
 
@@ -147,13 +148,13 @@ func (a *agent) NewSession(context.Context, acpsdk.NewSessionRequest) (acpsdk.Ne
 	_, _ = rand.Read(b[:])
 	id := acpsdk.SessionId("sess_" + hex.EncodeToString(b[:]))
 	a.mu.Lock()
-	a.sessions[id] = true
+	a.sessions[id] = newSession()
 	a.mu.Unlock()
 	return acpsdk.NewSessionResponse{SessionId: id}, nil
 }
 
-// Cancel needs nothing of its own: the SDK cancels the running turn's
-// context before it calls Cancel.
+// Cancel does nothing: input handles each session/cancel before the SDK
+// reads it, in the order the client wrote it, and drops the notification.
 func (a *agent) Cancel(context.Context, acpsdk.CancelNotification) error { return nil }
 
 func (a *agent) CloseSession(_ context.Context, p acpsdk.CloseSessionRequest) (acpsdk.CloseSessionResponse, error) {
@@ -178,9 +179,8 @@ func (a *agent) SetSessionMode(context.Context, acpsdk.SetSessionModeRequest) (a
 
 // Prompt runs one turn: a directive, or the echo.
 func (a *agent) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.PromptResponse, error) {
-	a.mu.Lock()
-	known := a.sessions[p.SessionId]
-	a.mu.Unlock()
+	ctx, end, known := a.begin(ctx, p.SessionId)
+	defer end()
 	if !known {
 		id := string(p.SessionId)
 		return acpsdk.PromptResponse{}, rpcError(fault.New(fault.SessionNotFound, "Session not found: "+id,
@@ -193,6 +193,10 @@ func (a *agent) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.Prom
 		}
 	}
 	prompt := text.String()
+	if ctx.Err() != nil {
+		// Cancelled before it began: nothing is streamed, nothing is done.
+		return cancelled(), nil
+	}
 	t := turn{a: a, ctx: ctx, session: p.SessionId}
 
 	switch word, rest := directive(prompt); word {
@@ -370,17 +374,6 @@ func (t turn) echo(prompt string, done acpsdk.PromptResponse) (acpsdk.PromptResp
 // reply streams text and ends the turn.
 func (t turn) reply(text string) (acpsdk.PromptResponse, error) {
 	return t.finish(text, acpsdk.PromptResponse{StopReason: acpsdk.StopReasonEndTurn})
-}
-
-// gatedReader blocks reads until open is closed.
-type gatedReader struct {
-	r    io.Reader
-	open chan struct{}
-}
-
-func (g *gatedReader) Read(p []byte) (int, error) {
-	<-g.open
-	return g.r.Read(p)
 }
 
 // mangleKey marks, in a response's _meta, an answer lineWriter replaces by

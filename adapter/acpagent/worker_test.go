@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -366,4 +367,133 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// A session/cancel stops the prompts written before it and no other,
+// however the SDK orders the two: it runs each request on a goroutine of
+// its own and the notifications on another, so a cancel may be handled
+// before the turn of the prompt it follows has begun, or after the turn of
+// the prompt that follows it. Each of many "hang" prompts, written with its
+// cancel after it in one write, must answer "cancelled" (a lost cancel
+// leaves it hanging till the deadline); each of many prompts written after
+// a cancel in one write must answer with its echo.
+func TestCancelRightAfterPrompt(t *testing.T) {
+	t.Parallel()
+	w := serveRaw(t, acpagent.Config{})
+	id := w.session(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	prompt := func(n int, text string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":%q}]}}`, n, id, text)
+	}
+	cancelLine := fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":%q}}`, id)
+	for i := range 200 {
+		n := 10 + i
+		w.send(t, prompt(n, "hang")+"\n"+cancelLine)
+		if m := w.answer(ctx, t, n); m.Error != nil || m.Result.StopReason != acpsdk.StopReasonCancelled {
+			t.Fatalf("prompt %d then cancel: %s; want stopReason cancelled", i, m.line)
+		}
+	}
+	for i := range 200 {
+		n := 1000 + i
+		w.send(t, cancelLine+"\n"+prompt(n, "hello"))
+		if m := w.answer(ctx, t, n); m.Error != nil || m.Result.StopReason != acpsdk.StopReasonEndTurn {
+			t.Fatalf("cancel then prompt %d: %s; want stopReason end_turn", i, m.line)
+		}
+	}
+}
+
+// rawWorker serves a worker in-process, written to and read as JSON lines
+// by the test itself, so that the test chooses what reaches the worker
+// together.
+type rawWorker struct {
+	in    *io.PipeWriter
+	lines chan []byte
+}
+
+// rawAnswer is a response of the worker's to one of the test's requests.
+type rawAnswer struct {
+	ID     *int `json:"id"`
+	Result struct {
+		SessionID  acpsdk.SessionId  `json:"sessionId"`
+		StopReason acpsdk.StopReason `json:"stopReason"`
+	} `json:"result"`
+	Error *acpsdk.RequestError `json:"error"`
+	line  []byte
+}
+
+func serveRaw(t *testing.T, o acpagent.Config) *rawWorker {
+	t.Helper()
+	toWorker, in := io.Pipe()
+	out, fromWorker := io.Pipe()
+	if o.Stderr == nil {
+		o.Stderr = io.Discard
+	}
+	w := &rawWorker{in: in, lines: make(chan []byte, 64)}
+	served := make(chan error, 1)
+	go func() { served <- acpagent.Serve(context.Background(), toWorker, fromWorker, o) }()
+	go func() {
+		defer close(w.lines)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			w.lines <- bytes.Clone(sc.Bytes())
+		}
+	}()
+	t.Cleanup(func() {
+		in.Close()
+		if err := <-served; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+		fromWorker.Close()
+		for range w.lines {
+		}
+	})
+	return w
+}
+
+// send writes text and a line break to the worker.
+func (w *rawWorker) send(t *testing.T, text string) {
+	t.Helper()
+	if _, err := io.WriteString(w.in, text+"\n"); err != nil {
+		t.Fatalf("write: %v", err)
+	}
+}
+
+// answer reads the worker's lines until the response to request id,
+// skipping its notifications, and fails the test when ctx ends first.
+func (w *rawWorker) answer(ctx context.Context, t *testing.T, id int) rawAnswer {
+	t.Helper()
+	for {
+		select {
+		case line, ok := <-w.lines:
+			if !ok {
+				t.Fatalf("the worker's output ended before the answer to %d", id)
+			}
+			var m rawAnswer
+			if err := json.Unmarshal(line, &m); err != nil {
+				t.Fatalf("line %q: %v", line, err)
+			}
+			if m.ID != nil && *m.ID == id {
+				m.line = line
+				return m
+			}
+		case <-ctx.Done():
+			t.Fatalf("no answer to request %d: %v", id, ctx.Err())
+		}
+	}
+}
+
+// session initializes the connection and creates a session.
+func (w *rawWorker) session(t *testing.T) acpsdk.SessionId {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	w.send(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`)
+	w.answer(ctx, t, 1)
+	w.send(t, `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}`)
+	m := w.answer(ctx, t, 2)
+	if m.Result.SessionID == "" {
+		t.Fatalf("session/new: %s", m.line)
+	}
+	return m.Result.SessionID
 }

@@ -450,7 +450,8 @@ func (p *Pool) lookup(id string) *session {
 // Cancel sends session/cancel for the session. A prompt running on it
 // returns CANCELLED once the worker answers with the stop reason
 // "cancelled", or after CancelGrace if it does not; a prompt that completes
-// first returns its result. Cancel on an idle session only sends the
+// first returns its result. A cancel asked for before the prompt's request
+// is written goes right after it. Cancel on an idle session only sends the
 // notification. Its faults: SESSION_NOT_FOUND for a session the pool does
 // not have (or whose worker exited), TRANSPORT_ERROR "Worker {id} exited"
 // when the notification cannot be written, INTERNAL_ERROR "Executor not
@@ -470,7 +471,13 @@ func (p *Pool) Cancel(ctx context.Context, sessionID string) error {
 	if t != nil && !t.abandoned.Load() {
 		t.cancelOnce.Do(func() { close(t.cancelReq) })
 	}
-	if err := w.conn.Cancel(ctx, acpsdk.CancelNotification{SessionId: acpsdk.SessionId(sessionID)}); err != nil {
+	var err error
+	if t != nil {
+		err = p.cancelTurn(ctx, t)
+	} else {
+		err = w.conn.Cancel(ctx, acpsdk.CancelNotification{SessionId: acpsdk.SessionId(sessionID)})
+	}
+	if err != nil {
 		if ctx.Err() != nil {
 			return p.ctxFault(w, opCancel, sessionID, !w.isDown(), ctx)
 		}
@@ -586,10 +593,9 @@ func (p *Pool) stopTurns(turns []*turn) {
 	grace := time.NewTimer(min(p.cfg.CancelGrace, p.cfg.StopTimeout))
 	defer grace.Stop()
 	for _, t := range turns {
-		w, id := t.s.w, acpsdk.SessionId(t.s.id)
-		w.log.Debug("cancelling a prompt: the pool is closing", "sessionId", t.s.id)
+		t.s.w.log.Debug("cancelling a prompt: the pool is closing", "sessionId", t.s.id)
 		// The write ends when the worker reads it or its input is closed.
-		p.wg.Go(func() { _ = w.conn.Cancel(context.Background(), acpsdk.CancelNotification{SessionId: id}) })
+		p.wg.Go(func() { _ = p.cancelTurn(context.Background(), t) })
 	}
 	for _, t := range turns {
 		select {

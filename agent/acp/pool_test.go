@@ -237,28 +237,61 @@ func TestCancelRacesCompletion(t *testing.T) {
 	echo(t, p, id, "after the races")
 }
 
-// Cancel stops a running prompt: the worker answers "cancelled".
+// Cancel stops a running prompt: the worker answers "cancelled". The
+// CancelGrace is so long that a cancel the worker ignored would leave the
+// prompt running.
 func TestCancelStopsPrompt(t *testing.T) {
 	t.Parallel()
-	p := start(t, config())
+	var logs logBuffer
+	cfg := config()
+	cfg.Logger = logs.logger()
+	cfg.CancelGrace = time.Hour
+	p := start(t, cfg)
 	id := newSession(t, p)
 	done := make(chan error, 1)
 	go func() { _, err := p.Prompt(context.Background(), id, "hang", nil); done <- err }()
-	// Not waitTurn: a cancel that reaches the test binary's worker right
-	// after its prompt is sometimes waited out for CancelGrace (5s), which
-	// this test's 3s bound catches; the sleep hides that, as it always did.
-	time.Sleep(50 * time.Millisecond)
-	begun := time.Now()
+	waitTurn(t, &logs, id, "hang")
 	if err := p.Cancel(context.Background(), id); err != nil {
 		t.Fatal(err)
 	}
-	check(t, <-done, want{fault.Cancelled, fault.CategoryTransport, "The request was cancelled.", false, true, "w1"})
-	if d := time.Since(begun); d > 3*time.Second {
-		t.Errorf("cancelled after %v: the grace was waited out", d)
+	select {
+	case err := <-done:
+		check(t, err, want{fault.Cancelled, fault.CategoryTransport, "The request was cancelled.", false, true, "w1"})
+	case <-time.After(15 * time.Second):
+		t.Fatal("the prompt still runs 15s after Cancel: the worker ignored the cancel")
 	}
 	echo(t, p, id, "next")
 	if err := p.Cancel(context.Background(), id); err != nil {
 		t.Errorf("Cancel on an idle session: %v", err)
+	}
+}
+
+// A cancel that reaches the worker right after its prompt, before the turn
+// has begun there, stops it: each of many prompts ends CANCELLED, promptly.
+// The CancelGrace is so long that a cancel the worker lost would leave the
+// prompt running until its context's deadline, a TIMEOUT.
+func TestCancelRightAfterPrompt(t *testing.T) {
+	t.Parallel()
+	var logs logBuffer
+	cfg := config()
+	cfg.Logger = logs.logger()
+	cfg.CancelGrace = time.Hour
+	p := start(t, cfg)
+	for i := range 100 {
+		id := newSession(t, p)
+		ctx, stop := context.WithTimeout(context.Background(), 15*time.Second)
+		done := make(chan error, 1)
+		go func() { _, err := p.Prompt(ctx, id, "hang", nil); done <- err }()
+		waitTurn(t, &logs, id, "hang")
+		if err := p.Cancel(context.Background(), id); err != nil {
+			t.Fatal(err)
+		}
+		err := <-done
+		stop()
+		if fault.CodeOf(err) != fault.Cancelled {
+			t.Fatalf("prompt %d: %v; want CANCELLED (a TIMEOUT is a cancel the worker lost)", i, err)
+		}
+		p.Forget(id)
 	}
 }
 
@@ -336,7 +369,10 @@ func TestConcurrentPrompts(t *testing.T) {
 // and the pool answers "Executor not started" from then on.
 func TestCloseWhilePromptRuns(t *testing.T) {
 	t.Parallel()
-	p, err := acp.Start(context.Background(), config())
+	var logs logBuffer
+	cfg := config()
+	cfg.Logger = logs.logger()
+	p, err := acp.Start(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,9 +380,7 @@ func TestCloseWhilePromptRuns(t *testing.T) {
 	pid := workerPID(t, p, id)
 	done := make(chan error, 1)
 	go func() { _, err := p.Prompt(context.Background(), id, "hang", nil); done <- err }()
-	// Not waitTurn, as in TestCancelStopsPrompt: Close's cancel may be
-	// waited out when it follows the prompt at once.
-	time.Sleep(50 * time.Millisecond)
+	waitTurn(t, &logs, id, "hang")
 	begun := time.Now()
 	if err := p.Close(); err != nil {
 		t.Fatalf("Close: %v", err)

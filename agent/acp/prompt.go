@@ -43,6 +43,8 @@ type turn struct {
 	forgot     chan struct{} // closed by Forget
 	forgetOnce sync.Once
 	abandoned  atomic.Bool // the caller has gone: chunks are dropped
+
+	cancelQueued bool // a cancel waits for the request to be sent, guarded by s.w.mu
 }
 
 type promptResult struct {
@@ -237,8 +239,24 @@ func (p *Pool) abandon(t *turn) {
 		t.grace = time.AfterFunc(p.cfg.CancelGrace, func() { t.rpc.abort(errAbandoned) })
 	}
 	t.mu.Unlock()
-	w, id := t.s.w, acpsdk.SessionId(t.s.id)
-	p.goTracked(func() { _ = w.conn.Cancel(context.Background(), acpsdk.CancelNotification{SessionId: id}) })
+	p.goTracked(func() { _ = p.cancelTurn(context.Background(), t) })
+}
+
+// cancelTurn sends the worker session/cancel for the turn. A cancel must
+// follow its session/prompt on the wire: one that comes first finds the
+// session idle, and the turn waits out its CancelGrace. So when the turn's
+// request has not been sent yet (the call has just begun), the cancel is
+// queued, and outbound writes it right after the request.
+func (p *Pool) cancelTurn(ctx context.Context, t *turn) error {
+	w := t.s.w
+	w.mu.Lock()
+	if t.rpc.id == "" {
+		t.cancelQueued = true
+		w.mu.Unlock()
+		return nil
+	}
+	w.mu.Unlock()
+	return w.conn.Cancel(ctx, acpsdk.CancelNotification{SessionId: acpsdk.SessionId(t.s.id)})
 }
 
 // outcome turns the SDK call's result into Prompt's.

@@ -44,14 +44,19 @@ type rpc struct {
 
 // outTap is the worker's standard input as the SDK writes it: one message
 // per Write. It records the id of each tracked request before the request
-// leaves, and takes the worker down when a write fails (a worker that no
-// longer reads its input is gone).
+// leaves, writes the session/cancel queued for a prompt right after the
+// prompt (see Pool.cancelTurn), and takes the worker down when a write
+// fails (a worker that no longer reads its input is gone).
 type outTap struct{ w *worker }
 
 func (t outTap) Write(b []byte) (int, error) {
-	t.w.outbound(b)
+	cancel := t.w.outbound(b)
 	t.w.writeMu.Lock()
 	n, err := t.w.stdin.Write(b)
+	if err == nil && cancel != nil {
+		_, err = t.w.stdin.Write(cancel)
+		n = len(b) // the SDK's message is written; only the worker is down
+	}
 	t.w.writeMu.Unlock()
 	if err != nil {
 		t.w.setDown()
@@ -83,10 +88,12 @@ func (w *worker) answerParseError() {
 }
 
 // outbound records the JSON-RPC id of a request the pool tracks: the
-// initialize, session/new or session/prompt being sent.
-func (w *worker) outbound(b []byte) {
+// initialize, session/new or session/prompt being sent. For a prompt whose
+// cancel was asked for before it was sent, it returns the session/cancel
+// line to write right after it.
+func (w *worker) outbound(b []byte) (cancel []byte) {
 	if !bytes.Contains(b, []byte(`"method"`)) {
-		return // an answer to one of the worker's requests
+		return nil // an answer to one of the worker's requests
 	}
 	var m struct {
 		ID     json.RawMessage `json:"id"`
@@ -96,11 +103,12 @@ func (w *worker) outbound(b []byte) {
 		} `json:"params"`
 	}
 	if json.Unmarshal(b, &m) != nil || len(m.ID) == 0 {
-		return
+		return nil
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var r *rpc
+	var t *turn
 	switch m.Method {
 	case opInitialize:
 		r = w.sending.init
@@ -108,13 +116,39 @@ func (w *worker) outbound(b []byte) {
 		r = w.sending.newSession
 	case opPrompt:
 		if s := w.sessions[m.Params.SessionID]; s != nil && s.turn != nil {
-			r = s.turn.rpc
+			t = s.turn
+		} else {
+			t = w.unsentTurn(m.Params.SessionID) // its session was forgotten meanwhile
+		}
+		if t != nil {
+			r = t.rpc
 		}
 	}
-	if r != nil && r.id == "" {
-		r.id = string(m.ID)
-		w.rpcs[r.id] = r
+	if r == nil || r.id != "" {
+		return nil
 	}
+	r.id = string(m.ID)
+	w.rpcs[r.id] = r
+	if t == nil || !t.cancelQueued {
+		return nil
+	}
+	line, _ := json.Marshal(struct {
+		JSONRPC string                    `json:"jsonrpc"`
+		Method  string                    `json:"method"`
+		Params  acpsdk.CancelNotification `json:"params"`
+	}{"2.0", acpsdk.AgentMethodSessionCancel, acpsdk.CancelNotification{SessionId: acpsdk.SessionId(m.Params.SessionID)}})
+	return append(line, '\n')
+}
+
+// unsentTurn returns the turn on the wire for the session whose request
+// has not been sent yet, nil when there is none. w.mu is held.
+func (w *worker) unsentTurn(sessionID string) *turn {
+	for t := range w.turns {
+		if t.s.id == sessionID && t.rpc.id == "" {
+			return t
+		}
+	}
+	return nil
 }
 
 // forget drops r's id once its request has ended.
