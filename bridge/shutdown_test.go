@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -50,7 +51,19 @@ func runOverPipes(t *testing.T, m *agent.Manager) (cs *mcp.ClientSession, stop f
 // test ends.
 func startManager(t *testing.T, yaml string) *agent.Manager {
 	t.Helper()
-	m := agent.NewManager(scripted(t, yaml).Build(nil), agent.ManagerConfig{})
+	return startManagerLogging(t, yaml, nil)
+}
+
+// startManagerLogging is startManager with the agents' logs (their
+// workers' stderr included) written to logs at debug level; nil discards
+// them.
+func startManagerLogging(t *testing.T, yaml string, logs io.Writer) *agent.Manager {
+	t.Helper()
+	var opts *agent.BuildOptions
+	if logs != nil {
+		opts = &agent.BuildOptions{Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+	}
+	m := agent.NewManager(scripted(t, yaml).Build(opts), agent.ManagerConfig{})
 	if err := m.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +92,8 @@ agents:
     kind: acp
     command: [%q, %q]
 `, os.Args[0], sdk[0], sdk[1])
-	m := startManager(t, yaml)
+	var logs logBuffer
+	m := startManagerLogging(t, yaml, &logs)
 	cs, stop, done := runOverPipes(t, m)
 
 	var pids []int
@@ -127,6 +141,9 @@ agents:
 	}()
 	calls = append(calls, d)
 	waitRunning(t, cs, sessions, 4)
+	// The three prompts on the worker and the SDK agent have reached them:
+	// each says so on its stderr.
+	logs.awaitCount(t, " begins: hang", 3)
 
 	begun := time.Now()
 	stop()
@@ -223,8 +240,9 @@ func TestShutdownRefusesLaterCalls(t *testing.T) {
 }
 
 // waitRunning waits until the sessions run a prompt and the bridge has
-// calls calls in flight, then gives the prompts a moment to reach their
-// agents.
+// calls calls in flight. A script agent runs in the process: its prompt
+// has reached it then; an ACP agent's says so on its stderr (see
+// logBuffer.awaitCount).
 func waitRunning(t *testing.T, cs *mcp.ClientSession, sessions []string, calls int) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
@@ -239,7 +257,6 @@ func waitRunning(t *testing.T, cs *mcp.ClientSession, sessions []string, calls i
 			ready = false
 		}
 		if ready {
-			time.Sleep(100 * time.Millisecond)
 			return
 		}
 		if time.Now().After(deadline) {

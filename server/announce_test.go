@@ -3,17 +3,21 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/triage-go/triage/internal/testkit/pgtest"
+	"github.com/triage-go/triage/store"
 	"github.com/triage-go/triage/wire/sse"
 )
 
@@ -25,9 +29,16 @@ import (
 func testEventsAnnounced(t *testing.T) {
 	db := newDatabase(t)
 	clk := &clock{now: scenarioNow}
+	// The first instance's connections say who they are, so that the
+	// test sees its listener up (pg_stat_activity).
+	listener := fmt.Sprintf("triage_announced_%d", time.Now().UnixNano())
 	var bases []string
-	for range 2 {
-		st := openStore(t, db, clk)
+	for i := range 2 {
+		dsn := db
+		if i == 0 {
+			dsn = withApplicationName(t, db, listener)
+		}
+		st := openStore(t, dsn, clk)
 		t.Cleanup(func() { st.Close() })
 		srv, err := New(Config{Store: st, Now: clk.Now, RateLimit: -1, JobPoll: -1, EventPoll: time.Minute,
 			Logger: slog.New(slog.DiscardHandler)})
@@ -51,8 +62,9 @@ func testEventsAnnounced(t *testing.T) {
 	defer resp.Body.Close()
 	rd := sse.NewReader(resp.Body)
 	// The answer's head says the stream has begun (subscribed, its
-	// cursor read); then the other instance saves a report.
-	time.Sleep(100 * time.Millisecond) // the first instance's listener is up
+	// cursor read); once the first instance listens, the other saves a
+	// report.
+	waitListening(t, listener)
 	post, err := http.Post(bases[1]+"/v1/errors", "application/json", strings.NewReader(string(readFile(t, goldenDir+"/db_timeout.json"))))
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +96,11 @@ func testEventsAnnounced(t *testing.T) {
 // readable only once every older transaction has ended: the wake comes too
 // early, and the reads that follow it (settleFirst, doubling) find it.
 func testEventsPastOlderTransaction(t *testing.T) {
-	f := recordsFixture(t, func(c *Config) { c.EventPoll = time.Minute })
+	var reads atomic.Int32
+	f := recordsFixture(t, func(c *Config) {
+		c.EventPoll = time.Minute
+		c.Store = runReads{Store: c.Store, Announcer: c.Store.(store.Announcer), n: &reads}
+	})
 	rd, done := f.stream(nil)
 	defer done()
 
@@ -101,7 +117,11 @@ func testEventsPastOlderTransaction(t *testing.T) {
 		t.Fatal(err)
 	}
 	runEvents(t, f.do("POST", "/v1/agents/echo/runs", runBody("r-held", "fail with UPSTREAM_ERROR"), nil))
-	time.Sleep(300 * time.Millisecond) // the wake and the first reads find nothing
+	// The wake and the first reads find nothing: the stream polls only
+	// every minute, so two reads since the run ended are the wake's and
+	// the first that follow it.
+	since := reads.Load()
+	waitFor(t, "the stream's reads after the wake", func() bool { return reads.Load() >= since+2 })
 	ended := time.Now()
 	if err := tx.Rollback(t.Context()); err != nil {
 		t.Fatal(err)
@@ -113,4 +133,62 @@ func testEventsPastOlderTransaction(t *testing.T) {
 	if d := time.Since(ended); d > 3*time.Second {
 		t.Errorf("the run came %v after the older transaction ended, the fallback poll being a minute", d)
 	}
+}
+
+// withApplicationName adds application_name to a URL or a keyword/value
+// string.
+func withApplicationName(t *testing.T, base, name string) string {
+	t.Helper()
+	if !strings.HasPrefix(base, "postgres://") && !strings.HasPrefix(base, "postgresql://") {
+		return base + " application_name=" + name
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("application_name", name)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// waitListening waits until a connection named name (application_name)
+// has run LISTEN and waits for notifications.
+func waitListening(t *testing.T, name string) {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	waitFor(t, "the listener of "+name, func() bool {
+		var n int
+		err := conn.QueryRow(t.Context(), `SELECT count(*) FROM pg_stat_activity
+			WHERE application_name = $1 AND query LIKE 'LISTEN %' AND state = 'idle'`, name).Scan(&n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n > 0
+	})
+}
+
+// runReads is a store that counts its reads of ended runs
+// (Runs.RunsEndedAfter): an event stream's reads after a wake. It keeps
+// the store's announcements.
+type runReads struct {
+	store.Store
+	store.Announcer
+	n *atomic.Int32
+}
+
+func (s runReads) Tenant(id string) store.Tenant { return runReadsTenant{s.Store.Tenant(id), s.n} }
+
+type runReadsTenant struct {
+	store.Tenant
+	n *atomic.Int32
+}
+
+func (t runReadsTenant) RunsEndedAfter(ctx context.Context, after int64, limit int) ([]store.EndedRun, error) {
+	t.n.Add(1)
+	return t.Tenant.RunsEndedAfter(ctx, after, limit)
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -289,7 +290,13 @@ func TestStalledStreamDoesNotHoldShutdown(t *testing.T) {
 	if _, err := fmt.Fprintf(conn, "GET /v1/events HTTP/1.1\r\nHost: x\r\nLast-Event-ID: 0\r\n\r\n"); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond) // the stream is blocked on its writes
+	// The answer's head says the stream has begun: it writes its replay
+	// (15 MB) into a connection nobody reads, and blocks.
+	_ = conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("the stream's head: %v %v", resp, err)
+	}
 	start := time.Now()
 	cancel()
 	select {

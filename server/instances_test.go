@@ -67,15 +67,17 @@ func TestTwoInstancesRunEachJobOnce(t *testing.T) {
 	}
 
 	// Both workers start at once, on a queue of 24 due jobs.
+	var stops []func()
 	for _, srv := range srvs {
-		runWorker(t, srv)
+		stops = append(stops, runWorker(t, srv))
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for ops.count() < reports && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	// Every job is completed, and none runs again: a while later, the
-	// webhook has had no more calls.
+	// Every job is completed, and none runs again: once both workers have
+	// stopped (their attempts in progress ended), the webhook has had no
+	// more calls.
 	for id := range want {
 		var rec store.Record
 		for {
@@ -97,7 +99,9 @@ func TestTwoInstancesRunEachJobOnce(t *testing.T) {
 			t.Errorf("the escalation of %s: %+v", id, rec.Jobs)
 		}
 	}
-	time.Sleep(200 * time.Millisecond) // ten polls of each worker
+	for _, stop := range stops {
+		stop()
+	}
 
 	seen := map[string]int{}
 	bodies, _ := ops.calls()

@@ -33,8 +33,9 @@ func fastJobs(c *Config) {
 }
 
 // runWorker runs srv's job worker (River) until the test ends, when it
-// stops before the store closes.
-func runWorker(t *testing.T, srv *Server) {
+// stops before the store closes, or until stop is called: stop returns
+// once the worker has stopped, its attempts in progress ended.
+func runWorker(t *testing.T, srv *Server) (stop func()) {
 	t.Helper()
 	if srv.cfg.JobPoll <= 0 {
 		t.Fatal("runWorker: the Server was made without fastJobs")
@@ -42,7 +43,9 @@ func runWorker(t *testing.T, srv *Server) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); srv.work(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	stop = func() { cancel(); <-done }
+	t.Cleanup(stop)
+	return stop
 }
 
 // waitJobs reads the record id until its jobs are as ok wants, and
@@ -266,9 +269,15 @@ func TestConcurrentIdentical(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 50 {
 		wg.Go(func() {
-			for {
+			// 409 while the first is in flight: its Retry-After (1s) is a
+			// hint, and a retry sooner is answered alike.
+			for deadline := time.Now().Add(30 * time.Second); ; {
 				r := f.do("POST", "/v1/errors", report, nil)
 				if r.status == 409 {
+					if time.Now().After(deadline) {
+						t.Errorf("still 409 after 30s: %s", r.body)
+						return
+					}
 					time.Sleep(10 * time.Millisecond)
 					continue
 				}
@@ -327,7 +336,8 @@ func TestTwoInstances(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 20 {
 		wg.Go(func() {
-			for {
+			// 409 while the first is in flight (see TestConcurrentIdentical).
+			for deadline := time.Now().Add(30 * time.Second); ; {
 				resp, err := http.Post(urls[i%2]+"/v1/errors", "application/json", bytes.NewReader(report))
 				if err != nil {
 					t.Error(err)
@@ -336,6 +346,10 @@ func TestTwoInstances(t *testing.T) {
 				body, _ := io.ReadAll(resp.Body)
 				resp.Body.Close()
 				if resp.StatusCode == 409 {
+					if time.Now().After(deadline) {
+						t.Errorf("still 409 after 30s: %s", body)
+						return
+					}
 					time.Sleep(10 * time.Millisecond)
 					continue
 				}

@@ -64,7 +64,10 @@ func TestJobSharePerTenant(t *testing.T) {
 	}
 	runWorker(t, f.srv)
 	// A's first job in the tarpit, its others put off.
-	time.Sleep(500 * time.Millisecond)
+	waitFor(t, "acme's first job in the tarpit", func() bool { return inTarpit.Load() == 1 })
+	waitFor(t, "acme's other jobs put off", func() bool {
+		return strings.Contains(string(f.do("GET", "/metrics", nil, nil).body), `triage_jobs_total{kind="retry",outcome="deferred"}`)
+	})
 	start := time.Now()
 	bID := post(b, "q_b1")
 	f.waitJobsAs(b, bID, "globex's retry beside acme's tarpit", oneJobIn(store.JobCompleted))

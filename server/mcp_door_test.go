@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
 	"github.com/triage-go/triage/agent"
 	"github.com/triage-go/triage/bridge"
 )
@@ -201,10 +204,14 @@ func TestMCPBusySessionsStay(t *testing.T) {
 	}
 	c1 := hang(streaming)
 	defer c1.Close()
+	readPriming(t, c1)
 	c2 := hang(dropped)
 	readPriming(t, c2)
-	c2.Close() // the prompt runs on, with no connection
-	time.Sleep(200 * time.Millisecond)
+	// The prompt runs on, with no connection, once the server has seen
+	// the POST end (it counts a request when its handler returns).
+	ended := requestsEnded(f, "POST /mcp")
+	c2.Close()
+	waitFor(t, "the dropped POST to end", func() bool { return requestsEnded(f, "POST /mcp") > ended })
 
 	r := f.do("POST", "/mcp", []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`),
 		map[string]string{"X-API-Key": "key-a", "Accept": mcpAccept})
@@ -216,6 +223,27 @@ func TestMCPBusySessionsStay(t *testing.T) {
 	}
 	// The other tenant is served meanwhile.
 	mcpInit(t, f, "key-b", "2025-06-18")
+}
+
+// requestsEnded is how many requests of route (a pattern such as
+// "POST /mcp") f's server has counted: it counts one when its handler
+// returns, whatever the status.
+func requestsEnded(f *fixture, route string) int {
+	ch := make(chan prometheus.Metric)
+	go func() { f.srv.metrics.requests.Collect(ch); close(ch) }()
+	n := 0
+	for m := range ch {
+		var d dto.Metric
+		if m.Write(&d) != nil {
+			continue
+		}
+		for _, l := range d.GetLabel() {
+			if l.GetName() == "route" && l.GetValue() == route {
+				n += int(d.GetCounter().GetValue())
+			}
+		}
+	}
+	return n
 }
 
 // rawPost sends a POST on a connection of its own and returns it unread.

@@ -30,17 +30,20 @@ func TestMCPUnreadAnswerIsCut(t *testing.T) {
 	}
 	defer c.Close()
 	body := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"tasks_delegate","arguments":{"agentId":"echo","prompt":"` + strings.Repeat("x", 4<<20-64) + `"}}}`
+	ended := requestsEnded(f, "POST /mcp")
 	fmt.Fprintf(c, "POST /mcp HTTP/1.1\r\nHost: %s\r\nX-API-Key: key-a\r\nContent-Type: application/json\r\nAccept: %s\r\nMcp-Session-Id: %s\r\nMcp-Protocol-Version: 2025-06-18\r\nContent-Length: %d\r\n\r\n%s",
 		host, mcpAccept, sid, len(body), body)
-	// Once the answer (8 MiB and more) has begun, it waits, unread, well
-	// past the stall timeout; then whatever came is read.
+	// Once the answer (8 MiB and more) has begun, it waits, unread, until
+	// the server has given up on it; then whatever came is read.
 	_ = c.SetReadDeadline(time.Now().Add(time.Minute))
 	head := make([]byte, 1024)
 	n, err := io.ReadAtLeast(c, head, len(head))
 	if err != nil {
 		t.Fatalf("the answer did not begin: %v", err)
 	}
-	time.Sleep(5 * time.Second)
+	// The server cuts the stalled answer: its request ends (it is counted
+	// when its handler returns).
+	waitFor(t, "the stalled answer to be cut", func() bool { return requestsEnded(f, "POST /mcp") > ended })
 	rest, err := io.ReadAll(c)
 	if err != nil && !strings.Contains(err.Error(), "reset") {
 		t.Fatalf("reading: %v (%d bytes)", err, n+len(rest))

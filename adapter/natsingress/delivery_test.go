@@ -246,7 +246,11 @@ func TestBackpressure(t *testing.T) {
 		last = b.publish(t, "default", report(t, "q_bp_"+strconv.Itoa(i)))
 	}
 	natstest.Eventually(t, "the workers busy", func() bool { return inHand.Load() == workers })
-	time.Sleep(300 * time.Millisecond)
+	// NATS delivers what MaxAckPending lets it: the ingress holds one
+	// more message than its workers, which no worker may take.
+	natstest.Eventually(t, "the messages delivered", func() bool {
+		return b.consumer(t, "default").NumAckPending == maxAckPending
+	})
 	if info := b.consumer(t, "default"); info.NumAckPending > maxAckPending || most.Load() != workers {
 		t.Errorf("%d in hand at most, %d delivered unacknowledged; want %d and at most %d",
 			most.Load(), info.NumAckPending, workers, maxAckPending)

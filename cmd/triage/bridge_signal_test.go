@@ -59,7 +59,9 @@ func sigterm(t *testing.T, bin, agents, agentID string) {
 	if err := os.WriteFile(file, []byte("agents:\n"+agents), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "bridge", "--agents", file)
+	// At debug level the bridge logs its workers' stderr: the SDK agent's
+	// "turn of ID begins: WORD" as a prompt reaches it.
+	cmd := exec.Command(bin, "bridge", "--agents", file, "--debug")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
 	var stderr syncBuffer
 	cmd.Stderr = &stderr
@@ -140,7 +142,20 @@ func sigterm(t *testing.T, bin, agents, agentID string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	time.Sleep(200 * time.Millisecond) // the prompts reach the agent
+	// The prompts reach the agent: a script agent runs in the process, so
+	// its prompts have once they run; the SDK agent says so on its stderr.
+	// `triage worker` announces nothing, and nothing else tells that a
+	// prompt written to its stdin has been read: a pause stays for it.
+	switch agentID {
+	case "sdk":
+		for deadline := time.Now().Add(20 * time.Second); strings.Count(stderr.String(), " begins: hang") < 2; time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the prompts did not reach the agent in 20s\n%s", stderr.String())
+			}
+		}
+	case "worker":
+		time.Sleep(200 * time.Millisecond)
+	}
 
 	begun := time.Now()
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {

@@ -479,6 +479,7 @@ func TestCloseRacingWrites(t *testing.T) {
 		wg        sync.WaitGroup
 		mu        sync.Mutex
 		committed []string
+		coming    = make(chan struct{}) // closed once writes have committed
 	)
 	for g := range 8 {
 		wg.Go(func() {
@@ -493,12 +494,18 @@ func TestCloseRacingWrites(t *testing.T) {
 					return
 				}
 				mu.Lock()
-				committed = append(committed, key)
+				if committed = append(committed, key); len(committed) == 32 {
+					close(coming)
+				}
 				mu.Unlock()
 			}
 		})
 	}
-	time.Sleep(50 * time.Millisecond)
+	select {
+	case <-coming:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no writes committed")
+	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
