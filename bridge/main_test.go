@@ -1,12 +1,9 @@
 package bridge_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"sync"
@@ -14,6 +11,7 @@ import (
 	"time"
 
 	"github.com/triage-go/triage/adapter/acpagent"
+	"github.com/triage-go/triage/internal/testkit/acptest"
 )
 
 // The test binary is its own ACP worker when TRIAGE_BRIDGE_TEST_WORKER=1,
@@ -22,7 +20,7 @@ import (
 // announcePrompts).
 func TestMain(m *testing.M) {
 	if os.Getenv("TRIAGE_BRIDGE_TEST_WORKER") == "1" {
-		if err := acpagent.Run(context.Background(), announcePrompts(os.Stdin, os.Stderr), os.Stdout); err != nil {
+		if err := acpagent.Run(context.Background(), acptest.AnnouncePrompts(os.Stdin, os.Stderr), os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
 		}
@@ -42,43 +40,6 @@ agents:
     workers: %d
     maxSessions: 256
 `, os.Args[0], env, workers)
-}
-
-// announcePrompts passes in on line by line, and writes "test worker: turn
-// of ID begins: WORD" (the prompt's first word) to stderr before each
-// session/prompt request it passes, as the SDK test agent does: the pool
-// logs it (at debug level), and a test waits for that line to know that a
-// prompt has reached the worker (see logBuffer.awaitCount). The same as
-// agent/acp's test worker.
-func announcePrompts(in io.Reader, stderr io.Writer) io.Reader {
-	r, w := io.Pipe()
-	go func() {
-		sc := bufio.NewScanner(in)
-		sc.Buffer(nil, 16<<20)
-		for sc.Scan() {
-			var req struct {
-				Method string `json:"method"`
-				Params struct {
-					SessionID string `json:"sessionId"`
-					Prompt    []struct {
-						Text string `json:"text"`
-					} `json:"prompt"`
-				} `json:"params"`
-			}
-			if json.Unmarshal(sc.Bytes(), &req) == nil && req.Method == "session/prompt" {
-				word := ""
-				if len(req.Params.Prompt) > 0 {
-					word, _, _ = strings.Cut(strings.TrimSpace(req.Params.Prompt[0].Text), " ")
-				}
-				fmt.Fprintf(stderr, "test worker: turn of %s begins: %s\n", req.Params.SessionID, word)
-			}
-			if _, err := w.Write(append(sc.Bytes(), '\n')); err != nil {
-				return
-			}
-		}
-		w.CloseWithError(sc.Err())
-	}()
-	return r
 }
 
 // logBuffer is the output of a debug-level text logger, which a test

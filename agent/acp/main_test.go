@@ -1,10 +1,8 @@
 package acp_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +17,7 @@ import (
 	"github.com/triage-go/triage/adapter/acpagent"
 	"github.com/triage-go/triage/agent/acp"
 	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/internal/testkit/acptest"
 )
 
 // The test binary is its own worker: started with TRIAGE_ACP_TEST_WORKER=1
@@ -31,48 +30,13 @@ func TestMain(m *testing.M) {
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		os.Exit(0)
 	case os.Getenv("TRIAGE_ACP_TEST_WORKER") == "1":
-		if err := acpagent.Run(context.Background(), announcePrompts(os.Stdin, os.Stderr), os.Stdout); err != nil {
+		if err := acpagent.Run(context.Background(), acptest.AnnouncePrompts(os.Stdin, os.Stderr), os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
 		}
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
-}
-
-// announcePrompts passes in on line by line, and writes "test worker: turn
-// of ID begins: WORD" (the prompt's first word) to stderr before each
-// session/prompt request it passes: the pool logs it, and a test waits for
-// that line to know that a prompt has reached the worker (see waitTurn).
-func announcePrompts(in io.Reader, stderr io.Writer) io.Reader {
-	r, w := io.Pipe()
-	go func() {
-		sc := bufio.NewScanner(in)
-		sc.Buffer(nil, 16<<20)
-		for sc.Scan() {
-			var req struct {
-				Method string `json:"method"`
-				Params struct {
-					SessionID string `json:"sessionId"`
-					Prompt    []struct {
-						Text string `json:"text"`
-					} `json:"prompt"`
-				} `json:"params"`
-			}
-			if json.Unmarshal(sc.Bytes(), &req) == nil && req.Method == "session/prompt" {
-				word := ""
-				if len(req.Params.Prompt) > 0 {
-					word, _, _ = strings.Cut(strings.TrimSpace(req.Params.Prompt[0].Text), " ")
-				}
-				fmt.Fprintf(stderr, "test worker: turn of %s begins: %s\n", req.Params.SessionID, word)
-			}
-			if _, err := w.Write(append(sc.Bytes(), '\n')); err != nil {
-				return
-			}
-		}
-		w.CloseWithError(sc.Err())
-	}()
-	return r
 }
 
 // waitTurn waits until the worker, the test binary's or the SDK agent,

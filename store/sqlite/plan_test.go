@@ -24,22 +24,7 @@ func TestStreamsReadTheirTenantsRange(t *testing.T) {
 		{sqlstore.FeedbackAfterSQL(dialect), "SEARCH occurrences USING INDEX occurrences_by_tenant (tenant=? AND rowid>?)"},
 		{sqlstore.RunsEndedAfterSQL(dialect), "SEARCH runs USING INDEX runs_by_tenant_end (tenant=? AND ended_pos>?)"},
 	} {
-		rows, err := s.read.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+c.query, "a", 0, 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var plan []string
-		for rows.Next() {
-			var id, parent, notUsed int
-			var detail string
-			if err := rows.Scan(&id, &parent, &notUsed, &detail); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, detail)
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
+		plan := explain(t, s, c.query, "a", 0, 10)
 		if len(plan) != 1 || plan[0] != c.want {
 			t.Errorf("the plan of\n%s\nis\n%s\nwant %s (the tenant's range, in order, no sort)", c.query, strings.Join(plan, "\n"), c.want)
 		}
@@ -79,24 +64,32 @@ func TestRunListReadsItsTenantsRange(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rows, err := s.read.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+query, args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var plan []string
-		for rows.Next() {
-			var id, parent, notUsed int
-			var detail string
-			if err := rows.Scan(&id, &parent, &notUsed, &detail); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, detail)
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
+		plan := explain(t, s, query, args...)
 		if len(plan) != 1 || plan[0] != c.want {
 			t.Errorf("the plan of %+v is\n%s\nwant %s (the range, in order, no sort)", c.f, strings.Join(plan, "\n"), c.want)
 		}
 	}
+}
+
+// explain returns the lines of SQLite's plan of query with args.
+func explain(t *testing.T, s *Store, query string, args ...any) []string {
+	t.Helper()
+	rows, err := s.read.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, notUsed int
+		var detail string
+		if err := rows.Scan(&id, &parent, &notUsed, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return plan
 }

@@ -1,11 +1,15 @@
 package acptest
 
 import (
+	"bufio"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -63,4 +67,41 @@ func readJSON(t testing.TB, path string, v any) {
 	if err := json.Unmarshal(data, v); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
+}
+
+// AnnouncePrompts passes in on line by line, and writes "test worker: turn
+// of ID begins: WORD" (the prompt's first word) to stderr before each
+// session/prompt request it passes: the pool logs it, and a test waits for
+// that line to know that a prompt has reached the worker. The test binaries
+// that run acpagent as a worker wrap its stdin with it, as the SDK test
+// agent (SDKAgent) announces its turns itself.
+func AnnouncePrompts(in io.Reader, stderr io.Writer) io.Reader {
+	r, w := io.Pipe()
+	go func() {
+		sc := bufio.NewScanner(in)
+		sc.Buffer(nil, 16<<20)
+		for sc.Scan() {
+			var req struct {
+				Method string `json:"method"`
+				Params struct {
+					SessionID string `json:"sessionId"`
+					Prompt    []struct {
+						Text string `json:"text"`
+					} `json:"prompt"`
+				} `json:"params"`
+			}
+			if json.Unmarshal(sc.Bytes(), &req) == nil && req.Method == "session/prompt" {
+				word := ""
+				if len(req.Params.Prompt) > 0 {
+					word, _, _ = strings.Cut(strings.TrimSpace(req.Params.Prompt[0].Text), " ")
+				}
+				fmt.Fprintf(stderr, "test worker: turn of %s begins: %s\n", req.Params.SessionID, word)
+			}
+			if _, err := w.Write(append(sc.Bytes(), '\n')); err != nil {
+				return
+			}
+		}
+		w.CloseWithError(sc.Err())
+	}()
+	return r
 }
