@@ -136,6 +136,7 @@ func covers(p, rel string) bool {
 
 type goPackage struct {
 	ImportPath string
+	Dir        string
 	Imports    []string
 	Deps       []string
 	Standard   bool
@@ -154,7 +155,7 @@ var listGraph = sync.OnceValues(func() (*importGraph, error) {
 	if _, err := exec.LookPath("go"); err != nil {
 		return nil, errNoGo
 	}
-	out, err := exec.Command("go", "list", "-deps", "-json=ImportPath,Imports,Deps,Standard", "./...").Output()
+	out, err := exec.Command("go", "list", "-deps", "-json=ImportPath,Dir,Imports,Deps,Standard", "./...").Output()
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
@@ -406,19 +407,15 @@ var generated = regexp.MustCompile(`(?m)^// Code generated .* DO NOT EDIT\.$`)
 // keeps its package comment in a doc.go, where a reader looks for it.
 func TestPackagesHaveDocGo(t *testing.T) {
 	t.Parallel()
-	out, err := exec.Command("go", "list", "-f", "{{.Dir}}", "./...").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	for _, dir := range strings.Fields(string(out)) {
-		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(dir, "doc.go"), nil, parser.PackageClauseOnly|parser.ParseComments)
+	for _, p := range loadGraph(t).module {
+		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(p.Dir, "doc.go"), nil, parser.PackageClauseOnly|parser.ParseComments)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			t.Errorf("%s has no doc.go", dir)
+			t.Errorf("%s has no doc.go", p.ImportPath)
 		case err != nil:
-			t.Errorf("%s/doc.go: %v", dir, err)
+			t.Errorf("%s/doc.go: %v", p.ImportPath, err)
 		case f.Doc == nil:
-			t.Errorf("%s/doc.go holds no package comment", dir)
+			t.Errorf("%s/doc.go holds no package comment", p.ImportPath)
 		}
 	}
 }

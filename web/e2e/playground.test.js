@@ -79,13 +79,24 @@ test('the playground: the echo agent answers, and fails with RATE_LIMITED', { ti
   await page.getByRole('button', { name: 'Send' }).click();
   await waitFor('the answer', async () => (await conversation(page)).at(-1) === 'assistant: You said: hello there, agent');
 
-  // A rate-limited run: the kit's warning toast, counting down from 3.
+  // A rate-limited run: the kit's warning toast, counting down from 3. The
+  // page records the first countdown a toast shows as it appears, so that
+  // a slow machine reading it a second late still sees where it began.
+  await page.evaluate(() => {
+    window.__firstCountdown = null;
+    const read = () => {
+      const m = /Retry in (\d+)s/.exec(document.querySelector('[data-sonner-toast] [data-triage-error]')?.textContent ?? '');
+      if (m && window.__firstCountdown === null) window.__firstCountdown = Number(m[1]);
+    };
+    new MutationObserver(read).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
   await page.getByLabel('Message').fill('fail with RATE_LIMITED after 3s');
   await page.getByRole('button', { name: 'Send' }).click();
   const toast = toastOf(page, 'RATE_LIMITED');
   await toast.waitFor();
   assert.equal(await toast.getAttribute('data-type'), 'warning');
-  assert.match(await toast.innerText(), /Retry in 3s/);
+  await waitFor('the first countdown', async () => (await page.evaluate(() => window.__firstCountdown)) !== null);
+  assert.equal(await page.evaluate(() => window.__firstCountdown), 3, 'the countdown did not begin at the retry delay, 3s');
   assert.equal(await page.locator('.run-failed').getAttribute('data-code'), 'RATE_LIMITED');
   assert.equal(await page.getByRole('button', { name: 'Send' }).isDisabled(), true, 'Send is enabled during the countdown');
   await screenshot(page, 'playground-rate-limited');
