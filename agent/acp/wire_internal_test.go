@@ -41,68 +41,47 @@ func TestOutboundRecordsTrackedRequests(t *testing.T) {
 
 // A cancel asked for before its prompt is sent waits for the prompt, and
 // goes to the worker right after it: the other way round, the worker would
-// find the session idle and the turn would wait out its CancelGrace.
+// find the session idle and the turn would wait out its CancelGrace. So
+// too for a prompt whose session was forgotten before its request was
+// sent: it is still tracked, and its queued cancel still follows it.
 func TestCancelQueuedBeforeThePromptFollowsIt(t *testing.T) {
-	r, stdin, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	defer stdin.Close()
-	w := tapWorker()
-	w.stdin = stdin
-	s := &session{id: "s1", w: w}
-	s.turn = &turn{s: s, rpc: &rpc{op: opPrompt}}
-	w.sessions["s1"] = s
-	if err := (&Pool{}).cancelTurn(context.Background(), s.turn); err != nil {
-		t.Fatalf("cancelTurn before the prompt is sent: %v", err)
-	}
-	prompt := `{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"prompt":[],"sessionId":"s1"}}` + "\n"
-	if n, err := (outTap{w}).Write([]byte(prompt)); n != len(prompt) || err != nil {
-		t.Fatalf("Write = %d, %v", n, err)
-	}
-	stdin.Close()
-	got, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := prompt + `{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s1"}}` + "\n"
-	if string(got) != want {
-		t.Errorf("the worker reads %q, want %q", got, want)
-	}
-	if w.rpcs["4"] != s.turn.rpc {
-		t.Errorf("rpcs = %v", w.rpcs)
-	}
-}
-
-// A prompt whose session was forgotten before its request was sent is
-// still tracked, and its queued cancel still follows it.
-func TestCancelQueuedForAForgottenSession(t *testing.T) {
-	r, stdin, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	defer stdin.Close()
-	w := tapWorker()
-	w.stdin = stdin
-	s := &session{id: "s1", w: w}
-	tr := &turn{s: s, rpc: &rpc{op: opPrompt}}
-	w.turns = map[*turn]struct{}{tr: {}} // on the wire, its session gone
-	if err := (&Pool{}).cancelTurn(context.Background(), tr); err != nil {
-		t.Fatalf("cancelTurn: %v", err)
-	}
-	prompt := `{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"prompt":[],"sessionId":"s1"}}` + "\n"
-	if _, err := (outTap{w}).Write([]byte(prompt)); err != nil {
-		t.Fatal(err)
-	}
-	stdin.Close()
-	got, _ := io.ReadAll(r)
-	if want := prompt + `{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s1"}}` + "\n"; string(got) != want {
-		t.Errorf("the worker reads %q, want %q", got, want)
-	}
-	if w.rpcs["4"] != tr.rpc {
-		t.Errorf("rpcs = %v", w.rpcs)
+	for _, forgotten := range []bool{false, true} {
+		t.Run(map[bool]string{false: "session known", true: "session forgotten"}[forgotten], func(t *testing.T) {
+			r, stdin, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			defer stdin.Close()
+			w := tapWorker()
+			w.stdin = stdin
+			s := &session{id: "s1", w: w}
+			tr := &turn{s: s, rpc: &rpc{op: opPrompt}}
+			if forgotten {
+				w.turns = map[*turn]struct{}{tr: {}} // on the wire, its session gone
+			} else {
+				s.turn = tr
+				w.sessions["s1"] = s
+			}
+			if err := (&Pool{}).cancelTurn(context.Background(), tr); err != nil {
+				t.Fatalf("cancelTurn before the prompt is sent: %v", err)
+			}
+			prompt := `{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"prompt":[],"sessionId":"s1"}}` + "\n"
+			if n, err := (outTap{w}).Write([]byte(prompt)); n != len(prompt) || err != nil {
+				t.Fatalf("Write = %d, %v", n, err)
+			}
+			stdin.Close()
+			got, err := io.ReadAll(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := prompt + `{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s1"}}` + "\n"; string(got) != want {
+				t.Errorf("the worker reads %q, want %q", got, want)
+			}
+			if w.rpcs["4"] != tr.rpc {
+				t.Errorf("rpcs = %v", w.rpcs)
+			}
+		})
 	}
 }
 
