@@ -396,10 +396,10 @@ type failingTenant struct {
 	failed *bool
 }
 
-func (f failingTenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (int64, error) {
+func (f failingTenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (store.Saved, error) {
 	if !*f.failed {
 		*f.failed = true
-		return 0, errors.New("disk full")
+		return store.Saved{}, errors.New("disk full")
 	}
 	return f.Tenant.SaveOccurrence(ctx, o)
 }

@@ -204,12 +204,12 @@ func (s *Service) report(ctx context.Context, tenant string, t reporting, body [
 	// always means the record is committed, even when the instance that
 	// first handled the report died before saving it. The save completes
 	// the delivery and enqueues the jobs, in the same transaction.
-	id, err := t.SaveOccurrence(ctx, occ)
+	saved, err := t.SaveOccurrence(ctx, occ)
 	if err != nil {
 		release()
 		return 0, nil, s.failed(ctx, err, rep)
 	}
-	if id != 0 { // 0: an earlier delivery saved it
+	if saved.ID != 0 { // 0: an earlier delivery saved it
 		s.Changed(tenant)
 	}
 	out, err := triage.MarshalDocument(fb)

@@ -103,7 +103,17 @@ type OccurrenceSaver interface {
 	// nothing, but for a delivery handled anew once its claim expired (its
 	// claim has no feedback): it is completed with o.Feedback and o.Jobs
 	// are enqueued, since the client was promised them.
-	SaveOccurrence(ctx context.Context, o Occurrence) (id int64, err error)
+	SaveOccurrence(ctx context.Context, o Occurrence) (Saved, error)
+}
+
+// Saved is what SaveOccurrence did.
+type Saved struct {
+	// ID is the occurrence's ID; 0 when the delivery was saved already
+	// (nothing was added).
+	ID int64
+	// NewRecord tells that the occurrence created its error's record:
+	// the error's first occurrence.
+	NewRecord bool
 }
 
 // Records reads a tenant's error records and their occurrences, as
@@ -125,6 +135,12 @@ type Records interface {
 	// first seen first. It reads no document: its cost does not grow with
 	// the size of the reports.
 	ErrorRecords(ctx context.Context, f Filter) (Page, error)
+	// CountOccurrences counts an error's occurrences received at or after
+	// since, up to atMost (it stops there: the answer "at least atMost"
+	// costs atMost index entries, whatever the error's total). It is
+	// what an ignore condition or an alert rule asks: "N times within a
+	// window?".
+	CountOccurrences(ctx context.Context, errorID string, since time.Time, atMost int) (int, error)
 }
 
 // Feed is the feedback of a tenant's occurrences in the order it was

@@ -211,10 +211,10 @@ func (t hookTenant) Start(ctx context.Context, req triage.StartRequest) (triage.
 	return t.Tenant.Start(ctx, req)
 }
 
-func (t hookTenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (int64, error) {
+func (t hookTenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (store.Saved, error) {
 	if t.h.save != nil {
 		if err := t.h.save(ctx); err != nil {
-			return 0, err
+			return store.Saved{}, err
 		}
 	}
 	if t.h.commitLate {

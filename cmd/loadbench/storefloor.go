@@ -55,7 +55,7 @@ func (t samplingTenant) Start(ctx context.Context, req triage.StartRequest) (tri
 	return t.Tenant.Start(ctx, req)
 }
 
-func (t samplingTenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (int64, error) {
+func (t samplingTenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (store.Saved, error) {
 	t.s.mu.Lock()
 	// The first occurrence, or the first with jobs: a report enqueues
 	// none unless something can run it (a callback URL, a webhook).

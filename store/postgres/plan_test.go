@@ -75,3 +75,44 @@ func TestStreamsReadTheirTenantsRange(t *testing.T) {
 		}
 	}
 }
+
+// TestCountOccurrencesReadsTheWindow: counting an error's occurrences in
+// a window (an ignore condition, an alert rule) reads that window's range
+// of occurrences_by_error, once the planner knows the table is large.
+func TestCountOccurrencesReadsTheWindow(t *testing.T) {
+	dbURL := pgtest.FreshSchema(t)
+	s := open(t, dbURL, store.Config{})
+	defer s.Close()
+	a := s.Tenant("a")
+	for i := range 300 {
+		o := occurrence(fmt.Sprint("d", i))
+		o.ErrorID = fmt.Sprint("e", i%30)
+		if _, err := a.SaveOccurrence(t.Context(), o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	conn := connect(t, dbURL)
+	if _, err := conn.Exec(t.Context(), "ANALYZE occurrences"); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := conn.Query(t.Context(), "EXPLAIN "+sqlstore.CountOccurrencesSQL, "a", "e1", 0, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, strings.TrimSpace(line))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(plan, "\n")
+	if !strings.Contains(text, "on occurrences_by_error") && !strings.Contains(text, "using occurrences_by_error") || !strings.Contains(text, "Index Cond: ((tenant = ") ||
+		!strings.Contains(text, "(received_at >= ") || strings.Contains(text, "Seq Scan") {
+		t.Errorf("the plan of\n%s\nis\n%s\nwant a scan of occurrences_by_error's range for the error and the window", sqlstore.CountOccurrencesSQL, text)
+	}
+}

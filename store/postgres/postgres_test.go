@@ -149,12 +149,12 @@ func TestStreamWaitsForOlderTransactions(t *testing.T) {
 	}
 
 	// Another, saved after it, commits first.
-	fastID, err := a.SaveOccurrence(ctx, store.Occurrence{DeliveryKey: "fast", ErrorID: "fast", QueryID: "q", AgentID: "agent",
+	fast, err := a.SaveOccurrence(ctx, store.Occurrence{DeliveryKey: "fast", ErrorID: "fast", QueryID: "q", AgentID: "agent",
 		ErrorType: "query_error", Severity: "low", NextAction: "resume", Attempt: 1, Feedback: []byte(`{"n": 2}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fastID <= slowID {
+	if fastID := fast.ID; fastID <= slowID {
 		t.Fatalf("the occurrence saved second has ID %d, not after the first's %d", fastID, slowID)
 	}
 	if got, err := a.FeedbackAfter(ctx, head, 10); err != nil || len(got) != 0 {

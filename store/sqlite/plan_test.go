@@ -93,3 +93,19 @@ func explain(t *testing.T, s *Store, query string, args ...any) []string {
 	}
 	return plan
 }
+
+// TestCountOccurrencesReadsTheWindow: counting an error's occurrences in
+// a window (an ignore condition, an alert rule) reads that window's range
+// of occurrences_by_error, and no row.
+func TestCountOccurrencesReadsTheWindow(t *testing.T) {
+	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "triage.db"), store.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	want := "SEARCH occurrences USING COVERING INDEX occurrences_by_error (tenant=? AND error_id=? AND received_at>?)"
+	plan := strings.Join(explain(t, s, sqlstore.CountOccurrencesSQL, "a", "e1", 0, 10), "\n")
+	if !strings.Contains(plan, want) {
+		t.Errorf("the plan of\n%s\nis\n%s\nwant %s", sqlstore.CountOccurrencesSQL, plan, want)
+	}
+}

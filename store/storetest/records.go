@@ -35,9 +35,9 @@ func newOccurrence(key, errorID string, at time.Time) store.Occurrence {
 // save saves o and returns its ID (0 when it was saved already).
 func save(t *testing.T, tn store.OccurrenceSaver, o store.Occurrence) int64 {
 	t.Helper()
-	id, err := tn.SaveOccurrence(t.Context(), o)
+	saved, err := tn.SaveOccurrence(t.Context(), o)
 	must(t, err)
-	return id
+	return saved.ID
 }
 
 // record returns an error's record, failing the test when there is none.
@@ -86,6 +86,58 @@ func checkRecord(t *testing.T, r store.Record, count int, first, last time.Time,
 }
 
 var occurrenceTests = []test{
+	{"NewRecord", func(t *testing.T, e *env) {
+		a, b := e.s.Tenant("a"), e.s.Tenant("b")
+		for i, c := range []struct {
+			tn      store.Tenant
+			key, id string
+			saved   bool
+			created bool
+		}{
+			{a, "d1", "e1", true, true},
+			{a, "d2", "e1", true, false},  // the record's second occurrence
+			{a, "d1", "e1", false, false}, // the delivery again: nothing added
+			{b, "d1", "e1", true, true},   // another tenant's record
+			{a, "", "e2", true, true},     // no delivery key
+			{a, "", "e2", true, false},
+		} {
+			saved, err := c.tn.SaveOccurrence(t.Context(), newOccurrence(c.key, c.id, e.clock.Advance(time.Second)))
+			must(t, err)
+			if (saved.ID != 0) != c.saved || saved.NewRecord != c.created {
+				t.Errorf("save %d (%s of %s): %+v; want an occurrence added %t, the record created %t", i, c.key, c.id, saved, c.saved, c.created)
+			}
+		}
+	}},
+	{"CountOccurrences", func(t *testing.T, e *env) {
+		a, b := e.s.Tenant("a"), e.s.Tenant("b")
+		start := e.clock.Now()
+		for i := range 5 {
+			save(t, a, newOccurrence(fmt.Sprint("d", i), "e1", e.clock.Advance(time.Minute)))
+		}
+		save(t, a, newOccurrence("other", "e2", e.clock.Now()))
+		save(t, b, newOccurrence("d9", "e1", e.clock.Now()))
+		for _, c := range []struct {
+			tn     store.Tenant
+			id     string
+			since  time.Time
+			atMost int
+			want   int
+		}{
+			{a, "e1", start, 100, 5},
+			{a, "e1", start, 3, 3}, // it stops at atMost
+			{a, "e1", start.Add(3 * time.Minute), 100, 3},
+			{a, "e1", e.clock.Now().Add(time.Nanosecond), 100, 0},
+			{a, "e1", start, 0, 0},
+			{a, "e2", start, 100, 1},
+			{b, "e1", start, 100, 1},
+			{a, "unknown", start, 100, 0},
+		} {
+			n, err := c.tn.CountOccurrences(t.Context(), c.id, c.since, c.atMost)
+			if err != nil || n != c.want {
+				t.Errorf("CountOccurrences(%s, since %v, at most %d) = %d, %v; want %d", c.id, c.since.Sub(start), c.atMost, n, err, c.want)
+			}
+		}
+	}},
 	{"IDsAndFeedbackAfter", func(t *testing.T, e *env) {
 		a, b := e.s.Tenant("a"), e.s.Tenant("b")
 		head, err := a.LatestOccurrence(t.Context())

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/triage-go/triage/store"
 )
@@ -297,3 +298,25 @@ func (w *where) equal(column, v string) {
 		w.cond(column+" =", v)
 	}
 }
+
+// CountOccurrences counts an error's occurrences received at or after
+// since, up to atMost: a walk of at most atMost entries of
+// occurrences_by_error (tenant, error_id, received_at, id).
+func (t *tenant) CountOccurrences(ctx context.Context, errorID string, since time.Time, atMost int) (int, error) {
+	if atMost <= 0 {
+		return 0, nil
+	}
+	var n int
+	err := t.s.db.Reader().QueryRow(ctx, CountOccurrencesSQL,
+		t.id, errorID, nanos(since), atMost).Scan(&n)
+	if err != nil {
+		return 0, t.s.errorf("count occurrences", err)
+	}
+	return n, nil
+}
+
+// CountOccurrencesSQL is CountOccurrences' query: $1 the tenant, $2 the
+// error, $3 since (nanoseconds), $4 atMost. Its plan tests check that it
+// reads occurrences_by_error's range only.
+const CountOccurrencesSQL = `SELECT count(*) FROM (SELECT 1 FROM occurrences
+	WHERE tenant = $1 AND error_id = $2 AND received_at >= $3 LIMIT $4) AS c`

@@ -20,7 +20,8 @@ const upsertRecordSQL = `
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $7, 1, $8)` + recordConflictSQL
 
 // recordConflictSQL is how a record's upsert counts an occurrence into a
-// record that is there already (%[1]s and %[2]s: Least and Greatest).
+// record that is there already (%[1]s and %[2]s: Least and Greatest), and
+// returns the record's count: 1 when the occurrence created it.
 const recordConflictSQL = `
 	ON CONFLICT (tenant, error_id) DO UPDATE SET
 		occurrence_count = records.occurrence_count + 1,
@@ -30,14 +31,15 @@ const recordConflictSQL = `
 		agent_id = CASE WHEN excluded.last_seen >= records.last_seen THEN excluded.agent_id ELSE records.agent_id END,
 		error_type = CASE WHEN excluded.last_seen >= records.last_seen THEN excluded.error_type ELSE records.error_type END,
 		severity = CASE WHEN excluded.last_seen >= records.last_seen THEN excluded.severity ELSE records.severity END,
-		latest_id = CASE WHEN excluded.last_seen >= records.last_seen THEN excluded.latest_id ELSE records.latest_id END`
+		latest_id = CASE WHEN excluded.last_seen >= records.last_seen THEN excluded.latest_id ELSE records.latest_id END
+	RETURNING occurrence_count`
 
 // SaveOccurrence records one delivery and counts it into its error's
 // record, unless the delivery was saved already. A zero ReceivedAt is now.
 // An occurrence without a DeliveryKey is never taken for a duplicate.
-func (t *tenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (int64, error) {
+func (t *tenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (store.Saved, error) {
 	if o.ErrorID == "" {
-		return 0, t.s.errorf("save occurrence", errors.New("occurrence without error_id"))
+		return store.Saved{}, t.s.errorf("save occurrence", errors.New("occurrence without error_id"))
 	}
 	if o.ReceivedAt.IsZero() {
 		o.ReceivedAt = t.s.now()
@@ -47,15 +49,16 @@ func (t *tenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (int64,
 		key = o.DeliveryKey
 	}
 	if t.s.d.WritableCTE {
-		id, err := t.saveOneStatement(ctx, o, key)
+		saved, err := t.saveOneStatement(ctx, o, key)
 		if err != nil {
-			return 0, t.s.errorf("save occurrence", err)
+			return store.Saved{}, t.s.errorf("save occurrence", err)
 		}
-		return id, nil
+		return saved, nil
 	}
-	var id int64
+	var saved store.Saved
 	err := t.write(ctx, func(q Querier) error {
-		id = 0
+		saved = store.Saved{}
+		var id int64
 		err := q.QueryRow(ctx, `
 			INSERT INTO occurrences (tenant, delivery_key, error_id, query_id, agent_id, error_type, severity,
 				next_action, attempt, reported_at, received_at, report, feedback, actions)
@@ -76,11 +79,13 @@ func (t *tenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (int64,
 		if err != nil {
 			return err
 		}
-		if _, err = q.Exec(ctx, t.s.upsertRecord,
+		var count int64
+		if err = q.QueryRow(ctx, t.s.upsertRecord,
 			t.id, o.ErrorID, o.QueryID, o.AgentID, o.ErrorType, o.Severity,
-			nanos(o.ReceivedAt), id); err != nil {
+			nanos(o.ReceivedAt), id).Scan(&count); err != nil {
 			return err
 		}
+		saved = store.Saved{ID: id, NewRecord: count == 1}
 		if o.DeliveryKey != "" {
 			if err := t.saveDelivery(ctx, q, o.DeliveryKey, id); err != nil {
 				return err
@@ -89,9 +94,9 @@ func (t *tenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (int64,
 		return t.enqueueAll(ctx, q, o.Jobs)
 	})
 	if err != nil {
-		return 0, t.s.errorf("save occurrence", err)
+		return store.Saved{}, t.s.errorf("save occurrence", err)
 	}
-	return id, nil
+	return saved, nil
 }
 
 // completeAnew completes, with o's feedback and jobs, the claim of a
@@ -112,7 +117,8 @@ func (t *tenant) completeAnew(ctx context.Context, q Querier, o store.Occurrence
 // saveCTE is SaveOccurrence in one statement, where the dialect has
 // writable CTEs: it inserts the occurrence and, when it is new (o has its
 // row), counts it into its record, completes its delivery and inserts its
-// jobs into River's river_job (given as arrays, one element per job).
+// jobs into River's river_job (given as arrays, one element per job). It
+// returns the occurrence's id, and whether it created its record.
 const saveCTE = `
 WITH o AS (
 	INSERT INTO occurrences (tenant, delivery_key, error_id, query_id, agent_id, error_type, severity,
@@ -124,7 +130,6 @@ WITH o AS (
 	INSERT INTO records (tenant, error_id, query_id, agent_id, error_type, severity,
 		first_seen, last_seen, occurrence_count, latest_id)
 	SELECT $1, $3, $4, $5, $6, $7, $11, $11, 1, id FROM o` + recordConflictSQL + `
-	RETURNING 1
 ), d AS (
 	INSERT INTO deliveries (tenant, delivery_key, claimed_at, occurrence_id)
 	SELECT $1, $2, $15, id FROM o WHERE $2::text IS NOT NULL
@@ -137,16 +142,16 @@ WITH o AS (
 		AS u(args, kind, max_attempts, state, scheduled_at, metadata)
 	RETURNING 1
 )
-SELECT id FROM o`
+SELECT id, (SELECT occurrence_count = 1 FROM r) FROM o`
 
 // saveOneStatement is SaveOccurrence with saveCTE: one round trip for a
 // new occurrence, where the transaction took one per statement; a
 // delivery saved already goes on in a transaction of its own.
-func (t *tenant) saveOneStatement(ctx context.Context, o store.Occurrence, key any) (int64, error) {
+func (t *tenant) saveOneStatement(ctx context.Context, o store.Occurrence, key any) (store.Saved, error) {
 	now := t.s.now()
 	rows, err := t.s.queue.Rows(t.id, o.Jobs)
 	if err != nil {
-		return 0, err
+		return store.Saved{}, err
 	}
 	n := len(rows)
 	args, kinds, states, metadata := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
@@ -155,15 +160,15 @@ func (t *tenant) saveOneStatement(ctx context.Context, o store.Occurrence, key a
 		args[i], kinds[i], states[i], metadata[i] = string(r.Args), r.Kind, r.State, string(r.Metadata)
 		maxAttempts[i], scheduledAt[i] = int16(min(r.MaxAttempts, math.MaxInt16)), r.ScheduledAt
 	}
-	var id int64
+	var saved store.Saved
 	err = t.s.db.Writer().QueryRow(ctx, t.s.saveOccurrence,
 		t.id, key, o.ErrorID, o.QueryID, o.AgentID, o.ErrorType, o.Severity,
 		o.NextAction, o.Attempt, nanos(o.ReportedAt), nanos(o.ReceivedAt), text(o.Report), text(o.Feedback),
-		text(o.Actions), nanos(now), args, kinds, maxAttempts, states, scheduledAt, metadata).Scan(&id)
+		text(o.Actions), nanos(now), args, kinds, maxAttempts, states, scheduledAt, metadata).Scan(&saved.ID, &saved.NewRecord)
 	if !errors.Is(err, sql.ErrNoRows) {
-		return id, err
+		return saved, err
 	}
-	return 0, t.write(ctx, func(q Querier) error { return t.completeAnew(ctx, q, o) })
+	return store.Saved{}, t.write(ctx, func(q Querier) error { return t.completeAnew(ctx, q, o) })
 }
 
 // enqueueAll enqueues jobs in q's transaction.
