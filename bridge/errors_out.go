@@ -293,8 +293,11 @@ func (o getOut) text() string {
 		if r.ErrorCode != "" {
 			b.WriteString("\nCode: " + r.ErrorCode)
 		}
-		if r.Environment != "" || r.Release != "" {
-			fmt.Fprintf(&b, "\nEnvironment %q, release %q", r.Environment, r.Release)
+		if r.Environment != "" {
+			b.WriteString("\nEnvironment: " + oneLine(r.Environment))
+		}
+		if r.Release != "" {
+			b.WriteString("\nRelease: " + oneLine(r.Release))
 		}
 	}
 	if a := o.Analysis; a != nil {
