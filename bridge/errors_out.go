@@ -196,39 +196,72 @@ func recordOut(rec triage.Record) getOut {
 // its texts are redacted again here, at no cost to a clean one.
 func trimReport(r *triage.Report) (*shownReport, []string) {
 	var trimmed []string
-	s := &shownReport{AgentID: r.AgentID, Timestamp: r.Timestamp, Environment: r.Environment, Release: r.Release,
-		Tags: r.Tags, QueryID: r.Data.QueryID, ErrorType: string(r.Data.ErrorType), ErrorCode: r.Data.ErrorCode}
+	s := &shownReport{AgentID: short(r.AgentID), Timestamp: r.Timestamp, Environment: short(r.Environment), Release: short(r.Release),
+		QueryID: short(r.Data.QueryID), ErrorType: short(string(r.Data.ErrorType)), ErrorCode: short(r.Data.ErrorCode)}
 	s.Message = shown(r.Data.Message, "message", &trimmed)
+	if len(r.Tags) > 0 {
+		tags, left := fit(r.Tags, maxShownTags)
+		s.Tags = tags
+		if len(left) > 0 {
+			trimmed = append(trimmed, leftOut("tags", left, len(r.Tags), maxShownTags))
+		}
+	}
 	if f := r.Data.Fault; f != nil {
-		s.Fault = &shownFault{Code: string(f.Code), Message: shown(f.Message, "fault.message", &trimmed)}
+		s.Fault = &shownFault{Code: short(string(f.Code)), Message: shown(f.Message, "fault.message", &trimmed)}
 		if len(f.Details) > 0 {
 			trimmed = append(trimmed, "fault.details: not shown")
 		}
 	}
 	if len(r.Data.Context) > 0 {
-		s.Context = map[string]any{}
-		room := MaxShownContext
 		var left []string
-		for _, k := range slices.Sorted(maps.Keys(r.Data.Context)) {
-			v, err := json.Marshal(r.Data.Context[k])
-			if size := len(k) + len(v) + 4; err == nil && size <= room {
-				s.Context[k], room = r.Data.Context[k], room-size
-				continue
-			}
-			left = append(left, k)
-		}
+		s.Context, left = fit(r.Data.Context, MaxShownContext)
 		if len(left) > 0 {
-			shown := left[:min(len(left), 20)]
-			more := ""
-			if len(left) > len(shown) {
-				more = fmt.Sprintf(" and %d more", len(left)-len(shown))
-			}
-			trimmed = append(trimmed, fmt.Sprintf("context: %d of %d members left out (over %d bytes of JSON): %s%s",
-				len(left), len(r.Data.Context), MaxShownContext, strings.Join(shown, ", "), more))
+			trimmed = append(trimmed, leftOut("context", left, len(r.Data.Context), MaxShownContext))
 		}
 	}
 	return s, trimmed
 }
+
+// maxShownTags bounds a report's tags errors_get shows, as JSON: a
+// report's 50 tags of 200 bytes fit; a record changed by hand may hold
+// more.
+const maxShownTags = 16 << 10
+
+// fit keeps the members of m, in the order of their names, while their
+// JSON fits in room bytes, and returns the names of the others.
+func fit[V any](m map[string]V, room int) (map[string]V, []string) {
+	kept := map[string]V{}
+	var left []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		v, err := json.Marshal(m[k])
+		name, _ := json.Marshal(k)
+		if size := len(name) + len(v) + 2; err == nil && size <= room {
+			kept[k], room = m[k], room-size
+			continue
+		}
+		left = append(left, k)
+	}
+	return kept, left
+}
+
+// leftOut says which members of what fit left out: the first 20 names,
+// each cut to 64 bytes.
+func leftOut(what string, left []string, of, room int) string {
+	names := make([]string, 0, 20)
+	for _, k := range left[:min(len(left), 20)] {
+		names = append(names, printable(cutUTF8(k, 64)))
+	}
+	more := ""
+	if len(left) > len(names) {
+		more = fmt.Sprintf(" and %d more", len(left)-len(names))
+	}
+	return fmt.Sprintf("%s: %d of %d members left out (over %d bytes of JSON): %s%s", what, len(left), of, room, strings.Join(names, ", "), more)
+}
+
+// short is an identifier of a report (an agent, a query, a code, an
+// environment, a release) cut to 256 bytes: the service takes none
+// longer, but a record changed by hand may hold anything.
+func short(s string) string { return cutUTF8(s, 256) }
 
 // shown is a text of a report as errors_get shows it: cut to at most
 // MaxShownMessage bytes, an ellipsis included (the cut noted in trimmed),
