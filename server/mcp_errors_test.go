@@ -143,3 +143,23 @@ func TestBridgeErrorToolsOverTheClient(t *testing.T) {
 		t.Errorf("a bad key: %s", data)
 	}
 }
+
+// Without API keys, every /mcp client is the default tenant, whose
+// records the error tools read.
+func TestMCPErrorToolsWithoutKeys(t *testing.T) {
+	t.Parallel()
+	m := agent.NewManager(agent.Default().Build(nil), agent.ManagerConfig{})
+	if err := m.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Shutdown() })
+	f := newFixture(t, func(c *Config) { c.Bridge = bridge.New(bridge.Config{Manager: m, Owner: MCPOwner}) })
+	cs := mcpConnect(t, f, "X-Unused", "")
+	rep, isErr := mcpCall(t, cs, "errors_report", errorsReport)
+	if isErr {
+		t.Fatalf("errors_report: %v", rep)
+	}
+	if r := f.do("GET", "/v1/errors/"+rep["errorId"].(string), nil, nil); r.status != http.StatusOK {
+		t.Errorf("GET /v1/errors/%v: %d %s", rep["errorId"], r.status, r.body)
+	}
+}
