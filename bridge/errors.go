@@ -73,14 +73,14 @@ const (
 func (b *Bridge) ServeErrors(of func(owner string) Errors) {
 	t := errorTools{b: b, of: of}
 	addTool(b, &mcp.Tool{Name: "errors_search", Title: "Search errors",
-		Description: "Lists the error records of the error store, the most recent first, narrowed by agent, query, error type, severity and last seen since; a page at a time (nextCursor continues). Each record is every occurrence of one error (one fingerprint): its count, first and last seen, and the next action decided for its latest occurrence. Then get one with errors_get.",
+		Description: "Lists the error records of the error store, the most recently first seen first, narrowed by agent, query, error type, severity and last seen since; a page at a time (nextCursor continues). Each record is every occurrence of one error (one fingerprint): its count, first and last seen, and the next action decided for its latest occurrence. Then get one with errors_get.",
 		Annotations: readOnly}, t.search)
 	addTool(b, &mcp.Tool{Name: "errors_get", Title: "Get an error",
 		Description: "One error record: its counts, its latest occurrences, the latest occurrence's analysis (root cause with evidence, user message, recovery suggestions, next action) and its report, trimmed to a few KiB (the answer's trimmed says what was cut). No secret or stack trace: reports are redacted when the service takes them.",
 		Annotations: readOnly}, t.get)
 	addTool(b, &mcp.Tool{Name: "errors_report", Title: "Report an error",
-		Description: "Reports an error to the error store, as an agent pipeline does (POST /v1/errors): the service classifies it, finds its root cause, decides the recovery and groups it with the same error's earlier occurrences. Returns the analysis and the errorId to get it with. Not idempotent: the same report with the same timestamp is recognised as a duplicate, a new timestamp is a new occurrence.",
-		Annotations: records}, t.report)
+		Description: "Reports an error to the error store, as an agent pipeline does (POST /v1/errors): the service classifies it, finds its root cause, decides the recovery and groups it with the same error's earlier occurrences; its automated actions run as for any report (a retry posted to the agent's callback URL, an escalation to the operators). Returns the analysis and the errorId to get it with. Not idempotent: the same report with the same timestamp is recognised as a duplicate, a new timestamp is a new occurrence.",
+		Annotations: appends}, t.report)
 	addTool(b, &mcp.Tool{Name: "errors_update", Title: "Update an error's status",
 		Description: "Changes an error record's status (resolved, optionally in a release or the next one; ignored, for good, for a time or a number of occurrences; unresolved), its assignee, or both, with a note kept in its history. A resolved error that occurs again regresses. Idempotent: asking for the state it is in changes nothing.",
 		Annotations: updates}, t.update)
@@ -90,7 +90,7 @@ func (b *Bridge) ServeErrors(of func(owner string) Errors) {
 // than the service, and a report adds an occurrence (not idempotent), a
 // change sets a state (asking twice is asking once).
 var (
-	records = &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(false)}
+	appends = &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(false)}
 	updates = &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)}
 )
 
