@@ -63,6 +63,9 @@ type Config struct {
 	// Logger receives one line per failed call (code and tool, no text
 	// from the agent).
 	Logger *slog.Logger
+	// Now tells the time: errors_report's timestamp when the call gives
+	// none. Defaults to time.Now.
+	Now func() time.Time
 }
 
 // The defaults of Config.
@@ -135,6 +138,9 @@ func New(cfg Config) *Bridge {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
 	b := &Bridge{cfg: cfg, slots: make(chan struct{}, cfg.MaxConcurrent), byOwner: map[string]int{}, bySession: map[string]int{},
 		answered: make(chan struct{})}

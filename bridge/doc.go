@@ -15,6 +15,20 @@
 //	sessions_close    close it (silent when already closed)    destructive, idempotent
 //	tasks_delegate    create, prompt and close in one call     not idempotent
 //
+// ServeErrors adds the error store's tools, over an Errors (a tenant's
+// records: in-process on /mcp, ServiceErrors over the Go client for
+// `triage bridge --service`):
+//
+//	errors_search     the records, filtered and paged           read-only, idempotent
+//	errors_get        one, with its latest analysis and report  read-only, idempotent
+//	errors_report     report an error, get its analysis         not idempotent
+//	errors_update     change its status, assignee, with a note idempotent
+//
+// Their answers are bounded whatever a report's size (errors_get shows at
+// most MaxShownMessage bytes of a message and MaxShownContext of a
+// context, and says what it cut), and their text content is written for a
+// model or a person, the JSON being in structuredContent.
+//
 // An answer that ends in calls to the client's tools (stopReason
 // "tool_call") carries them in the result's toolCalls, each with its name
 // and its arguments' JSON text (at most 16 calls, 64 KiB of arguments

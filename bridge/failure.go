@@ -3,6 +3,7 @@ package bridge
 import (
 	"errors"
 	"strconv"
+	"strings"
 
 	sdkjsonrpc "github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
@@ -116,6 +117,14 @@ func (fl *Failure) lead() string {
 		return "Failed to discover agents"
 	case "bridge_health":
 		return "Failed to check bridge health"
+	case "errors_search":
+		return "Failed to search errors"
+	case "errors_get":
+		return "Failed to get error " + fl.id("errorId")
+	case "errors_report":
+		return "Failed to report the error"
+	case "errors_update":
+		return "Failed to update error " + fl.id("errorId")
 	}
 	return "Failed to call " + fl.Tool
 }
@@ -139,7 +148,16 @@ func recovery(tool string, f *fault.Error) (string, []Recovery) {
 	case fault.SessionNotFound:
 		return "The session may have expired, been closed, or lost its worker.", []Recovery{newSession, discover}
 	case fault.CapabilityNotFound:
+		if errors.Is(f, ErrChangeUnavailable) {
+			return "This build of Triage keeps no status for errors.", []Recovery{
+				{Action: "Read the error instead", Tool: "errors_get"}}
+		}
 		return "No agent has that id.", []Recovery{discover}
+	case fault.NotFound:
+		if strings.HasPrefix(tool, "errors_") {
+			return "No error with that id is visible to this tenant.", []Recovery{
+				{Action: "Find the error's id", Tool: "errors_search"}}
+		}
 	case fault.SessionBusy:
 		return "The session is still answering an earlier prompt.", []Recovery{
 			{Action: "Wait for it and check its state", Tool: "sessions_status"},
@@ -151,6 +169,10 @@ func recovery(tool string, f *fault.Error) (string, []Recovery) {
 		return "The request is larger than the bridge accepts.", []Recovery{
 			{Action: "Send a shorter prompt or less metadata", Tool: tool}}
 	case fault.InvalidRequest:
+		if strings.HasPrefix(tool, "errors_") {
+			return "The call was refused as invalid; the details say which argument and why.", []Recovery{
+				{Action: "Correct the arguments and call again", Tool: tool}}
+		}
 		return "The call was refused as invalid; the message says what to change.", []Recovery{
 			{Action: "Correct the arguments or the prompt and call again", Tool: tool}}
 	case fault.ConfigError:

@@ -11,6 +11,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/wire/jsonrpc"
 )
@@ -91,19 +92,30 @@ func addTool[In, Out any](b *Bridge, t *mcp.Tool, h func(context.Context, *mcp.C
 		if err != nil {
 			return b.fail(name, err, sent)
 		}
+		text := string(data)
+		if t, ok := any(output).(texter); ok {
+			text = t.text()
+		}
 		return &mcp.CallToolResult{
-			Content:           []mcp.Content{&mcp.TextContent{Text: string(data)}},
+			Content:           []mcp.Content{&mcp.TextContent{Text: text}},
 			StructuredContent: json.RawMessage(data),
 		}, nil
 	})
 }
+
+// texter is an output with a text of its own, for a model or a person,
+// which the result's content carries instead of the JSON (the structured
+// content has it).
+type texter interface{ text() string }
 
 // unlimited are the calls the concurrency limit does not hold back: they
 // do little and free what the others hold, so a bridge full of hanging
 // prompts can still be inspected and relieved.
 var unlimited = map[string]bool{"bridge_health": true, "sessions_cancel": true, "sessions_close": true}
 
-// tighten asks for non-empty ids and prompts.
+// tighten asks for non-empty ids and prompts; and, for the errors_*
+// tools, for the service's identifiers, its enumerations and its bounds,
+// so that a client sees the rules before it calls.
 func tighten(s *jsonschema.Schema) {
 	for name, p := range s.Properties {
 		switch name {
@@ -111,8 +123,38 @@ func tighten(s *jsonschema.Schema) {
 			p.MinLength, p.MaxLength = ptr(1), ptr(128)
 		case "prompt":
 			p.MinLength = ptr(1)
+		case "errorId", "queryId", "errorCode":
+			p.MinLength, p.MaxLength, p.Pattern = ptr(1), ptr(128), identifierPattern
+		case "errorType":
+			p.Enum = enum(append(triage.ErrorTypes(), triage.Unknown))
+		case "severity":
+			p.Enum = enum([]triage.Severity{triage.SeverityLow, triage.SeverityMedium, triage.SeverityHigh, triage.SeverityCritical})
+		case "status":
+			p.Enum = enum([]triage.Status{triage.StatusUnresolved, triage.StatusResolved, triage.StatusIgnored})
+		case "limit":
+			p.Minimum, p.Maximum = ptr(1.0), ptr(float64(MaxSearchLimit))
+		case "message":
+			p.MinLength, p.MaxLength = ptr(1), ptr(triage.MaxMessage)
+		case "note":
+			p.MaxLength = ptr(triage.MaxNoteLength)
+		case "ignoreSeconds", "ignoreCount", "ignoreWindowSeconds":
+			p.Minimum = ptr(1.0)
+		case "since", "timestamp":
+			p.Format = "date-time"
 		}
 	}
+}
+
+// identifierPattern is triage.IsIdentifier's rule (its length aside).
+const identifierPattern = `^[A-Za-z0-9][A-Za-z0-9_.:-]*$`
+
+// enum is the values of a string enumeration, for a schema.
+func enum[S ~string](values []S) []any {
+	out := make([]any, len(values))
+	for i, v := range values {
+		out[i] = string(v)
+	}
+	return out
 }
 
 func outputSchema[Out any]() (*jsonschema.Schema, error) {

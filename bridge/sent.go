@@ -14,9 +14,9 @@ import (
 // bound, in runes.
 const maxShownID = 128
 
-// sentID is an id a call's arguments carried (agentId, sessionId), as a
-// failure's text says it even when the call failed before it was read: a
-// prompt too large, arguments that do not match the schema.
+// sentID is an id a call's arguments carried (agentId, sessionId,
+// errorId), as a failure's text says it even when the call failed before
+// it was read: a prompt too large, arguments that do not match the schema.
 type sentID struct {
 	given bool   // the arguments have the member
 	str   bool   // and it is a string
@@ -31,7 +31,7 @@ func sentIDs(args json.RawMessage) map[string]sentID {
 		return nil
 	}
 	out := map[string]sentID{}
-	for _, key := range []string{"agentId", "sessionId"} {
+	for _, key := range []string{"agentId", "sessionId", "errorId"} {
 		raw, ok := m[key]
 		if !ok {
 			continue

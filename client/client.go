@@ -327,6 +327,46 @@ func (c *Client) Occurrences(ctx context.Context, errorID, cursor string) (*tria
 	return getObject[triage.OccurrencePage](ctx, c, errorID, "/occurrences"+query, "GET /v1/errors/{error_id}/occurrences", "page of occurrences")
 }
 
+// ErrorQuery selects the error records Errors lists; each field set
+// narrows the list.
+type ErrorQuery struct {
+	AgentID, QueryID string
+	// ErrorType is one of the canonical types (triage.ErrorTypes) or
+	// "unknown"; Severity is low, medium, high or critical.
+	ErrorType, Severity string
+	// Since keeps the records last seen at or after it.
+	Since time.Time
+	// Limit is the page size (0: the service's default, 50).
+	Limit int
+	// Cursor is the Next of the page before; empty for the first page.
+	Cursor string
+}
+
+// Errors returns a page of the tenant's error records (GET /v1/errors):
+// their summaries, without documents (Get reads one whole), and Next when
+// there are more. A query the service refuses is an INVALID_REQUEST fault
+// naming each parameter. Errors and retries are as Get's.
+func (c *Client) Errors(ctx context.Context, q ErrorQuery) (*triage.Page, error) {
+	v := url.Values{}
+	for name, value := range map[string]string{"agent_id": q.AgentID, "query_id": q.QueryID, "error_type": q.ErrorType,
+		"severity": q.Severity, "cursor": q.Cursor} {
+		if value != "" {
+			v.Set(name, value)
+		}
+	}
+	if !q.Since.IsZero() {
+		v.Set("since", q.Since.UTC().Format(time.RFC3339Nano))
+	}
+	if q.Limit != 0 {
+		v.Set("limit", strconv.Itoa(q.Limit))
+	}
+	target := c.reports
+	if len(v) > 0 {
+		target += "?" + v.Encode()
+	}
+	return getJSON[triage.Page](ctx, c, target, "GET /v1/errors", "page of errors")
+}
+
 // RunQuery selects the runs Runs lists; each field set narrows the list.
 type RunQuery struct {
 	AgentID string

@@ -145,3 +145,40 @@ func ExampleClient_Get() {
 	// err_7f3a 2 occurrences; next: resume
 	// attempts: [2 1]
 }
+
+// A team's tool lists the tenant's errors of one agent, a page at a time:
+// summaries, each read whole with Get.
+func ExampleClient_Errors() {
+	svc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		page := triage.Page{Records: []triage.RecordSummary{{ErrorID: "err_7f3a", AgentID: r.URL.Query().Get("agent_id"), Count: 3}}, Next: "c1"}
+		if r.URL.Query().Get("cursor") == "c1" {
+			page = triage.Page{Records: []triage.RecordSummary{{ErrorID: "err_19c2", AgentID: "planner", Count: 1}}}
+		}
+		json.NewEncoder(w).Encode(page)
+	}))
+	defer svc.Close()
+
+	c, err := client.New(svc.URL, client.Config{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for q := (client.ErrorQuery{AgentID: "planner"}); ; {
+		page, err := c.Errors(context.Background(), q)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		for _, r := range page.Records {
+			fmt.Println(r.ErrorID, r.AgentID, r.Count)
+		}
+		if page.Next == "" {
+			break
+		}
+		q.Cursor = page.Next
+	}
+	// Output:
+	// err_7f3a planner 3
+	// err_19c2 planner 1
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -159,6 +160,48 @@ func TestRunsAgainstTheService(t *testing.T) {
 	_, err = c.Runs(t.Context(), client.RunQuery{Outcome: "lost"})
 	var f *fault.Error
 	if !errors.As(err, &f) || f.Code != fault.InvalidRequest || len(f.FieldErrors) != 1 || f.FieldErrors[0].Field != "outcome" {
+		t.Errorf("a refused query: %v", err)
+	}
+}
+
+// Errors lists the tenant's records through the service, filtered and
+// paged; a query the service refuses is an INVALID_REQUEST fault.
+func TestErrorsAgainstTheService(t *testing.T) {
+	hs, st := startService(t)
+	at := time.Date(2025, 8, 8, 12, 20, 5, 0, time.UTC)
+	for i, agent := range []string{"planner", "charts", "planner"} {
+		_, err := st.Tenant("acme").SaveOccurrence(t.Context(), store.Occurrence{DeliveryKey: fmt.Sprint("d", i),
+			ErrorID: fmt.Sprint("err_", i), QueryID: "q_1", AgentID: agent, ErrorType: "query_error", Severity: "low", NextAction: "resume",
+			Attempt: 1, ReportedAt: at, ReceivedAt: at.Add(time.Duration(i) * time.Second), Report: json.RawMessage(`{}`), Feedback: json.RawMessage(`{}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := client.New(hs.URL, client.Config{APIKey: serviceKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for q := (client.ErrorQuery{AgentID: "planner", Since: at, Limit: 1}); ; {
+		p, err := c.Errors(t.Context(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range p.Records {
+			ids = append(ids, r.ErrorID)
+		}
+		if p.Next == "" {
+			break
+		}
+		q.Cursor = p.Next
+	}
+	slices.Sort(ids)
+	if fmt.Sprint(ids) != "[err_0 err_2]" {
+		t.Errorf("paged through %v, want the planner's two records", ids)
+	}
+	_, err = c.Errors(t.Context(), client.ErrorQuery{Severity: "dire"})
+	var f *fault.Error
+	if !errors.As(err, &f) || f.Code != fault.InvalidRequest || len(f.FieldErrors) != 1 || f.FieldErrors[0].Field != "severity" {
 		t.Errorf("a refused query: %v", err)
 	}
 }

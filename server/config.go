@@ -175,7 +175,9 @@ type Config struct {
 	Agents *agent.Manager
 	// Bridge, when set, is served at /mcp over MCP's streamable HTTP
 	// transport, behind the same API keys and tenants; build it with
-	// Owner: MCPOwner so that sessions belong to tenants.
+	// Owner: MCPOwner so that sessions belong to tenants. The server adds
+	// the error store's tools to it (bridge.ServeErrors), over the
+	// tenant's records: a bridge serves one server's /mcp.
 	Bridge *bridge.Bridge
 	// TenantMCPSessions bounds the MCP sessions one tenant holds open at
 	// /mcp (a session lasts until it is deleted or idle for 30 minutes):

@@ -58,7 +58,8 @@ func mcpDefaults(cfg *Config) {
 // mcpHandler serves the MCP bridge over streamable HTTP at /mcp, behind the
 // API keys: s.api authenticates the request and rate-limits its tenant, and
 // the tenant travels to the bridge as the go-sdk's TokenInfo.UserID, which
-// scopes the sessions (one tenant never sees another's). Before the go-sdk
+// scopes the sessions (one tenant never sees another's) and the error
+// store's tools (errorsOf: the tenant's records). Before the go-sdk
 // reads a request, the door
 //
 //   - refuses a browser's request from another origin (403);
@@ -79,6 +80,7 @@ func mcpDefaults(cfg *Config) {
 // errors, retry fields, stall timeouts), and its EventStore is an
 // mcpEvents (streams resume, within bounds).
 func (s *Server) mcpHandler(b *bridge.Bridge) apiFunc {
+	b.ServeErrors(s.errorsOf)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return b.Server() },
 		&mcp.StreamableHTTPOptions{
 			Logger:              s.log,

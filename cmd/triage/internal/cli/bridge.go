@@ -13,6 +13,7 @@ import (
 	"github.com/triage-go/triage/adapter/acpagent"
 	"github.com/triage-go/triage/agent"
 	"github.com/triage-go/triage/bridge"
+	"github.com/triage-go/triage/client"
 )
 
 // bridgeEnv names the environment variable of each bridge flag.
@@ -26,6 +27,7 @@ var bridgeEnv = map[string]string{
 	"request-timeout":    "TRIAGE_REQUEST_TIMEOUT",
 	"idle-ttl":           "TRIAGE_IDLE_TTL",
 	"debug":              "TRIAGE_DEBUG",
+	"service":            "TRIAGE_SERVICE_URL",
 }
 
 // bridgeFlags are the flags the MCP bridge shares between `triage bridge`
@@ -114,8 +116,9 @@ func runBridge(ctx context.Context, args []string, env Env) error {
 	f.register(fs)
 	fs.IntVar(&f.maxConcurrent, "max-concurrent", bridge.DefaultMaxConcurrent, "tool calls running at once before \"Server overloaded\" (`calls`)")
 	debug := fs.Bool("debug", false, "debug logs on standard error")
+	serviceURL := fs.String("service", "", "the Error Handler service (`URL`) whose error store the errors_* tools serve, as the tenant of the API key in TRIAGE_API_KEY; none: no errors_* tools")
 	fs.Usage = func() {
-		fmt.Fprintf(env.Stderr, "Usage: triage bridge [flags]\n\nServes the MCP agentic bridge over standard input and output. On SIGTERM or\nSIGINT it answers the calls in flight (SERVICE_UNAVAILABLE, retryable), stops\nthe agents and exits. Each flag may also come from its environment variable\n(the flag wins).\n\n")
+		fmt.Fprintf(env.Stderr, "Usage: triage bridge [flags]\n\nServes the MCP agentic bridge over standard input and output. On SIGTERM or\nSIGINT it answers the calls in flight (SERVICE_UNAVAILABLE, retryable), stops\nthe agents and exits. Each flag may also come from its environment variable\n(the flag wins). With --service, it also serves the service's error store\n(errors_search, errors_get, errors_report, errors_update) with the rights of\nthe API key in TRIAGE_API_KEY.\n\n")
 		fs.VisitAll(func(fl *flag.Flag) {
 			name, usage := flag.UnquoteUsage(fl)
 			fmt.Fprintf(env.Stderr, "  --%s %s\n    \t%s (%s; default %q)\n", fl.Name, name, usage, bridgeEnv[fl.Name], fl.DefValue)
@@ -141,12 +144,19 @@ func runBridge(ctx context.Context, args []string, env Env) error {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: level}))
+	errs, err := serviceErrors(*serviceURL, log)
+	if err != nil {
+		return err
+	}
 	m, err := f.start(ctx, log, 0)
 	if err != nil {
 		return err
 	}
 	defer m.Shutdown()
 	b := bridge.New(f.options(m, log))
+	if errs != nil {
+		b.ServeErrors(func(string) bridge.Errors { return errs })
+	}
 	in := env.Stdin
 	if in == nil {
 		in = os.Stdin
@@ -160,6 +170,23 @@ func runBridge(ctx context.Context, args []string, env Env) error {
 		return nil
 	}
 	return err
+}
+
+// serviceErrors is the error store of the service at url for the bridge's
+// errors_* tools, through the Go client with the API key in
+// TRIAGE_API_KEY (an environment variable, never a flag: a command line
+// is visible to every user of the machine); nil without a url.
+func serviceErrors(url string, log *slog.Logger) (bridge.Errors, error) {
+	if url == "" {
+		return nil, nil
+	}
+	key := os.Getenv("TRIAGE_API_KEY")
+	c, err := client.New(url, client.Config{APIKey: key, UserAgent: "triage-bridge/" + Version()})
+	if err != nil {
+		return nil, usagef("--service: %v", err)
+	}
+	log.Info("errors_* tools serve the service's error store", "service", c.String(), "api_key", key != "")
+	return bridge.ServiceErrors(c), nil
 }
 
 // runWorker serves Triage's own ACP agent over standard input and output:

@@ -46,7 +46,7 @@ Usage:
   triage handle [--policy FILE] [--debug]  handle error reports from stdin: print the feedback
   triage serve [--addr HOST:PORT] [--db PATH|URL] [--policy FILE] [--debug]
                                            run the Error Handler service (HTTP API)
-  triage bridge [--agents FILE] [--error-mode result|jsonrpc]
+  triage bridge [--agents FILE] [--error-mode result|jsonrpc] [--service URL]
                                            serve the MCP agentic bridge over stdio
   triage worker                            serve Triage's ACP worker agent over stdio
   triage version                           print the version

@@ -84,10 +84,11 @@ function newClient(t) {
   return client;
 }
 
-// connectStdio spawns `triage bridge ARGS` and connects a client to it.
-// The bridge's stderr (its logs) is kept, for messages: stderr().
-export async function connectStdio(t, args = []) {
-  const transport = new StdioClientTransport({ command: BIN, args: ['bridge', ...args], env: baseEnv(), stderr: 'pipe' });
+// connectStdio spawns `triage bridge ARGS` (with more environment
+// variables, env) and connects a client to it. The bridge's stderr (its
+// logs) is kept, for messages: stderr().
+export async function connectStdio(t, args = [], env = {}) {
+  const transport = new StdioClientTransport({ command: BIN, args: ['bridge', ...args], env: baseEnv(env), stderr: 'pipe' });
   let logs = '';
   transport.stderr.on('data', (b) => {
     logs += b;

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
-import { KEY_A, KEY_B, TIMEOUT, connectHTTP, expectFailure, fails, ok, progress, startServe } from './helpers.js';
+import { KEY_A, KEY_B, TIMEOUT, connectHTTP, expectFailure, fails, ok, progress, startServe, text } from './helpers.js';
 
 test('triage serve: /mcp over streamable HTTP with API keys', { timeout: 60_000 }, async (t) => {
   const { url } = await startServe(t);
@@ -19,7 +19,7 @@ test('triage serve: /mcp over streamable HTTP with API keys', { timeout: 60_000 
     assert.equal(client.getServerVersion()?.name, 'triage-bridge');
     assert.ok(transport.sessionId, 'no Mcp-Session-Id');
     const { tools } = await client.listTools();
-    assert.equal(tools.length, 8);
+    assert.equal(tools.length, 12, tools.map((x) => x.name).join(', '));
 
     assert.deepEqual((await ok(client, 'agents_discover', {})).agents.map((a) => a.id), ['echo']);
     const s = await ok(client, 'sessions_create', { agentId: 'echo' });
@@ -76,6 +76,44 @@ test('triage serve: /mcp over streamable HTTP with API keys', { timeout: 60_000 
     assert.equal((await ok(globex, 'sessions_close', { sessionId: id })).closed, true);
     assert.equal((await ok(acme, 'sessions_status', { sessionId: id })).state, 'idle');
     assert.equal((await ok(acme, 'sessions_prompt', { sessionId: id, prompt: 'still mine' })).text, 'You said: still mine');
+  });
+
+  // The error store's tools: what acme reports, acme finds and reads (its
+  // root cause, its report), and globex does not see. Each answer's text is
+  // written for a model; its structured content matches the tool's output
+  // schema (the client checks it).
+  await t.test("the error store's tools, with the tenant's rights", { timeout: TIMEOUT }, async (t) => {
+    const acme = (await connectHTTP(t, url, { 'X-API-Key': KEY_A })).client;
+    const globex = (await connectHTTP(t, url, { 'X-API-Key': KEY_B })).client;
+    const call = async (client, name, args) => {
+      const res = await client.callTool({ name, arguments: args });
+      assert.notEqual(res.isError, true, `${name} failed: ${text(res)}`);
+      return { out: res.structuredContent, text: text(res) };
+    };
+    const rep = await call(acme, 'errors_report', {
+      agentId: 'planner', queryId: 'q_ts_1', message: 'Query timed out after 30s', errorType: 'query_error', errorCode: 'DB_TIMEOUT',
+      context: { table: 'orders', password: 'hunter2hunter2' },
+    });
+    assert.match(rep.out.errorId, /^\S+$/);
+    assert.ok(rep.text.startsWith(`Reported as error ${rep.out.errorId}\nRoot cause: `), rep.text);
+    const found = await call(acme, 'errors_search', { agentId: 'planner', limit: 5 });
+    assert.deepEqual(found.out.errors.map((e) => e.errorId), [rep.out.errorId]);
+    const got = await call(acme, 'errors_get', { errorId: rep.out.errorId });
+    assert.equal(got.out.analysis.rootCause.cause, rep.out.rootCause.cause);
+    assert.equal(got.out.report.message, 'Query timed out after 30s');
+    assert.equal(got.out.report.context.table, 'orders');
+    assert.ok(!JSON.stringify(got.out).includes('hunter2') && !got.text.includes('hunter2'), 'a secret came back');
+    assert.ok(got.text.includes('Message: Query timed out after 30s'), got.text);
+
+    const nf = await fails(globex, 'errors_get', { errorId: rep.out.errorId });
+    assert.equal(nf.error.code, 'NOT_FOUND');
+    assert.ok(nf.text.startsWith(`Failed to get error '${rep.out.errorId}':`), nf.text);
+    assert.deepEqual((await call(globex, 'errors_search', {})).out.errors, []);
+    const bad = await fails(acme, 'errors_search', { severity: 'dire' });
+    assert.equal(bad.error.code, 'INVALID_REQUEST');
+    const upd = await fails(acme, 'errors_update', { errorId: rep.out.errorId, status: 'resolved' });
+    assert.equal(upd.error.code, 'CAPABILITY_NOT_FOUND');
+    assert.deepEqual(acme.errors, [], 'the client reported errors');
   });
 
   // No key is 401; a key the server does not know is 403 (the key was

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 
-import { TIMEOUT, McpError, connectStdio, ok, progress, text } from './helpers.js';
+import { KEY_A, TIMEOUT, McpError, connectStdio, fails, ok, progress, startServe, text } from './helpers.js';
 
 // The tools and their annotations, as bridge/bridge_test.go's TestToolsListed.
 const TOOLS = {
@@ -45,6 +45,30 @@ test('the server introduces itself and lists the 8 tools with schemas and annota
   const byName = Object.fromEntries(tools.map((x) => [x.name, x]));
   assert.deepEqual(byName.sessions_prompt.inputSchema.required?.slice().sort(), ['prompt', 'sessionId']);
   assert.deepEqual(byName.sessions_create.inputSchema.required, ['agentId']);
+});
+
+// Pointed at a service (--service, TRIAGE_API_KEY), the bridge also
+// serves its error store, with the key's tenant's rights: what it reports,
+// the service's /mcp reads.
+test('triage bridge --service: the error store\'s tools over the service', { timeout: 60_000 }, async (t) => {
+  const { url } = await startServe(t);
+  const { client } = await connectStdio(t, ['--service', url.origin], { TRIAGE_API_KEY: KEY_A });
+  const { tools } = await client.listTools();
+  assert.deepEqual(tools.map((x) => x.name).filter((n) => n.startsWith('errors_')).sort(),
+    ['errors_get', 'errors_report', 'errors_search', 'errors_update']);
+  const call = async (name, args) => {
+    const res = await client.callTool({ name, arguments: args });
+    assert.notEqual(res.isError, true, `${name} failed: ${text(res)}`);
+    return res.structuredContent;
+  };
+  const rep = await call('errors_report', { agentId: 'planner', queryId: 'q_stdio_1', message: 'connection reset by peer' });
+  assert.deepEqual((await call('errors_search', { queryId: 'q_stdio_1' })).errors.map((e) => e.errorId), [rep.errorId]);
+  const got = await call('errors_get', { errorId: rep.errorId });
+  assert.equal(got.analysis.rootCause.cause, rep.rootCause.cause);
+  // The client checked it against errors_get's output schema (see the
+  // negative control below).
+  assert.equal(client.getToolOutputValidator('errors_get')?.(got).valid, true);
+  assert.equal((await fails(client, 'errors_get', { errorId: 'err_none' })).error.code, 'NOT_FOUND');
 });
 
 test('a whole session: discover, create, prompt with progress, status, close twice, delegate', { timeout: TIMEOUT }, async (t) => {
