@@ -326,3 +326,36 @@ var workflowTests = []test{
 		}
 	}},
 }
+
+// MeasureBulkChange saves n records of one agent and resolves them by
+// filter (the agent, unresolved) with one ChangeRecords, then asks again
+// (nothing to change), logging how long each took; it fails when a count
+// is wrong. It is the by-hand measure of docs/service.md (n = 10,000
+// there).
+func MeasureBulkChange(t *testing.T, s store.Store, n int) {
+	tn := s.Tenant("bulk")
+	at := Epoch
+	for i := range n {
+		at = at.Add(time.Millisecond)
+		save(t, tn, newOccurrence(fmt.Sprint("d-", i), fmt.Sprint("e", i), at))
+	}
+	f := store.Filter{AgentID: "sql_agent", Status: triage.StatusUnresolved}
+	resolve := triage.Change{Status: triage.StatusResolved, Note: "bulk"}
+	start := time.Now()
+	got, err := tn.ChangeRecords(t.Context(), f, resolve, "ana")
+	elapsed := time.Since(start)
+	must(t, err)
+	if got != n {
+		t.Fatalf("ChangeRecords = %d, want %d", got, n)
+	}
+	f.Status = ""
+	start = time.Now()
+	again, err := tn.ChangeRecords(t.Context(), f, resolve, "ana")
+	elapsed2 := time.Since(start)
+	must(t, err)
+	if again != 0 {
+		t.Fatalf("again: %d changed, want 0", again)
+	}
+	t.Logf("resolved %d records by filter (agent_id, status=unresolved) in %v; the same change again (none changed) in %v",
+		got, elapsed.Round(time.Millisecond), elapsed2.Round(time.Millisecond))
+}
