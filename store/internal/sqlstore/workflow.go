@@ -445,3 +445,12 @@ func decodeHistoryCursor(c string) (int64, error) {
 	}
 	return id, nil
 }
+
+// RecordWhereSQL is the WHERE clause of the listing (ErrorRecords) and
+// of a bulk change for tenant's records f selects at now, on records r,
+// with its arguments. Its plan tests check that a status filter reads
+// records_by_status, in order.
+func RecordWhereSQL(tenant string, f store.Filter, now time.Time) (string, []any) {
+	w := recordWhere(tenant, f, now)
+	return w.String(), w.args
+}
