@@ -120,6 +120,7 @@ func TestOnPostgres(t *testing.T) {
 		{"RunEventsAcrossInstances", TestRunEventsAcrossInstances}, {"RunsEndOnShutdown", TestRunsEndOnShutdown},
 		{"JobsUI", TestJobsUI}, {"EventsAnnounced", testEventsAnnounced},
 		{"EventsPastOlderTransaction", testEventsPastOlderTransaction},
+		{"ResolveThenReportAgainRegresses", TestResolveThenReportAgainRegresses}, {"ChangeProblems", TestChangeProblems},
 	} {
 		t.Run(c.name, c.test)
 	}
