@@ -28,6 +28,18 @@ type RecordSummary struct {
 	// for a record saved before records pointed at their latest
 	// occurrence).
 	NextAction string `json:"next_action,omitempty"`
+	// Workflow is where the team stands on the error: its status (as it
+	// reads when the record was read, Workflow.StatusAt: an ignored record
+	// whose time passed reads unresolved, its ignore condition kept until
+	// its next occurrence wakes it), resolution or ignore condition and
+	// assignee.
+	Workflow
+	// FirstRelease and LastRelease are the releases of the record's first
+	// and latest occurrences that named one; LastEnvironment the latest
+	// environment named.
+	FirstRelease    string `json:"first_release,omitempty"`
+	LastRelease     string `json:"last_release,omitempty"`
+	LastEnvironment string `json:"last_environment,omitempty"`
 }
 
 // Record is an error with its latest report and feedback and, as the
@@ -53,15 +65,21 @@ type Record struct {
 type Occurrence struct {
 	// ID numbers the tenant's occurrences in the order they were saved;
 	// set by the stores' reads, ignored when saving.
-	ID          int64     `json:"-"`
-	DeliveryKey string    `json:"-"`
-	ErrorID     string    `json:"error_id"`
-	QueryID     string    `json:"query_id"`
-	AgentID     string    `json:"agent_id"`
-	ErrorType   string    `json:"error_type"`
-	Severity    string    `json:"severity"`
-	NextAction  string    `json:"next_action"`
-	Attempt     int       `json:"attempt"`
+	ID          int64  `json:"-"`
+	DeliveryKey string `json:"-"`
+	ErrorID     string `json:"error_id"`
+	QueryID     string `json:"query_id"`
+	AgentID     string `json:"agent_id"`
+	ErrorType   string `json:"error_type"`
+	Severity    string `json:"severity"`
+	NextAction  string `json:"next_action"`
+	Attempt     int    `json:"attempt"`
+	// Release and Environment are the report's, given to the save: the
+	// record keeps its first and last release (and the releases' order,
+	// for its workflow). The stored report holds them; reads leave them
+	// empty.
+	Release     string    `json:"-"`
+	Environment string    `json:"-"`
 	ReportedAt  time.Time `json:"reported_at"` // the report's timestamp
 	ReceivedAt  time.Time `json:"received_at"` // when the service took it
 	// Report and Feedback are the JSON documents: a Report and a Feedback.
@@ -87,6 +105,46 @@ type OccurrencePage struct {
 type Page struct {
 	Records []RecordSummary `json:"records"`
 	Next    string          `json:"next_cursor,omitempty"`
+}
+
+// TransitionPage is one page of a record's history, the latest change
+// first; Next, when not empty, is the cursor of the next page.
+type TransitionPage struct {
+	Transitions []Transition `json:"transitions"`
+	Next        string       `json:"next_cursor,omitempty"`
+}
+
+// RecordsChange is one change asked of many records: those Filter
+// selects (POST /v1/errors/changes).
+type RecordsChange struct {
+	Change Change        `json:"change"`
+	Filter RecordsFilter `json:"filter"`
+}
+
+// RecordsFilter selects the records of a bulk change: the listing's
+// filters (GET /v1/errors), and a list of records. Zero fields select
+// everything.
+type RecordsFilter struct {
+	// ErrorIDs, when not empty, keeps these records only (at most
+	// MaxBulkIDs).
+	ErrorIDs  []string   `json:"error_ids,omitempty"`
+	QueryID   string     `json:"query_id,omitempty"`
+	AgentID   string     `json:"agent_id,omitempty"`
+	ErrorType ErrorType  `json:"error_type,omitempty"`
+	Severity  Severity   `json:"severity,omitempty"`
+	Since     *time.Time `json:"since,omitempty"`
+	// Status keeps the records of this status, as it reads now
+	// (Workflow.StatusAt).
+	Status Status `json:"status,omitempty"`
+}
+
+// MaxBulkIDs bounds RecordsFilter.ErrorIDs.
+const MaxBulkIDs = 10_000
+
+// RecordsChanged is what a bulk change did: how many records it changed
+// (a record already as asked is not counted).
+type RecordsChanged struct {
+	Changed int `json:"changed"`
 }
 
 // RunPage is one page of run records, the latest started first; Next,

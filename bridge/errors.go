@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -37,16 +36,6 @@ type Errors interface {
 	Change(ctx context.Context, errorID string, c triage.Change) (triage.Workflow, error)
 }
 
-// ErrChangeUnavailable is what an Errors whose service cannot change a
-// record's workflow returns from Change: errors_update then fails with
-// CAPABILITY_NOT_FOUND (wrapping it), and the other tools work.
-var ErrChangeUnavailable = errors.New("bridge: changing a record's status is not available in this build")
-
-// changeUnavailable is the fault of ErrChangeUnavailable.
-func changeUnavailable() error {
-	return fault.Wrap(ErrChangeUnavailable, fault.CapabilityNotFound,
-		"Changing an error's status is not available in this build of Triage.", fault.WithRetryable(false))
-}
 
 // The bounds of what the errors_* tools answer: whatever the size of a
 // record's report (up to 1 MiB), an answer stays a few KiB.
@@ -142,9 +131,6 @@ func (t errorTools) report(ctx context.Context, req *mcp.CallToolRequest, in rep
 
 func (t errorTools) update(ctx context.Context, req *mcp.CallToolRequest, in updateIn) (updateOut, error) {
 	w, err := t.errors(ctx, req).Change(ctx, in.ErrorID, in.change())
-	if errors.Is(err, ErrChangeUnavailable) {
-		err = changeUnavailable()
-	}
 	if err != nil {
 		return updateOut{ErrorID: in.ErrorID}, err
 	}
@@ -158,6 +144,12 @@ func (in searchIn) filter() (store.Filter, error) {
 		Limit: in.Limit, Cursor: in.Cursor}
 	if f.Limit == 0 {
 		f.Limit = DefaultSearchLimit
+	}
+	if in.Status != "" {
+		if f.Status = triage.Status(in.Status); !f.Status.Valid() {
+			return store.Filter{}, fault.Invalid("The arguments are invalid.",
+				fault.FieldError{Field: "status", Message: "must be unresolved, resolved, ignored or regressed"})
+		}
 	}
 	if in.Since != "" {
 		since, err := time.Parse(time.RFC3339Nano, in.Since)

@@ -11,16 +11,13 @@ import (
 // ServiceErrors is the Errors of the tenant whose API key c sends: the
 // error store of a service reached over HTTP, for `triage bridge
 // --service`. Its faults are the client's (the API key never in them).
-//
-// Change is not available: the service's API has no change of a record's
-// workflow yet, and it fails with ErrChangeUnavailable.
 func ServiceErrors(c *client.Client) Errors { return serviceErrors{c} }
 
 type serviceErrors struct{ c *client.Client }
 
 func (s serviceErrors) List(ctx context.Context, f store.Filter) (triage.Page, error) {
 	p, err := s.c.Errors(ctx, client.ErrorQuery{AgentID: f.AgentID, QueryID: f.QueryID, ErrorType: f.ErrorType,
-		Severity: f.Severity, Since: f.Since, Limit: f.Limit, Cursor: f.Cursor})
+		Severity: f.Severity, Status: string(f.Status), Since: f.Since, Limit: f.Limit, Cursor: f.Cursor})
 	if err != nil {
 		return triage.Page{}, err
 	}
@@ -43,6 +40,10 @@ func (s serviceErrors) Report(ctx context.Context, r *triage.Report) (triage.Fee
 	return *fb, nil
 }
 
-func (serviceErrors) Change(context.Context, string, triage.Change) (triage.Workflow, error) {
-	return triage.Workflow{}, ErrChangeUnavailable
+func (s serviceErrors) Change(ctx context.Context, errorID string, c triage.Change) (triage.Workflow, error) {
+	rec, err := s.c.Change(ctx, errorID, c)
+	if err != nil {
+		return triage.Workflow{}, err
+	}
+	return rec.Workflow, nil
 }

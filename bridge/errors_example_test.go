@@ -34,7 +34,7 @@ func (oneRecord) Report(context.Context, *triage.Report) (triage.Feedback, error
 }
 
 func (oneRecord) Change(context.Context, string, triage.Change) (triage.Workflow, error) {
-	return triage.Workflow{}, bridge.ErrChangeUnavailable
+	return triage.Workflow{}, fault.New(fault.ServiceUnavailable, "Read-only in this example.")
 }
 
 // A coding agent reads production errors through the bridge's error tools:

@@ -24,6 +24,7 @@ type (
 		ErrorType string `json:"errorType,omitempty" jsonschema:"only errors of this type"`
 		Severity  string `json:"severity,omitempty" jsonschema:"only errors of this severity"`
 		Since     string `json:"since,omitempty" jsonschema:"only errors last seen at or after this RFC 3339 time"`
+		Status    string `json:"status,omitempty" jsonschema:"only errors in this status: unresolved, resolved, ignored or regressed"`
 		Limit     int    `json:"limit,omitempty" jsonschema:"the page's size (default 20, at most 50)"`
 		Cursor    string `json:"cursor,omitempty" jsonschema:"the nextCursor of the page before"`
 	}
@@ -41,6 +42,8 @@ type (
 		FirstSeen   time.Time `json:"firstSeen"`
 		LastSeen    time.Time `json:"lastSeen"`
 		NextAction  string    `json:"nextAction,omitempty" jsonschema:"the next action decided for its latest occurrence"`
+		Status      string    `json:"status" jsonschema:"unresolved, resolved, ignored or regressed"`
+		Assignee    string    `json:"assignee,omitempty"`
 	}
 
 	errorIn struct {
@@ -143,7 +146,8 @@ type (
 
 func summaryOf(r triage.RecordSummary) errorSummary {
 	return errorSummary{ErrorID: r.ErrorID, AgentID: r.AgentID, QueryID: r.QueryID, ErrorType: r.ErrorType,
-		Severity: r.Severity, Occurrences: r.Count, FirstSeen: r.FirstSeen, LastSeen: r.LastSeen, NextAction: r.NextAction}
+		Severity: r.Severity, Occurrences: r.Count, FirstSeen: r.FirstSeen, LastSeen: r.LastSeen, NextAction: r.NextAction,
+		Status: string(r.Status), Assignee: r.Assignee}
 }
 
 func analysisOf(fb triage.Feedback) analysis {

@@ -148,10 +148,6 @@ func recovery(tool string, f *fault.Error) (string, []Recovery) {
 	case fault.SessionNotFound:
 		return "The session may have expired, been closed, or lost its worker.", []Recovery{newSession, discover}
 	case fault.CapabilityNotFound:
-		if errors.Is(f, ErrChangeUnavailable) {
-			return "This build of Triage keeps no status for errors.", []Recovery{
-				{Action: "Read the error instead", Tool: "errors_get"}}
-		}
 		return "No agent has that id.", []Recovery{discover}
 	case fault.NotFound:
 		if strings.HasPrefix(tool, "errors_") {

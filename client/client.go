@@ -334,6 +334,9 @@ type ErrorQuery struct {
 	// ErrorType is one of the canonical types (triage.ErrorTypes) or
 	// "unknown"; Severity is low, medium, high or critical.
 	ErrorType, Severity string
+	// Status keeps the records in this status as they read now
+	// (unresolved, resolved, ignored or regressed).
+	Status string
 	// Since keeps the records last seen at or after it.
 	Since time.Time
 	// Limit is the page size (0: the service's default, 50).
@@ -349,7 +352,7 @@ type ErrorQuery struct {
 func (c *Client) Errors(ctx context.Context, q ErrorQuery) (*triage.Page, error) {
 	v := url.Values{}
 	for name, value := range map[string]string{"agent_id": q.AgentID, "query_id": q.QueryID, "error_type": q.ErrorType,
-		"severity": q.Severity, "cursor": q.Cursor} {
+		"severity": q.Severity, "status": q.Status, "cursor": q.Cursor} {
 		if value != "" {
 			v.Set(name, value)
 		}
@@ -365,6 +368,54 @@ func (c *Client) Errors(ctx context.Context, q ErrorQuery) (*triage.Page, error)
 		target += "?" + v.Encode()
 	}
 	return getJSON[triage.Page](ctx, c, target, "GET /v1/errors", "page of errors")
+}
+
+// Change applies a change to the record of errorID (PATCH
+// /v1/errors/{error_id}): resolve it (now, in a release, in the next
+// release), ignore it (for good, for a time, until N more occurrences or N
+// within a window), set it back to unresolved, or assign it, with a note
+// kept in its history. It returns the record's summary after the change.
+// An invalid change is an INVALID_REQUEST fault naming its members (422,
+// or 409 for a next release when none was reported); an unknown record a
+// NOT_FOUND fault. It is retried as Get is: asking again for what the
+// record already is changes nothing (but an ignore for a time starts its
+// time again).
+func (c *Client) Change(ctx context.Context, errorID string, ch triage.Change) (*triage.RecordSummary, error) {
+	if !triage.IsIdentifier(errorID) {
+		return nil, invalidErrorID()
+	}
+	body, err := json.Marshal(ch)
+	if err != nil {
+		return nil, fault.Wrap(err, fault.InvalidRequest, "The change could not be encoded.")
+	}
+	return sendJSON[triage.RecordSummary](ctx, c, http.MethodPatch, c.reports+"/"+url.PathEscape(errorID), body,
+		"PATCH /v1/errors/{error_id}", "record summary")
+}
+
+// ChangeMany applies one change to every record its filter selects (POST
+// /v1/errors/changes) and returns how many records changed (a record
+// already as asked is not counted). Errors and retries are as Change's.
+func (c *Client) ChangeMany(ctx context.Context, rc triage.RecordsChange) (*triage.RecordsChanged, error) {
+	body, err := json.Marshal(rc)
+	if err != nil {
+		return nil, fault.Wrap(err, fault.InvalidRequest, "The change could not be encoded.")
+	}
+	return sendJSON[triage.RecordsChanged](ctx, c, http.MethodPost, c.reports+"/changes", body,
+		"POST /v1/errors/changes", "count of changes")
+}
+
+// History returns a page of the transitions of the record of errorID
+// (GET /v1/errors/{error_id}/history), the latest first: who changed it
+// (an API key's name, operator, or triage for a regression or an ignore
+// that lapsed), when, and from what to what. cursor is empty for the
+// first page, else the Next of the page before. Errors and retries are as
+// Get's.
+func (c *Client) History(ctx context.Context, errorID, cursor string) (*triage.TransitionPage, error) {
+	query := ""
+	if cursor != "" {
+		query = "?" + url.Values{"cursor": {cursor}}.Encode()
+	}
+	return getObject[triage.TransitionPage](ctx, c, errorID, "/history"+query, "GET /v1/errors/{error_id}/history", "page of transitions")
 }
 
 // RunQuery selects the runs Runs lists; each field set narrows the list.
@@ -410,20 +461,32 @@ func (c *Client) Runs(ctx context.Context, q RunQuery) (*triage.RunPage, error) 
 // its path) with the retries of op name, and decodes it into a T.
 func getObject[T any](ctx context.Context, c *Client, errorID, sub, name, what string) (*T, error) {
 	if !triage.IsIdentifier(errorID) {
-		return nil, fault.Invalid("The error id is invalid.", fault.FieldError{
-			Field:   "error_id",
-			Message: "must be 1 to 128 letters, digits, '_', '-', '.' or ':', starting with a letter or digit",
-		})
+		return nil, invalidErrorID()
 	}
 	return getJSON[T](ctx, c, c.reports+"/"+url.PathEscape(errorID)+sub, name, what)
+}
+
+// invalidErrorID is the fault of an error id that cannot be a record's.
+func invalidErrorID() error {
+	return fault.Invalid("The error id is invalid.", fault.FieldError{
+		Field:   "error_id",
+		Message: "must be 1 to 128 letters, digits, '_', '-', '.' or ':', starting with a letter or digit",
+	})
 }
 
 // getJSON GETs the JSON object at target with the retries of op name, and
 // decodes it into a T.
 func getJSON[T any](ctx context.Context, c *Client, target, name, what string) (*T, error) {
+	return sendJSON[T](ctx, c, http.MethodGet, target, nil, name, what)
+}
+
+// sendJSON sends method to target with body (nil for none) with the
+// retries of op name (an idempotent one), and decodes the JSON object of
+// its 200 into a T.
+func sendJSON[T any](ctx context.Context, c *Client, method, target string, body []byte, name, what string) (*T, error) {
 	op := resilience.Operation{Source: c.source, Name: name, Idempotent: true}
 	obj, err := resilience.Do(ctx, c.policy, op, func(ctx context.Context) (*T, error) {
-		data, status, err := c.send(ctx, http.MethodGet, target, nil, "", maxRecordBody, http.StatusOK)
+		data, status, err := c.send(ctx, method, target, body, "", maxRecordBody, http.StatusOK)
 		if err != nil {
 			return nil, err
 		}

@@ -182,3 +182,60 @@ func ExampleClient_Errors() {
 	// err_7f3a planner 3
 	// err_19c2 planner 1
 }
+
+// A team member resolves an error in the release with the fix, then reads
+// its history; a bulk change ignores what one agent reported.
+func ExampleClient_Change() {
+	svc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.Method + " " + r.URL.Path {
+		case "PATCH /v1/errors/err_7f3a":
+			var c triage.Change
+			json.NewDecoder(r.Body).Decode(&c)
+			json.NewEncoder(w).Encode(triage.RecordSummary{ErrorID: "err_7f3a",
+				Workflow: triage.Workflow{Status: c.Status, Resolution: c.Resolution}})
+		case "GET /v1/errors/err_7f3a/history":
+			json.NewEncoder(w).Encode(triage.TransitionPage{Transitions: []triage.Transition{
+				{By: "acme", From: triage.Workflow{Status: triage.StatusUnresolved}, To: triage.Workflow{Status: triage.StatusResolved}, Note: "fixed in #12"},
+			}})
+		case "POST /v1/errors/changes":
+			json.NewEncoder(w).Encode(triage.RecordsChanged{Changed: 12})
+		}
+	}))
+	defer svc.Close()
+
+	c, err := client.New(svc.URL, client.Config{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx := context.Background()
+	rec, err := c.Change(ctx, "err_7f3a", triage.Change{Status: triage.StatusResolved,
+		Resolution: &triage.Resolution{InRelease: "planner@1.4.0"}, Note: "fixed in #12"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(rec.ErrorID, rec.Status, "in", rec.Resolution.InRelease)
+	h, err := c.History(ctx, "err_7f3a", "")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, tr := range h.Transitions {
+		fmt.Printf("%s: %s -> %s (%s)\n", tr.By, tr.From.Status, tr.To.Status, tr.Note)
+	}
+	n, err := c.ChangeMany(ctx, triage.RecordsChange{
+		Change: triage.Change{Status: triage.StatusIgnored, Ignore: &triage.IgnoreFor{Seconds: 86400}},
+		Filter: triage.RecordsFilter{AgentID: "legacy_agent", Status: triage.StatusUnresolved},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("ignored:", n.Changed)
+	// Output:
+	// err_7f3a resolved in planner@1.4.0
+	// acme: unresolved -> resolved (fixed in #12)
+	// ignored: 12
+}

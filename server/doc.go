@@ -7,9 +7,12 @@
 // OpenAPI 3.1 at /openapi.json; docs/service.md walks through it.
 //
 //	POST /v1/errors               a report → 201 feedback (new) / 200 (duplicate)
-//	GET  /v1/errors               record summaries: query_id, agent_id, error_type, severity, since, cursor
+//	GET  /v1/errors               record summaries: query_id, agent_id, error_type, severity, status, since, cursor
 //	GET  /v1/errors/{error_id}    a record: report, feedback, its latest occurrences and jobs
 //	GET  /v1/errors/{error_id}/occurrences   the occurrences, a page at a time: limit, cursor
+//	PATCH /v1/errors/{error_id}   a change of the record's workflow (status, assignee, note)
+//	POST /v1/errors/changes       one change to every record a filter selects (bulk)
+//	GET  /v1/errors/{error_id}/history       the record's transitions, a page at a time
 //	GET  /v1/events               Server-Sent Events of each new feedback
 //	PUT  /v1/schemas/{source}     the schema inventory, for map_synonym
 //	PUT  /v1/cache/{query_id}     a query's last good result, for use_cache

@@ -182,11 +182,11 @@ func (l *listQuery) err() error {
 }
 
 // parseFilter reads the query of GET /v1/errors: query_id, agent_id,
-// error_type, severity, since (RFC 3339), limit, cursor. Every problem is
+// error_type, severity, status, since (RFC 3339), limit, cursor. Every problem is
 // reported at once.
 func parseFilter(q url.Values) (store.Filter, error) {
 	l := listQuery{q: q}
-	l.only("query_id", "agent_id", "error_type", "severity", "since", "limit", "cursor")
+	l.only("query_id", "agent_id", "error_type", "severity", "status", "since", "limit", "cursor")
 	f := store.Filter{QueryID: l.identifier("query_id"), AgentID: l.identifier("agent_id")}
 	if v := l.one("error_type"); v != "" {
 		if t := triage.ErrorType(v); !t.Valid() {
@@ -201,6 +201,12 @@ func parseFilter(q url.Values) (store.Filter, error) {
 			l.bad("severity", "must be low, medium, high or critical")
 		}
 		f.Severity = v
+	}
+	if v := triage.Status(l.one("status")); v != "" {
+		if !v.Valid() {
+			l.bad("status", "must be unresolved, resolved, ignored or regressed")
+		}
+		f.Status = v
 	}
 	f.Since, f.Limit, f.Cursor = l.since("since"), l.limit(), l.one("cursor")
 	if err := l.err(); err != nil {

@@ -121,6 +121,7 @@ func TestOnPostgres(t *testing.T) {
 		{"JobsUI", TestJobsUI}, {"EventsAnnounced", testEventsAnnounced},
 		{"EventsPastOlderTransaction", testEventsPastOlderTransaction},
 		{"MCPErrorTools", TestMCPErrorTools}, {"BridgeErrorToolsOverTheClient", TestBridgeErrorToolsOverTheClient},
+		{"ResolveThenReportAgainRegresses", TestResolveThenReportAgainRegresses}, {"ChangeProblems", TestChangeProblems},
 	} {
 		t.Run(c.name, c.test)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
 )
 
@@ -102,6 +103,53 @@ func FuzzIdempotencyKey(f *testing.F) {
 				if key[i] < 0x21 || key[i] > 0x7e {
 					t.Fatalf("key %q has byte %#x", key, key[i])
 				}
+			}
+		}
+	})
+}
+
+// FuzzDecodeChange: PATCH /v1/errors/{error_id}'s body decodes to a
+// change, or to an INVALID_REQUEST naming its members; a change that
+// decodes is either applied by the workflow's rules or refused by them as
+// a 422 or 409 naming its members, never another error.
+func FuzzDecodeChange(f *testing.F) {
+	f.Add([]byte(`{"status":"resolved","resolution":{"in_release":"1.4"},"note":"fixed"}`))
+	f.Add([]byte(`{"status":"ignored","ignore":{"count":3,"window_seconds":600}}`))
+	f.Add([]byte(`{"assignee":"team-db"}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		c, err := decodeChange(body)
+		checkInvalid(t, err)
+		if err != nil {
+			return
+		}
+		_, _, err = (triage.Workflow{Status: triage.StatusUnresolved}).Apply(c, "fuzz", time.Unix(0, 0), triage.Releases{})
+		if err == nil {
+			return
+		}
+		fe, ok := fault.As(err)
+		if !ok || fe.Code != fault.InvalidRequest || len(fe.FieldErrors) == 0 || (fe.HTTPStatus() != 422 && fe.HTTPStatus() != 409) {
+			t.Fatalf("Apply refused %+v with %#v", c, err)
+		}
+	})
+}
+
+// FuzzDecodeRecordsChange: POST /v1/errors/changes' body decodes to a
+// change and a filter of valid values, or to an INVALID_REQUEST.
+func FuzzDecodeRecordsChange(f *testing.F) {
+	f.Add([]byte(`{"change":{"status":"resolved"},"filter":{"agent_id":"sql_agent","status":"unresolved","since":"2026-12-01T00:00:00Z"}}`))
+	f.Add([]byte(`{"change":{"status":"ignored"},"filter":{"error_ids":["err_1","err_2"]}}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		_, filter, err := decodeRecordsChange(body)
+		checkInvalid(t, err)
+		if err != nil {
+			return
+		}
+		if filter.Status != "" && !filter.Status.Valid() || len(filter.ErrorIDs) > triage.MaxBulkIDs {
+			t.Fatalf("accepted filter %+v", filter)
+		}
+		for _, id := range filter.ErrorIDs {
+			if !triage.IsIdentifier(id) {
+				t.Fatalf("accepted error_id %q", id)
 			}
 		}
 	})

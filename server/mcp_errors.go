@@ -78,7 +78,19 @@ func (e mcpErrors) Report(ctx context.Context, r *triage.Report) (triage.Feedbac
 	return fb, nil
 }
 
-// Change is not available: the store keeps no workflow of a record yet.
-func (mcpErrors) Change(context.Context, string, triage.Change) (triage.Workflow, error) {
-	return triage.Workflow{}, bridge.ErrChangeUnavailable
+// Change changes the record's workflow as PATCH /v1/errors/{error_id}
+// does, by the same name (the tenant's key, or the operator).
+func (e mcpErrors) Change(ctx context.Context, errorID string, c triage.Change) (triage.Workflow, error) {
+	t, err := e.records()
+	if err != nil {
+		return triage.Workflow{}, err
+	}
+	ch, ok, err := t.ChangeRecord(ctx, errorID, c, e.s.changedBy(e.tenant))
+	if err != nil {
+		return triage.Workflow{}, changeProblem(err)
+	}
+	if !ok {
+		return triage.Workflow{}, fault.New(fault.NotFound, "No such error.", fault.WithDetail("error_id", errorID))
+	}
+	return ch.Record.Workflow, nil
 }

@@ -77,10 +77,22 @@ func exerciseErrorTools(t *testing.T, cs, other *mcp.ClientSession) string {
 		t.Errorf("another tenant's errors_search: %v", out)
 	}
 
-	// The service keeps no status yet.
-	if out, isErr := mcpCall(t, cs, "errors_update", map[string]any{"errorId": id, "status": "resolved"}); !isErr ||
-		out["error"].(map[string]any)["code"] != "CAPABILITY_NOT_FOUND" {
+	// The record is resolved through the tool, and another tenant's cannot be.
+	if out, isErr := mcpCall(t, cs, "errors_update", map[string]any{"errorId": id, "status": "resolved", "note": "fixed"}); isErr ||
+		out["status"] != "resolved" {
 		t.Errorf("errors_update: %v", out)
+	}
+	if out, isErr := mcpCall(t, cs, "errors_search", map[string]any{"status": "resolved"}); isErr || len(out["errors"].([]any)) != 1 ||
+		out["errors"].([]any)[0].(map[string]any)["status"] != "resolved" {
+		t.Errorf("errors_search by status resolved: %v", out)
+	}
+	if out, isErr := mcpCall(t, other, "errors_update", map[string]any{"errorId": id, "status": "ignored"}); !isErr ||
+		out["error"].(map[string]any)["code"] != "NOT_FOUND" {
+		t.Errorf("another tenant's errors_update: %v", out)
+	}
+	if out, isErr := mcpCall(t, cs, "errors_update", map[string]any{"errorId": id, "status": "regressed"}); !isErr ||
+		out["error"].(map[string]any)["code"] != "INVALID_REQUEST" {
+		t.Errorf("errors_update to regressed: %v", out)
 	}
 	return id
 }

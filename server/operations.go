@@ -109,6 +109,7 @@ var operations = []route{
 			{Name: "agent_id", In: "query", Description: "Only this agent's errors.", Schema: apidoc.Ref("Identifier")},
 			{Name: "error_type", In: "query", Description: "Only this type.", Schema: apidoc.Of[triage.ErrorType]()},
 			{Name: "severity", In: "query", Description: "Only this severity.", Schema: apidoc.Of[triage.Severity]()},
+			{Name: "status", In: "query", Description: "Only the errors of this status as it reads now: an ignored error whose time has passed is unresolved.", Schema: apidoc.Of[triage.Status]()},
 			{Name: "since", In: "query", Description: "Only errors last seen at or after this time.", Schema: apidoc.Obj{
 				"type":   "string",
 				"format": "date-time",
@@ -134,6 +135,76 @@ var operations = []route{
 		},
 		Problems: []apidoc.Problem{
 			{Status: 400, Description: "The query string is malformed (INVALID_REQUEST)."},
+			opNoKey,
+			opWrongKey,
+			{Status: 404, Description: "No such error for this tenant (NOT_FOUND)."},
+			opRateLimited,
+			opBusy,
+		},
+	}},
+	{api: (*Server).patchError, Operation: apidoc.Operation{
+		Method: "PATCH", Path: "/v1/errors/{error_id}", ID: "changeError",
+		Summary:     "Change an error record's status or assignee",
+		Description: "Resolve (now, in a release, or in the next release), ignore (for good, for a time, until N more occurrences or N within a window), set back to unresolved, or assign a record, with an optional note: the transition is kept in its history (GET /v1/errors/{error_id}/history) with who made it (the API key's name, or operator on a service without keys) and when. Asking for what the record already is changes nothing and leaves no transition. regressed is the service's: a resolved record occurring again (in a later release than the fix's, or in none) regresses.",
+		Params: []apidoc.Param{
+			{Name: "error_id", In: "path", Required: true, Schema: apidoc.Obj{
+				"type": "string",
+			}},
+		},
+		Body: &apidoc.Media{ContentType: "application/json", Schema: apidoc.Of[triage.Change]()},
+		OK: []apidoc.Answer{
+			{Status: 200, Description: "The record's summary after the change.", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Of[triage.RecordSummary]()}}},
+		},
+		Problems: []apidoc.Problem{
+			{Status: 400, Description: "Malformed JSON (INVALID_REQUEST)."},
+			opNoKey,
+			opWrongKey,
+			{Status: 404, Description: "No such error for this tenant (NOT_FOUND)."},
+			opBodyTimeout,
+			{Status: 409, Description: "A resolution in the next release when the tenant has reported no release yet (INVALID_REQUEST, errors names resolution.in_next_release)."},
+			{Status: 413, Description: "The body is over the limit."},
+			{Status: 415, Description: "The body is not JSON."},
+			{Status: 422, Description: "An invalid change (INVALID_REQUEST): an unknown member, regressed asked for, a resolution or ignore condition without its status, bounds; errors lists every member at fault."},
+			opRateLimited,
+			opBusy,
+		},
+	}},
+	{api: (*Server).changeErrors, Operation: apidoc.Operation{
+		Method: "POST", Path: "/v1/errors/changes", ID: "changeErrors",
+		Summary:     "Change many error records at once (bulk)",
+		Description: "One change (as PATCH /v1/errors/{error_id} takes) applied to every record the filter selects (the listing's filters, and error_ids), in batches of 500 records per write: a change interrupted midway keeps the batches written. A record already as asked is not changed nor counted. An invalid change is refused before any record is changed.",
+		Body:        &apidoc.Media{ContentType: "application/json", Schema: apidoc.Of[triage.RecordsChange]()},
+		OK: []apidoc.Answer{
+			{Status: 200, Description: "How many records changed.", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Of[triage.RecordsChanged]()}}},
+		},
+		Problems: []apidoc.Problem{
+			{Status: 400, Description: "Malformed JSON (INVALID_REQUEST)."},
+			opNoKey,
+			opWrongKey,
+			opBodyTimeout,
+			{Status: 409, Description: "A resolution in the next release when the tenant has reported no release yet (INVALID_REQUEST)."},
+			{Status: 413, Description: "The body is over the limit."},
+			{Status: 415, Description: "The body is not JSON."},
+			{Status: 422, Description: "An invalid change or filter (INVALID_REQUEST); errors lists every member at fault."},
+			opRateLimited,
+			opBusy,
+		},
+	}},
+	{api: (*Server).errorHistory, Operation: apidoc.Operation{
+		Method: "GET", Path: "/v1/errors/{error_id}/history", ID: "errorHistory",
+		Summary: "An error record's history: its transitions",
+		Params: []apidoc.Param{
+			{Name: "error_id", In: "path", Required: true, Schema: apidoc.Obj{
+				"type": "string",
+			}},
+			opLimit,
+			opCursor,
+		},
+		OK: []apidoc.Answer{
+			{Status: 200, Description: "The record's transitions, the latest first: each with who made it (an API key's name, operator, or triage for the service's own: a regression, an ignore that lapsed), when, the workflow before and after, and the note.", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Of[triage.TransitionPage]()}}},
+		},
+		Problems: []apidoc.Problem{
+			{Status: 400, Description: "An invalid parameter or cursor; errors lists every parameter."},
 			opNoKey,
 			opWrongKey,
 			{Status: 404, Description: "No such error for this tenant (NOT_FOUND)."},

@@ -212,6 +212,10 @@ func (s *Service) report(ctx context.Context, tenant string, t reporting, body [
 	if saved.ID != 0 { // 0: an earlier delivery saved it
 		s.Changed(tenant)
 	}
+	if saved.WorkflowErr != nil { // saved; the record's next occurrence takes the step
+		s.log(ctx, slog.LevelError, "updating a record's workflow after its occurrence failed",
+			slog.String("error_id", occ.ErrorID), slog.Any("error", fault.From(saved.WorkflowErr)))
+	}
 	out, err := triage.MarshalDocument(fb)
 	if err != nil {
 		return 0, nil, err
@@ -258,6 +262,8 @@ func (s *Service) occurrence(ctx context.Context, rep *triage.Report, p handler.
 		Severity:    string(fb.Severity),
 		NextAction:  string(fb.NextAction),
 		Attempt:     fb.Attempt,
+		Release:     rep.Release,
+		Environment: rep.Environment,
 		ReportedAt:  rep.Timestamp,
 		ReceivedAt:  s.cfg.Now(),
 		Report:      stored,

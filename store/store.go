@@ -66,6 +66,7 @@ type Tenant interface {
 	Checkpoints
 	Runs
 	Throttles
+	Workflows
 }
 
 // Knowledge is what the handler knows of a tenant's data sources: the
@@ -114,6 +115,62 @@ type Saved struct {
 	// NewRecord tells that the occurrence created its error's record:
 	// the error's first occurrence.
 	NewRecord bool
+	// Workflow is the record's workflow after the occurrence (zero when
+	// nothing was added).
+	Workflow triage.Workflow
+	// Transition is the service's change of the record's status that the
+	// occurrence made (a regression, an ignore that lapsed), kept in the
+	// record's history; nil when the status stayed.
+	Transition *triage.Transition
+	// WorkflowErr, when not nil, tells that the occurrence is saved but
+	// its record's workflow step failed (on PostgreSQL, where the step of
+	// a resolved or ignored record is a second transaction after the
+	// save's one statement): the record's next occurrence takes it. The
+	// save itself succeeded: log it, do not retry.
+	WorkflowErr error
+}
+
+// Regressed tells that the occurrence regressed its resolved record:
+// what an alert rule on regressions fires on.
+func (s Saved) Regressed() bool {
+	return s.Transition != nil && s.Transition.To.Status == triage.StatusRegressed
+}
+
+// Workflows change a tenant's records' workflows (triage.Workflow.Apply,
+// in the transaction that writes the change, with the record's row
+// locked) and read their histories.
+type Workflows interface {
+	// ChangeRecord applies c to an error's record, by by (the API key's
+	// name, or "operator"), and keeps the transition in its history. It
+	// returns the record's summary after the change and the transition
+	// (nil when c changed nothing), false when the tenant has no such
+	// error, and the *fault.Error of an invalid change (422, or 409 for
+	// a next release when none was reported) as Apply returns it.
+	ChangeRecord(ctx context.Context, errorID string, c triage.Change, by string) (Changed, bool, error)
+	// ChangeRecords applies c to every record f selects (Filter's fields
+	// but Limit and Cursor, with ErrorIDs and Status), in batches of a
+	// write each, and returns how many it changed. An invalid change is
+	// refused before any record is changed, as ChangeRecord refuses it.
+	ChangeRecords(ctx context.Context, f Filter, c triage.Change, by string) (int, error)
+	// RecordHistory returns a page of an error's transitions, the latest
+	// first; false when the tenant has no such error, and ErrBadCursor
+	// for a cursor it did not make.
+	RecordHistory(ctx context.Context, errorID string, f HistoryFilter) (triage.TransitionPage, bool, error)
+}
+
+// Changed is what ChangeRecord did: the record after the change, and the
+// transition (nil when the change changed nothing).
+type Changed struct {
+	Record     RecordSummary
+	Transition *triage.Transition
+}
+
+// HistoryFilter selects a page of a record's history.
+type HistoryFilter struct {
+	// Limit bounds the page: 1 to MaxLimit, default DefaultLimit.
+	Limit int
+	// Cursor continues from a TransitionPage's Next.
+	Cursor string
 }
 
 // Records reads a tenant's error records and their occurrences, as
@@ -262,6 +319,12 @@ type Filter struct {
 	QueryID, AgentID, ErrorType, Severity string
 	// Since keeps records last seen at or after it.
 	Since time.Time
+	// Status keeps the records of this status as it reads now
+	// (triage.Workflow.StatusAt: an ignored record whose time passed is
+	// unresolved).
+	Status triage.Status
+	// ErrorIDs, when not empty, keeps these records only.
+	ErrorIDs []string
 	// Limit bounds the page: 1 to MaxLimit, default DefaultLimit.
 	Limit int
 	// Cursor continues from a Page's Next.

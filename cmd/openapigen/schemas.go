@@ -280,8 +280,28 @@ var components = []component{
 	{name: "RecordSummary", typ: typeOf[triage.RecordSummary](), patch: map[string]obj{
 		"":            {"description": "What a listing says of an error record: no document."},
 		"next_action": {"description": "The latest occurrence's next_action (absent for a record saved before records pointed at their latest occurrence)."},
+		"status":      {"description": "As it reads now: an ignored record whose time has passed is unresolved (its ignore condition is kept until its next occurrence wakes it)."},
 	}},
 	{name: "Page", typ: typeOf[triage.Page]()},
+	{name: "RecordStatus", typ: typeOf[triage.Status](), schema: obj{"type": "string", "enum": enumOf(triage.Statuses),
+		"description": "unresolved (new, or set back), resolved (fixed: now, in a release, or in the next one), ignored (for good, for a time, until N more occurrences or N within a window), regressed (resolved, and occurred again: set by the service only)."}},
+	{name: "Change", typ: typeOf[triage.Change](), closed: true, patch: map[string]obj{
+		"":                      {"description": "A change asked of a record: a status (with its resolution or ignore condition), an assignee, or both, with a note kept in its history."},
+		"status":                {"enum": list{string(triage.StatusUnresolved), string(triage.StatusResolved), string(triage.StatusIgnored)}, "description": "Absent keeps the status; regressed is the service's to set."},
+		"resolution":            {"description": "With status resolved: the release of the fix (in_release), or the next release after the latest the tenant reported (in_next_release; 409 when none was). Absent: fixed now, any later occurrence regresses."},
+		"ignore":                {"description": "With status ignored: for seconds (1 to a year), or until count more occurrences (1 to 1,000,000), within window_seconds (60 s to 30 days) when given. Absent: for good."},
+		"assignee":              {"maxLength": 200, "description": "Replaces the assignee (\"\" unassigns)."},
+		"note":                  {"maxLength": triage.MaxNoteLength},
+		"resolution.in_release": {"maxLength": 200},
+	}},
+	{name: "RecordsChange", typ: typeOf[triage.RecordsChange](), closed: true, patch: map[string]obj{
+		"":                 {"description": "One change applied to every record the filter selects.", "required": list{"change", "filter"}},
+		"change":           ref("Change"),
+		"filter":           {"description": "The listing's filters (GET /v1/errors; status as it reads now), and error_ids. An empty filter selects every record of the tenant."},
+		"filter.error_ids": {"maxItems": triage.MaxBulkIDs},
+	}},
+	{name: "RecordsChanged", typ: typeOf[triage.RecordsChanged]()},
+	{name: "TransitionPage", typ: typeOf[triage.TransitionPage]()},
 	{name: "OccurrencePage", typ: typeOf[triage.OccurrencePage]()},
 	{name: "Schema", typ: typeOf[triage.SchemaInfo](), closed: true, patch: map[string]obj{
 		"":         {"required": list{"fields"}},

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/internal/testkit/pgtest"
 	"github.com/triage-go/triage/store"
 	"github.com/triage-go/triage/store/internal/sqlstore"
@@ -114,5 +116,57 @@ func TestCountOccurrencesReadsTheWindow(t *testing.T) {
 	if !strings.Contains(text, "on occurrences_by_error") && !strings.Contains(text, "using occurrences_by_error") || !strings.Contains(text, "Index Cond: ((tenant = ") ||
 		!strings.Contains(text, "(received_at >= ") || strings.Contains(text, "Seq Scan") {
 		t.Errorf("the plan of\n%s\nis\n%s\nwant a scan of occurrences_by_error's range for the error and the window", sqlstore.CountOccurrencesSQL, text)
+	}
+}
+
+// TestStatusFilterReadsItsIndex: the listing's filter by status (and a
+// bulk change's) reads records_by_status's range for the tenant and the
+// status, in the listing's order (no sort).
+func TestStatusFilterReadsItsIndex(t *testing.T) {
+	dbURL := pgtest.FreshSchema(t)
+	s := open(t, dbURL, store.Config{})
+	defer s.Close()
+	a := s.Tenant("a")
+	for i := range 300 {
+		o := occurrence(fmt.Sprint("d", i))
+		o.ErrorID = fmt.Sprint("e", i)
+		if _, err := a.SaveOccurrence(t.Context(), o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var resolved []string // a tenth, more than a page of 10
+	for i := range 30 {
+		resolved = append(resolved, fmt.Sprint("e", i))
+	}
+	if _, err := a.ChangeRecords(t.Context(), store.Filter{ErrorIDs: resolved},
+		triage.Change{Status: triage.StatusResolved}, "ana"); err != nil {
+		t.Fatal(err)
+	}
+	conn := connect(t, dbURL)
+	for _, q := range []string{"ANALYZE records", "SET enable_seqscan = off"} {
+		if _, err := conn.Exec(t.Context(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	where, args := sqlstore.RecordWhereSQL("a", store.Filter{Status: triage.StatusResolved}, time.Now())
+	query := `SELECT r.seq FROM records r WHERE ` + where + ` ORDER BY r.seq DESC LIMIT 11`
+	rows, err := conn.Query(t.Context(), "EXPLAIN "+query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, strings.TrimSpace(line))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(plan, "\n")
+	if !strings.Contains(text, "records_by_status") || strings.Contains(text, "Sort") || strings.Contains(text, "Seq Scan") {
+		t.Errorf("the plan of\n%s\nis\n%s\nwant records_by_status's range, in order", query, text)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -421,4 +422,16 @@ func TestOccurrencesHaveNoForeignKey(t *testing.T) {
 	if n != 0 {
 		t.Errorf("occurrences has %d foreign keys, want none", n)
 	}
+}
+
+// TestBulkChange measures a bulk resolve by filter (docs/service.md): it
+// runs with TRIAGE_BULK_RECORDS set to the number of records.
+func TestBulkChange(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("TRIAGE_BULK_RECORDS"))
+	if n <= 0 {
+		t.Skip("set TRIAGE_BULK_RECORDS to measure")
+	}
+	s := open(t, pgtest.FreshSchema(t), store.Config{})
+	defer s.Close()
+	storetest.MeasureBulkChange(t, s, n)
 }

@@ -20,7 +20,7 @@ func Example() {
 
 	acme := s.Tenant("acme")
 	for _, key := range []string{"delivery-1", "delivery-2", "delivery-2"} { // the last is a duplicate
-		id, err := acme.SaveOccurrence(ctx, store.Occurrence{
+		saved, err := acme.SaveOccurrence(ctx, store.Occurrence{
 			DeliveryKey: key,
 			ErrorID:     "err_5f2c",
 			QueryID:     "q-42",
@@ -34,7 +34,7 @@ func Example() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Println(key, "saved as occurrence", id) // 0: saved already
+		fmt.Println(key, "saved as occurrence", saved.ID) // 0: saved already
 	}
 	r, _, err := acme.ErrorRecord(ctx, "err_5f2c")
 	if err != nil {

@@ -4,7 +4,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/store"
 	"github.com/triage-go/triage/store/internal/sqlstore"
 )
@@ -107,5 +109,28 @@ func TestCountOccurrencesReadsTheWindow(t *testing.T) {
 	plan := strings.Join(explain(t, s, sqlstore.CountOccurrencesSQL, "a", "e1", 0, 10), "\n")
 	if !strings.Contains(plan, want) {
 		t.Errorf("the plan of\n%s\nis\n%s\nwant %s", sqlstore.CountOccurrencesSQL, plan, want)
+	}
+}
+
+// TestStatusFilterReadsItsIndex: the listing's status filter (and a bulk
+// change's) reads records_by_status, the tenant's and status's range in
+// the listing's order, with no sort; unresolved (which counts the ignored
+// records whose time passed) reads the tenant's records in order.
+func TestStatusFilterReadsItsIndex(t *testing.T) {
+	s, _ := openTest(t)
+	now := time.Now()
+	for _, c := range []struct {
+		f    store.Filter
+		want string
+	}{
+		{store.Filter{Status: triage.StatusResolved}, "SEARCH r USING COVERING INDEX records_by_status (tenant=? AND status=?)"},
+		{store.Filter{Status: triage.StatusIgnored}, "SEARCH r USING INDEX records_by_status (tenant=? AND status=?)"},
+		{store.Filter{Status: triage.StatusUnresolved}, "SEARCH r USING INDEX records_by_seq (tenant=?)"},
+	} {
+		where, args := sqlstore.RecordWhereSQL("a", c.f, now)
+		plan := explain(t, s, `SELECT r.seq FROM records r WHERE `+where+` ORDER BY r.seq DESC LIMIT 51`, args...)
+		if len(plan) != 1 || plan[0] != c.want {
+			t.Errorf("the plan of %+v is\n%s\nwant %s (the range, in order, no sort)", c.f, strings.Join(plan, "\n"), c.want)
+		}
 	}
 }

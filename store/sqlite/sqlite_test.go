@@ -3,7 +3,9 @@ package sqlite_test
 import (
 	"database/sql"
 	"errors"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -165,4 +167,19 @@ func TestSaveRolledBackEnqueuesNothing(t *testing.T) {
 	if _, ok, err := tn.ErrorRecord(t.Context(), "refused"); err != nil || ok {
 		t.Errorf("the refused save's record: %v, %v; want none", ok, err)
 	}
+}
+
+// TestBulkChange measures a bulk resolve by filter (docs/service.md): it
+// runs with TRIAGE_BULK_RECORDS set to the number of records.
+func TestBulkChange(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("TRIAGE_BULK_RECORDS"))
+	if n <= 0 {
+		t.Skip("set TRIAGE_BULK_RECORDS to measure")
+	}
+	s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "triage.db"), store.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	storetest.MeasureBulkChange(t, s, n)
 }

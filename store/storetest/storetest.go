@@ -50,6 +50,7 @@ func Run(t *testing.T, open Opener) {
 		{"Runs", runTests},
 		{"Throttles", throttleTests},
 		{"Shares", shareTests},
+		{"Workflow", workflowTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

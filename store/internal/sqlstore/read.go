@@ -19,7 +19,8 @@ import (
 // out of line on PostgreSQL, and on SQLite they follow next_action in the
 // row, on overflow pages not read).
 const summaryColumns = `r.seq, r.error_id, r.query_id, r.agent_id, r.error_type, r.severity,
-	r.first_seen, r.last_seen, r.occurrence_count, COALESCE(o.next_action, '')`
+	r.first_seen, r.last_seen, r.occurrence_count, COALESCE(o.next_action, ''),
+	r.status, r.workflow, r.first_release, r.last_release, r.last_environment`
 
 // recordColumns are summaryColumns and the report and the feedback: the
 // latest occurrence's (or, for a record written before records pointed at
@@ -29,13 +30,25 @@ const recordColumns = summaryColumns + `, COALESCE(o.report, r.report), COALESCE
 // recordFrom joins a record to its latest occurrence.
 const recordFrom = `records r LEFT JOIN occurrences o ON o.id = r.latest_id`
 
-// scanSummary reads summaryColumns, then more.
-func scanSummary(row Row, r *store.RecordSummary, more ...any) (seq int64, err error) {
-	var first, last int64
+// scanSummary reads summaryColumns, then more; the record's status is
+// as it reads at now (Workflow.StatusAt).
+func (t *tenant) scanSummary(row Row, r *store.RecordSummary, now time.Time, more ...any) (seq int64, err error) {
+	var (
+		first, last int64
+		status      string
+		doc         *string
+	)
 	err = row.Scan(append([]any{&seq, &r.ErrorID, &r.QueryID, &r.AgentID, &r.ErrorType, &r.Severity,
-		&first, &last, &r.Count, &r.NextAction}, more...)...)
+		&first, &last, &r.Count, &r.NextAction, &status, &doc, &r.FirstRelease, &r.LastRelease, &r.LastEnvironment}, more...)...)
+	if err != nil {
+		return seq, err
+	}
 	r.FirstSeen, r.LastSeen = fromNanos(first), fromNanos(last)
-	return seq, err
+	if r.Workflow, err = decodeWorkflow(status, doc); err != nil {
+		return seq, err
+	}
+	r.Status = r.Workflow.StatusAt(now)
+	return seq, nil
 }
 
 // ErrorRecord returns an error's record with the first page of its
@@ -44,8 +57,8 @@ func (t *tenant) ErrorRecord(ctx context.Context, errorID string) (store.Record,
 	var r store.Record
 	err := t.read(ctx, func(q Querier) error {
 		r = store.Record{}
-		_, err := scanSummary(q.QueryRow(ctx, `SELECT `+recordColumns+` FROM `+recordFrom+` WHERE r.tenant = $1 AND r.error_id = $2`,
-			t.id, errorID), &r.RecordSummary, docDest(&r.Report), docDest(&r.Feedback))
+		_, err := t.scanSummary(q.QueryRow(ctx, `SELECT `+recordColumns+` FROM `+recordFrom+` WHERE r.tenant = $1 AND r.error_id = $2`,
+			t.id, errorID), &r.RecordSummary, t.s.now(), docDest(&r.Report), docDest(&r.Feedback))
 		if err != nil {
 			return err
 		}
@@ -220,14 +233,8 @@ func decodeOccurrenceCursor(c string) (occurrenceKey, error) {
 
 // ErrorRecords lists record summaries, the most recently first seen first.
 func (t *tenant) ErrorRecords(ctx context.Context, f store.Filter) (store.Page, error) {
-	w := newWhere("r.tenant", t.id)
-	w.equal("r.query_id", f.QueryID)
-	w.equal("r.agent_id", f.AgentID)
-	w.equal("r.error_type", f.ErrorType)
-	w.equal("r.severity", f.Severity)
-	if !f.Since.IsZero() {
-		w.cond("r.last_seen >=", nanos(f.Since))
-	}
+	now := t.s.now()
+	w := recordWhere(t.id, f, now)
 	if f.Cursor != "" {
 		after, err := decodeCursor(f.Cursor)
 		if err != nil {
@@ -245,7 +252,7 @@ func (t *tenant) ErrorRecords(ctx context.Context, f store.Filter) (store.Page, 
 	rows, err := t.s.db.Reader().Query(ctx, query, args...)
 	err = scanAll(rows, err, func(row Row) error {
 		var r store.RecordSummary
-		seq, err := scanSummary(row, &r)
+		seq, err := t.scanSummary(row, &r, now)
 		if err != nil {
 			return err
 		}

@@ -16,12 +16,15 @@ import (
 // are the dialect's least and greatest.
 const upsertRecordSQL = `
 	INSERT INTO records (tenant, error_id, query_id, agent_id, error_type, severity,
-		first_seen, last_seen, occurrence_count, latest_id)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $7, 1, $8)` + recordConflictSQL
+		first_seen, last_seen, occurrence_count, latest_id, first_release, last_release, last_environment)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $7, 1, $8, $9, $9, $10)` + recordConflictSQL
 
 // recordConflictSQL is how a record's upsert counts an occurrence into a
 // record that is there already (%[1]s and %[2]s: Least and Greatest), and
-// returns the record's count: 1 when the occurrence created it.
+// returns the record's count (1 when the occurrence created it) and its
+// workflow's status and document, which the save's workflow step reads.
+// The record keeps the first release it was seen in, and the release and
+// environment of the latest occurrence that named one.
 const recordConflictSQL = `
 	ON CONFLICT (tenant, error_id) DO UPDATE SET
 		occurrence_count = records.occurrence_count + 1,
@@ -31,8 +34,13 @@ const recordConflictSQL = `
 		agent_id = CASE WHEN excluded.last_seen >= records.last_seen THEN excluded.agent_id ELSE records.agent_id END,
 		error_type = CASE WHEN excluded.last_seen >= records.last_seen THEN excluded.error_type ELSE records.error_type END,
 		severity = CASE WHEN excluded.last_seen >= records.last_seen THEN excluded.severity ELSE records.severity END,
-		latest_id = CASE WHEN excluded.last_seen >= records.last_seen THEN excluded.latest_id ELSE records.latest_id END
-	RETURNING occurrence_count`
+		latest_id = CASE WHEN excluded.last_seen >= records.last_seen THEN excluded.latest_id ELSE records.latest_id END,
+		first_release = CASE WHEN records.first_release = '' THEN excluded.first_release ELSE records.first_release END,
+		last_release = CASE WHEN excluded.last_release <> '' AND excluded.last_seen >= records.last_seen
+			THEN excluded.last_release ELSE records.last_release END,
+		last_environment = CASE WHEN excluded.last_environment <> '' AND excluded.last_seen >= records.last_seen
+			THEN excluded.last_environment ELSE records.last_environment END
+	RETURNING occurrence_count, status, workflow`
 
 // SaveOccurrence records one delivery and counts it into its error's
 // record, unless the delivery was saved already. A zero ReceivedAt is now.
@@ -79,13 +87,27 @@ func (t *tenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (store.
 		if err != nil {
 			return err
 		}
-		var count int64
+		if err := t.upsertRelease(ctx, q, o); err != nil {
+			return err
+		}
+		var (
+			count  int64
+			status string
+			doc    *string
+		)
 		if err = q.QueryRow(ctx, t.s.upsertRecord,
 			t.id, o.ErrorID, o.QueryID, o.AgentID, o.ErrorType, o.Severity,
-			nanos(o.ReceivedAt), id).Scan(&count); err != nil {
+			nanos(o.ReceivedAt), id, o.Release, o.Environment).Scan(&count, &status, &doc); err != nil {
 			return err
 		}
 		saved = store.Saved{ID: id, NewRecord: count == 1}
+		w, err := decodeWorkflow(status, doc)
+		if err != nil {
+			return err
+		}
+		if saved.Workflow, saved.Transition, err = t.occur(ctx, q, o, w); err != nil {
+			return err
+		}
 		if o.DeliveryKey != "" {
 			if err := t.saveDelivery(ctx, q, o.DeliveryKey, id); err != nil {
 				return err
@@ -117,8 +139,11 @@ func (t *tenant) completeAnew(ctx context.Context, q Querier, o store.Occurrence
 // saveCTE is SaveOccurrence in one statement, where the dialect has
 // writable CTEs: it inserts the occurrence and, when it is new (o has its
 // row), counts it into its record, completes its delivery and inserts its
-// jobs into River's river_job (given as arrays, one element per job). It
-// returns the occurrence's id, and whether it created its record.
+// jobs into River's river_job (given as arrays, one element per job), and
+// adds its release ($22) to the tenant's releases. It returns the
+// occurrence's id, whether it created its record, and the record's
+// workflow (status and document) after the upsert: saveOneStatement goes
+// on to the workflow's step only when the record is resolved or ignored.
 const saveCTE = `
 WITH o AS (
 	INSERT INTO occurrences (tenant, delivery_key, error_id, query_id, agent_id, error_type, severity,
@@ -126,10 +151,15 @@ WITH o AS (
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 	ON CONFLICT (tenant, delivery_key) DO NOTHING
 	RETURNING id
+), rel AS (
+	INSERT INTO releases (tenant, name, first_seen)
+	SELECT $1, $22::text, $11 FROM o WHERE $22::text <> ''
+	ON CONFLICT (tenant, name) DO NOTHING
+	RETURNING 1
 ), r AS (
 	INSERT INTO records (tenant, error_id, query_id, agent_id, error_type, severity,
-		first_seen, last_seen, occurrence_count, latest_id)
-	SELECT $1, $3, $4, $5, $6, $7, $11, $11, 1, id FROM o` + recordConflictSQL + `
+		first_seen, last_seen, occurrence_count, latest_id, first_release, last_release, last_environment)
+	SELECT $1, $3, $4, $5, $6, $7, $11, $11, 1, id, $22::text, $22::text, $23::text FROM o` + recordConflictSQL + `
 ), d AS (
 	INSERT INTO deliveries (tenant, delivery_key, claimed_at, occurrence_id)
 	SELECT $1, $2, $15, id FROM o WHERE $2::text IS NOT NULL
@@ -142,7 +172,7 @@ WITH o AS (
 		AS u(args, kind, max_attempts, state, scheduled_at, metadata)
 	RETURNING 1
 )
-SELECT id, (SELECT occurrence_count = 1 FROM r) FROM o`
+SELECT o.id, r.occurrence_count = 1, r.status, r.workflow FROM o, r`
 
 // saveOneStatement is SaveOccurrence with saveCTE: one round trip for a
 // new occurrence, where the transaction took one per statement; a
@@ -160,15 +190,47 @@ func (t *tenant) saveOneStatement(ctx context.Context, o store.Occurrence, key a
 		args[i], kinds[i], states[i], metadata[i] = string(r.Args), r.Kind, r.State, string(r.Metadata)
 		maxAttempts[i], scheduledAt[i] = int16(min(r.MaxAttempts, math.MaxInt16)), r.ScheduledAt
 	}
-	var saved store.Saved
+	var (
+		saved  store.Saved
+		status string
+		doc    *string
+	)
 	err = t.s.db.Writer().QueryRow(ctx, t.s.saveOccurrence,
 		t.id, key, o.ErrorID, o.QueryID, o.AgentID, o.ErrorType, o.Severity,
 		o.NextAction, o.Attempt, nanos(o.ReportedAt), nanos(o.ReceivedAt), text(o.Report), text(o.Feedback),
-		text(o.Actions), nanos(now), args, kinds, maxAttempts, states, scheduledAt, metadata).Scan(&saved.ID, &saved.NewRecord)
-	if !errors.Is(err, sql.ErrNoRows) {
+		text(o.Actions), nanos(now), args, kinds, maxAttempts, states, scheduledAt, metadata,
+		o.Release, o.Environment).Scan(&saved.ID, &saved.NewRecord, &status, &doc)
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.Saved{}, t.write(ctx, func(q Querier) error { return t.completeAnew(ctx, q, o) })
+	}
+	if err != nil {
 		return saved, err
 	}
-	return store.Saved{}, t.write(ctx, func(q Querier) error { return t.completeAnew(ctx, q, o) })
+	if saved.Workflow, err = decodeWorkflow(status, doc); err != nil {
+		return saved, err
+	}
+	if !occurs(saved.Workflow) {
+		return saved, nil // the common case: nothing to decide
+	}
+	// Resolved or ignored: the workflow's step, in a transaction that
+	// locks the record's row and reads its workflow again (another
+	// instance's occurrence or a change may have moved it since).
+	err = t.write(ctx, func(q Querier) error {
+		w, ok, err := t.lockWorkflow(ctx, q, o.ErrorID)
+		if err != nil || !ok {
+			return err // !ok: the record expired meanwhile
+		}
+		saved.Workflow, saved.Transition, err = t.occur(ctx, q, o, w)
+		return err
+	})
+	if err != nil {
+		// The occurrence is committed: the save stands, and the caller
+		// is told that the step was not taken (the record's next
+		// occurrence takes it).
+		saved.Transition = nil
+		saved.WorkflowErr = t.s.errorf("save occurrence: workflow", err)
+	}
+	return saved, nil
 }
 
 // enqueueAll enqueues jobs in q's transaction.

@@ -436,6 +436,7 @@ func (s *Store) expireRecords(ctx context.Context, cutoff int64) (int64, error) 
 					`DELETE FROM deliveries WHERE tenant = $1 AND delivery_key IN
 						(SELECT delivery_key FROM occurrences WHERE tenant = $1 AND error_id = $2 AND delivery_key IS NOT NULL)`,
 					`DELETE FROM occurrences WHERE tenant = $1 AND error_id = $2`,
+					`DELETE FROM record_transitions WHERE tenant = $1 AND error_id = $2`,
 					`DELETE FROM river_job WHERE args->>'tenant' = $1 AND args->>'error_id' = $2`, // finished: see noPendingJob
 				} {
 					n, err := q.Exec(ctx, del, k.tenant, k.errorID)

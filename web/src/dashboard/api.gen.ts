@@ -250,6 +250,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/errors/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change many error records at once (bulk)
+         * @description One change (as PATCH /v1/errors/{error_id} takes) applied to every record the filter selects (the listing's filters, and error_ids), in batches of 500 records per write: a change interrupted midway keeps the batches written. A record already as asked is not changed nor counted. An invalid change is refused before any record is changed.
+         */
+        post: operations["changeErrors"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/errors/{error_id}": {
         parameters: {
             query?: never;
@@ -259,6 +279,27 @@ export interface paths {
         };
         /** An error record */
         get: operations["getError"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change an error record's status or assignee
+         * @description Resolve (now, in a release, or in the next release), ignore (for good, for a time, until N more occurrences or N within a window), set back to unresolved, or assign a record, with an optional note: the transition is kept in its history (GET /v1/errors/{error_id}/history) with who made it (the API key's name, or operator on a service without keys) and when. Asking for what the record already is changes nothing and leaves no transition. regressed is the service's: a resolved record occurring again (in a later release than the fix's, or in none) regresses.
+         */
+        patch: operations["changeError"];
+        trace?: never;
+    };
+    "/v1/errors/{error_id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An error record's history: its transitions */
+        get: operations["errorHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -415,6 +456,28 @@ export interface components {
         };
         /** @enum {string} */
         Category: "CONFIG" | "AUTH" | "UPSTREAM" | "TRANSPORT" | "TIMEOUT" | "INTERNAL" | "PROTOCOL";
+        /** @description A change asked of a record: a status (with its resolution or ignore condition), an assignee, or both, with a note kept in its history. */
+        Change: {
+            /** @description Replaces the assignee ("" unassigns). */
+            assignee?: string;
+            /** @description With status ignored: for seconds (1 to a year), or until count more occurrences (1 to 1,000,000), within window_seconds (60 s to 30 days) when given. Absent: for good. */
+            ignore?: {
+                count?: number;
+                seconds?: number;
+                window_seconds?: number;
+            };
+            note?: string;
+            /** @description With status resolved: the release of the fix (in_release), or the next release after the latest the tenant reported (in_next_release; 409 when none was). Absent: fixed now, any later occurrence regresses. */
+            resolution?: {
+                in_next_release?: boolean;
+                in_release?: string;
+            };
+            /**
+             * @description Absent keeps the status; regressed is the service's to set.
+             * @enum {unknown}
+             */
+            status?: components["schemas"]["RecordStatus"];
+        };
         /**
          * @description A Triage error code (see GET /errors and docs/taxonomy.md).
          * @enum {string}
@@ -682,13 +745,24 @@ export interface components {
         /** @description An error record: its latest report and feedback, the first page of its occurrences and its latest jobs. */
         Record: {
             agent_id: string;
+            assignee?: string;
             error_id: string;
             error_type: string;
             feedback: components["schemas"]["Feedback"];
+            first_release?: string;
             /** Format: date-time */
             first_seen: string;
+            ignore?: {
+                count?: number;
+                seen?: number;
+                /** Format: date-time */
+                until?: string;
+                window_ns?: number;
+            };
             /** @description The latest 20 jobs, by id. */
             jobs?: components["schemas"]["Job"][];
+            last_environment?: string;
+            last_release?: string;
             /** Format: date-time */
             last_seen: string;
             /** @description True when the record has older jobs than those listed. */
@@ -702,22 +776,71 @@ export interface components {
             occurrences_next_cursor?: string;
             query_id: string;
             report: components["schemas"]["Report"];
+            resolution?: {
+                in_next_release?: boolean;
+                in_release?: string;
+            };
             severity: string;
+            status: components["schemas"]["RecordStatus"];
+            /** Format: date-time */
+            status_changed_at?: string;
         };
+        /**
+         * @description unresolved (new, or set back), resolved (fixed: now, in a release, or in the next one), ignored (for good, for a time, until N more occurrences or N within a window), regressed (resolved, and occurred again: set by the service only).
+         * @enum {string}
+         */
+        RecordStatus: "unresolved" | "resolved" | "ignored" | "regressed";
         /** @description What a listing says of an error record: no document. */
         RecordSummary: {
             agent_id: string;
+            assignee?: string;
             error_id: string;
             error_type: string;
+            first_release?: string;
             /** Format: date-time */
             first_seen: string;
+            ignore?: {
+                count?: number;
+                seen?: number;
+                /** Format: date-time */
+                until?: string;
+                window_ns?: number;
+            };
+            last_environment?: string;
+            last_release?: string;
             /** Format: date-time */
             last_seen: string;
             /** @description The latest occurrence's next_action (absent for a record saved before records pointed at their latest occurrence). */
             next_action?: string;
             occurrence_count: number;
             query_id: string;
+            resolution?: {
+                in_next_release?: boolean;
+                in_release?: string;
+            };
             severity: string;
+            /** @description As it reads now: an ignored record whose time has passed is unresolved (its ignore condition is kept until its next occurrence wakes it). */
+            status: components["schemas"]["RecordStatus"];
+            /** Format: date-time */
+            status_changed_at?: string;
+        };
+        /** @description One change applied to every record the filter selects. */
+        RecordsChange: {
+            change: components["schemas"]["Change"];
+            /** @description The listing's filters (GET /v1/errors; status as it reads now), and error_ids. An empty filter selects every record of the tenant. */
+            filter: {
+                agent_id?: string;
+                error_ids?: string[];
+                error_type?: components["schemas"]["ErrorType"];
+                query_id?: string;
+                severity?: components["schemas"]["Severity"];
+                /** Format: date-time */
+                since?: string;
+                status?: components["schemas"]["RecordStatus"];
+            };
+        };
+        RecordsChanged: {
+            changed: number;
         };
         Report: {
             agent_id: components["schemas"]["Identifier"];
@@ -805,6 +928,50 @@ export interface components {
             callback_url: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        TransitionPage: {
+            next_cursor?: string;
+            transitions: {
+                /** Format: date-time */
+                at: string;
+                by: string;
+                from: {
+                    assignee?: string;
+                    ignore?: {
+                        count?: number;
+                        seen?: number;
+                        /** Format: date-time */
+                        until?: string;
+                        window_ns?: number;
+                    };
+                    resolution?: {
+                        in_next_release?: boolean;
+                        in_release?: string;
+                    };
+                    status: components["schemas"]["RecordStatus"];
+                    /** Format: date-time */
+                    status_changed_at?: string;
+                };
+                note?: string;
+                release?: string;
+                to: {
+                    assignee?: string;
+                    ignore?: {
+                        count?: number;
+                        seen?: number;
+                        /** Format: date-time */
+                        until?: string;
+                        window_ns?: number;
+                    };
+                    resolution?: {
+                        in_next_release?: boolean;
+                        in_release?: string;
+                    };
+                    status: components["schemas"]["RecordStatus"];
+                    /** Format: date-time */
+                    status_changed_at?: string;
+                };
+            }[];
         };
     };
     responses: {
@@ -1776,6 +1943,8 @@ export interface operations {
                 error_type?: components["schemas"]["ErrorType"];
                 /** @description Only this severity. */
                 severity?: components["schemas"]["Severity"];
+                /** @description Only the errors of this status as it reads now: an ignored error whose time has passed is unresolved. */
+                status?: components["schemas"]["RecordStatus"];
                 /** @description Only errors last seen at or after this time. */
                 since?: string;
                 /** @description Page size. */
@@ -1931,6 +2100,96 @@ export interface operations {
             503: components["responses"]["Busy"];
         };
     };
+    changeErrors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordsChange"];
+            };
+        };
+        responses: {
+            /** @description How many records changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordsChanged"];
+                };
+            };
+            /** @description Malformed JSON (INVALID_REQUEST). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No API key (TENANT_REQUIRED). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A wrong API key (TENANT_UNAUTHORIZED). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            408: components["responses"]["BodyTimeout"];
+            /** @description A resolution in the next release when the tenant has reported no release yet (INVALID_REQUEST). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is over the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An invalid change or filter (INVALID_REQUEST); errors lists every member at fault. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Busy"];
+        };
+    };
     getError: {
         parameters: {
             query?: never;
@@ -1952,6 +2211,172 @@ export interface operations {
                 };
             };
             /** @description The query string is malformed (INVALID_REQUEST). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No API key (TENANT_REQUIRED). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A wrong API key (TENANT_UNAUTHORIZED). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such error for this tenant (NOT_FOUND). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Busy"];
+        };
+    };
+    changeError: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                error_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Change"];
+            };
+        };
+        responses: {
+            /** @description The record's summary after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordSummary"];
+                };
+            };
+            /** @description Malformed JSON (INVALID_REQUEST). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No API key (TENANT_REQUIRED). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A wrong API key (TENANT_UNAUTHORIZED). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such error for this tenant (NOT_FOUND). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            408: components["responses"]["BodyTimeout"];
+            /** @description A resolution in the next release when the tenant has reported no release yet (INVALID_REQUEST, errors names resolution.in_next_release). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is over the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An invalid change (INVALID_REQUEST): an unknown member, regressed asked for, a resolution or ignore condition without its status, bounds; errors lists every member at fault. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Busy"];
+        };
+    };
+    errorHistory: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description next_cursor of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                error_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record's transitions, the latest first: each with who made it (an API key's name, operator, or triage for the service's own: a regression, an ignore that lapsed), when, the workflow before and after, and the note. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransitionPage"];
+                };
+            };
+            /** @description An invalid parameter or cursor; errors lists every parameter. */
             400: {
                 headers: {
                     [name: string]: unknown;
