@@ -36,7 +36,6 @@ type Errors interface {
 	Change(ctx context.Context, errorID string, c triage.Change) (triage.Workflow, error)
 }
 
-
 // The bounds of what the errors_* tools answer: whatever the size of a
 // record's report (up to 1 MiB), an answer stays a few KiB.
 const (
