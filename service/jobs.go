@@ -226,7 +226,7 @@ func (s *Service) attempt(ctx context.Context, j store.Job) error {
 			if every == 0 {
 				every = triage.DefaultThrottle
 			}
-			f, err := s.cfg.Store.Tenant(j.Tenant).FireAlert(ctx, triage.EscalationRule, j.ErrorID, every, j.ID)
+			f, err := s.cfg.Store.Tenant(j.Tenant).FireAlert(ctx, triage.EscalationRule, j.ErrorID, every, j.ID, nil)
 			if err != nil {
 				return err
 			}

@@ -66,6 +66,7 @@ type Tenant interface {
 	Checkpoints
 	Runs
 	Throttles
+	AlertRules
 }
 
 // Knowledge is what the handler knows of a tenant's data sources: the
@@ -306,6 +307,9 @@ const (
 	JobRetry = "retry"
 	// JobEscalation posts an escalation to the ops webhook.
 	JobEscalation = "escalation"
+	// JobAlert posts an alert rule's notification (or the digest of what
+	// its throttle held back) to one of the tenant's targets.
+	JobAlert = "alert"
 )
 
 // DefaultMaxAttempts bounds a job's attempts when NewJob does not.
