@@ -110,6 +110,15 @@ type Config struct {
 	// 1) when APIKeys name more than one tenant, else all of them.
 	TenantJobWorkers int
 
+	// Alerts are the alert rules and targets of the tenants an alerts
+	// file names (service.ParseAlerts): read-only through /v1/alerts/…
+	// (409); the other tenants keep theirs through the API.
+	Alerts map[string]service.AlertConfig
+	// PublicURL is the dashboard's address as the alerts' readers reach
+	// it: an alert links to its record's page under it
+	// (service.Config.PublicURL). Default "": alerts carry no link.
+	PublicURL string
+
 	// Retention says how long delivery claims, idempotency keys and
 	// attempt counts are kept (store.Retention's defaults: 7 days, 24
 	// hours, 7 days), and error records (default: for ever); ExpireEvery

@@ -81,8 +81,9 @@ type worker struct {
 	shares    *Shares
 	tracer    trace.Tracer // nil: no job spans
 	attempts  *prometheus.CounterVec
-	// held counts the escalations the throttle held back.
-	held prometheus.Counter
+	// held counts the escalations the throttle held back, alertsHeld the
+	// alert rules' firings.
+	held, alertsHeld prometheus.Counter
 }
 
 func newWorker(cfg Jobs, log *slog.Logger) *worker {
@@ -107,6 +108,10 @@ func newWorker(cfg Jobs, log *slog.Logger) *worker {
 		held: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "triage_escalations_held_total",
 			Help: "Escalations held back by the throttle (Jobs.EscalationThrottle): the next one posted of the same record counts them.",
+		}),
+		alertsHeld: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "triage_alerts_held_total",
+			Help: "Alert rules' firings held back by their throttle: the next notification (or the digest) of the rule, target and subject counts them.",
 		})}
 	if !cfg.PrivateCallbacks {
 		w.callbacks = guardedClient(cfg.HTTPClient, log)
@@ -250,6 +255,8 @@ func (s *Service) attempt(ctx context.Context, j store.Job) error {
 			return fmt.Errorf("%w: %v", store.ErrPermanent, err)
 		}
 		return w.send(ctx, w.cfg.HTTPClient, p)
+	case store.JobAlert:
+		return s.attemptAlert(ctx, j)
 	}
 	return fmt.Errorf("%w: unknown job kind %q", store.ErrPermanent, j.Kind)
 }
