@@ -6,7 +6,6 @@ import (
 	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/internal/jsonmember"
-	"github.com/triage-go/triage/service"
 )
 
 // The alert rules and targets of the request's tenant
@@ -144,7 +143,7 @@ func (s *Server) putAlertTarget(w http.ResponseWriter, r *http.Request, tenant s
 	if err := s.svc.PutAlertTarget(r.Context(), tenant, t); err != nil {
 		return err
 	}
-	return encodeJSON(w, http.StatusOK, service.ViewAlertTarget(t))
+	return encodeJSON(w, http.StatusOK, t.View())
 }
 
 // deleteAlertRule is DELETE /v1/alerts/rules/{rule_id}.

@@ -345,11 +345,11 @@ func TestAlertsAPI(t *testing.T) {
 			t.Errorf("a credential was shown or logged: %s", targets.body)
 		}
 	}
-	var tl service.AlertTargetList
+	var tl triage.AlertTargetList
 	if err := json.Unmarshal(targets.body, &tl); err != nil || tl.Source != "api" || len(tl.Targets) != 3 || tl.Targets[2].URL != "" {
 		t.Errorf("the targets: %s (%v)", targets.body, err)
 	}
-	var rl service.AlertRuleList
+	var rl triage.AlertRuleList
 	if err := json.Unmarshal(rules.body, &rl); err != nil || len(rl.Rules) != 2 || rl.Rules[1].ID != "bursts" {
 		t.Errorf("the rules: %s (%v)", rules.body, err)
 	}

@@ -138,7 +138,7 @@ func FuzzDecodeAlertTarget(f *testing.F) {
 			t.Fatalf("the target's name %q, not the path's", tg.Name)
 		}
 		if err := (service.AlertConfig{Targets: []triage.AlertTarget{tg}}).Check(); err == nil {
-			if v := service.ViewAlertTarget(tg); v.URL != "" && tg.Kind == triage.TargetSlack {
+			if v := tg.View(); v.URL != "" && tg.Kind == triage.TargetSlack {
 				t.Fatalf("a Slack target's URL shown: %+v", v)
 			}
 		} else {

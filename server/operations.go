@@ -3,7 +3,6 @@ package server
 import (
 	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/internal/apidoc"
-	"github.com/triage-go/triage/service"
 	"github.com/triage-go/triage/store"
 )
 
@@ -269,7 +268,7 @@ var operations = []route{
 		Summary:     "The tenant's alert rules",
 		Description: "When a record is worth telling someone about: new, regressed, passing a frequency (count occurrences within window_seconds), an agent's failure rate, or the handler's escalation; each throttled to one notification per record (or agent) and target per throttle_seconds, the next (or a digest once the interval has passed) counting what was held. source is \"file\" when the service's alerts file (--alerts) defines them: read-only here. Takes no query parameters. See docs/service.md, Alerts.",
 		OK: []apidoc.Answer{
-			{Status: 200, Description: "The rules, in their order.", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Of[service.AlertRuleList]()}}},
+			{Status: 200, Description: "The rules, in their order.", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Of[triage.AlertRuleList]()}}},
 		},
 		Problems: opNoParamsProblems,
 	}},
@@ -302,7 +301,7 @@ var operations = []route{
 		Summary:     "The tenant's alert targets, without their credentials",
 		Description: "Where the rules' notifications go: a generic webhook (JSON signed as Standard Webhooks sign), a Slack incoming webhook, or PagerDuty Events API v2. Credentials are write-only: a webhook's signing secret, a PagerDuty routing key and a Slack webhook URL are never returned (signed and has_routing_key say they are set). Takes no query parameters.",
 		OK: []apidoc.Answer{
-			{Status: 200, Description: "The targets.", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Of[service.AlertTargetList]()}}},
+			{Status: 200, Description: "The targets.", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Of[triage.AlertTargetList]()}}},
 		},
 		Problems: opNoParamsProblems,
 	}},
@@ -315,7 +314,7 @@ var operations = []route{
 		},
 		Body: &apidoc.Media{ContentType: "application/json", Schema: apidoc.Of[triage.AlertTarget]()},
 		OK: []apidoc.Answer{
-			{Status: 200, Description: "Stored: the target, without its credentials.", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Of[service.AlertTargetView]()}}},
+			{Status: 200, Description: "Stored: the target, without its credentials.", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Of[triage.AlertTargetView]()}}},
 		},
 		Problems: opAlertPutProblems,
 	}},

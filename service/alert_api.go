@@ -24,65 +24,25 @@ import (
 // (AlertConfig.Check) at every change. The targets' credentials are
 // write-only.
 
-// AlertRuleList is what the API shows of a tenant's alert rules: where
-// they come from ("file": the alerts file, read-only; "api": the store),
-// and them, in their order.
-type AlertRuleList struct {
-	Source string             `json:"source"`
-	Rules  []triage.AlertRule `json:"rules"`
-}
-
-// AlertTargetList is what the API shows of a tenant's alert targets, as
-// AlertRuleList: without their credentials.
-type AlertTargetList struct {
-	Source  string            `json:"source"`
-	Targets []AlertTargetView `json:"targets"`
-}
-
-// AlertTargetView is a target as the API shows it: its credentials (a
-// webhook's signing secret, a PagerDuty routing key, and a Slack
-// incoming-webhook URL, which is one) are never shown, only whether it has
-// them.
-type AlertTargetView struct {
-	Name string            `json:"name"`
-	Kind triage.TargetKind `json:"kind"`
-	// URL is a webhook's or PagerDuty's endpoint; empty for Slack.
-	URL string `json:"url,omitempty"`
-	// Signed tells that a webhook target has a signing secret.
-	Signed bool `json:"signed,omitempty"`
-	// HasRoutingKey tells that a PagerDuty target has its routing key
-	// (always: it is required).
-	HasRoutingKey bool `json:"has_routing_key,omitempty"`
-}
-
-// ViewAlertTarget is t without its credentials.
-func ViewAlertTarget(t triage.AlertTarget) AlertTargetView {
-	v := AlertTargetView{Name: t.Name, Kind: t.Kind, Signed: t.Secret != "", HasRoutingKey: t.RoutingKey != ""}
-	if t.Kind != triage.TargetSlack {
-		v.URL = t.URL
-	}
-	return v
-}
-
 // Alerts returns a tenant's alert rules and targets, the targets without
 // their credentials.
-func (s *Service) Alerts(ctx context.Context, tenant string) (AlertRuleList, AlertTargetList, error) {
+func (s *Service) Alerts(ctx context.Context, tenant string) (triage.AlertRuleList, triage.AlertTargetList, error) {
 	c, file := s.cfg.Alerts[tenant]
 	source := "file"
 	if !file {
 		source = "api"
 		var err error
 		if c.Rules, c.Targets, err = s.cfg.Store.Tenant(tenant).AlertRules(ctx); err != nil {
-			return AlertRuleList{}, AlertTargetList{}, store.Unavailable(err)
+			return triage.AlertRuleList{}, triage.AlertTargetList{}, store.Unavailable(err)
 		}
 	}
-	rules := AlertRuleList{Source: source, Rules: slices.Clone(c.Rules)}
+	rules := triage.AlertRuleList{Source: source, Rules: slices.Clone(c.Rules)}
 	if rules.Rules == nil {
 		rules.Rules = []triage.AlertRule{}
 	}
-	targets := AlertTargetList{Source: source, Targets: []AlertTargetView{}}
+	targets := triage.AlertTargetList{Source: source, Targets: []triage.AlertTargetView{}}
 	for _, t := range c.Targets {
-		targets.Targets = append(targets.Targets, ViewAlertTarget(t))
+		targets.Targets = append(targets.Targets, t.View())
 	}
 	return rules, targets, nil
 }
