@@ -57,3 +57,13 @@ type AlertRules interface {
 	// changes run one after the other, each seeing the one before.
 	ChangeAlertRules(ctx context.Context, change func([]triage.AlertRule, []triage.AlertTarget) ([]triage.AlertRule, []triage.AlertTarget, error)) error
 }
+
+// RunCounts counts a tenant's agent runs, for the failure-rate alert
+// rules.
+type RunCounts interface {
+	// CountRuns counts the ended runs of agent started at or after since,
+	// and how many of them failed: of the latest atMost of them (it
+	// stops there, so that the answer costs at most atMost index entries
+	// and rows, whatever the agent's traffic).
+	CountRuns(ctx context.Context, agent string, since time.Time, atMost int) (failed, total int, err error)
+}

@@ -67,6 +67,7 @@ type Tenant interface {
 	Runs
 	Throttles
 	AlertRules
+	RunCounts
 }
 
 // Knowledge is what the handler knows of a tenant's data sources: the

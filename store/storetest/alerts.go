@@ -224,4 +224,57 @@ var throttleTests = []test{
 			t.Errorf("emptied: %v %v %v", rules, targets, err)
 		}
 	}},
+	{"CountRuns", func(t *testing.T, e *env) {
+		ctx := t.Context()
+		a, b := e.s.Tenant("a"), e.s.Tenant("b")
+		start := func(tn store.Tenant, id, agent string) {
+			t.Helper()
+			_, err := tn.StartRun(ctx, store.Run{RunID: id, ThreadID: "th", AgentID: agent})
+			must(t, err)
+		}
+		end := func(tn store.Tenant, id string, failed bool) {
+			t.Helper()
+			en := store.RunEnd{Outcome: store.RunFinished}
+			if failed {
+				en = failedEnd()
+			}
+			_, err := tn.FinishRun(ctx, id, en)
+			must(t, err)
+		}
+		before := e.clock.Now()
+		start(a, "old", "planner")
+		end(a, "old", true)
+		e.clock.Advance(time.Minute)
+		since := e.clock.Now()
+		for i := range 10 {
+			id := "r" + string(rune('0'+i))
+			start(a, id, "planner")
+			end(a, id, i < 4) // 4 of 10 failed
+			e.clock.Advance(time.Second)
+		}
+		start(a, "running", "planner") // not ended: not counted
+		start(a, "other", "writer")
+		end(a, "other", true)
+		start(b, "theirs", "planner")
+		end(b, "theirs", true)
+		count := func(s time.Time, atMost int) (int, int) {
+			t.Helper()
+			f, n, err := a.CountRuns(ctx, "planner", s, atMost)
+			must(t, err)
+			return f, n
+		}
+		if f, n := count(since, 100); f != 4 || n != 10 {
+			t.Errorf("in the window: %d failed of %d, want 4 of 10", f, n)
+		}
+		if f, n := count(before, 100); f != 5 || n != 11 {
+			t.Errorf("from before: %d failed of %d, want 5 of 11", f, n)
+		}
+		// The latest 6: r4 to r9, none failed.
+		if f, n := count(since, 6); f != 0 || n != 6 {
+			t.Errorf("the latest 6: %d failed of %d, want 0 of 6", f, n)
+		}
+		if f, n, err := a.CountRuns(ctx, "nobody", before, 100); err != nil || f != 0 || n != 0 {
+			t.Errorf("an agent without runs: %d %d %v", f, n, err)
+		}
+	}},
 }

@@ -182,3 +182,28 @@ func decodeAlertRules(rules, targets []byte) ([]triage.AlertRule, []triage.Alert
 	}
 	return r, tg, nil
 }
+
+// CountRuns counts an agent's ended runs in a window, and its failed
+// ones, of the latest atMost.
+func (t *tenant) CountRuns(ctx context.Context, agent string, since time.Time, atMost int) (failed, total int, err error) {
+	if atMost <= 0 {
+		return 0, 0, nil
+	}
+	var f *int64 // SUM of no rows is NULL
+	err = t.s.db.Reader().QueryRow(ctx, CountRunsSQL, t.id, agent, nanos(since), atMost).Scan(&total, &f)
+	if err != nil {
+		return 0, 0, t.s.errorf("count runs", err)
+	}
+	if f != nil {
+		failed = int(*f)
+	}
+	return failed, total, nil
+}
+
+// CountRunsSQL is CountRuns' query: $1 the tenant, $2 the agent, $3 since
+// (nanoseconds), $4 atMost. Its plan tests check that it reads
+// runs_by_agent_start's range only (and the rows it finds, for their
+// outcome).
+const CountRunsSQL = `SELECT count(*), SUM(CASE WHEN outcome = 'failed' THEN 1 ELSE 0 END) FROM (SELECT outcome FROM runs
+	WHERE tenant = $1 AND agent_id = $2 AND started_at >= $3 AND outcome <> 'running'
+	ORDER BY started_at DESC LIMIT $4) AS r`
