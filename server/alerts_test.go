@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -368,5 +369,50 @@ func TestAlertsAPI(t *testing.T) {
 	}
 	if r := f.do("DELETE", "/v1/alerts/rules/bursts", nil, nil); r.status != 404 {
 		t.Errorf("DELETE a rule again: %d %s", r.status, r.body)
+	}
+}
+
+// TestFailureRateAlert: an agent's failed runs fire a failure-rate rule
+// once their share of the window's ended runs reaches its rate, over at
+// least its min_runs; the agent is the subject its throttle holds.
+func TestFailureRateAlert(t *testing.T) {
+	t.Parallel()
+	hook := newCallbacks(t)
+	f := newFixture(t, func(c *Config) { fastJobs(c) })
+	if r := f.put("/v1/alerts/targets/hook", `{"kind":"webhook","url":"`+hook.srv.URL+`"}`, nil); r.status != 200 {
+		t.Fatalf("PUT target: %d %s", r.status, r.body)
+	}
+	if r := f.put("/v1/alerts/rules/flaky", `{"when":"failure_rate","rate":0.5,"min_runs":4,"window_seconds":3600,"targets":["hook"]}`, nil); r.status != 200 {
+		t.Fatalf("PUT rule: %d %s", r.status, r.body)
+	}
+	ctx := t.Context()
+	run := func(id, outcome string) {
+		t.Helper()
+		if err := f.srv.svc.StartRun(ctx, "default", store.Run{RunID: id, ThreadID: "th", AgentID: "planner"}); err != nil {
+			t.Fatal(err)
+		}
+		f.srv.svc.FinishRun(ctx, "default", id, "planner", service.RunEnd{Outcome: outcome})
+	}
+	// Finished, finished, failed (1 of 3: under min_runs), failed (2 of 4:
+	// fires), failed, failed (held).
+	for i, outcome := range []string{store.RunFinished, store.RunFinished, store.RunFailed, store.RunFailed, store.RunFailed, store.RunFailed} {
+		run(fmt.Sprint("run", i), outcome)
+	}
+	// And another agent's failures: not planner's rate.
+	if err := f.srv.svc.StartRun(ctx, "default", store.Run{RunID: "w", ThreadID: "th", AgentID: "writer"}); err != nil {
+		t.Fatal(err)
+	}
+	f.srv.svc.FinishRun(ctx, "default", "w", "writer", service.RunEnd{Outcome: store.RunFailed})
+	runWorker(t, f.srv)
+	// Three firings of planner (the 4th, 5th and 6th runs): one
+	// notification, two held; writer's one run is under min_runs.
+	waitFor(t, "two firings held", func() bool { return f.metric("triage_alerts_held_total") == "2" })
+	waitFor(t, "the notification", func() bool { return hook.count() == 1 })
+	// (Whichever of the three firings' jobs ran first notified: its rate
+	// is 2 of 4, 3 of 5 or 4 of 6.)
+	a := alertsOf(t, hook)[0]
+	if a.When != triage.TriggerFailureRate || a.Rule != "flaky" || a.AgentID != "planner" || a.ErrorID != "" ||
+		a.Runs < 4 || a.Runs > 6 || a.Rate != float64(a.Runs-2)/float64(a.Runs) || !strings.Contains(a.Title, "planner") {
+		t.Errorf("the notification: %+v", a)
 	}
 }

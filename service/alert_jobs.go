@@ -34,10 +34,12 @@ type alertJob struct {
 	// Throttle is the rule's when it fired, in seconds.
 	Throttle int  `json:"throttle_seconds"`
 	Digest   bool `json:"digest,omitempty"`
-	// Occurrence is the ID of the occurrence that fired the rule (0: a
-	// run's): it tells the firings of one rule and subject apart, which
-	// the queue would otherwise take for one job enqueued twice.
-	Occurrence int64 `json:"occurrence_id,omitempty"`
+	// Occurrence is the ID of the occurrence that fired the rule, or Run
+	// the failed run's: it tells the firings of one rule and subject
+	// apart, which the queue would otherwise take for one job enqueued
+	// twice.
+	Occurrence int64  `json:"occurrence_id,omitempty"`
+	Run        string `json:"run_id,omitempty"`
 	// Alert holds the facts known when it fired (the record's ID, agent,
 	// environment and release, a failure rate's share and runs); the
 	// worker adds the record's as it posts.
@@ -101,19 +103,55 @@ func (s *Service) alertOnSave(ctx context.Context, tenant string, rep *triage.Re
 	}
 	facts := triage.Alert{ErrorID: o.ErrorID, AgentID: o.AgentID, QueryID: o.QueryID, Release: rep.Release, Environment: rep.Environment,
 		Code: rep.Data.ErrorCode, Title: alertTitle(rep.Data.ErrorCode, rep.Data.Message), Severity: triage.Severity(o.Severity)}
-	s.enqueueFirings(ctx, tenant, firings(rules, ev), facts, saved.ID)
+	s.enqueueFirings(ctx, tenant, firings(rules, ev), facts, alertCause{occurrence: saved.ID})
+}
+
+// maxRunsCounted bounds the runs a failure rate is taken over: the
+// latest of the window (store.RunCounts).
+const maxRunsCounted = 10_000
+
+// alertOnRun evaluates the tenant's failure-rate rules on a run of agent
+// that failed, and enqueues their firings' jobs (the rule's subject is
+// the agent). A failure is logged, not returned: the run is over.
+func (s *Service) alertOnRun(ctx context.Context, tenant, runID, agent string) {
+	rules, err := s.alertRules(ctx, tenant)
+	if err != nil {
+		s.log(ctx, slog.LevelError, "reading the alert rules failed", slog.String("tenant", tenant), slog.Any("error", fault.From(err)))
+		return
+	}
+	rules = slices.DeleteFunc(slices.Clone(rules), func(r triage.AlertRule) bool { return r.When != triage.TriggerFailureRate })
+	if len(rules) == 0 {
+		return
+	}
+	t := s.cfg.Store.Tenant(tenant)
+	now := s.cfg.Now()
+	ev := alertEvent{AgentID: agent, Runs: func(agent string, window time.Duration) (failed, total int) {
+		failed, total, err := t.CountRuns(ctx, agent, now.Add(-window), maxRunsCounted)
+		if err != nil {
+			s.log(ctx, slog.LevelError, "counting runs for an alert rule failed", slog.String("tenant", tenant),
+				slog.Any("error", fault.From(err)))
+		}
+		return failed, total
+	}}
+	s.enqueueFirings(ctx, tenant, firings(rules, ev), triage.Alert{AgentID: agent}, alertCause{run: runID})
+}
+
+// alertCause is what fired a rule: an occurrence, or a failed run.
+type alertCause struct {
+	occurrence int64
+	run        string
 }
 
 // enqueueFirings enqueues a job per firing and target, each carrying the
 // trace that fired it.
-func (s *Service) enqueueFirings(ctx context.Context, tenant string, fs []firing, facts triage.Alert, occurrence int64) {
+func (s *Service) enqueueFirings(ctx context.Context, tenant string, fs []firing, facts triage.Alert, cause alertCause) {
 	t := s.cfg.Store.Tenant(tenant)
 	for _, f := range fs {
 		a := facts
 		a.Rate, a.Runs = f.Rate, f.RunCount
 		for _, target := range f.Rule.Targets {
 			job := alertJob{Rule: f.Rule.ID, When: f.Rule.When, Target: target, Subject: f.Subject,
-				Throttle: int(f.Rule.Throttle() / time.Second), Occurrence: occurrence, Alert: a}
+				Throttle: int(f.Rule.Throttle() / time.Second), Occurrence: cause.occurrence, Run: cause.run, Alert: a}
 			payload, err := json.Marshal(job)
 			if err == nil {
 				_, err = t.Enqueue(ctx, store.NewJob{Kind: store.JobAlert, ErrorID: facts.ErrorID, Payload: payload, Trace: JobTrace(ctx)})
