@@ -167,11 +167,18 @@ func Test153EscalationsOneAlert(t *testing.T) {
 	if err := json.Unmarshal(bodies[0], &msg); err != nil || !strings.Contains(msg.Text, "SERVICE_DOWN") || len(msg.Blocks) == 0 {
 		t.Errorf("the Slack message %s (%v)", bodies[0], err)
 	}
+	// An hour on, with nothing posted since: a digest to each, counting
+	// the 152 held.
 	f.clock.Advance(time.Hour)
-	waitFor(t, "the digest", func() bool { return slack.count() == 2 })
+	waitFor(t, "the digests", func() bool { return slack.count() == 2 && ops.count() == 2 })
 	bodies, _ = slack.calls()
 	if !bytes.Contains(bodies[1], []byte("152")) {
 		t.Errorf("the digest does not count the 152 held: %s", bodies[1])
+	}
+	bodies, _ = ops.calls()
+	var e triage.Escalation
+	if err := json.Unmarshal(bodies[1], &e); err != nil || e.Held != 152 || !e.HeldSince.Equal(scenarioNow) || e.Tenant != "default" {
+		t.Errorf("the escalations' digest %s (%v)", bodies[1], err)
 	}
 }
 

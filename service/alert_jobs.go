@@ -40,6 +40,9 @@ type alertJob struct {
 	// twice.
 	Occurrence int64  `json:"occurrence_id,omitempty"`
 	Run        string `json:"run_id,omitempty"`
+	// Escalation, for the digest of the escalations held back on their
+	// way to the operators' webhook (Target ""), is the first one held.
+	Escalation json.RawMessage `json:"escalation,omitempty"`
 	// Alert holds the facts known when it fired (the record's ID, agent,
 	// environment and release, a failure rate's share and runs); the
 	// worker adds the record's as it posts.
@@ -48,8 +51,14 @@ type alertJob struct {
 
 // throttleKey names a rule's throttle for one target: each target is
 // told on its own, so that a failed post to one retries that one alone.
-// ('/' is in no rule's or target's name.)
-func (a alertJob) throttleKey() string { return a.Rule + "/" + a.Target }
+// ('/' is in no rule's or target's name.) The operators' webhook (Target
+// "") has the rule's own: the escalations' throttle.
+func (a alertJob) throttleKey() string {
+	if a.Target == "" {
+		return a.Rule
+	}
+	return a.Rule + "/" + a.Target
+}
 
 // alertOnSave evaluates the tenant's alert rules on an occurrence just
 // saved (saved.ID != 0) and enqueues the firings' jobs. A failure is
@@ -228,6 +237,9 @@ func (s *Service) attemptAlert(ctx context.Context, j store.Job) error {
 	}
 	if !f.Send {
 		return nil // held back (a digest or the next notification counts it), or nothing left to digest
+	}
+	if aj.Target == "" {
+		return s.postEscalation(ctx, j.Tenant, j.ErrorID, aj.Escalation, f)
 	}
 	target, ok, err := s.alertTarget(ctx, j.Tenant, aj.Target)
 	if err != nil {
