@@ -106,7 +106,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	escalationThrottle := fs.Duration("escalation-throttle", time.Hour, "post (or log) at most one escalation of a record per `interval`; the next says how many were held back (negative: every one)")
 	alertsFile := fs.String("alerts", "", "alert rules and targets `file` (YAML or JSON) of the tenants it names: theirs, read-only through /v1/alerts/…")
 	publicURL := fs.String("public-url", "", "the dashboard's address as the alerts' readers reach it (`URL`): each alert links to its record's page under it")
-	privateCallbacks := fs.Bool("private-callbacks", false, "with API keys, let agents' callbacks reach loopback, private and link-local addresses (without keys they always may)")
+	privateCallbacks := fs.Bool("private-callbacks", false, "with API keys, let agents' callbacks and alert targets reach loopback, private and link-local addresses (without keys they always may)")
 	rateLimit := fs.Float64("rate-limit", server.DefaultRateLimit, "each tenant's sustained `requests` per second (negative: no limit)")
 	rateBurst := fs.Int("rate-burst", server.DefaultRateBurst, "each tenant's burst of `requests`")
 	maxConcurrent := fs.Int("max-concurrent", server.DefaultMaxConcurrent, "API `requests` in progress before 503")
