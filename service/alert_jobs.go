@@ -43,6 +43,10 @@ type alertJob struct {
 	// Escalation, for the digest of the escalations held back on their
 	// way to the operators' webhook (Target ""), is the first one held.
 	Escalation json.RawMessage `json:"escalation,omitempty"`
+	// Resolved, when set, is when the record was resolved: the job tells
+	// the target so (PagerDuty resolves the record's incident), not
+	// throttled.
+	Resolved time.Time `json:"resolved_at,omitzero"`
 	// Alert holds the facts known when it fired (the record's ID, agent,
 	// environment and release, a failure rate's share and runs); the
 	// worker adds the record's as it posts.
@@ -113,6 +117,40 @@ func (s *Service) alertOnSave(ctx context.Context, tenant string, rep *triage.Re
 	facts := triage.Alert{ErrorID: o.ErrorID, AgentID: o.AgentID, QueryID: o.QueryID, Release: rep.Release, Environment: rep.Environment,
 		Code: rep.Data.ErrorCode, Title: alertTitle(rep.Data.ErrorCode, rep.Data.Message), Severity: triage.Severity(o.Severity)}
 	s.enqueueFirings(ctx, tenant, firings(rules, ev), facts, alertCause{occurrence: saved.ID})
+}
+
+// AlertResolved tells the tenant's PagerDuty targets (those its rules
+// name) that the record errorID was resolved: a resolve event with the
+// record's dedup key closes the incident its triggers opened. It is not
+// throttled. The records' workflow calls it when a record is resolved.
+func (s *Service) AlertResolved(ctx context.Context, tenant, errorID string) error {
+	c, file := s.cfg.Alerts[tenant]
+	if !file {
+		var err error
+		if c.Rules, c.Targets, err = s.cfg.Store.Tenant(tenant).AlertRules(ctx); err != nil {
+			return store.Unavailable(err)
+		}
+	}
+	named := map[string]bool{}
+	for _, r := range c.Rules {
+		for _, name := range r.Targets {
+			named[name] = true
+		}
+	}
+	now := s.cfg.Now().UTC()
+	for _, target := range c.Targets {
+		if target.Kind != triage.TargetPagerDuty || !named[target.Name] {
+			continue
+		}
+		payload, err := json.Marshal(alertJob{Target: target.Name, Subject: errorID, Resolved: now, Alert: triage.Alert{ErrorID: errorID}})
+		if err == nil {
+			_, err = s.cfg.Store.Tenant(tenant).Enqueue(ctx, store.NewJob{Kind: store.JobAlert, ErrorID: errorID, Payload: payload, Trace: JobTrace(ctx)})
+		}
+		if err != nil {
+			return store.Unavailable(err)
+		}
+	}
+	return nil
 }
 
 // maxRunsCounted bounds the runs a failure rate is taken over: the
@@ -210,7 +248,10 @@ func (s *Service) attemptAlert(ctx context.Context, j store.Job) error {
 	t := s.cfg.Store.Tenant(j.Tenant)
 	every := time.Duration(aj.Throttle) * time.Second
 	var f store.Firing
-	if aj.Digest {
+	switch {
+	case !aj.Resolved.IsZero():
+		f.Send = true // a resolve is not a firing: nothing holds it
+	case aj.Digest:
 		if f, err = t.DigestAlert(ctx, aj.throttleKey(), aj.Subject, every, j.ID); err != nil {
 			return err
 		}
@@ -220,7 +261,7 @@ func (s *Service) attemptAlert(ctx context.Context, j store.Job) error {
 			// by this clock.
 			return store.Defer(min(f.DigestAt.Sub(s.cfg.Now()), time.Second))
 		}
-	} else {
+	default:
 		digest := aj
 		digest.Digest = true
 		payload, err := json.Marshal(digest)
@@ -269,6 +310,9 @@ func (s *Service) alert(ctx context.Context, j store.Job, aj alertJob, f store.F
 	a.Held, a.HeldSince = f.Held, f.HeldSince
 	a.At = s.cfg.Now().UTC()
 	a.Status = triage.StatusUnresolved
+	if !aj.Resolved.IsZero() {
+		a.Resolved, a.Status = true, triage.StatusResolved
+	}
 	if a.ErrorID == "" {
 		a.Title = fmt.Sprintf("%s: agent %s failed %.0f%% of %d runs", aj.Rule, a.AgentID, a.Rate*100, a.Runs)
 		return a, nil
