@@ -78,7 +78,8 @@ type Config struct {
 	HTTPClient *http.Client
 	// PrivateCallbacks lets the agents' callbacks (a retry job's POST to
 	// the callback_url a tenant registers with PUT /v1/callbacks/{agent_id})
-	// reach loopback, private (RFC 1918, fc00::/7), link-local (169.254.0.0/16,
+	// and the tenants' alert targets (PUT /v1/alerts/targets/{target}, and
+	// the alerts file's) reach loopback, private (RFC 1918, fc00::/7), link-local (169.254.0.0/16,
 	// the cloud metadata address among them, fe80::/10), unspecified,
 	// multicast and other special-use addresses. Defaults to false when
 	// APIKeys are set (tenants must not probe the service's network):
