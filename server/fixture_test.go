@@ -120,6 +120,9 @@ func TestOnPostgres(t *testing.T) {
 		{"RunEventsAcrossInstances", TestRunEventsAcrossInstances}, {"RunsEndOnShutdown", TestRunsEndOnShutdown},
 		{"JobsUI", TestJobsUI}, {"EventsAnnounced", testEventsAnnounced},
 		{"EventsPastOlderTransaction", testEventsPastOlderTransaction},
+		{"AlertsAPI", TestAlertsAPI}, {"200ReportsOneNotification", Test200ReportsOneNotification},
+		{"153EscalationsOneAlert", Test153EscalationsOneAlert}, {"AlertTenantsIsolated", TestAlertTenantsIsolated},
+		{"FailureRateAlert", TestFailureRateAlert},
 	} {
 		t.Run(c.name, c.test)
 	}
