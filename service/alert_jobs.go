@@ -115,7 +115,8 @@ func (s *Service) alertOnSave(ctx context.Context, tenant string, rep *triage.Re
 		return n
 	}
 	facts := triage.Alert{ErrorID: o.ErrorID, AgentID: o.AgentID, QueryID: o.QueryID, Release: rep.Release, Environment: rep.Environment,
-		Code: rep.Data.ErrorCode, Title: alertTitle(rep.Data.ErrorCode, rep.Data.Message), Severity: triage.Severity(o.Severity)}
+		Code: rep.Data.ErrorCode, Title: alertTitle(rep.Data.ErrorCode, rep.Data.Message), Severity: triage.Severity(o.Severity),
+		Status: ev.Status}
 	s.enqueueFirings(ctx, tenant, firings(rules, ev), facts, alertCause{occurrence: saved.ID})
 }
 
@@ -309,7 +310,9 @@ func (s *Service) alert(ctx context.Context, j store.Job, aj alertJob, f store.F
 	a.Tenant, a.Rule, a.When = j.Tenant, aj.Rule, aj.When
 	a.Held, a.HeldSince = f.Held, f.HeldSince
 	a.At = s.cfg.Now().UTC()
-	a.Status = triage.StatusUnresolved
+	if a.Status == "" { // a run's firing: no record
+		a.Status = triage.StatusUnresolved
+	}
 	if !aj.Resolved.IsZero() {
 		a.Resolved, a.Status = true, triage.StatusResolved
 	}
