@@ -310,9 +310,6 @@ func (s *Service) alert(ctx context.Context, j store.Job, aj alertJob, f store.F
 	a.Tenant, a.Rule, a.When = j.Tenant, aj.Rule, aj.When
 	a.Held, a.HeldSince = f.Held, f.HeldSince
 	a.At = s.cfg.Now().UTC()
-	if a.Status == "" { // a run's firing: no record
-		a.Status = triage.StatusUnresolved
-	}
 	if !aj.Resolved.IsZero() {
 		a.Resolved, a.Status = true, triage.StatusResolved
 	}
