@@ -108,6 +108,46 @@ type AlertTarget struct {
 	RoutingKey string `json:"routing_key,omitempty" yaml:"routing_key,omitempty"`
 }
 
+// View is t as the API shows it: without its credentials.
+func (t AlertTarget) View() AlertTargetView {
+	v := AlertTargetView{Name: t.Name, Kind: t.Kind, Signed: t.Secret != "", HasRoutingKey: t.RoutingKey != ""}
+	if t.Kind != TargetSlack {
+		v.URL = t.URL
+	}
+	return v
+}
+
+// AlertTargetView is a target as the API shows it: its credentials (a
+// webhook's signing secret, a PagerDuty routing key, and a Slack
+// incoming-webhook URL, which is one) are never shown, only whether it has
+// them.
+type AlertTargetView struct {
+	Name string     `json:"name"`
+	Kind TargetKind `json:"kind"`
+	// URL is a webhook's or PagerDuty's endpoint; empty for Slack.
+	URL string `json:"url,omitempty"`
+	// Signed tells that a webhook target signs its posts (it has a
+	// secret).
+	Signed bool `json:"signed,omitempty"`
+	// HasRoutingKey tells that a PagerDuty target has its routing key.
+	HasRoutingKey bool `json:"has_routing_key,omitempty"`
+}
+
+// AlertRuleList is a tenant's alert rules as the API lists them: where
+// they come from ("file": the service's alerts file, read-only through the
+// API; "api": written through it), and them, in their order.
+type AlertRuleList struct {
+	Source string      `json:"source"`
+	Rules  []AlertRule `json:"rules"`
+}
+
+// AlertTargetList is a tenant's alert targets as the API lists them, as
+// AlertRuleList: without their credentials.
+type AlertTargetList struct {
+	Source  string            `json:"source"`
+	Targets []AlertTargetView `json:"targets"`
+}
+
 // PagerDutyEventsURL is PagerDuty's Events API v2 endpoint.
 const PagerDutyEventsURL = "https://events.pagerduty.com/v2/enqueue"
 

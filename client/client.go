@@ -43,6 +43,7 @@ const maxRecordBody = 16 << 20
 const (
 	reportsPath = "v1/errors"
 	runsPath    = "v1/runs"
+	alertsPath  = "v1/alerts"
 )
 
 // Client reports errors to the Error Handler service. Build one with New and
@@ -52,6 +53,7 @@ const (
 type Client struct {
 	reports   string // the URL of POST /v1/errors
 	runs      string // the URL of GET /v1/runs
+	alerts    string // the URL of /v1/alerts, under which the rules and targets are
 	source    string // the service's host, naming its faults and breaker
 	apiKey    string
 	userAgent string
@@ -114,6 +116,7 @@ func New(baseURL string, cfg Config) (*Client, error) {
 	c := &Client{
 		reports:   reports.String(),
 		runs:      u.JoinPath(runsPath).String(),
+		alerts:    u.JoinPath(alertsPath).String(),
 		source:    u.Host,
 		userAgent: DefaultUserAgent,
 		http:      cfg.HTTPClient,

@@ -14,6 +14,7 @@ import (
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/resilience"
 	"github.com/triage-go/triage/wire/problem"
+	"io"
 )
 
 // A pipeline agent reports a failed query and follows the feedback. The
@@ -238,4 +239,57 @@ func ExampleClient_Change() {
 	// err_7f3a resolved in planner@1.4.0
 	// acme: unresolved -> resolved (fixed in #12)
 	// ignored: 12
+}
+
+// A team's tool sets up its alerts: a PagerDuty target, then a rule that
+// pages when a record occurs 100 times within a minute, at most once an
+// hour per record. The routing key is written, never read back.
+func ExampleClient_PutAlertRule() {
+	var stored []byte
+	svc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		body, _ := io.ReadAll(r.Body)
+		switch r.Method + " " + r.URL.Path {
+		case "PUT /v1/alerts/targets/oncall":
+			var t triage.AlertTarget
+			json.Unmarshal(body, &t)
+			json.NewEncoder(w).Encode(t.View())
+		case "PUT /v1/alerts/rules/bursts":
+			stored = body
+			w.Write(body)
+		case "GET /v1/alerts/rules":
+			fmt.Fprintf(w, `{"source":"api","rules":[%s]}`, stored)
+		}
+	}))
+	defer svc.Close()
+
+	c, err := client.New(svc.URL, client.Config{APIKey: "acme-key-0123456789"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx := context.Background()
+	target, err := c.PutAlertTarget(ctx, triage.AlertTarget{Name: "oncall", Kind: triage.TargetPagerDuty, RoutingKey: "R0UTINGKEY"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(target.Name, target.Kind, "routing key set:", target.HasRoutingKey)
+	_, err = c.PutAlertRule(ctx, triage.AlertRule{ID: "bursts", When: triage.TriggerFrequency, Count: 100, WindowSeconds: 60,
+		ThrottleSeconds: 3600, Targets: []string{"oncall"}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rules, err := c.AlertRules(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, r := range rules.Rules {
+		fmt.Printf("%s: %s %d in %ds -> %v\n", r.ID, r.When, r.Count, r.WindowSeconds, r.Targets)
+	}
+	// Output:
+	// oncall pagerduty routing key set: true
+	// bursts: frequency 100 in 60s -> [oncall]
 }

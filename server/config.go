@@ -78,7 +78,8 @@ type Config struct {
 	HTTPClient *http.Client
 	// PrivateCallbacks lets the agents' callbacks (a retry job's POST to
 	// the callback_url a tenant registers with PUT /v1/callbacks/{agent_id})
-	// reach loopback, private (RFC 1918, fc00::/7), link-local (169.254.0.0/16,
+	// and the tenants' alert targets (PUT /v1/alerts/targets/{target}, and
+	// the alerts file's) reach loopback, private (RFC 1918, fc00::/7), link-local (169.254.0.0/16,
 	// the cloud metadata address among them, fe80::/10), unspecified,
 	// multicast and other special-use addresses. Defaults to false when
 	// APIKeys are set (tenants must not probe the service's network):
@@ -109,6 +110,15 @@ type Config struct {
 	// the others' jobs wait. Default: a quarter of the workers (at least
 	// 1) when APIKeys name more than one tenant, else all of them.
 	TenantJobWorkers int
+
+	// Alerts are the alert rules and targets of the tenants an alerts
+	// file names (service.ParseAlerts): read-only through /v1/alerts/…
+	// (409); the other tenants keep theirs through the API.
+	Alerts map[string]service.AlertConfig
+	// PublicURL is the dashboard's address as the alerts' readers reach
+	// it: an alert links to its record's page under it
+	// (service.Config.PublicURL). Default "": alerts carry no link.
+	PublicURL string
 
 	// Retention says how long delivery claims, idempotency keys and
 	// attempt counts are kept (store.Retention's defaults: 7 days, 24

@@ -122,6 +122,9 @@ func TestOnPostgres(t *testing.T) {
 		{"EventsPastOlderTransaction", testEventsPastOlderTransaction},
 		{"MCPErrorTools", TestMCPErrorTools}, {"BridgeErrorToolsOverTheClient", TestBridgeErrorToolsOverTheClient},
 		{"ResolveThenReportAgainRegresses", TestResolveThenReportAgainRegresses}, {"ChangeProblems", TestChangeProblems},
+		{"AlertsAPI", TestAlertsAPI}, {"200ReportsOneNotification", Test200ReportsOneNotification},
+		{"153EscalationsOneAlert", Test153EscalationsOneAlert}, {"AlertTenantsIsolated", TestAlertTenantsIsolated},
+		{"FailureRateAlert", TestFailureRateAlert},
 	} {
 		t.Run(c.name, c.test)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/service"
 )
 
 // Every decoder of the API answers bad input with an INVALID_REQUEST fault
@@ -151,6 +152,44 @@ func FuzzDecodeRecordsChange(f *testing.F) {
 			if !triage.IsIdentifier(id) {
 				t.Fatalf("accepted error_id %q", id)
 			}
+		}
+	})
+}
+
+func FuzzDecodeAlertRule(f *testing.F) {
+	f.Add([]byte(`{"when":"frequency","count":100,"window_seconds":60,"throttle_seconds":600,"targets":["oncall"]}`))
+	targets := []triage.AlertTarget{{Name: "oncall", Kind: triage.TargetPagerDuty, RoutingKey: "k"}}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		r, err := decodeAlertRule(body, "bursts")
+		checkInvalid(t, err)
+		if err != nil {
+			return
+		}
+		if r.ID != "bursts" {
+			t.Fatalf("the rule's id %q, not the path's", r.ID)
+		}
+		// Whatever decoded, the check names what is wrong, field by field.
+		checkInvalid(t, service.AlertConfig{Rules: []triage.AlertRule{r}, Targets: targets}.Check())
+	})
+}
+
+func FuzzDecodeAlertTarget(f *testing.F) {
+	f.Add([]byte(`{"kind":"webhook","url":"https://hooks.example.com/triage","secret":"whsec_c2VjcmV0"}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		tg, err := decodeAlertTarget(body, "hook")
+		checkInvalid(t, err)
+		if err != nil {
+			return
+		}
+		if tg.Name != "hook" {
+			t.Fatalf("the target's name %q, not the path's", tg.Name)
+		}
+		if err := (service.AlertConfig{Targets: []triage.AlertTarget{tg}}).Check(); err == nil {
+			if v := tg.View(); v.URL != "" && tg.Kind == triage.TargetSlack {
+				t.Fatalf("a Slack target's URL shown: %+v", v)
+			}
+		} else {
+			checkInvalid(t, err)
 		}
 	})
 }

@@ -81,11 +81,10 @@ func (e mcpErrors) Report(ctx context.Context, r *triage.Report) (triage.Feedbac
 // Change changes the record's workflow as PATCH /v1/errors/{error_id}
 // does, by the same name (the tenant's key, or the operator).
 func (e mcpErrors) Change(ctx context.Context, errorID string, c triage.Change) (triage.Workflow, error) {
-	t, err := e.records()
-	if err != nil {
+	if _, err := e.records(); err != nil {
 		return triage.Workflow{}, err
 	}
-	ch, ok, err := t.ChangeRecord(ctx, errorID, c, e.s.changedBy(e.tenant))
+	ch, ok, err := e.s.svc.ChangeRecord(ctx, e.tenant, errorID, c, e.s.changedBy(e.tenant))
 	if err != nil {
 		return triage.Workflow{}, changeProblem(err)
 	}

@@ -334,6 +334,74 @@ var operations = []route{
 		},
 		Problems: opPutProblems,
 	}},
+	{api: (*Server).listAlertRules, Operation: apidoc.Operation{
+		Method: "GET", Path: "/v1/alerts/rules", ID: "listAlertRules",
+		Summary:     "The tenant's alert rules",
+		Description: "When a record is worth telling someone about: new, regressed, passing a frequency (count occurrences within window_seconds), an agent's failure rate, or the handler's escalation; each throttled to one notification per record (or agent) and target per throttle_seconds, the next (or a digest once the interval has passed) counting what was held. source is \"file\" when the service's alerts file (--alerts) defines them: read-only here. Takes no query parameters. See docs/service.md, Alerts.",
+		OK: []apidoc.Answer{
+			{Status: 200, Description: "The rules, in their order.", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Of[triage.AlertRuleList]()}}},
+		},
+		Problems: opNoParamsProblems,
+	}},
+	{api: (*Server).putAlertRule, Operation: apidoc.Operation{
+		Method: "PUT", Path: "/v1/alerts/rules/{rule_id}", ID: "putAlertRule",
+		Summary:     "Add or replace an alert rule",
+		Description: "The rule named by the path (its id member may be left out). The tenant's rules and targets are checked whole: a rule names targets the tenant has (PUT /v1/alerts/targets/{target} first).",
+		Params: []apidoc.Param{
+			{Name: "rule_id", In: "path", Required: true, Description: "The rule: 1 to 64 of a-z, 0-9, '-' and '_'.", Schema: apidoc.Obj{"type": "string"}},
+		},
+		Body: &apidoc.Media{ContentType: "application/json", Schema: apidoc.Of[triage.AlertRule]()},
+		OK: []apidoc.Answer{
+			{Status: 200, Description: "Stored: the rule.", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Of[triage.AlertRule]()}}},
+		},
+		Problems: opAlertPutProblems,
+	}},
+	{api: (*Server).deleteAlertRule, Operation: apidoc.Operation{
+		Method: "DELETE", Path: "/v1/alerts/rules/{rule_id}", ID: "deleteAlertRule",
+		Summary: "Delete an alert rule",
+		Params: []apidoc.Param{
+			{Name: "rule_id", In: "path", Required: true, Description: "The rule.", Schema: apidoc.Obj{"type": "string"}},
+		},
+		OK: []apidoc.Answer{
+			{Status: 204, Description: "Deleted."},
+		},
+		Problems: opAlertDeleteProblems,
+	}},
+	{api: (*Server).listAlertTargets, Operation: apidoc.Operation{
+		Method: "GET", Path: "/v1/alerts/targets", ID: "listAlertTargets",
+		Summary:     "The tenant's alert targets, without their credentials",
+		Description: "Where the rules' notifications go: a generic webhook (JSON signed as Standard Webhooks sign), a Slack incoming webhook, or PagerDuty Events API v2. Credentials are write-only: a webhook's signing secret, a PagerDuty routing key and a Slack webhook URL are never returned (signed and has_routing_key say they are set). Takes no query parameters.",
+		OK: []apidoc.Answer{
+			{Status: 200, Description: "The targets.", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Of[triage.AlertTargetList]()}}},
+		},
+		Problems: opNoParamsProblems,
+	}},
+	{api: (*Server).putAlertTarget, Operation: apidoc.Operation{
+		Method: "PUT", Path: "/v1/alerts/targets/{target}", ID: "putAlertTarget",
+		Summary:     "Add or replace an alert target",
+		Description: "The target named by the path (its name member may be left out), written whole, credentials included. Its URL must not be localhost or a loopback, private or link-local address (unless the service runs with --private-callbacks); the jobs refuse such an address again as they connect.",
+		Params: []apidoc.Param{
+			{Name: "target", In: "path", Required: true, Description: "The target: 1 to 64 of a-z, 0-9, '-' and '_'.", Schema: apidoc.Obj{"type": "string"}},
+		},
+		Body: &apidoc.Media{ContentType: "application/json", Schema: apidoc.Of[triage.AlertTarget]()},
+		OK: []apidoc.Answer{
+			{Status: 200, Description: "Stored: the target, without its credentials.", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Of[triage.AlertTargetView]()}}},
+		},
+		Problems: opAlertPutProblems,
+	}},
+	{api: (*Server).deleteAlertTarget, Operation: apidoc.Operation{
+		Method: "DELETE", Path: "/v1/alerts/targets/{target}", ID: "deleteAlertTarget",
+		Summary:     "Delete an alert target",
+		Description: "A target a rule names is not deleted (422 naming the rule's targets member).",
+		Params: []apidoc.Param{
+			{Name: "target", In: "path", Required: true, Description: "The target.", Schema: apidoc.Obj{"type": "string"}},
+		},
+		OK: []apidoc.Answer{
+			{Status: 204, Description: "Deleted."},
+		},
+		Problems: append(opAlertDeleteProblems[:len(opAlertDeleteProblems):len(opAlertDeleteProblems)],
+			apidoc.Problem{Status: 422, Description: "A rule names the target; errors names it."}),
+	}},
 	{api: (*Server).postRun, Operation: apidoc.Operation{
 		Method: "POST", Path: "/v1/agents/{agent_id}/runs", ID: "postRun",
 		Summary:     "Run an agent for an AG-UI client (HttpAgent), streamed as AG-UI events",
@@ -557,6 +625,41 @@ var opPutProblems = []apidoc.Problem{
 	{Status: 413, Description: "The body is over the limit."},
 	{Status: 415, Description: "The body is not JSON."},
 	{Status: 422, Description: "The document is invalid; errors lists every field."},
+	opRateLimited,
+	opBusy,
+}
+
+// opNoParamsProblems are the problems of a GET that takes no parameters.
+var opNoParamsProblems = []apidoc.Problem{
+	{Status: 400, Description: "A query parameter, or a malformed query string (INVALID_REQUEST)."},
+	opNoKey,
+	opWrongKey,
+	opRateLimited,
+	opBusy,
+}
+
+// opAlertPutProblems are the problems of a PUT of an alert rule or target.
+var opAlertPutProblems = []apidoc.Problem{
+	{Status: 400, Description: "Malformed JSON or an invalid path parameter."},
+	opNoKey,
+	opWrongKey,
+	opBodyTimeout,
+	{Status: 409, Description: "The tenant's alerts come from the service's alerts file: read-only here."},
+	{Status: 413, Description: "The body is over the limit."},
+	{Status: 415, Description: "The body is not JSON."},
+	{Status: 422, Description: "The document is invalid (an unknown member too), or leaves the tenant's rules and targets invalid, or names a URL at a private address; errors lists every field."},
+	opRateLimited,
+	opBusy,
+}
+
+// opAlertDeleteProblems are the problems of a DELETE of an alert rule or
+// target.
+var opAlertDeleteProblems = []apidoc.Problem{
+	{Status: 400, Description: "An invalid path parameter."},
+	opNoKey,
+	opWrongKey,
+	{Status: 404, Description: "No such rule or target (NOT_FOUND)."},
+	{Status: 409, Description: "The tenant's alerts come from the service's alerts file: read-only here."},
 	opRateLimited,
 	opBusy,
 }

@@ -209,6 +209,8 @@ func New(cfg Config) (*Server, error) {
 		// nil leaves the engine its own default (otel's global provider).
 		TracerProvider: cfg.TracerProvider,
 		Jobs:           jobs(cfg, keys.empty()),
+		Alerts:         cfg.Alerts,
+		PublicURL:      cfg.PublicURL,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)

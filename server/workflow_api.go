@@ -140,7 +140,7 @@ func (s *Server) patchError(w http.ResponseWriter, r *http.Request, tenant strin
 	if err != nil {
 		return err
 	}
-	ch, ok, err := s.cfg.Store.Tenant(tenant).ChangeRecord(r.Context(), id, c, s.changedBy(tenant))
+	ch, ok, err := s.svc.ChangeRecord(r.Context(), tenant, id, c, s.changedBy(tenant))
 	if err != nil {
 		return changeProblem(err)
 	}
@@ -161,7 +161,7 @@ func (s *Server) changeErrors(w http.ResponseWriter, r *http.Request, tenant str
 	if err != nil {
 		return err
 	}
-	n, err := s.cfg.Store.Tenant(tenant).ChangeRecords(r.Context(), f, c, s.changedBy(tenant))
+	n, err := s.svc.ChangeRecords(r.Context(), tenant, f, c, s.changedBy(tenant))
 	if err != nil {
 		return changeProblem(err)
 	}

@@ -211,6 +211,7 @@ func (s *Service) report(ctx context.Context, tenant string, t reporting, body [
 	}
 	if saved.ID != 0 { // 0: an earlier delivery saved it
 		s.Changed(tenant)
+		s.alertOnSave(context.WithoutCancel(ctx), tenant, rep, occ, saved) // the report is saved: its alerts go whatever the client does
 	}
 	if saved.WorkflowErr != nil { // saved; the record's next occurrence takes the step
 		s.log(ctx, slog.LevelError, "updating a record's workflow after its occurrence failed",

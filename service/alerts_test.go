@@ -3,8 +3,10 @@ package service
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
@@ -107,5 +109,20 @@ func TestAlertConfigCheck(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("fields\n got %v\nwant %v", got, want)
+	}
+}
+
+// An alert's title is the error's code and message, cut at a
+// character's start within its bound.
+func TestAlertTitle(t *testing.T) {
+	if got := alertTitle("DB_TIMEOUT", "Query timed out"); got != "DB_TIMEOUT: Query timed out" {
+		t.Errorf("title %q", got)
+	}
+	if got := alertTitle("", "no code"); got != "no code" {
+		t.Errorf("without a code: %q", got)
+	}
+	long := alertTitle("C", strings.Repeat("é", maxAlertTitle))
+	if len(long) > maxAlertTitle || !utf8.ValidString(long) || !strings.HasSuffix(long, "…") {
+		t.Errorf("a long title: %d bytes, valid %v", len(long), utf8.ValidString(long))
 	}
 }

@@ -81,8 +81,9 @@ type worker struct {
 	shares    *Shares
 	tracer    trace.Tracer // nil: no job spans
 	attempts  *prometheus.CounterVec
-	// held counts the escalations the throttle held back.
-	held prometheus.Counter
+	// held counts the escalations the throttle held back, alertsHeld the
+	// alert rules' firings.
+	held, alertsHeld prometheus.Counter
 }
 
 func newWorker(cfg Jobs, log *slog.Logger) *worker {
@@ -107,6 +108,10 @@ func newWorker(cfg Jobs, log *slog.Logger) *worker {
 		held: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "triage_escalations_held_total",
 			Help: "Escalations held back by the throttle (Jobs.EscalationThrottle): the next one posted of the same record counts them.",
+		}),
+		alertsHeld: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "triage_alerts_held_total",
+			Help: "Alert rules' firings held back by their throttle: the next notification (or the digest) of the rule, target and subject counts them.",
 		})}
 	if !cfg.PrivateCallbacks {
 		w.callbacks = guardedClient(cfg.HTTPClient, log)
@@ -217,41 +222,61 @@ func (s *Service) attempt(ctx context.Context, j store.Job) error {
 		}
 		return w.send(ctx, w.callbacks, webhook.Post{What: "callback", URL: agent.CallbackURL, Body: j.Payload})
 	case store.JobEscalation:
-		e, err := decodePayload[triage.Escalation]("an escalation", j.Payload)
-		if err != nil {
-			return err
-		}
-		e.Tenant = j.Tenant
+		f := store.Firing{Send: true}
 		if every := w.cfg.EscalationThrottle; every >= 0 {
 			if every == 0 {
 				every = triage.DefaultThrottle
 			}
-			f, err := s.cfg.Store.Tenant(j.Tenant).FireAlert(ctx, triage.EscalationRule, j.ErrorID, every, j.ID)
+			// The first escalation held leaves the digest that posts the
+			// held ones if none posted carries them: an alert job to the
+			// operators' webhook (Target "").
+			digest, err := json.Marshal(alertJob{Rule: triage.EscalationRule, When: triage.TriggerEscalation, Subject: j.ErrorID,
+				Throttle: int(every / time.Second), Digest: true, Escalation: j.Payload})
+			if err != nil {
+				return err
+			}
+			f, err = s.cfg.Store.Tenant(j.Tenant).FireAlert(ctx, triage.EscalationRule, j.ErrorID, every, j.ID,
+				&store.NewJob{Kind: store.JobAlert, ErrorID: j.ErrorID, Payload: digest, Trace: j.Trace})
 			if err != nil {
 				return err
 			}
 			if !f.Send {
 				w.held.Inc()
-				return nil // held back: the next escalation posted counts it
+				return nil // held back: the next escalation posted, or the digest, counts it
 			}
-			e.Held, e.HeldSince = f.Held, f.HeldSince
 		}
-		if w.cfg.Webhook == "" {
-			doc, err := json.Marshal(e)
-			if err != nil {
-				return err
-			}
-			s.log(ctx, slog.LevelWarn, "escalation", slog.String("tenant", j.Tenant), slog.String("error_id", j.ErrorID),
-				slog.String("escalation", string(doc)))
-			return nil
-		}
-		p, err := webhook.Escalation(w.cfg.Webhook, e)
-		if err != nil {
-			return fmt.Errorf("%w: %v", store.ErrPermanent, err)
-		}
-		return w.send(ctx, w.cfg.HTTPClient, p)
+		return s.postEscalation(ctx, j.Tenant, j.ErrorID, j.Payload, f)
+	case store.JobAlert:
+		return s.attemptAlert(ctx, j)
 	}
 	return fmt.Errorf("%w: unknown job kind %q", store.ErrPermanent, j.Kind)
+}
+
+// postEscalation posts an escalation (its payload as the job holds it) to
+// the operators' webhook, or logs it, standing for the escalations f
+// says were held.
+func (s *Service) postEscalation(ctx context.Context, tenant, errorID string, payload []byte, f store.Firing) error {
+	w := s.worker
+	e, err := decodePayload[triage.Escalation]("an escalation", payload)
+	if err != nil {
+		return err
+	}
+	e.Tenant = tenant
+	e.Held, e.HeldSince = f.Held, f.HeldSince
+	if w.cfg.Webhook == "" {
+		doc, err := json.Marshal(e)
+		if err != nil {
+			return err
+		}
+		s.log(ctx, slog.LevelWarn, "escalation", slog.String("tenant", tenant), slog.String("error_id", errorID),
+			slog.String("escalation", string(doc)))
+		return nil
+	}
+	p, err := webhook.Escalation(w.cfg.Webhook, e)
+	if err != nil {
+		return fmt.Errorf("%w: %v", store.ErrPermanent, err)
+	}
+	return w.send(ctx, w.cfg.HTTPClient, p)
 }
 
 // decodePayload reads a job's payload, as the service stored it, into a

@@ -71,6 +71,9 @@ func (s *Service) FinishRun(ctx context.Context, tenant, runID, agentID string, 
 		return
 	}
 	s.Changed(tenant) // this instance's streams read it now; the others' at their next poll
+	if end.Outcome == store.RunFailed {
+		s.alertOnRun(ctx, tenant, runID, agentID)
+	}
 }
 
 // RunFault is a failed run's fault as its record keeps it: its JSON

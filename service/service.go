@@ -60,6 +60,16 @@ type Config struct {
 
 	// Jobs configures the worker of the durable jobs (Work).
 	Jobs Jobs
+
+	// Alerts are the alert rules and targets of the tenants an alerts
+	// file names (triage serve --alerts), each checked by
+	// AlertConfig.Check: such a tenant has these, read-only through the
+	// API; the others keep theirs in the store (PutAlertRule, …).
+	Alerts map[string]AlertConfig
+	// PublicURL is where the alerts' readers reach the dashboard
+	// ("https://triage.example.com"): an alert links to its record's page
+	// under it. Defaults to "": alerts carry no link.
+	PublicURL string
 }
 
 // Service is the pipeline. It is safe for concurrent use.
@@ -89,6 +99,14 @@ func New(cfg Config) (*Service, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	for tenant, c := range cfg.Alerts {
+		if _, ok := slices.BinarySearch(cfg.Tenants, tenant); !ok {
+			return nil, fmt.Errorf("service: the alerts name tenant %q, which the service does not know", tenant)
+		}
+		if err := c.Check(); err != nil {
+			return nil, fmt.Errorf("service: the alerts of tenant %q: %w", tenant, alertConfigError(err))
+		}
+	}
 	h, err := handler.New(handler.Config{
 		Policy:           cfg.Policy,
 		Logger:           cfg.Logger,
@@ -102,7 +120,7 @@ func New(cfg Config) (*Service, error) {
 	}
 	svc := &Service{cfg: cfg, handler: h, events: newEvents(), worker: newWorker(cfg.Jobs, cfg.Logger)}
 	if cfg.Registerer != nil {
-		for _, c := range []prometheus.Collector{svc.worker.attempts, svc.worker.held} {
+		for _, c := range []prometheus.Collector{svc.worker.attempts, svc.worker.held, svc.worker.alertsHeld} {
 			if err := cfg.Registerer.Register(c); err != nil {
 				return nil, fmt.Errorf("service: %w", err)
 			}

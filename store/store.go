@@ -67,6 +67,8 @@ type Tenant interface {
 	Runs
 	Throttles
 	Workflows
+	AlertRules
+	RunCounts
 }
 
 // Knowledge is what the handler knows of a tenant's data sources: the
@@ -149,9 +151,10 @@ type Workflows interface {
 	ChangeRecord(ctx context.Context, errorID string, c triage.Change, by string) (Changed, bool, error)
 	// ChangeRecords applies c to every record f selects (Filter's fields
 	// but Limit and Cursor, with ErrorIDs and Status), in batches of a
-	// write each, and returns how many it changed. An invalid change is
-	// refused before any record is changed, as ChangeRecord refuses it.
-	ChangeRecords(ctx context.Context, f Filter, c triage.Change, by string) (int, error)
+	// write each, and returns the IDs of the records it changed (the
+	// batches done, with the error of one that failed). An invalid change
+	// is refused before any record is changed, as ChangeRecord refuses it.
+	ChangeRecords(ctx context.Context, f Filter, c triage.Change, by string) ([]string, error)
 	// RecordHistory returns a page of an error's transitions, the latest
 	// first; false when the tenant has no such error, and ErrBadCursor
 	// for a cursor it did not make.
@@ -369,6 +372,9 @@ const (
 	JobRetry = "retry"
 	// JobEscalation posts an escalation to the ops webhook.
 	JobEscalation = "escalation"
+	// JobAlert posts an alert rule's notification (or the digest of what
+	// its throttle held back) to one of the tenant's targets.
+	JobAlert = "alert"
 )
 
 // DefaultMaxAttempts bounds a job's attempts when NewJob does not.

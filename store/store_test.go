@@ -24,6 +24,9 @@ func TestTenantIsItsParts(t *testing.T) {
 		reflect.TypeFor[store.Checkpoints](),
 		reflect.TypeFor[store.Runs](),
 		reflect.TypeFor[store.Throttles](),
+		reflect.TypeFor[store.Workflows](),
+		reflect.TypeFor[store.AlertRules](),
+		reflect.TypeFor[store.RunCounts](),
 	}
 	owner := map[string]string{}
 	for _, p := range parts {

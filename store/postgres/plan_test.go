@@ -170,3 +170,43 @@ func TestStatusFilterReadsItsIndex(t *testing.T) {
 		t.Errorf("the plan of\n%s\nis\n%s\nwant records_by_status's range, in order", query, text)
 	}
 }
+
+// TestCountRunsReadsTheWindow: counting an agent's runs in a window (a
+// failure-rate alert rule) reads that window's range of
+// runs_by_agent_start, once the planner knows the table is large.
+func TestCountRunsReadsTheWindow(t *testing.T) {
+	dbURL := pgtest.FreshSchema(t)
+	s := open(t, dbURL, store.Config{})
+	defer s.Close()
+	// 6,000 ended runs of 3 agents (written directly: through the store
+	// it would take minutes), a tenth failed.
+	conn := connect(t, dbURL)
+	if _, err := conn.Exec(t.Context(), `INSERT INTO runs (tenant, run_id, thread_id, agent_id, outcome, started_at, finished_at, answer_bytes)
+		SELECT 'a', 'r' || i, 'th', 'agent' || (i % 3), CASE WHEN i % 10 = 0 THEN 'failed' ELSE 'finished' END, i * 1000, i * 1000 + 1, 0
+		FROM generate_series(1, 6000) AS i`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(t.Context(), "ANALYZE runs"); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := conn.Query(t.Context(), "EXPLAIN "+sqlstore.CountRunsSQL, "a", "agent1", 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, strings.TrimSpace(line))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(plan, "\n")
+	if !strings.Contains(text, "runs_by_agent_start") || !strings.Contains(text, "(started_at >= ") ||
+		strings.Contains(text, "Seq Scan") || strings.Contains(text, "Sort") {
+		t.Errorf("the plan of\n%s\nis\n%s\nwant a scan of runs_by_agent_start's range for the agent and the window", sqlstore.CountRunsSQL, text)
+	}
+}

@@ -134,3 +134,19 @@ func TestStatusFilterReadsItsIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestCountRunsReadsTheWindow: counting an agent's runs in a window (a
+// failure-rate alert rule) reads that window's range of
+// runs_by_agent_start, the latest first, with no sort.
+func TestCountRunsReadsTheWindow(t *testing.T) {
+	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "triage.db"), store.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	want := "SEARCH runs USING INDEX runs_by_agent_start (tenant=? AND agent_id=? AND started_at>?)"
+	plan := strings.Join(explain(t, s, sqlstore.CountRunsSQL, "a", "planner", 0, 100), "\n")
+	if !strings.Contains(plan, want) || strings.Contains(plan, "TEMP B-TREE") {
+		t.Errorf("the plan of\n%s\nis\n%s\nwant %s, and no sort", sqlstore.CountRunsSQL, plan, want)
+	}
+}

@@ -256,25 +256,25 @@ func (t *tenant) ChangeRecord(ctx context.Context, errorID string, c triage.Chan
 // ChangeRecords applies c to the records f selects, bulkBatch records a
 // write, walking them by seq, the latest first: a record the change moves
 // out of f's selection (by status) is behind the walk, so it ends.
-func (t *tenant) ChangeRecords(ctx context.Context, f store.Filter, c triage.Change, by string) (int, error) {
+func (t *tenant) ChangeRecords(ctx context.Context, f store.Filter, c triage.Change, by string) ([]string, error) {
 	now := t.s.now()
 	var releases triage.Releases
 	if nextRelease(c) {
 		var err error
 		if releases.Latest, err = t.latestRelease(ctx, t.s.db.Reader()); err != nil {
-			return 0, t.s.errorf("change records", err)
+			return nil, t.s.errorf("change records", err)
 		}
 	}
 	// An invalid change is refused before any record is changed.
 	if _, _, err := (triage.Workflow{Status: triage.StatusUnresolved}).Apply(c, by, now, releases); err != nil {
-		return 0, err
+		return nil, err
 	}
-	total := 0
+	var total []string
 	after := int64(math.MaxInt64)
 	for {
-		n, last, changed := 0, int64(0), 0
+		n, last, changed := 0, int64(0), []string(nil)
 		err := t.write(ctx, func(q Querier) error {
-			n, last, changed = 0, 0, 0
+			n, last, changed = 0, 0, nil
 			w := recordWhere(t.id, f, now)
 			w.cond("r.seq <", after)
 			query := `SELECT r.seq, r.error_id, r.status, r.workflow FROM records r WHERE ` + w.String() +
@@ -321,14 +321,14 @@ func (t *tenant) ChangeRecords(ctx context.Context, f store.Filter, c triage.Cha
 				if err := t.addTransition(ctx, q, r.id, tr); err != nil {
 					return err
 				}
-				changed++
+				changed = append(changed, r.id)
 			}
 			return nil
 		})
 		if err != nil {
 			return total, t.s.errorf("change records", err)
 		}
-		total += changed
+		total = append(total, changed...)
 		if n < bulkBatch {
 			return total, nil
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/policy"
 	"github.com/triage-go/triage/server"
+	"github.com/triage-go/triage/service"
 	"github.com/triage-go/triage/store"
 	"github.com/triage-go/triage/store/postgres"
 	"github.com/triage-go/triage/store/sqlite"
@@ -50,6 +51,8 @@ var serveEnv = map[string]string{
 	"problem-base":            "TRIAGE_PROBLEM_BASE",
 	"mcp-max-concurrent":      "TRIAGE_MCP_MAX_CONCURRENT",
 	"riverui":                 "TRIAGE_RIVERUI",
+	"alerts":                  "TRIAGE_ALERTS",
+	"public-url":              "TRIAGE_PUBLIC_URL",
 }
 
 func init() {
@@ -101,7 +104,9 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	debug := fs.Bool("debug", false, "debug logs, and debug details in problems (also TRIAGE_ENV=development)")
 	webhook := fs.String("webhook", "", "post escalations as JSON to this `URL` (default: log them)")
 	escalationThrottle := fs.Duration("escalation-throttle", time.Hour, "post (or log) at most one escalation of a record per `interval`; the next says how many were held back (negative: every one)")
-	privateCallbacks := fs.Bool("private-callbacks", false, "with API keys, let agents' callbacks reach loopback, private and link-local addresses (without keys they always may)")
+	alertsFile := fs.String("alerts", "", "alert rules and targets `file` (YAML or JSON) of the tenants it names: theirs, read-only through /v1/alerts/…")
+	publicURL := fs.String("public-url", "", "the dashboard's address as the alerts' readers reach it (`URL`): each alert links to its record's page under it")
+	privateCallbacks := fs.Bool("private-callbacks", false, "with API keys, let agents' callbacks and alert targets reach loopback, private and link-local addresses (without keys they always may)")
 	rateLimit := fs.Float64("rate-limit", server.DefaultRateLimit, "each tenant's sustained `requests` per second (negative: no limit)")
 	rateBurst := fs.Int("rate-burst", server.DefaultRateBurst, "each tenant's burst of `requests`")
 	maxConcurrent := fs.Int("max-concurrent", server.DefaultMaxConcurrent, "API `requests` in progress before 503")
@@ -203,6 +208,21 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	if *webhook != "" {
 		if u, err := url.Parse(*webhook); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return usagef("--webhook must be an absolute http or https URL")
+		}
+	}
+	if *publicURL != "" {
+		if u, err := url.Parse(*publicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return usagef("--public-url must be an absolute http or https URL")
+		}
+		cfg.PublicURL = *publicURL
+	}
+	if *alertsFile != "" {
+		data, err := os.ReadFile(*alertsFile)
+		if err != nil {
+			return usagef("--alerts: %v", err)
+		}
+		if cfg.Alerts, err = service.ParseAlerts(data, *alertsFile); err != nil {
+			return usagef("--alerts: %v", err)
 		}
 	}
 	tr, err := startTracing(ctx, &cfg, log)

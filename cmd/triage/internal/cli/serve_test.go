@@ -657,3 +657,38 @@ func TestServeRiverUI(t *testing.T) {
 		t.Errorf("without --riverui: %d %s", r.status, r.body)
 	}
 }
+
+// --alerts gives the tenants it names their alert rules and targets,
+// read-only through the API; a file that is not valid is a usage error
+// naming the member at fault.
+func TestServeAlertsFile(t *testing.T) {
+	dir := t.TempDir()
+	db, file := filepath.Join(dir, "triage.db"), filepath.Join(dir, "alerts.yaml")
+	alerts := `tenants:
+  default:
+    targets:
+      - {name: oncall, kind: pagerduty, routing_key: R0UTINGKEY}
+    rules:
+      - {id: bursts, when: frequency, count: 100, window_seconds: 60, targets: [oncall]}
+`
+	if err := os.WriteFile(file, []byte(alerts), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	svc := startServe(t, "--db", db, "--alerts", file, "--public-url", "https://triage.example.com")
+	r := call(t, "GET", svc.base+"/v1/alerts/rules", nil)
+	if r.status != 200 || !strings.Contains(string(r.body), `"source":"file"`) || !strings.Contains(string(r.body), `"id":"bursts"`) {
+		t.Errorf("GET rules: %d %s", r.status, r.body)
+	}
+	if r := call(t, "GET", svc.base+"/v1/alerts/targets", nil); r.status != 200 || strings.Contains(string(r.body), "R0UTINGKEY") {
+		t.Errorf("GET targets: %d %s", r.status, r.body)
+	}
+	svc.stop()
+	if err := os.WriteFile(file, []byte(strings.Replace(alerts, "count: 100", "count: 0", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	code := cli.Run(context.Background(), []string{"serve", "--db", db, "--alerts", file}, cli.Env{Stdout: io.Discard, Stderr: &stderr})
+	if code != cli.ExitUsage || !strings.Contains(stderr.String(), "rules[0].count") {
+		t.Errorf("an invalid alerts file: exit %d: %s", code, stderr.String())
+	}
+}
