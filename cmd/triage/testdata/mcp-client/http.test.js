@@ -111,8 +111,14 @@ test('triage serve: /mcp over streamable HTTP with API keys', { timeout: 60_000 
     assert.deepEqual((await call(globex, 'errors_search', {})).out.errors, []);
     const bad = await fails(acme, 'errors_search', { severity: 'dire' });
     assert.equal(bad.error.code, 'INVALID_REQUEST');
-    const upd = await fails(acme, 'errors_update', { errorId: rep.out.errorId, status: 'resolved' });
-    assert.equal(upd.error.code, 'CAPABILITY_NOT_FOUND');
+    const upd = await call(acme, 'errors_update', { errorId: rep.out.errorId, status: 'resolved', note: 'fixed in #12' });
+    assert.equal(upd.out.status, 'resolved');
+    assert.deepEqual((await call(acme, 'errors_search', { status: 'resolved' })).out.errors.map((e) => [e.errorId, e.status]),
+      [[rep.out.errorId, 'resolved']]);
+    const theirs = await fails(globex, 'errors_update', { errorId: rep.out.errorId, status: 'ignored' });
+    assert.equal(theirs.error.code, 'NOT_FOUND');
+    const regressed = await fails(acme, 'errors_update', { errorId: rep.out.errorId, status: 'regressed' });
+    assert.equal(regressed.error.code, 'INVALID_REQUEST');
     assert.deepEqual(acme.errors, [], 'the client reported errors');
   });
 
