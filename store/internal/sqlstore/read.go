@@ -18,7 +18,7 @@ import (
 // out of line on PostgreSQL, and on SQLite they follow next_action in the
 // row, on overflow pages not read).
 const summaryColumns = `r.seq, r.error_id, r.query_id, r.agent_id, r.error_type, r.severity,
-	r.first_seen, r.last_seen, r.occurrence_count, COALESCE(o.next_action, '')`
+	r.first_seen, r.last_seen, r.occurrence_count, COALESCE(o.next_action, ''), r.code, r.title`
 
 // recordColumns are summaryColumns and the report and the feedback: the
 // latest occurrence's (or, for a record written before records pointed at
@@ -32,8 +32,11 @@ const recordFrom = `records r LEFT JOIN occurrences o ON o.id = r.latest_id`
 func scanSummary(row Row, r *store.RecordSummary, more ...any) (seq int64, err error) {
 	var first, last int64
 	err = row.Scan(append([]any{&seq, &r.ErrorID, &r.QueryID, &r.AgentID, &r.ErrorType, &r.Severity,
-		&first, &last, &r.Count, &r.NextAction}, more...)...)
+		&first, &last, &r.Count, &r.NextAction, &r.Code, &r.Title}, more...)...)
 	r.FirstSeen, r.LastSeen = fromNanos(first), fromNanos(last)
+	if r.Title == "" {
+		r.Title = r.ErrorType // saved before records kept a title
+	}
 	return seq, err
 }
 
@@ -215,50 +218,6 @@ func decodeOccurrenceCursor(c string) (occurrenceKey, error) {
 		return occurrenceKey{}, store.ErrBadCursor
 	}
 	return k, nil
-}
-
-// ErrorRecords lists record summaries, the most recently first seen first.
-func (t *tenant) ErrorRecords(ctx context.Context, f store.Filter) (store.Page, error) {
-	w := newWhere("r.tenant", t.id)
-	w.equal("r.query_id", f.QueryID)
-	w.equal("r.agent_id", f.AgentID)
-	w.equal("r.error_type", f.ErrorType)
-	w.equal("r.severity", f.Severity)
-	if !f.Since.IsZero() {
-		w.cond("r.last_seen >=", nanos(f.Since))
-	}
-	if f.Cursor != "" {
-		after, err := decodeCursor(f.Cursor)
-		if err != nil {
-			return store.Page{}, t.s.errorf("list records", err)
-		}
-		w.cond("r.seq <", after)
-	}
-	n := pageSize(f.Limit)
-	query := `SELECT ` + summaryColumns + ` FROM ` + recordFrom + ` WHERE ` + w.String() +
-		` ORDER BY r.seq DESC LIMIT ` + w.arg(n+1) // one more tells whether there is a next page
-	args := w.args
-
-	page := store.Page{Records: []store.RecordSummary{}}
-	var last int64
-	rows, err := t.s.db.Reader().Query(ctx, query, args...)
-	err = scanAll(rows, err, func(row Row) error {
-		var r store.RecordSummary
-		seq, err := scanSummary(row, &r)
-		if err != nil {
-			return err
-		}
-		if len(page.Records) == n {
-			page.Next = encodeCursor(last)
-			return nil
-		}
-		page.Records, last = append(page.Records, r), seq
-		return nil
-	})
-	if err != nil {
-		return store.Page{}, t.s.errorf("list records", err)
-	}
-	return page, nil
 }
 
 // errorJobs returns the latest n jobs of an error, by ID, with their

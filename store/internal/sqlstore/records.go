@@ -12,12 +12,13 @@ import (
 
 // upsertRecordSQL counts an occurrence into its error's record: the record
 // takes the fields of the occurrence received last, and points at it for
-// the report and the feedback ($8, the occurrence's id). %[1]s and %[2]s
-// are the dialect's least and greatest.
+// the report and the feedback ($8, the occurrence's id); $9 and $10 are
+// its code and title. %[1]s and %[2]s are the dialect's least and
+// greatest.
 const upsertRecordSQL = `
 	INSERT INTO records (tenant, error_id, query_id, agent_id, error_type, severity,
-		first_seen, last_seen, occurrence_count, latest_id)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $7, 1, $8)` + recordConflictSQL
+		first_seen, last_seen, occurrence_count, latest_id, code, title)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $7, 1, $8, $9, $10)` + recordConflictSQL
 
 // recordConflictSQL is how a record's upsert counts an occurrence into a
 // record that is there already (%[1]s and %[2]s: Least and Greatest).
@@ -30,7 +31,9 @@ const recordConflictSQL = `
 		agent_id = CASE WHEN excluded.last_seen >= records.last_seen THEN excluded.agent_id ELSE records.agent_id END,
 		error_type = CASE WHEN excluded.last_seen >= records.last_seen THEN excluded.error_type ELSE records.error_type END,
 		severity = CASE WHEN excluded.last_seen >= records.last_seen THEN excluded.severity ELSE records.severity END,
-		latest_id = CASE WHEN excluded.last_seen >= records.last_seen THEN excluded.latest_id ELSE records.latest_id END`
+		latest_id = CASE WHEN excluded.last_seen >= records.last_seen THEN excluded.latest_id ELSE records.latest_id END,
+		code = CASE WHEN excluded.last_seen >= records.last_seen THEN excluded.code ELSE records.code END,
+		title = CASE WHEN excluded.last_seen >= records.last_seen THEN excluded.title ELSE records.title END`
 
 // SaveOccurrence records one delivery and counts it into its error's
 // record, unless the delivery was saved already. A zero ReceivedAt is now.
@@ -78,7 +81,7 @@ func (t *tenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (int64,
 		}
 		if _, err = q.Exec(ctx, t.s.upsertRecord,
 			t.id, o.ErrorID, o.QueryID, o.AgentID, o.ErrorType, o.Severity,
-			nanos(o.ReceivedAt), id); err != nil {
+			nanos(o.ReceivedAt), id, o.Code, o.Title); err != nil {
 			return err
 		}
 		if o.DeliveryKey != "" {
@@ -122,8 +125,8 @@ WITH o AS (
 	RETURNING id
 ), r AS (
 	INSERT INTO records (tenant, error_id, query_id, agent_id, error_type, severity,
-		first_seen, last_seen, occurrence_count, latest_id)
-	SELECT $1, $3, $4, $5, $6, $7, $11, $11, 1, id FROM o` + recordConflictSQL + `
+		first_seen, last_seen, occurrence_count, latest_id, code, title)
+	SELECT $1, $3, $4, $5, $6, $7, $11, $11, 1, id, $22, $23 FROM o` + recordConflictSQL + `
 	RETURNING 1
 ), d AS (
 	INSERT INTO deliveries (tenant, delivery_key, claimed_at, occurrence_id)
@@ -159,7 +162,7 @@ func (t *tenant) saveOneStatement(ctx context.Context, o store.Occurrence, key a
 	err = t.s.db.Writer().QueryRow(ctx, t.s.saveOccurrence,
 		t.id, key, o.ErrorID, o.QueryID, o.AgentID, o.ErrorType, o.Severity,
 		o.NextAction, o.Attempt, nanos(o.ReportedAt), nanos(o.ReceivedAt), text(o.Report), text(o.Feedback),
-		text(o.Actions), nanos(now), args, kinds, maxAttempts, states, scheduledAt, metadata).Scan(&id)
+		text(o.Actions), nanos(now), args, kinds, maxAttempts, states, scheduledAt, metadata, o.Code, o.Title).Scan(&id)
 	if !errors.Is(err, sql.ErrNoRows) {
 		return id, err
 	}

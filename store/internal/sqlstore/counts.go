@@ -1,0 +1,159 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/triage-go/triage/store"
+)
+
+// RecordCounts returns an error's series from record_counts.
+func (t *tenant) RecordCounts(ctx context.Context, errorID string, f store.CountFilter) (store.Counts, bool, error) {
+	f.By, f.ErrorIDs, f.Limit = store.CountByRecord, []string{errorID}, 1
+	var (
+		c     store.Counts
+		found bool
+	)
+	err := t.read(ctx, func(q Querier) error {
+		var one int
+		err := q.QueryRow(ctx, `SELECT 1 FROM records WHERE tenant = $1 AND error_id = $2`, t.id, errorID).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			found = false
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		found = true
+		c, err = t.counts(ctx, q, f)
+		if err == nil && len(c.Series) == 0 {
+			c.Series = []store.CountSeries{{Key: errorID, Counts: make([]int64, countBuckets(c))}}
+		}
+		return err
+	})
+	if err != nil {
+		return store.Counts{}, false, t.s.errorf("record counts", err)
+	}
+	return c, found, nil
+}
+
+// Counts returns the series f asks for.
+func (t *tenant) Counts(ctx context.Context, f store.CountFilter) (store.Counts, error) {
+	var c store.Counts
+	err := t.read(ctx, func(q Querier) error {
+		var err error
+		c, err = t.counts(ctx, q, f)
+		return err
+	})
+	if err != nil {
+		return store.Counts{}, t.s.errorf("counts", err)
+	}
+	return c, nil
+}
+
+// countBuckets is how many buckets c's range holds.
+func countBuckets(c store.Counts) int {
+	step := time.Hour
+	if c.Bucket == "day" {
+		step = 24 * time.Hour
+	}
+	return int(c.Until.Sub(c.Since) / step)
+}
+
+// CountsSQL is the statements of the series f asks for, for the plan
+// tests: the keys' totals (the Limit with most occurrences), then their
+// buckets ($n the keys), with their arguments.
+func CountsSQL(tenant string, f store.CountFilter, first, hours, n int64) (top, buckets string, args []any, err error) {
+	var key string
+	switch f.By {
+	case "", store.CountByRecord:
+		key = "error_id"
+	case store.CountByAgent:
+		key = "agent_id"
+	case store.CountByCode:
+		key = "code"
+	default:
+		return "", "", nil, fmt.Errorf("unknown series %q", f.By)
+	}
+	w := newWhere("tenant", tenant)
+	w.cond("hour >=", first)
+	w.cond("hour <", first+hours*n)
+	if len(f.ErrorIDs) > 0 {
+		if key != "error_id" || len(f.ErrorIDs) > store.MaxLimit {
+			return "", "", nil, fmt.Errorf("error ids select at most %d records, of series by record", store.MaxLimit)
+		}
+		in := make([]string, len(f.ErrorIDs))
+		for i, id := range f.ErrorIDs {
+			in[i] = w.arg(id)
+		}
+		w.WriteString(" AND error_id IN (" + strings.Join(in, ", ") + ")")
+	}
+	limit := f.Limit
+	switch {
+	case limit <= 0:
+		limit = store.DefaultCountSeries
+	case limit > store.MaxCountSeries:
+		limit = store.MaxCountSeries
+	}
+	cond := w.String()
+	args = w.args
+	top = `SELECT ` + key + `, CAST(sum(n) AS BIGINT) AS total FROM record_counts WHERE ` + cond +
+		` GROUP BY ` + key + ` ORDER BY total DESC, ` + key + ` LIMIT ` + w.arg(limit)
+	buckets = `SELECT ` + key + `, (hour - $2) / ` + fmt.Sprint(hours) + ` AS b, CAST(sum(n) AS BIGINT) FROM record_counts WHERE ` + cond +
+		` AND ` + key + ` IN (SELECT ` + key + ` FROM (` + top + `) AS t) GROUP BY ` + key + `, b`
+	return top, buckets, w.args, nil
+}
+
+// counts reads the series f asks for in q.
+func (t *tenant) counts(ctx context.Context, q Querier, f store.CountFilter) (store.Counts, error) {
+	first, hours, n, err := f.Range(t.s.now())
+	if err != nil {
+		return store.Counts{}, err
+	}
+	c := store.Counts{By: f.By, Bucket: "hour", Since: time.Unix(first*3600, 0).UTC(), Until: time.Unix((first+hours*n)*3600, 0).UTC(),
+		Series: []store.CountSeries{}}
+	if c.By == "" {
+		c.By = store.CountByRecord
+	}
+	if hours == 24 {
+		c.Bucket = "day"
+	}
+	top, buckets, args, err := CountsSQL(t.id, f, first, hours, n)
+	if err != nil {
+		return store.Counts{}, err
+	}
+	index := map[string]int{}
+	rows, err := q.Query(ctx, top, args...)
+	err = scanAll(rows, err, func(row Row) error {
+		var s store.CountSeries
+		if err := row.Scan(&s.Key, &s.Total); err != nil {
+			return err
+		}
+		index[s.Key] = len(c.Series)
+		s.Counts = make([]int64, n)
+		c.Series = append(c.Series, s)
+		return nil
+	})
+	if err != nil || len(c.Series) == 0 {
+		return c, err
+	}
+	rows, err = q.Query(ctx, buckets, args...)
+	err = scanAll(rows, err, func(row Row) error {
+		var (
+			key  string
+			b, m int64
+		)
+		if err := row.Scan(&key, &b, &m); err != nil {
+			return err
+		}
+		if i, ok := index[key]; ok && b >= 0 && b < n {
+			c.Series[i].Counts[b] = m
+		}
+		return nil
+	})
+	return c, err
+}

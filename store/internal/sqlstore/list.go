@@ -1,0 +1,278 @@
+package sqlstore
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/triage-go/triage/store"
+)
+
+// FullText is how a dialect searches the records (store.Filter.Search).
+type FullText struct {
+	// Match is the condition, on records r, that r matches the full-text
+	// query at the placeholder %s.
+	Match string
+	// Query is the full-text query of store.ParseSearch's terms: each
+	// term a prefix of a word, all of them. The terms are letters and
+	// digits only: quoted, they cannot be read as the query's syntax.
+	Query func(terms []string) string
+}
+
+// FTS5 searches the records_fts table (SQLite's FTS5, migration 0016):
+// "db"* AND "timeout"*.
+var FTS5 = FullText{
+	Match: `r.seq IN (SELECT rowid FROM records_fts WHERE records_fts MATCH %s)`,
+	Query: func(terms []string) string {
+		q := make([]string, len(terms))
+		for i, t := range terms {
+			q[i] = `"` + t + `"*`
+		}
+		return strings.Join(q, " AND ")
+	},
+}
+
+// TSVector searches the records' search column (PostgreSQL's full text,
+// migration 0017): 'db':* & 'timeout':*.
+var TSVector = FullText{
+	Match: `r.search @@ to_tsquery('simple', %s)`,
+	Query: func(terms []string) string {
+		q := make([]string, len(terms))
+		for i, t := range terms {
+			q[i] = `'` + t + `':*`
+		}
+		return strings.Join(q, " & ")
+	},
+}
+
+// ErrorRecords lists record summaries in f's sort, with their total.
+func (t *tenant) ErrorRecords(ctx context.Context, f store.Filter) (store.Page, error) {
+	l, err := t.s.listRecords(t.id, f)
+	if err != nil {
+		return store.Page{}, t.s.errorf("list records", err)
+	}
+	page := store.Page{Records: []store.RecordSummary{}}
+	err = t.read(ctx, func(q Querier) error {
+		page = store.Page{Records: []store.RecordSummary{}}
+		var last listKey
+		rows, err := q.Query(ctx, l.query, l.args...)
+		err = scanAll(rows, err, func(row Row) error {
+			var (
+				r store.RecordSummary
+				k listKey
+			)
+			dest := []any{}
+			if l.windowed {
+				dest = append(dest, &k.n)
+			}
+			seq, err := scanSummary(row, &r, dest...)
+			if err != nil {
+				return err
+			}
+			if len(page.Records) == l.size {
+				page.Next = l.encode(last)
+				return nil
+			}
+			switch l.sort {
+			case store.SortLastSeen:
+				k.n = nanos(r.LastSeen)
+			case store.SortCount:
+				if !l.windowed {
+					k.n = int64(r.Count)
+				}
+			}
+			k.seq, r.WindowCount = seq, k.n*boolInt(l.windowed)
+			page.Records, last = append(page.Records, r), k
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if err := q.QueryRow(ctx, l.total, l.totalArgs...).Scan(&page.Total); err != nil {
+			return err
+		}
+		if page.Total > store.TotalCap {
+			page.Total, page.TotalCapped = store.TotalCap, true
+		}
+		return nil
+	})
+	if err != nil {
+		return store.Page{}, t.s.errorf("list records", err)
+	}
+	return page, nil
+}
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// listKey is where a record stands in a listing's order: its sort's value
+// (last_seen in nanoseconds, or a count; none for first_seen), then its
+// seq, the greatest first.
+type listKey struct{ n, seq int64 }
+
+// recordList is a listing's statements: the page's (one more record than
+// the page, to tell whether there is a next) and its total's.
+type recordList struct {
+	query, total    string
+	args, totalArgs []any
+	sort            string
+	windowed        bool
+	// hour is a windowed listing's first hour, which its cursor keeps, so
+	// that its pages count the same hours.
+	hour int64
+	size int
+}
+
+// encode is the cursor continuing l after k.
+func (l recordList) encode(k listKey) string {
+	return encodeListCursor(l.sort, l.windowed, l.hour, k)
+}
+
+// ErrorRecordsSQL is ErrorRecords' query of tenant's records that f
+// selects, with its arguments, for the plan tests.
+func (s *Store) ErrorRecordsSQL(tenant string, f store.Filter) (string, []any, error) {
+	l, err := s.listRecords(tenant, f)
+	return l.query, l.args, err
+}
+
+// listRecords builds the statements of a listing.
+func (s *Store) listRecords(tenant string, f store.Filter) (recordList, error) {
+	l := recordList{sort: f.Sort, size: pageSize(f.Limit)}
+	if l.sort == "" {
+		l.sort = store.SortLastSeen
+	}
+	switch l.sort {
+	case store.SortLastSeen, store.SortFirstSeen, store.SortCount:
+	default:
+		return l, fmt.Errorf("unknown sort %q", f.Sort)
+	}
+	if f.Window != 0 {
+		if l.sort != store.SortCount || f.Window < time.Hour || f.Window > store.MaxWindow || f.Window%time.Hour != 0 {
+			return l, fmt.Errorf("a window is whole hours from 1 to %v, with the count sort", store.MaxWindow)
+		}
+		l.windowed = true
+		l.hour = s.now().Unix()/3600 - int64(f.Window/time.Hour) + 1
+	}
+	var after *listKey
+	if f.Cursor != "" {
+		k, hour, err := decodeListCursor(f.Cursor, l.sort, l.windowed)
+		if err != nil {
+			return l, err
+		}
+		after = &k
+		if l.windowed {
+			l.hour = hour
+		}
+	}
+	w := newWhere("r.tenant", tenant)
+	from := recordFrom
+	if l.windowed {
+		// The records seen in the window, with their counts in it.
+		from = `(SELECT error_id, CAST(sum(n) AS BIGINT) AS n FROM record_counts WHERE tenant = $1 AND hour >= ` + w.arg(l.hour) +
+			` GROUP BY error_id) c JOIN records r ON r.tenant = $1 AND r.error_id = c.error_id LEFT JOIN occurrences o ON o.id = r.latest_id`
+	}
+	w.equal("r.query_id", f.QueryID)
+	w.equal("r.agent_id", f.AgentID)
+	w.equal("r.error_type", f.ErrorType)
+	w.equal("r.severity", f.Severity)
+	if !f.Since.IsZero() {
+		w.cond("r.last_seen >=", nanos(f.Since))
+	}
+	if f.Search != "" {
+		terms, err := store.ParseSearch(f.Search)
+		if err != nil {
+			return l, err
+		}
+		w.WriteString(" AND " + fmt.Sprintf(s.d.FullText.Match, w.arg(s.d.FullText.Query(terms))))
+	}
+	l.total = `SELECT count(*) FROM (SELECT 1 FROM ` + from + ` WHERE ` + w.String() + ` LIMIT ` +
+		strconv.Itoa(store.TotalCap+1) + `) AS m`
+	l.totalArgs = append([]any(nil), w.args...)
+
+	var key, order string
+	switch {
+	case l.windowed:
+		key, order = "c.n", "c.n DESC, r.seq DESC"
+	case l.sort == store.SortLastSeen:
+		key, order = "r.last_seen", "r.last_seen DESC, r.seq DESC"
+	case l.sort == store.SortCount:
+		key, order = "r.occurrence_count", "r.occurrence_count DESC, r.seq DESC"
+	default:
+		order = "r.seq DESC"
+	}
+	if after != nil {
+		if key == "" {
+			w.cond("r.seq <", after.seq)
+		} else {
+			w.WriteString(" AND (" + key + ", r.seq) < (" + w.arg(after.n) + ", " + w.arg(after.seq) + ")")
+		}
+	}
+	cols := summaryColumns
+	if l.windowed {
+		cols += ", c.n"
+	}
+	l.query = `SELECT ` + cols + ` FROM ` + from + ` WHERE ` + w.String() + ` ORDER BY ` + order + ` LIMIT ` + w.arg(l.size+1)
+	l.args = w.args
+	return l, nil
+}
+
+// listCursorPrefix marks a listing's cursor: "rec2:" then its sort (and,
+// windowed, "@" and its first hour), the key's value and seq. The cursors
+// of before sorts ("rec:" and a seq) read as first_seen's.
+const listCursorPrefix = "rec2:"
+
+func encodeListCursor(sort string, windowed bool, hour int64, k listKey) string {
+	if sort == store.SortFirstSeen {
+		return encodeCursor(k.seq)
+	}
+	if windowed {
+		sort += "@" + strconv.FormatInt(hour, 10)
+	}
+	return base64.RawURLEncoding.EncodeToString([]byte(listCursorPrefix + sort + ":" +
+		strconv.FormatInt(k.n, 10) + ":" + strconv.FormatInt(k.seq, 10)))
+}
+
+// decodeListCursor reads a cursor encodeListCursor made for sort (and a
+// window, when windowed): any other string is store.ErrBadCursor.
+func decodeListCursor(c, sort string, windowed bool) (listKey, int64, error) {
+	if sort == store.SortFirstSeen {
+		seq, err := decodeCursor(c)
+		return listKey{seq: seq}, 0, err
+	}
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return listKey{}, 0, store.ErrBadCursor
+	}
+	rest, ok := strings.CutPrefix(string(b), listCursorPrefix)
+	parts := strings.Split(rest, ":")
+	if !ok || len(parts) != 3 {
+		return listKey{}, 0, store.ErrBadCursor
+	}
+	name, window, hasWindow := strings.Cut(parts[0], "@")
+	if name != sort || hasWindow != windowed {
+		return listKey{}, 0, store.ErrBadCursor
+	}
+	var hour int64
+	if windowed {
+		if hour, err = strconv.ParseInt(window, 10, 64); err != nil {
+			return listKey{}, 0, store.ErrBadCursor
+		}
+	}
+	var k listKey
+	k.n, err = strconv.ParseInt(parts[1], 10, 64)
+	if err != nil {
+		return listKey{}, 0, store.ErrBadCursor
+	}
+	k.seq, err = strconv.ParseInt(parts[2], 10, 64)
+	if err != nil || k.seq <= 0 {
+		return listKey{}, 0, store.ErrBadCursor
+	}
+	return k, hour, nil
+}
