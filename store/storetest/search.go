@@ -85,9 +85,9 @@ var searchTests = []test{
 			{store.Filter{Search: "timed"}, []string{"e1"}},
 			{store.Filter{Search: "TIMED OUT"}, []string{"e1"}},
 			{store.Filter{Search: "db_timeout"}, []string{"e1"}},
-			{store.Filter{Search: "plan"}, []string{"e3", "e1"}},     // a prefix of the agent
+			{store.Filter{Search: "plan"}, []string{"e3", "e1"}},       // a prefix of the agent
 			{store.Filter{Search: "planner-v2"}, []string{"e3", "e1"}}, // its words
-			{store.Filter{Search: "q-e2"}, []string{"e2"}},           // the query
+			{store.Filter{Search: "q-e2"}, []string{"e2"}},             // the query
 			{store.Filter{Search: "missing"}, []string{"e2"}},
 			{store.Filter{Search: "product_id"}, nil},
 			{store.Filter{Search: "sku"}, []string{"e2"}},
