@@ -150,7 +150,7 @@ func ParseSearch(q string) ([]string, error) {
 		return nil, fmt.Errorf("%w: is not UTF-8 text", ErrBadSearch)
 	}
 	var terms []string
-	for _, w := range strings.FieldsFunc(q, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }) {
+	for _, w := range strings.FieldsFunc(q, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
 		w = strings.ToLower(w)
 		if !slices.Contains(terms, w) {
 			terms = append(terms, w)

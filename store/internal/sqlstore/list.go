@@ -50,7 +50,7 @@ var TSVector = FullText{
 
 // ErrorRecords lists record summaries in f's sort, with their total.
 func (t *tenant) ErrorRecords(ctx context.Context, f store.Filter) (store.Page, error) {
-	l, err := t.s.listRecords(t.id, f)
+	l, err := listRecords(t.s.d, t.s.now(), t.id, f)
 	if err != nil {
 		return store.Page{}, t.s.errorf("list records", err)
 	}
@@ -124,26 +124,26 @@ type recordList struct {
 	args, totalArgs []any
 	sort            string
 	windowed        bool
-	// hour is a windowed listing's first hour, which its cursor keeps, so
-	// that its pages count the same hours.
-	hour int64
+	// hours are a windowed listing's: from the first to the one before
+	// end, which its cursor keeps, so that its pages count the same hours.
+	hour, end int64
 	size int
 }
 
 // encode is the cursor continuing l after k.
 func (l recordList) encode(k listKey) string {
-	return encodeListCursor(l.sort, l.windowed, l.hour, k)
+	return encodeListCursor(l.sort, l.windowed, l.hour, l.end, k)
 }
 
-// ErrorRecordsSQL is ErrorRecords' query of tenant's records that f
-// selects, with its arguments, for the plan tests.
-func (s *Store) ErrorRecordsSQL(tenant string, f store.Filter) (string, []any, error) {
-	l, err := s.listRecords(tenant, f)
+// ErrorRecordsSQL is ErrorRecords' query in d, at now, of tenant's
+// records that f selects, with its arguments, for the plan tests.
+func ErrorRecordsSQL(d Dialect, now time.Time, tenant string, f store.Filter) (string, []any, error) {
+	l, err := listRecords(d, now, tenant, f)
 	return l.query, l.args, err
 }
 
-// listRecords builds the statements of a listing.
-func (s *Store) listRecords(tenant string, f store.Filter) (recordList, error) {
+// listRecords builds the statements of a listing in d, at now.
+func listRecords(d Dialect, now time.Time, tenant string, f store.Filter) (recordList, error) {
 	l := recordList{sort: f.Sort, size: pageSize(f.Limit)}
 	if l.sort == "" {
 		l.sort = store.SortLastSeen
@@ -158,25 +158,29 @@ func (s *Store) listRecords(tenant string, f store.Filter) (recordList, error) {
 			return l, fmt.Errorf("a window is whole hours from 1 to %v, with the count sort", store.MaxWindow)
 		}
 		l.windowed = true
-		l.hour = s.now().Unix()/3600 - int64(f.Window/time.Hour) + 1
+		l.end = now.Unix()/3600 + 1
+		l.hour = l.end - int64(f.Window/time.Hour)
 	}
 	var after *listKey
 	if f.Cursor != "" {
-		k, hour, err := decodeListCursor(f.Cursor, l.sort, l.windowed)
+		k, hour, end, err := decodeListCursor(f.Cursor, l.sort, l.windowed)
 		if err != nil {
 			return l, err
 		}
 		after = &k
 		if l.windowed {
-			l.hour = hour
+			l.hour, l.end = hour, end
 		}
 	}
 	w := newWhere("r.tenant", tenant)
 	from := recordFrom
 	if l.windowed {
 		// The records seen in the window, with their counts in it.
-		from = `(SELECT error_id, CAST(sum(n) AS BIGINT) AS n FROM record_counts WHERE tenant = $1 AND hour >= ` + w.arg(l.hour) +
-			` GROUP BY error_id) c JOIN records r ON r.tenant = $1 AND r.error_id = c.error_id LEFT JOIN occurrences o ON o.id = r.latest_id`
+		from = `(SELECT error_id, CAST(sum(n) AS BIGINT) AS n FROM record_counts WHERE tenant = $1 AND hour >= ` + w.arg(l.hour) + ` AND hour < ` + w.arg(l.end) +
+			` GROUP BY error_id) c CROSS JOIN records r LEFT JOIN occurrences o ON o.id = r.latest_id`
+		// CROSS JOIN: SQLite reads c first and looks each record up
+		// (PostgreSQL reorders as it sees fit).
+		w.WriteString(" AND r.error_id = c.error_id")
 	}
 	w.equal("r.query_id", f.QueryID)
 	w.equal("r.agent_id", f.AgentID)
@@ -190,7 +194,7 @@ func (s *Store) listRecords(tenant string, f store.Filter) (recordList, error) {
 		if err != nil {
 			return l, err
 		}
-		w.WriteString(" AND " + fmt.Sprintf(s.d.FullText.Match, w.arg(s.d.FullText.Query(terms))))
+		w.WriteString(" AND " + fmt.Sprintf(d.FullText.Match, w.arg(d.FullText.Query(terms))))
 	}
 	l.total = `SELECT count(*) FROM (SELECT 1 FROM ` + from + ` WHERE ` + w.String() + ` LIMIT ` +
 		strconv.Itoa(store.TotalCap+1) + `) AS m`
@@ -224,16 +228,16 @@ func (s *Store) listRecords(tenant string, f store.Filter) (recordList, error) {
 }
 
 // listCursorPrefix marks a listing's cursor: "rec2:" then its sort (and,
-// windowed, "@" and its first hour), the key's value and seq. The cursors
+// windowed, "@" and its first and end hours), the key's value and seq. The cursors
 // of before sorts ("rec:" and a seq) read as first_seen's.
 const listCursorPrefix = "rec2:"
 
-func encodeListCursor(sort string, windowed bool, hour int64, k listKey) string {
+func encodeListCursor(sort string, windowed bool, hour, end int64, k listKey) string {
 	if sort == store.SortFirstSeen {
 		return encodeCursor(k.seq)
 	}
 	if windowed {
-		sort += "@" + strconv.FormatInt(hour, 10)
+		sort += "@" + strconv.FormatInt(hour, 10) + "-" + strconv.FormatInt(end, 10)
 	}
 	return base64.RawURLEncoding.EncodeToString([]byte(listCursorPrefix + sort + ":" +
 		strconv.FormatInt(k.n, 10) + ":" + strconv.FormatInt(k.seq, 10)))
@@ -241,38 +245,41 @@ func encodeListCursor(sort string, windowed bool, hour int64, k listKey) string 
 
 // decodeListCursor reads a cursor encodeListCursor made for sort (and a
 // window, when windowed): any other string is store.ErrBadCursor.
-func decodeListCursor(c, sort string, windowed bool) (listKey, int64, error) {
+func decodeListCursor(c, sort string, windowed bool) (k listKey, hour, end int64, err error) {
 	if sort == store.SortFirstSeen {
-		seq, err := decodeCursor(c)
-		return listKey{seq: seq}, 0, err
+		k.seq, err = decodeCursor(c)
+		return k, 0, 0, err
 	}
 	b, err := base64.RawURLEncoding.DecodeString(c)
 	if err != nil {
-		return listKey{}, 0, store.ErrBadCursor
+		return listKey{}, 0, 0, store.ErrBadCursor
 	}
 	rest, ok := strings.CutPrefix(string(b), listCursorPrefix)
 	parts := strings.Split(rest, ":")
 	if !ok || len(parts) != 3 {
-		return listKey{}, 0, store.ErrBadCursor
+		return listKey{}, 0, 0, store.ErrBadCursor
 	}
 	name, window, hasWindow := strings.Cut(parts[0], "@")
 	if name != sort || hasWindow != windowed {
-		return listKey{}, 0, store.ErrBadCursor
+		return listKey{}, 0, 0, store.ErrBadCursor
 	}
-	var hour int64
 	if windowed {
-		if hour, err = strconv.ParseInt(window, 10, 64); err != nil {
-			return listKey{}, 0, store.ErrBadCursor
+		first, last, ok := strings.Cut(window, "-")
+		hour, err = strconv.ParseInt(first, 10, 64)
+		if err != nil || !ok {
+			return listKey{}, 0, 0, store.ErrBadCursor
+		}
+		if end, err = strconv.ParseInt(last, 10, 64); err != nil || end <= hour {
+			return listKey{}, 0, 0, store.ErrBadCursor
 		}
 	}
-	var k listKey
 	k.n, err = strconv.ParseInt(parts[1], 10, 64)
 	if err != nil {
-		return listKey{}, 0, store.ErrBadCursor
+		return listKey{}, 0, 0, store.ErrBadCursor
 	}
 	k.seq, err = strconv.ParseInt(parts[2], 10, 64)
 	if err != nil || k.seq <= 0 {
-		return listKey{}, 0, store.ErrBadCursor
+		return listKey{}, 0, 0, store.ErrBadCursor
 	}
-	return k, hour, nil
+	return k, hour, end, nil
 }

@@ -50,34 +50,35 @@ END;
 -- epoch, UTC), with its agent and code (a record's fingerprint holds
 -- both, so they do not change), counted by the triggers below as the
 -- record's upsert counts an occurrence: by agent or code is a sum over a
--- range of hours. Clustered by tenant and hour, the range a series by
--- agent or code reads; record_counts_by_record serves one record's.
--- Neither index holds n: a count moves no index entry.
+-- range of hours. Clustered by record, the range a record's series (and
+-- the dashboard's sparklines) read; record_counts_by_hour serves a range
+-- of every record's. Its entries, and record_counts_by_age's (Expire's),
+-- are written once per record and hour: a count moves no index entry.
 CREATE TABLE record_counts (
 	tenant TEXT NOT NULL,
-	hour INTEGER NOT NULL,
 	error_id TEXT NOT NULL,
+	hour INTEGER NOT NULL,
 	agent_id TEXT NOT NULL,
 	code TEXT NOT NULL,
 	n INTEGER NOT NULL,
-	PRIMARY KEY (tenant, hour, error_id)
+	PRIMARY KEY (tenant, error_id, hour)
 ) WITHOUT ROWID;
-CREATE INDEX record_counts_by_record ON record_counts (tenant, error_id, hour);
+CREATE INDEX record_counts_by_hour ON record_counts (tenant, hour);
 CREATE INDEX record_counts_by_age ON record_counts (hour);
 
 -- The hour is the record's last_seen's: the occurrence's received_at, but
 -- for an occurrence that arrives after a later one (instances whose
 -- clocks differ), counted in the later one's hour.
 CREATE TRIGGER record_counts_insert AFTER INSERT ON records BEGIN
-	INSERT INTO record_counts (tenant, hour, error_id, agent_id, code, n)
-	VALUES (NEW.tenant, NEW.last_seen / 3600000000000, NEW.error_id, NEW.agent_id, NEW.code, NEW.occurrence_count)
-	ON CONFLICT (tenant, hour, error_id) DO UPDATE SET n = n + excluded.n;
+	INSERT INTO record_counts (tenant, error_id, hour, agent_id, code, n)
+	VALUES (NEW.tenant, NEW.error_id, NEW.last_seen / 3600000000000, NEW.agent_id, NEW.code, NEW.occurrence_count)
+	ON CONFLICT (tenant, error_id, hour) DO UPDATE SET n = n + excluded.n;
 END;
 
 CREATE TRIGGER record_counts_update AFTER UPDATE OF occurrence_count ON records
 WHEN NEW.occurrence_count > OLD.occurrence_count BEGIN
-	INSERT INTO record_counts (tenant, hour, error_id, agent_id, code, n)
-	VALUES (NEW.tenant, NEW.last_seen / 3600000000000, NEW.error_id, NEW.agent_id, NEW.code,
+	INSERT INTO record_counts (tenant, error_id, hour, agent_id, code, n)
+	VALUES (NEW.tenant, NEW.error_id, NEW.last_seen / 3600000000000, NEW.agent_id, NEW.code,
 		NEW.occurrence_count - OLD.occurrence_count)
-	ON CONFLICT (tenant, hour, error_id) DO UPDATE SET n = n + excluded.n;
+	ON CONFLICT (tenant, error_id, hour) DO UPDATE SET n = n + excluded.n;
 END;
