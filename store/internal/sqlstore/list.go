@@ -127,7 +127,7 @@ type recordList struct {
 	// hours are a windowed listing's: from the first to the one before
 	// end, which its cursor keeps, so that its pages count the same hours.
 	hour, end int64
-	size int
+	size      int
 }
 
 // encode is the cursor continuing l after k.
