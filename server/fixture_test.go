@@ -119,7 +119,7 @@ func TestOnPostgres(t *testing.T) {
 		{"RunRecordStoreFailures", TestRunRecordStoreFailures}, {"RunRecordEvents", TestRunRecordEvents},
 		{"RunEventsAcrossInstances", TestRunEventsAcrossInstances}, {"RunsEndOnShutdown", TestRunsEndOnShutdown},
 		{"JobsUI", TestJobsUI}, {"EventsAnnounced", testEventsAnnounced},
-		{"EventsPastOlderTransaction", testEventsPastOlderTransaction},
+		{"EventsPastOlderTransaction", testEventsPastOlderTransaction}, {"SearchSortAndCounts", TestSearchSortAndCounts},
 	} {
 		t.Run(c.name, c.test)
 	}
