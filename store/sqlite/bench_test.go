@@ -78,6 +78,7 @@ func benchmarkReport(b *testing.B, agentOf func(int64) string, idsOf func(int64)
 		_, err = t.SaveOccurrence(ctx, store.Occurrence{DeliveryKey: key, ErrorID: errorID, QueryID: "q_1",
 			AgentID: "query_engine", ErrorType: "query_error", Severity: "medium", NextAction: "retry",
 			Attempt: 1, ReportedAt: time.Now(), Report: report, Feedback: feedback,
+			Code: "DB_TIMEOUT", Title: "DB_TIMEOUT: Query timed out after 30s",
 			Jobs: []store.NewJob{{Kind: store.JobRetry, ErrorID: errorID, Payload: json.RawMessage(`{"delay":"2s"}`)}}})
 		return err
 	}

@@ -13,9 +13,11 @@ import (
 
 // FullText is how a dialect searches the records (store.Filter.Search).
 type FullText struct {
-	// Match is the condition, on records r, that r matches the full-text
-	// query at the placeholder %s.
-	Match string
+	// From, when set, is a table m of the seq of the records that match
+	// the full-text query at the placeholder %s, which a search reads
+	// first, then each record by its key; else Match is the condition,
+	// on records r, that r matches it.
+	From, Match string
 	// Query is the full-text query of store.ParseSearch's terms: each
 	// term a prefix of a word, all of them. The terms are letters and
 	// digits only: quoted, they cannot be read as the query's syntax.
@@ -23,9 +25,12 @@ type FullText struct {
 }
 
 // FTS5 searches the records_fts table (SQLite's FTS5, migration 0016):
-// "db"* AND "timeout"*.
+// "db"* AND "timeout"*. The matches are read first (CROSS JOIN keeps
+// SQLite to that order), then sorted: as a condition, SQLite walked the
+// sort's index through every record of the tenant to find a page of a
+// rare word's (33 ms for two words matching none, at 100k records).
 var FTS5 = FullText{
-	Match: `r.seq IN (SELECT rowid FROM records_fts WHERE records_fts MATCH %s)`,
+	From: `(SELECT rowid AS seq FROM records_fts WHERE records_fts MATCH %s) AS m`,
 	Query: func(terms []string) string {
 		q := make([]string, len(terms))
 		for i, t := range terms {
@@ -194,7 +199,13 @@ func listRecords(d Dialect, now time.Time, tenant string, f store.Filter) (recor
 		if err != nil {
 			return l, err
 		}
-		w.WriteString(" AND " + fmt.Sprintf(d.FullText.Match, w.arg(d.FullText.Query(terms))))
+		query := w.arg(d.FullText.Query(terms))
+		if d.FullText.From != "" {
+			from = fmt.Sprintf(d.FullText.From, query) + ` CROSS JOIN ` + from
+			w.WriteString(" AND r.seq = m.seq")
+		} else {
+			w.WriteString(" AND " + fmt.Sprintf(d.FullText.Match, query))
+		}
 	}
 	l.total = `SELECT count(*) FROM (SELECT 1 FROM ` + from + ` WHERE ` + w.String() + ` LIMIT ` +
 		strconv.Itoa(store.TotalCap+1) + `) AS m`
