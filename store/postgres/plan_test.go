@@ -157,11 +157,15 @@ func TestRecordListsUseTheirIndexes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, all, args, err := sqlstore.CountsSQL("busy", c.f, first, hours, n)
+		top, args, buckets, err := sqlstore.CountsSQL("busy", c.f, first, hours, n)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if plan := explain(all, args); !strings.Contains(plan, c.want) || strings.Contains(plan, "Seq Scan on record_counts") {
+		all, allArgs := buckets([]string{"e20", "e40"})
+		if c.f.By == store.CountByAgent {
+			all, allArgs = top, args // the sum over the range: its buckets are of a few keys
+		}
+		if plan := explain(all, allArgs); !strings.Contains(plan, c.want) || strings.Contains(plan, "Seq Scan on record_counts") {
 			t.Errorf("the plan of %+v is\n%s\nwant a scan of %s", c.f, plan, c.want)
 		}
 	}

@@ -183,12 +183,16 @@ func TestCountsReadTheirRange(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		top, all, args, err := sqlstore.CountsSQL("a", c.f, first, hours, n)
+		top, args, buckets, err := sqlstore.CountsSQL("a", c.f, first, hours, n)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, q := range []struct{ query, want string }{{top, c.top}, {all, c.all}} {
-			plan := explain(t, s, q.query, args...)
+		all, allArgs := buckets([]string{"k1", "k2"})
+		for _, q := range []struct {
+			query, want string
+			args        []any
+		}{{top, c.top, args}, {all, c.all, allArgs}} {
+			plan := explain(t, s, q.query, q.args...)
 			if len(plan) == 0 || plan[0] != q.want || slices.ContainsFunc(plan, func(l string) bool { return strings.HasPrefix(l, "SCAN record_counts") }) {
 				t.Errorf("the plan of %+v's\n%s\nis\n%s\nwant it to begin with %s", c.f, q.query, strings.Join(plan, "\n"), q.want)
 			}

@@ -54,7 +54,7 @@ func BenchmarkFind(b *testing.B) {
 		name string
 		read func() error
 	}{
-		{"search_word", func() error { // a word of ~200 titles
+		{"search_word", func() error { // a word of ~600 titles
 			_, err := t.ErrorRecords(b.Context(), store.Filter{Search: word(r.IntN(len(words)))})
 			return err
 		}},
@@ -115,7 +115,7 @@ func BenchmarkFind(b *testing.B) {
 	}
 }
 
-// words are the vocabulary of the titles: 500 words, each in about 200
+// words are the vocabulary of the titles: 500 words, each in about 600
 // of 100k titles (three words each).
 var words = func() []string {
 	w := make([]string, 500)

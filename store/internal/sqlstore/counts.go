@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -65,9 +66,11 @@ func countBuckets(c store.Counts) int {
 }
 
 // CountsSQL is the statements of the series f asks for, for the plan
-// tests: the keys' totals (the Limit with most occurrences), then their
-// buckets ($n the keys), with their arguments.
-func CountsSQL(tenant string, f store.CountFilter, first, hours, n int64) (top, buckets string, args []any, err error) {
+// tests: top, the keys' totals (the Limit with most occurrences), with
+// its arguments; then buckets(keys), the buckets of those keys, with its
+// arguments.
+func CountsSQL(tenant string, f store.CountFilter, first, hours, n int64) (top string, args []any,
+	buckets func(keys []string) (string, []any), err error) {
 	var key string
 	switch f.By {
 	case "", store.CountByRecord:
@@ -77,20 +80,23 @@ func CountsSQL(tenant string, f store.CountFilter, first, hours, n int64) (top, 
 	case store.CountByCode:
 		key = "code"
 	default:
-		return "", "", nil, fmt.Errorf("unknown series %q", f.By)
+		return "", nil, nil, fmt.Errorf("unknown series %q", f.By)
 	}
 	w := newWhere("tenant", tenant)
 	w.cond("hour >=", first)
 	w.cond("hour <", first+hours*n)
+	in := func(w *where, column string, values []string) {
+		list := make([]string, len(values))
+		for i, v := range values {
+			list[i] = w.arg(v)
+		}
+		w.WriteString(" AND " + column + " IN (" + strings.Join(list, ", ") + ")")
+	}
 	if len(f.ErrorIDs) > 0 {
 		if key != "error_id" || len(f.ErrorIDs) > store.MaxLimit {
-			return "", "", nil, fmt.Errorf("error ids select at most %d records, of series by record", store.MaxLimit)
+			return "", nil, nil, fmt.Errorf("error ids select at most %d records, of series by record", store.MaxLimit)
 		}
-		in := make([]string, len(f.ErrorIDs))
-		for i, id := range f.ErrorIDs {
-			in[i] = w.arg(id)
-		}
-		w.WriteString(" AND error_id IN (" + strings.Join(in, ", ") + ")")
+		in(w, "error_id", f.ErrorIDs)
 	}
 	limit := f.Limit
 	switch {
@@ -99,13 +105,17 @@ func CountsSQL(tenant string, f store.CountFilter, first, hours, n int64) (top, 
 	case limit > store.MaxCountSeries:
 		limit = store.MaxCountSeries
 	}
-	cond := w.String()
-	args = w.args
+	cond, condArgs := w.String(), slices.Clone(w.args)
 	top = `SELECT ` + key + `, CAST(sum(n) AS BIGINT) AS total FROM record_counts WHERE ` + cond +
 		` GROUP BY ` + key + ` ORDER BY total DESC, ` + key + ` LIMIT ` + w.arg(limit)
-	buckets = `SELECT ` + key + `, (hour - $2) / ` + fmt.Sprint(hours) + ` AS b, CAST(sum(n) AS BIGINT) FROM record_counts WHERE ` + cond +
-		` AND ` + key + ` IN (SELECT ` + key + ` FROM (` + top + `) AS t) GROUP BY ` + key + `, b`
-	return top, buckets, w.args, nil
+	buckets = func(keys []string) (string, []any) {
+		b := &where{args: slices.Clone(condArgs)}
+		b.WriteString(cond)
+		in(b, key, keys)
+		return `SELECT ` + key + `, (hour - $2) / ` + fmt.Sprint(hours) + ` AS b, CAST(sum(n) AS BIGINT) FROM record_counts WHERE ` +
+			b.String() + ` GROUP BY ` + key + `, b`, b.args
+	}
+	return top, w.args, buckets, nil
 }
 
 // counts reads the series f asks for in q.
@@ -122,7 +132,7 @@ func (t *tenant) counts(ctx context.Context, q Querier, f store.CountFilter) (st
 	if hours == 24 {
 		c.Bucket = "day"
 	}
-	top, buckets, args, err := CountsSQL(t.id, f, first, hours, n)
+	top, args, buckets, err := CountsSQL(t.id, f, first, hours, n)
 	if err != nil {
 		return store.Counts{}, err
 	}
@@ -141,7 +151,12 @@ func (t *tenant) counts(ctx context.Context, q Querier, f store.CountFilter) (st
 	if err != nil || len(c.Series) == 0 {
 		return c, err
 	}
-	rows, err = q.Query(ctx, buckets, args...)
+	keys := make([]string, len(c.Series))
+	for i, s := range c.Series {
+		keys[i] = s.Key
+	}
+	query, args := buckets(keys)
+	rows, err = q.Query(ctx, query, args...)
 	err = scanAll(rows, err, func(row Row) error {
 		var (
 			key  string
