@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -98,20 +99,16 @@ func CountsSQL(tenant string, f store.CountFilter, first, hours, n int64) (top s
 		}
 		in(w, "error_id", f.ErrorIDs)
 	}
-	limit := f.Limit
-	switch {
-	case limit <= 0:
-		limit = store.DefaultCountSeries
-	case limit > store.MaxCountSeries:
-		limit = store.MaxCountSeries
-	}
+	limit := countLimit(f.Limit)
 	cond, condArgs := w.String(), slices.Clone(w.args)
 	top = `SELECT ` + key + `, CAST(sum(n) AS BIGINT) AS total FROM record_counts WHERE ` + cond +
 		` GROUP BY ` + key + ` ORDER BY total DESC, ` + key + ` LIMIT ` + w.arg(limit)
 	buckets = func(keys []string) (string, []any) {
 		b := &where{args: slices.Clone(condArgs)}
 		b.WriteString(cond)
-		in(b, key, keys)
+		if keys != nil {
+			in(b, key, keys)
+		}
 		return `SELECT ` + key + `, (hour - $2) / ` + fmt.Sprint(hours) + ` AS b, CAST(sum(n) AS BIGINT) FROM record_counts WHERE ` +
 			b.String() + ` GROUP BY ` + key + `, b`, b.args
 	}
@@ -135,6 +132,11 @@ func (t *tenant) counts(ctx context.Context, q Querier, f store.CountFilter) (st
 	top, args, buckets, err := CountsSQL(t.id, f, first, hours, n)
 	if err != nil {
 		return store.Counts{}, err
+	}
+	if c.By != store.CountByRecord {
+		// An agent's or a code's buckets are few (keys × buckets rows):
+		// one read of the range gives them all, and the totals.
+		return c, t.countAll(ctx, q, &c, buckets, n, f.Limit)
 	}
 	index := map[string]int{}
 	rows, err := q.Query(ctx, top, args...)
@@ -171,4 +173,53 @@ func (t *tenant) counts(ctx context.Context, q Querier, f store.CountFilter) (st
 		return nil
 	})
 	return c, err
+}
+
+// countAll reads every key's buckets of c's range in one query (buckets
+// of no key), and keeps the limit with most occurrences.
+func (t *tenant) countAll(ctx context.Context, q Querier, c *store.Counts, buckets func([]string) (string, []any), n int64, limit int) error {
+	index := map[string]int{}
+	query, args := buckets(nil)
+	rows, err := q.Query(ctx, query, args...)
+	err = scanAll(rows, err, func(row Row) error {
+		var (
+			key  string
+			b, m int64
+		)
+		if err := row.Scan(&key, &b, &m); err != nil {
+			return err
+		}
+		i, ok := index[key]
+		if !ok {
+			i, index[key] = len(c.Series), len(c.Series)
+			c.Series = append(c.Series, store.CountSeries{Key: key, Counts: make([]int64, n)})
+		}
+		if b >= 0 && b < n {
+			c.Series[i].Counts[b] += m
+			c.Series[i].Total += m
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(c.Series, func(a, b store.CountSeries) int {
+		if a.Total != b.Total {
+			return cmp.Compare(b.Total, a.Total)
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
+	c.Series = c.Series[:min(len(c.Series), countLimit(limit))]
+	return nil
+}
+
+// countLimit is how many series a filter's Limit asks for.
+func countLimit(limit int) int {
+	switch {
+	case limit <= 0:
+		return store.DefaultCountSeries
+	case limit > store.MaxCountSeries:
+		return store.MaxCountSeries
+	}
+	return limit
 }
