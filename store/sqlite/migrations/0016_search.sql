@@ -16,12 +16,13 @@ CREATE INDEX records_by_count ON records (tenant, occurrence_count, seq);
 -- query, its content the records' own rows (rowid = seq), kept by the
 -- triggers below in the transaction that writes the record. Words are the
 -- runs of letters and digits (unicode61), case-folded, accents kept (as
--- PostgreSQL's simple configuration keeps them); prefixes of 2 and 3
--- characters are indexed for the prefix queries a search makes.
+-- PostgreSQL's simple configuration keeps them). No prefix index: a
+-- search's prefix query merges the words' lists, and indexing prefixes
+-- of 2 and 3 characters cost a new record 5 to 30 % more (BenchmarkReport).
 CREATE VIRTUAL TABLE records_fts USING fts5(
 	title, code, agent_id, query_id,
 	content = 'records', content_rowid = 'seq',
-	tokenize = 'unicode61 remove_diacritics 0', prefix = '2 3'
+	tokenize = 'unicode61 remove_diacritics 0'
 );
 INSERT INTO records_fts (records_fts) VALUES ('rebuild');
 
