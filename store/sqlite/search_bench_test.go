@@ -20,7 +20,7 @@ import (
 // total of each sort, and the series of counts. Each reports its p99 (and
 // p50) besides the mean.
 //
-//	go test ./store/sqlite -run '^$' -bench BenchmarkFind -benchtime 200x
+//	go test ./store/sqlite -run '^$' -bench BenchmarkFind -benchtime 50x
 func BenchmarkFind(b *testing.B) {
 	const records = 100_000
 	s, err := Open(b.Context(), filepath.Join(b.TempDir(), "triage.db"), store.Config{})
