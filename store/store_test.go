@@ -24,6 +24,7 @@ func TestTenantIsItsParts(t *testing.T) {
 		reflect.TypeFor[store.Checkpoints](),
 		reflect.TypeFor[store.Runs](),
 		reflect.TypeFor[store.Throttles](),
+		reflect.TypeFor[store.Trends](),
 	}
 	owner := map[string]string{}
 	for _, p := range parts {
