@@ -95,6 +95,10 @@ var searchTests = []test{
 			{store.Filter{Search: "timed", AgentID: "sql_agent"}, nil},
 			{store.Filter{Search: "plan", Since: e.clock.Now().Add(-3*time.Minute + 1)}, []string{"e3"}},
 			{store.Filter{Search: "timed missing"}, nil}, // every term
+			{store.Filter{Search: "plan", Sort: store.SortCount}, []string{"e3", "e1"}},
+			{store.Filter{Search: "plan sku", Sort: store.SortCount, Window: time.Hour}, nil},
+			{store.Filter{Search: "sql", Sort: store.SortCount, Window: time.Hour}, []string{"e2"}},
+			{store.Filter{Search: "plan", Sort: store.SortFirstSeen}, []string{"e3", "e1"}},
 			// What a full-text syntax would read is text here.
 			{store.Filter{Search: `"timed" OR * NEAR(x) -missing ^col:`}, nil},
 			{store.Filter{Search: `"timed`}, []string{"e1"}},
@@ -103,6 +107,12 @@ var searchTests = []test{
 			p := list(t, a, c.f)
 			if got := listed(p); !slices.Equal(got, c.want) || p.Total != len(c.want) {
 				t.Errorf("search %+v = %q (total %d), want %q", c.f, got, p.Total, c.want)
+			}
+		}
+		// A search's pages, in each sort.
+		for _, sort := range []string{store.SortLastSeen, store.SortFirstSeen, store.SortCount} {
+			if got, total := pageAll(t, a, store.Filter{Search: "plan", Sort: sort, Limit: 1}); !slices.Equal(got, []string{"e3", "e1"}) || total != 2 {
+				t.Errorf("search plan, sort %s, pages of 1: %q (total %d)", sort, got, total)
 			}
 		}
 		for _, q := range []string{"", "-", `" * ( ) :`, string(make([]byte, store.MaxSearchBytes+1)), "a b c d e f g h i", "\xff"} {
