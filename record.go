@@ -40,6 +40,14 @@ type RecordSummary struct {
 	FirstRelease    string `json:"first_release,omitempty"`
 	LastRelease     string `json:"last_release,omitempty"`
 	LastEnvironment string `json:"last_environment,omitempty"`
+	// Title is the latest report's code and message (Report.Title), or,
+	// for a record saved before records kept it, its error type; Code is
+	// that report's code (empty then).
+	Title string `json:"title"`
+	Code  string `json:"code,omitempty"`
+	// WindowCount is the record's occurrences in the window of a listing
+	// sorted by the count in a window (ListSort), by the hour: 0 otherwise.
+	WindowCount int64 `json:"window_count,omitempty"`
 }
 
 // Record is an error with its latest report and feedback and, as the
@@ -91,6 +99,10 @@ type Occurrence struct {
 	// Jobs are enqueued with the occurrence (the retries and escalations
 	// its handling decided), so that they exist exactly when it does.
 	Jobs []NewJob `json:"-"`
+	// Code and Title are the report's (Report.Title): saved on its record
+	// when it is the latest, not with the occurrence.
+	Code  string `json:"-"`
+	Title string `json:"-"`
 }
 
 // OccurrencePage is a page of an error's occurrences, the latest received
@@ -105,6 +117,10 @@ type OccurrencePage struct {
 type Page struct {
 	Records []RecordSummary `json:"records"`
 	Next    string          `json:"next_cursor,omitempty"`
+	// Total is how many records the filter selects, every page's; when
+	// TotalCapped, there are more than Total (the count stopped there).
+	Total       int  `json:"total"`
+	TotalCapped bool `json:"total_capped,omitempty"`
 }
 
 // TransitionPage is one page of a record's history, the latest change

@@ -44,6 +44,7 @@ const (
 	reportsPath = "v1/errors"
 	runsPath    = "v1/runs"
 	alertsPath  = "v1/alerts"
+	countsPath  = "v1/counts"
 )
 
 // Client reports errors to the Error Handler service. Build one with New and
@@ -53,6 +54,7 @@ const (
 type Client struct {
 	reports   string // the URL of POST /v1/errors
 	runs      string // the URL of GET /v1/runs
+	counts    string // the URL of GET /v1/counts
 	alerts    string // the URL of /v1/alerts, under which the rules and targets are
 	source    string // the service's host, naming its faults and breaker
 	apiKey    string
@@ -117,6 +119,7 @@ func New(baseURL string, cfg Config) (*Client, error) {
 		reports:   reports.String(),
 		runs:      u.JoinPath(runsPath).String(),
 		alerts:    u.JoinPath(alertsPath).String(),
+		counts:    u.JoinPath(countsPath).String(),
 		source:    u.Host,
 		userAgent: DefaultUserAgent,
 		http:      cfg.HTTPClient,
@@ -342,23 +345,35 @@ type ErrorQuery struct {
 	Status string
 	// Since keeps the records last seen at or after it.
 	Since time.Time
+	// Search keeps the records whose title, code, agent or query have a
+	// word beginning with each word of it (the service's q).
+	Search string
+	// Sort is last_seen (the service's default), first_seen or count;
+	// Window, with count, counts the occurrences of that many last hours
+	// only (whole hours, up to 30 days).
+	Sort   string
+	Window time.Duration
 	// Limit is the page size (0: the service's default, 50).
 	Limit int
 	// Cursor is the Next of the page before; empty for the first page.
 	Cursor string
 }
 
-// Errors returns a page of the tenant's error records (GET /v1/errors):
-// their summaries, without documents (Get reads one whole), and Next when
-// there are more. A query the service refuses is an INVALID_REQUEST fault
+// Errors returns a page of the tenant's error records (GET /v1/errors) in
+// q's sort: their summaries, each with its title and without documents
+// (Get reads one whole), the Total the query selects, and Next when there
+// are more. A query the service refuses is an INVALID_REQUEST fault
 // naming each parameter. Errors and retries are as Get's.
 func (c *Client) Errors(ctx context.Context, q ErrorQuery) (*triage.Page, error) {
 	v := url.Values{}
 	for name, value := range map[string]string{"agent_id": q.AgentID, "query_id": q.QueryID, "error_type": q.ErrorType,
-		"severity": q.Severity, "status": q.Status, "cursor": q.Cursor} {
+		"severity": q.Severity, "status": q.Status, "q": q.Search, "sort": q.Sort, "cursor": q.Cursor} {
 		if value != "" {
 			v.Set(name, value)
 		}
+	}
+	if q.Window > 0 {
+		v.Set("window", strconv.FormatInt(int64(q.Window/time.Hour), 10)+"h")
 	}
 	if !q.Since.IsZero() {
 		v.Set("since", q.Since.UTC().Format(time.RFC3339Nano))
@@ -654,4 +669,65 @@ func (e redactedError) Unwrap() error { return e.err }
 func drain(resp *http.Response) {
 	io.CopyN(io.Discard, resp.Body, 64<<10)
 	resp.Body.Close()
+}
+
+// CountQuery selects the series of counts Counts and ErrorCounts return.
+type CountQuery struct {
+	// By is record (the service's default), agent or code (Counts only).
+	By string
+	// Bucket is time.Hour (the default) or 24 * time.Hour (UTC days).
+	Bucket time.Duration
+	// Since and Until bound the range (the service's defaults: the day,
+	// or with day buckets the 30 days, up to now).
+	Since, Until time.Time
+	// ErrorIDs, with By record, selects these records (Counts only).
+	ErrorIDs []string
+	// Limit bounds the series (Counts only; 0: the service's default).
+	Limit int
+}
+
+// values is q as the query of a counts' route.
+func (q CountQuery) values() url.Values {
+	v := url.Values{}
+	if q.By != "" {
+		v.Set("by", q.By)
+	}
+	if q.Bucket == 24*time.Hour {
+		v.Set("bucket", "day")
+	}
+	if !q.Since.IsZero() {
+		v.Set("since", q.Since.UTC().Format(time.RFC3339Nano))
+	}
+	if !q.Until.IsZero() {
+		v.Set("until", q.Until.UTC().Format(time.RFC3339Nano))
+	}
+	if len(q.ErrorIDs) > 0 {
+		v["error_id"] = q.ErrorIDs
+	}
+	if q.Limit != 0 {
+		v.Set("limit", strconv.Itoa(q.Limit))
+	}
+	return v
+}
+
+// Counts returns the tenant's occurrences per hour or day by record,
+// agent or code (GET /v1/counts), each series zero-filled. Errors and
+// retries are as Get's.
+func (c *Client) Counts(ctx context.Context, q CountQuery) (*triage.Counts, error) {
+	target := c.counts
+	if v := q.values(); len(v) > 0 {
+		target += "?" + v.Encode()
+	}
+	return getJSON[triage.Counts](ctx, c, target, "GET /v1/counts", "counts")
+}
+
+// ErrorCounts returns the occurrences of the error errorID per hour or
+// day (GET /v1/errors/{error_id}/counts): one series, zero-filled. q's
+// By, ErrorIDs and Limit must be zero. Errors and retries are as Get's.
+func (c *Client) ErrorCounts(ctx context.Context, errorID string, q CountQuery) (*triage.Counts, error) {
+	query := ""
+	if v := q.values(); len(v) > 0 {
+		query = "?" + v.Encode()
+	}
+	return getObject[triage.Counts](ctx, c, errorID, "/counts"+query, "GET /v1/errors/{error_id}/counts", "counts")
 }

@@ -186,8 +186,27 @@ func (l *listQuery) err() error {
 // reported at once.
 func parseFilter(q url.Values) (store.Filter, error) {
 	l := listQuery{q: q}
-	l.only("query_id", "agent_id", "error_type", "severity", "status", "since", "limit", "cursor")
+	l.only("query_id", "agent_id", "error_type", "severity", "status", "since", "q", "sort", "window", "limit", "cursor")
 	f := store.Filter{QueryID: l.identifier("query_id"), AgentID: l.identifier("agent_id")}
+	if f.Search = l.one("q"); f.Search != "" {
+		if _, err := store.ParseSearch(f.Search); err != nil {
+			l.bad("q", strings.TrimPrefix(err.Error(), store.ErrBadSearch.Error()+": "))
+		}
+	}
+	switch f.Sort = l.one("sort"); f.Sort {
+	case "", store.SortLastSeen, store.SortFirstSeen, store.SortCount:
+	default:
+		l.bad("sort", "must be last_seen, first_seen or count")
+	}
+	if v := l.one("window"); v != "" {
+		f.Window = parseWindow(v)
+		switch {
+		case f.Window == 0:
+			l.bad("window", "must be whole hours (1h to 720h) or days (1d to 30d)")
+		case f.Sort != store.SortCount:
+			l.bad("window", "only with sort=count")
+		}
+	}
 	if v := l.one("error_type"); v != "" {
 		if t := triage.ErrorType(v); !t.Valid() {
 			l.bad("error_type", "unknown type "+strconv.Quote(v))
@@ -213,6 +232,22 @@ func parseFilter(q url.Values) (store.Filter, error) {
 		return store.Filter{}, err
 	}
 	return f, nil
+}
+
+// parseWindow reads a window of a sort by count: "24h" or "7d", from an
+// hour to store.MaxWindow; 0 for anything else.
+func parseWindow(v string) time.Duration {
+	unit := time.Hour
+	digits, ok := strings.CutSuffix(v, "h")
+	if !ok {
+		digits, ok = strings.CutSuffix(v, "d")
+		unit = 24 * time.Hour
+	}
+	n, err := strconv.Atoi(digits)
+	if !ok || err != nil || n < 1 || digits[0] == '+' || time.Duration(n) > store.MaxWindow/unit {
+		return 0
+	}
+	return time.Duration(n) * unit
 }
 
 // parseRunFilter reads the query of GET /v1/runs: agent_id, outcome,

@@ -125,6 +125,7 @@ func TestOnPostgres(t *testing.T) {
 		{"AlertsAPI", TestAlertsAPI}, {"200ReportsOneNotification", Test200ReportsOneNotification},
 		{"153EscalationsOneAlert", Test153EscalationsOneAlert}, {"AlertTenantsIsolated", TestAlertTenantsIsolated},
 		{"FailureRateAlert", TestFailureRateAlert},
+		{"EventsPastOlderTransaction", testEventsPastOlderTransaction}, {"SearchSortAndCounts", TestSearchSortAndCounts},
 	} {
 		t.Run(c.name, c.test)
 	}

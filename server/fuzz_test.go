@@ -9,6 +9,7 @@ import (
 	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/service"
+	"github.com/triage-go/triage/store"
 )
 
 // Every decoder of the API answers bad input with an INVALID_REQUEST fault
@@ -83,8 +84,35 @@ func FuzzParseFilter(f *testing.F) {
 		}
 		filter, err := parseFilter(q)
 		checkInvalid(t, err)
-		if err == nil && (filter.Limit < 0 || filter.Limit > 500) {
+		if err != nil {
+			return
+		}
+		if filter.Limit < 0 || filter.Limit > 500 {
 			t.Fatalf("limit %d", filter.Limit)
+		}
+		if _, err := store.ParseSearch(filter.Search); filter.Search != "" && err != nil {
+			t.Fatalf("q %q taken: %v", filter.Search, err)
+		}
+		if filter.Window != 0 && (filter.Sort != store.SortCount || filter.Window%time.Hour != 0 || filter.Window > store.MaxWindow) {
+			t.Fatalf("window %v with sort %q", filter.Window, filter.Sort)
+		}
+	})
+}
+
+func FuzzParseCountFilter(f *testing.F) {
+	f.Fuzz(func(t *testing.T, query string, all bool) {
+		q, err := url.ParseQuery(query)
+		if err != nil {
+			return
+		}
+		filter, err := parseCountFilter(q, all)
+		checkInvalid(t, err)
+		if err != nil {
+			return
+		}
+		if filter.Bucket != time.Hour && filter.Bucket != 24*time.Hour || filter.Limit < 0 || filter.Limit > store.MaxCountSeries ||
+			len(filter.ErrorIDs) > store.MaxCountSeries || !all && (filter.By != "" || filter.ErrorIDs != nil) {
+			t.Fatalf("%q: %+v", query, filter)
 		}
 	})
 }

@@ -114,11 +114,26 @@ var operations = []route{
 				"type":   "string",
 				"format": "date-time",
 			}},
+			{Name: "q", In: "query", Description: "Full-text search: the records whose title, code, agent or query have a word beginning with each word of q (words are the runs of letters and digits, case ignored; every other character separates them and none is syntax: \"DB_TIMEOUT\" is db and timeout, \"plan\" finds the agent planner-v2). At most 200 bytes and 8 words.", Schema: apidoc.Obj{
+				"type":      "string",
+				"maxLength": store.MaxSearchBytes,
+			}},
+			{Name: "sort", In: "query", Description: "last_seen (the default): the most recently seen first; first_seen: the most recently created first; count: the most occurrences first (all of them, or with window those in it).", Schema: apidoc.Obj{
+				"type":    "string",
+				"enum":    apidoc.List{store.SortLastSeen, store.SortFirstSeen, store.SortCount},
+				"default": store.SortLastSeen,
+			}},
+			{Name: "window", In: "query", Description: "With sort=count: count the occurrences of the hours that began within it (the current hour and those before it; 24h is the current hour and the 23 before), from the hourly counts; only the records seen in it are listed, each with its window_count. Whole hours (1h to 720h) or days (1d to 30d). A cursor keeps its first page's hours.", Schema: apidoc.Obj{
+				"type":    "string",
+				"pattern": "^[1-9][0-9]*[hd]$",
+			}},
 			opLimit,
-			opCursor,
+			{Name: "cursor", In: "query", Description: "next_cursor of the previous page, with the same sort (and window).", Schema: apidoc.Obj{
+				"type": "string",
+			}},
 		},
 		OK: []apidoc.Answer{
-			{Status: 200, Description: "A page of record summaries, the most recently first seen first: no report or feedback (GET /v1/errors/{error_id} has them), so a page is a few hundred bytes per record whatever the reports' size.", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Of[triage.Page]()}}},
+			{Status: 200, Description: "A page of record summaries in the sort asked for, each with its title (its latest report's code and message), and total, how many records the filters select (counted up to 100,000: total_capped past that): no report or feedback (GET /v1/errors/{error_id} has them), so a page is a few hundred bytes per record whatever the reports' size.", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Of[triage.Page]()}}},
 		},
 		Problems: opListProblems,
 	}},
@@ -237,6 +252,58 @@ var operations = []route{
 			opNoKey,
 			opWrongKey,
 			{Status: 404, Description: "No such error for this tenant (NOT_FOUND)."},
+			opRateLimited,
+			opBusy,
+		},
+	}},
+	{api: (*Server).getErrorCounts, Operation: apidoc.Operation{
+		Method: "GET", Path: "/v1/errors/{error_id}/counts", ID: "getErrorCounts",
+		Summary:     "An error record's occurrences over time",
+		Description: "The record's occurrences per hour or day (UTC), from the counts kept as its reports are saved (kept 30 days by default: store.Retention.Counts): one series, zero-filled (a count per bucket).",
+		Params: append([]apidoc.Param{
+			{Name: "error_id", In: "path", Required: true, Schema: apidoc.Obj{
+				"type": "string",
+			}},
+		}, opCountParams...),
+		OK: []apidoc.Answer{
+			{Status: 200, Description: "The record's series (by record, key its error_id).", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Of[triage.Counts]()}}},
+		},
+		Problems: []apidoc.Problem{
+			{Status: 400, Description: "An invalid parameter, or a range of more than 744 buckets; errors lists every parameter."},
+			opNoKey,
+			opWrongKey,
+			{Status: 404, Description: "No such error for this tenant (NOT_FOUND)."},
+			opRateLimited,
+			opBusy,
+		},
+	}},
+	{api: (*Server).getCounts, Operation: apidoc.Operation{
+		Method: "GET", Path: "/v1/counts", ID: "getCounts",
+		Summary:     "Occurrences over time, by record, agent or code",
+		Description: "The tenant's occurrences per hour or day (UTC), by record, agent or code, from the counts kept as reports are saved (one row per record and hour, with its agent and code; kept 30 days by default: store.Retention.Counts): the series with most occurrences in the range first, each zero-filled (a count per bucket).",
+		Params: append([]apidoc.Param{
+			{Name: "by", In: "query", Description: "What a series counts.", Schema: apidoc.Obj{
+				"type":    "string",
+				"enum":    apidoc.List{store.CountByRecord, store.CountByAgent, store.CountByCode},
+				"default": store.CountByRecord,
+			}},
+			{Name: "error_id", In: "query", Description: "With by=record: only these records (repeat it, at most 100), as a listing's sparklines ask for its page's.", Schema: apidoc.Obj{
+				"type": "array", "items": apidoc.Ref("Identifier"), "maxItems": store.MaxCountSeries,
+			}},
+			{Name: "limit", In: "query", Description: "How many series: those with most occurrences in the range (default 20, or as many as error_id gives).", Schema: apidoc.Obj{
+				"type":    "integer",
+				"minimum": 1,
+				"maximum": store.MaxCountSeries,
+				"default": store.DefaultCountSeries,
+			}},
+		}, opCountParams...),
+		OK: []apidoc.Answer{
+			{Status: 200, Description: "The series.", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Of[triage.Counts]()}}},
+		},
+		Problems: []apidoc.Problem{
+			{Status: 400, Description: "An invalid parameter, or a range of more than 744 buckets; errors lists every parameter."},
+			opNoKey,
+			opWrongKey,
 			opRateLimited,
 			opBusy,
 		},
@@ -615,6 +682,23 @@ var (
 		opBusy,
 	}
 )
+
+// opCountParams are the range of a series of counts.
+var opCountParams = []apidoc.Param{
+	{Name: "bucket", In: "query", Description: "The buckets: hours, or UTC days.", Schema: apidoc.Obj{
+		"type":    "string",
+		"enum":    apidoc.List{"hour", "day"},
+		"default": "hour",
+	}},
+	{Name: "since", In: "query", Description: "The range's start, down to its bucket's. Default: a day before until (hour buckets), 30 days (day buckets).", Schema: apidoc.Obj{
+		"type":   "string",
+		"format": "date-time",
+	}},
+	{Name: "until", In: "query", Description: "The range's end, up to its bucket's end. Default: now. At most 744 buckets from since (31 days of hours).", Schema: apidoc.Obj{
+		"type":   "string",
+		"format": "date-time",
+	}},
+}
 
 // opPutProblems are the problems of a PUT of one JSON document.
 var opPutProblems = []apidoc.Problem{

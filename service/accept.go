@@ -254,7 +254,10 @@ func (s *Service) occurrence(ctx context.Context, rep *triage.Report, p handler.
 	if err != nil {
 		return store.Occurrence{}, err
 	}
+	code, title := rep.Title()
 	return store.Occurrence{
+		Code:        code,
+		Title:       title,
 		DeliveryKey: p.Key,
 		ErrorID:     fb.ErrorID,
 		QueryID:     fb.QueryID,

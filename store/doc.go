@@ -39,7 +39,22 @@
 // commit), Records (the reads of records and occurrences), Feed (the
 // feedback in stream order, for event streams), Requests (the
 // Idempotency-Key requests), Enqueuer (a job on its own), Checkpoints
-// (graph runs) and Runs (AG-UI runs).
+// (graph runs), Runs (AG-UI runs), Throttles and Trends (the occurrences
+// counted per record and hour).
+//
+// # Search, sorts and trends
+//
+// Records.ErrorRecords lists a tenant's records in a Filter's Sort
+// (SortLastSeen by default, SortFirstSeen, SortCount, or SortCount in a
+// Window), each walking an index, with the Total the filter selects
+// (counted up to TotalCap); a Filter's Search keeps the records whose
+// title (triage.Report.Title, saved with the occurrence's Code and Title),
+// code, agent or query have a word beginning with each of its terms
+// (ParseSearch), on the store's full-text index (SQLite's FTS5,
+// PostgreSQL's tsvector). Trends reads the occurrences per record and
+// hour that triggers count as each occurrence is saved, by record, agent
+// or code, in hour or day buckets; Store.Expire deletes them after 30
+// days (Retention's Counts).
 //
 // # Graph checkpoints
 //

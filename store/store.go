@@ -69,6 +69,7 @@ type Tenant interface {
 	Workflows
 	AlertRules
 	RunCounts
+	Trends
 }
 
 // Knowledge is what the handler knows of a tenant's data sources: the
@@ -191,9 +192,12 @@ type Records interface {
 	// It returns false when the tenant has no such error, and
 	// ErrBadCursor for a cursor it did not make.
 	Occurrences(ctx context.Context, errorID string, f OccurrenceFilter) (OccurrencePage, bool, error)
-	// ErrorRecords lists the summaries of records, the most recently
-	// first seen first. It reads no document: its cost does not grow with
-	// the size of the reports.
+	// ErrorRecords lists the summaries of records in f's Sort (the most
+	// recently seen first by default), with the Total f selects. It reads
+	// no document: its cost does not grow with the size of the reports.
+	// It returns ErrBadCursor for a cursor it did not make (or made for
+	// another sort or window), and ErrBadSearch for a Search ParseSearch
+	// refuses.
 	ErrorRecords(ctx context.Context, f Filter) (Page, error)
 	// CountOccurrences counts an error's occurrences received at or after
 	// since, up to atMost (it stops there: the answer "at least atMost"
@@ -328,6 +332,16 @@ type Filter struct {
 	Status triage.Status
 	// ErrorIDs, when not empty, keeps these records only.
 	ErrorIDs []string
+	// Search keeps the records whose title, code, agent or query have a
+	// word beginning with each of its terms (ParseSearch).
+	Search string
+	// Sort is SortLastSeen (default), SortFirstSeen or SortCount.
+	Sort string
+	// Window, with SortCount, counts the occurrences of the hours that
+	// begin within it (the current one and those before it, whole hours,
+	// up to MaxWindow), from the hourly counts (Trends): only the records
+	// seen in it are listed.
+	Window time.Duration
 	// Limit bounds the page: 1 to MaxLimit, default DefaultLimit.
 	Limit int
 	// Cursor continues from a Page's Next.
@@ -338,6 +352,9 @@ type Filter struct {
 const (
 	DefaultLimit = 50
 	MaxLimit     = 500
+	// TotalCap bounds the count of a Page's Total: past it, the count
+	// stops and the page says TotalCapped.
+	TotalCap = 100_000
 )
 
 // ErrBadCursor is returned by ErrorRecords and Occurrences for a cursor
@@ -558,6 +575,9 @@ type Retention struct {
 	// goes too). Until then its run id cannot be used again. Default 7
 	// days.
 	Runs time.Duration
+	// Counts: the hourly counts of occurrences (Trends), by their hour.
+	// Default DefaultCountRetention (30 days).
+	Counts time.Duration
 }
 
 // The default retention.
@@ -591,6 +611,9 @@ func (r Retention) WithDefaults() Retention {
 	}
 	if r.Runs <= 0 {
 		r.Runs = DefaultRunRetention
+	}
+	if r.Counts <= 0 {
+		r.Counts = DefaultCountRetention
 	}
 	return r
 }

@@ -27,6 +27,7 @@ func TestTenantIsItsParts(t *testing.T) {
 		reflect.TypeFor[store.Workflows](),
 		reflect.TypeFor[store.AlertRules](),
 		reflect.TypeFor[store.RunCounts](),
+		reflect.TypeFor[store.Trends](),
 	}
 	owner := map[string]string{}
 	for _, p := range parts {

@@ -210,3 +210,97 @@ func TestCountRunsReadsTheWindow(t *testing.T) {
 		t.Errorf("the plan of\n%s\nis\n%s\nwant a scan of runs_by_agent_start's range for the agent and the window", sqlstore.CountRunsSQL, text)
 	}
 }
+
+// TestRecordListsUseTheirIndexes: once the planner knows a tenant has many
+// records, each sort of GET /v1/errors walks its index in its order (no
+// sort step), and a search for a rare word reads the GIN index of the
+// records' words; a series by agent reads the range's hours of
+// record_counts_by_hour, a record's its range of the primary key.
+func TestRecordListsUseTheirIndexes(t *testing.T) {
+	dbURL := pgtest.FreshSchema(t)
+	s := open(t, dbURL, store.Config{})
+	defer s.Close()
+	// 30,000 records of two tenants, a tenth busy's, one of them with a rare word, each
+	// seen in the last hours (the trigger counts them).
+	conn := connect(t, dbURL)
+	if _, err := conn.Exec(t.Context(), `INSERT INTO records (tenant, error_id, query_id, agent_id, error_type, severity,
+			first_seen, last_seen, occurrence_count, code, title)
+		SELECT CASE WHEN i % 10 = 0 THEN 'busy' ELSE 'other' END, 'e' || i, 'q', 'agent' || (i % 10), 'query_error', 'low',
+			$1::bigint - i::bigint * 1000000000, $1::bigint - i::bigint * 1000000000, 1 + i % 7, 'DB_TIMEOUT',
+			CASE WHEN i = 80 THEN 'SCHEMA_DRIFT: column zanzibar is missing' ELSE 'DB_TIMEOUT: query timed out' END
+		FROM generate_series(1, 30000) AS i`, time.Now().UnixNano()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(t.Context(), "ANALYZE records; ANALYZE record_counts"); err != nil {
+		t.Fatal(err)
+	}
+	// The planner rightly reads a table this small whole: the check is
+	// that the indexes serve each read.
+	if _, err := conn.Exec(t.Context(), "SET enable_seqscan = off"); err != nil {
+		t.Fatal(err)
+	}
+	explain := func(query string, args []any) string {
+		t.Helper()
+		rows, err := conn.Query(t.Context(), "EXPLAIN "+query, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		for rows.Next() {
+			var line string
+			if err := rows.Scan(&line); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, strings.TrimSpace(line))
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(plan, "\n")
+	}
+	d := sqlstore.Dialect{FullText: sqlstore.TSVector}
+	for _, c := range []struct {
+		f      store.Filter
+		want   string
+		sorted bool
+	}{
+		{store.Filter{}, "Index Scan Backward using records_by_last_seen on records r", false},
+		// seq is the primary key's too.
+		{store.Filter{Sort: store.SortFirstSeen}, "Index Scan Backward using records_", false},
+		{store.Filter{Sort: store.SortCount}, "Index Scan Backward using records_by_count on records r", false},
+		{store.Filter{Search: "zanzibar"}, "Bitmap Index Scan on records_search", true},
+	} {
+		query, args, err := sqlstore.ErrorRecordsSQL(d, time.Now(), "busy", c.f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan := explain(query, args)
+		if !strings.Contains(plan, c.want) || strings.Contains(plan, "Seq Scan on records") ||
+			!c.sorted && strings.Contains(plan, "Sort") {
+			t.Errorf("the plan of %+v is\n%s\nwant %s", c.f, plan, c.want)
+		}
+	}
+	for _, c := range []struct {
+		f    store.CountFilter
+		want string
+	}{
+		{store.CountFilter{By: store.CountByAgent}, "record_counts_by_hour"},
+		{store.CountFilter{ErrorIDs: []string{"e20", "e40"}}, "record_counts_pkey"},
+	} {
+		first, hours, n, err := c.f.Range(time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, buckets, err := sqlstore.CountsSQL("busy", c.f, first, hours, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, allArgs := buckets([]string{"e20", "e40"})
+		if c.f.By == store.CountByAgent {
+			all, allArgs = buckets(nil) // every agent's buckets, in one read of the range
+		}
+		if plan := explain(all, allArgs); !strings.Contains(plan, c.want) || strings.Contains(plan, "Seq Scan on record_counts") {
+			t.Errorf("the plan of %+v is\n%s\nwant a scan of %s", c.f, plan, c.want)
+		}
+	}
+}

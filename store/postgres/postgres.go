@@ -39,6 +39,7 @@ var dialect = sqlstore.Dialect{
 	RiverTime:       func(t time.Time) any { return t },
 	XidPositions:    true, // migrations/0006_occurrence_xid.sql
 	WritesHoldConns: true,
+	FullText:        sqlstore.TSVector, // migrations/0017_search.sql
 }
 
 // Store is a store.Store in a PostgreSQL database, which many instances of

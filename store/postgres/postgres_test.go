@@ -20,7 +20,7 @@ import (
 	"github.com/triage-go/triage/store/storetest"
 )
 
-func open(t *testing.T, dbURL string, opts store.Config) *postgres.Store {
+func open(t testing.TB, dbURL string, opts store.Config) *postgres.Store {
 	t.Helper()
 	s, err := postgres.Open(t.Context(), dbURL, opts)
 	if err != nil {
@@ -290,7 +290,7 @@ func TestOpenForgetsForeignPositions(t *testing.T) {
 // connect is a connection of the test's own to dbURL, closed when the test
 // ends: for what the store does not do (hold a transaction open, plant a
 // row).
-func connect(t *testing.T, dbURL string) *pgx.Conn {
+func connect(t testing.TB, dbURL string) *pgx.Conn {
 	t.Helper()
 	conn, err := pgx.Connect(t.Context(), dbURL)
 	if err != nil {

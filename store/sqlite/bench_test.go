@@ -28,6 +28,15 @@ func BenchmarkReport(b *testing.B) {
 	b.Run("agent_each", func(b *testing.B) {
 		benchmarkReport(b, func(i int64) string { return fmt.Sprint("agent_", i) }, sequentialIDs, 0)
 	})
+	// Reports of 100 errors: most count into a record that is there
+	// (which moves in the sorts' indexes and its hour's count), as a
+	// recurring error's do.
+	b.Run("one_agent_100_errors", func(b *testing.B) { benchmarkReport(b, oneAgent, hundredErrors, 0) })
+}
+
+// hundredErrors are report i's delivery key and one of 100 error IDs.
+func hundredErrors(i int64) (key, errorID string) {
+	return fmt.Sprintf("delivery-%d", i), fmt.Sprintf("err_%d", i%100)
 }
 
 // BenchmarkReportGrown is BenchmarkReport's one_agent on a store that
@@ -78,6 +87,7 @@ func benchmarkReport(b *testing.B, agentOf func(int64) string, idsOf func(int64)
 		_, err = t.SaveOccurrence(ctx, store.Occurrence{DeliveryKey: key, ErrorID: errorID, QueryID: "q_1",
 			AgentID: "query_engine", ErrorType: "query_error", Severity: "medium", NextAction: "retry",
 			Attempt: 1, ReportedAt: time.Now(), Report: report, Feedback: feedback,
+			Code: "DB_TIMEOUT", Title: "DB_TIMEOUT: Query timed out after 30s",
 			Jobs: []store.NewJob{{Kind: store.JobRetry, ErrorID: errorID, Payload: json.RawMessage(`{"delay":"2s"}`)}}})
 		return err
 	}

@@ -9,6 +9,8 @@ import (
 	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/store"
 	"github.com/triage-go/triage/store/internal/sqlstore"
+	"fmt"
+	"slices"
 )
 
 // TestStreamsReadTheirTenantsRange checks the plans of the event streams'
@@ -148,5 +150,111 @@ func TestCountRunsReadsTheWindow(t *testing.T) {
 	plan := strings.Join(explain(t, s, sqlstore.CountRunsSQL, "a", "planner", 0, 100), "\n")
 	if !strings.Contains(plan, want) || strings.Contains(plan, "TEMP B-TREE") {
 		t.Errorf("the plan of\n%s\nis\n%s\nwant %s, and no sort", sqlstore.CountRunsSQL, plan, want)
+	}
+}
+
+// TestRecordListsWalkTheirIndex: each sort of GET /v1/errors walks its
+// index in its order, first page or next, with no sort step; a search
+// reads the full-text index (records_fts) first, then each match by its
+// key, and sorts them; a sort by count in a window reads the window's
+// hours of record_counts, then each record by its key.
+func TestRecordListsWalkTheirIndex(t *testing.T) {
+	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "triage.db"), store.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tn := s.Tenant("a")
+	for i := range 3 {
+		o := store.Occurrence{ErrorID: fmt.Sprint("e", i), QueryID: "q", AgentID: "planner", ErrorType: "query_error",
+			Severity: "high", Title: "DB_TIMEOUT: query timed out", Code: "DB_TIMEOUT"}
+		if _, err := tn.SaveOccurrence(t.Context(), o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const latest = "SEARCH o USING INTEGER PRIMARY KEY (rowid=?) LEFT-JOIN"
+	for _, c := range []struct {
+		f    store.Filter
+		want []string
+	}{
+		{store.Filter{}, []string{"SEARCH r USING INDEX records_by_last_seen (tenant=?)", latest}},
+		{store.Filter{Sort: store.SortFirstSeen}, []string{"SEARCH r USING INDEX records_by_seq (tenant=?)", latest}},
+		{store.Filter{Sort: store.SortCount}, []string{"SEARCH r USING INDEX records_by_count (tenant=?)", latest}},
+		{store.Filter{Search: "timed plan"}, []string{"SCAN records_fts VIRTUAL TABLE INDEX 0:M4",
+			"SEARCH r USING INTEGER PRIMARY KEY (rowid=?)", latest, "USE TEMP B-TREE FOR ORDER BY"}},
+		{store.Filter{Sort: store.SortCount, Window: 24 * time.Hour}, []string{"CO-ROUTINE c",
+			"SEARCH record_counts USING INDEX record_counts_by_hour (tenant=? AND hour>? AND hour<?)", "USE TEMP B-TREE FOR GROUP BY",
+			"SCAN c", "SEARCH r USING INDEX sqlite_autoindex_records_1 (tenant=? AND error_id=?)", latest, "USE TEMP B-TREE FOR ORDER BY"}},
+	} {
+		for page := range 2 {
+			f := c.f
+			if page == 1 {
+				f.Limit = 1
+				p, err := tn.ErrorRecords(t.Context(), f)
+				if err != nil || p.Next == "" {
+					t.Fatalf("%+v: no next page: %+v %v", f, p, err)
+				}
+				f.Cursor = p.Next
+			}
+			query, args, err := sqlstore.ErrorRecordsSQL(dialect, time.Now(), "a", f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := c.want
+			if f.Cursor != "" && f.Window == 0 && f.Search == "" { // the walk starts at the cursor
+				want = slices.Clone(want)
+				// SQLite shows the range of the row value (key, seq) by its
+				// first column.
+				key := map[string]string{"": "last_seen", store.SortFirstSeen: "seq", store.SortCount: "occurrence_count"}[f.Sort]
+				want[0] = strings.Replace(want[0], "(tenant=?)", "(tenant=? AND "+key+"<?)", 1)
+			}
+			if plan := explain(t, s, query, args...); !slices.Equal(plan, want) {
+				t.Errorf("the plan of %+v is\n%s\nwant\n%s", f, strings.Join(plan, "\n"), strings.Join(want, "\n"))
+			}
+		}
+	}
+}
+
+// TestCountsReadTheirRange: a series by agent or code reads the range's
+// hours of record_counts_by_hour; a series of given records, their
+// ranges of the primary key.
+func TestCountsReadTheirRange(t *testing.T) {
+	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "triage.db"), store.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, c := range []struct {
+		f        store.CountFilter
+		top, all string
+	}{
+		{store.CountFilter{By: store.CountByAgent}, "SEARCH record_counts USING INDEX record_counts_by_hour (tenant=? AND hour>? AND hour<?)",
+			"SEARCH record_counts USING INDEX record_counts_by_hour (tenant=? AND hour>? AND hour<?)"},
+		{store.CountFilter{}, "SEARCH record_counts USING INDEX record_counts_by_hour (tenant=? AND hour>? AND hour<?)",
+			"SEARCH record_counts USING PRIMARY KEY (tenant=? AND error_id=? AND hour>? AND hour<?)"},
+		{store.CountFilter{ErrorIDs: []string{"e1", "e2"}}, "SEARCH record_counts USING PRIMARY KEY (tenant=? AND error_id=? AND hour>? AND hour<?)",
+			"SEARCH record_counts USING PRIMARY KEY (tenant=? AND error_id=? AND hour>? AND hour<?)"},
+	} {
+		first, hours, n, err := c.f.Range(time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		top, args, buckets, err := sqlstore.CountsSQL("a", c.f, first, hours, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, allArgs := buckets([]string{"k1", "k2"})
+		if c.f.By == store.CountByAgent {
+			all, allArgs = buckets(nil) // every agent's buckets, in one read of the range
+		}
+		for _, q := range []struct {
+			query, want string
+			args        []any
+		}{{top, c.top, args}, {all, c.all, allArgs}} {
+			plan := explain(t, s, q.query, q.args...)
+			if len(plan) == 0 || plan[0] != q.want || slices.ContainsFunc(plan, func(l string) bool { return strings.HasPrefix(l, "SCAN record_counts") }) {
+				t.Errorf("the plan of %+v's\n%s\nis\n%s\nwant it to begin with %s", c.f, q.query, strings.Join(plan, "\n"), q.want)
+			}
+		}
 	}
 }

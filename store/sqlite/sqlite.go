@@ -33,6 +33,7 @@ var dialect = sqlstore.Dialect{
 	InsertJob: `INSERT INTO river_job (args, kind, max_attempts, state, scheduled_at, created_at, metadata, tags)
 		VALUES (jsonb($1), $2, $3, $4, $5, $7, jsonb($6), jsonb('[]'))`,
 	RiverTime: riverTime,
+	FullText:  sqlstore.FTS5, // migrations/0016_search.sql
 }
 
 // riverTime is a time as River's SQLite driver keeps it: text, in UTC, to

@@ -441,7 +441,7 @@ var listTests = []test{
 		// Seen again, e1 keeps its place.
 		o := newOccurrence("d-e1-again", "e1", e.clock.Advance(time.Minute))
 		save(t, tn, o)
-		p := list(t, tn, store.Filter{})
+		p := list(t, tn, store.Filter{Sort: store.SortFirstSeen})
 		if got := listed(p); !slices.Equal(got, []string{"e3", "e2", "e1"}) {
 			t.Fatalf("records = %q, want e3, e2, e1", got)
 		}
@@ -486,6 +486,7 @@ var listTests = []test{
 			{store.Filter{QueryID: "q1", Since: Epoch.Add(time.Minute + 1)}, []string{"e1"}},
 			{store.Filter{QueryID: "nope"}, nil},
 		} {
+			c.f.Sort = store.SortFirstSeen
 			if got := listed(list(t, tn, c.f)); !slices.Equal(got, c.want) {
 				t.Errorf("ErrorRecords(%+v) = %q, want %q", c.f, got, c.want)
 			}

@@ -76,8 +76,8 @@ var storeTests = []test{
 		record(t, a, "old")
 		n, err := e.s.Expire(ctx, keep)
 		must(t, err)
-		if n != 4 { // two records and their two occurrences (their deliveries expired above)
-			t.Errorf("Expire deleted %d rows, want 4", n)
+		if n != 6 { // two records, their two occurrences (their deliveries expired above) and their hourly counts
+			t.Errorf("Expire deleted %d rows, want 6", n)
 		}
 		for _, tn := range []store.Records{a, b} {
 			if _, ok, err := tn.ErrorRecord(ctx, "old"); err != nil || ok {
@@ -103,8 +103,8 @@ var storeTests = []test{
 		stop()
 		n, err = e.s.Expire(ctx, keep)
 		must(t, err)
-		if n != 3 { // the record, its occurrence, its job
-			t.Errorf("Expire after the job ended deleted %d rows, want 3", n)
+		if n != 4 { // the record, its occurrence, its hourly count, its job
+			t.Errorf("Expire after the job ended deleted %d rows, want 4", n)
 		}
 		if _, ok, err := a.ErrorRecord(ctx, "pending"); err != nil || ok {
 			t.Errorf("the record whose job ended is still there (%v)", err)
@@ -124,8 +124,8 @@ var storeTests = []test{
 		e.clock.Advance(2 * time.Hour)
 		deleted, err := e.s.Expire(t.Context(), store.Retention{Records: time.Hour})
 		must(t, err)
-		if deleted != 3*n { // records, occurrences, and their deliveries (younger than their own retention)
-			t.Errorf("Expire deleted %d rows, want %d", deleted, 3*n)
+		if deleted != 4*n { // records, occurrences, their deliveries (younger than their own retention) and hourly counts
+			t.Errorf("Expire deleted %d rows, want %d", deleted, 4*n)
 		}
 		// A repeat of an expired error's delivery is no duplicate: its
 		// claim went with it, so it does not replay feedback of an error

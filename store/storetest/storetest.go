@@ -43,6 +43,8 @@ func Run(t *testing.T, open Opener) {
 		{"Occurrences", occurrenceTests},
 		{"ErrorRecords", listTests},
 		{"Pages", pageTests},
+		{"Search", searchTests},
+		{"Counts", countTests},
 		{"Idempotency", idemTests},
 		{"Jobs", jobsTests},
 		{"Concurrency", concurrencyTests},

@@ -14,7 +14,7 @@ import (
 
 // URL is the test database's URL, from TRIAGE_TEST_POSTGRES; the
 // test is skipped without it.
-func URL(t *testing.T) string {
+func URL(t testing.TB) string {
 	t.Helper()
 	u := os.Getenv("TRIAGE_TEST_POSTGRES")
 	if u == "" {
@@ -26,7 +26,7 @@ func URL(t *testing.T) string {
 
 // FreshSchema creates an empty schema, dropped when the test ends, and
 // returns the URL of the test database with it first in the search path.
-func FreshSchema(t *testing.T) string {
+func FreshSchema(t testing.TB) string {
 	t.Helper()
 	base := URL(t)
 	conn, err := pgx.Connect(t.Context(), base)
@@ -56,7 +56,7 @@ func FreshSchema(t *testing.T) string {
 }
 
 // WithSearchPath adds search_path to a URL or a keyword/value string.
-func WithSearchPath(t *testing.T, base, schema string) string {
+func WithSearchPath(t testing.TB, base, schema string) string {
 	t.Helper()
 	if !strings.HasPrefix(base, "postgres://") && !strings.HasPrefix(base, "postgresql://") {
 		return base + " search_path=" + schema

@@ -54,3 +54,31 @@ func FuzzDecodeOccurrenceCursor(f *testing.F) {
 		}
 	})
 }
+
+func FuzzDecodeListCursor(f *testing.F) {
+	sorts := []string{store.SortLastSeen, store.SortCount}
+	f.Fuzz(func(t *testing.T, c string, sortIndex uint8, windowed bool) {
+		sort := sorts[int(sortIndex)%len(sorts)]
+		windowed = windowed && sort == store.SortCount
+		k, hour, end, err := decodeListCursor(c, sort, windowed)
+		if err != nil {
+			if !errors.Is(err, store.ErrBadCursor) || k != (listKey{}) || hour != 0 || end != 0 {
+				t.Fatalf("%q: %+v %d %d, %v", c, k, hour, end, err)
+			}
+			return
+		}
+		if k.seq <= 0 || windowed && end <= hour {
+			t.Fatalf("%q: %+v, hours %d to %d", c, k, hour, end)
+		}
+		k2, hour2, end2, err := decodeListCursor(encodeListCursor(sort, windowed, hour, end, k), sort, windowed)
+		if err != nil || k2 != k || hour2 != hour || end2 != end {
+			t.Fatalf("%q: %+v %d %d encodes to a cursor of %+v %d %d, %v", c, k, hour, end, k2, hour2, end2, err)
+		}
+		if _, _, _, err := decodeListCursor(c, sort, !windowed); err == nil && sort == store.SortCount {
+			t.Fatalf("%q: a cursor taken with and without a window", c)
+		}
+		if _, err := decodeCursor(c); err == nil {
+			t.Fatalf("%q: a %s cursor taken for first_seen's", c, sort)
+		}
+	})
+}

@@ -20,7 +20,7 @@ import (
 // row, on overflow pages not read).
 const summaryColumns = `r.seq, r.error_id, r.query_id, r.agent_id, r.error_type, r.severity,
 	r.first_seen, r.last_seen, r.occurrence_count, COALESCE(o.next_action, ''),
-	r.status, r.workflow, r.first_release, r.last_release, r.last_environment`
+	r.status, r.workflow, r.first_release, r.last_release, r.last_environment, r.code, r.title`
 
 // recordColumns are summaryColumns and the report and the feedback: the
 // latest occurrence's (or, for a record written before records pointed at
@@ -39,11 +39,15 @@ func (t *tenant) scanSummary(row Row, r *store.RecordSummary, now time.Time, mor
 		doc         *string
 	)
 	err = row.Scan(append([]any{&seq, &r.ErrorID, &r.QueryID, &r.AgentID, &r.ErrorType, &r.Severity,
-		&first, &last, &r.Count, &r.NextAction, &status, &doc, &r.FirstRelease, &r.LastRelease, &r.LastEnvironment}, more...)...)
+		&first, &last, &r.Count, &r.NextAction, &status, &doc, &r.FirstRelease, &r.LastRelease, &r.LastEnvironment,
+		&r.Code, &r.Title}, more...)...)
 	if err != nil {
 		return seq, err
 	}
 	r.FirstSeen, r.LastSeen = fromNanos(first), fromNanos(last)
+	if r.Title == "" {
+		r.Title = r.ErrorType // saved before records kept a title
+	}
 	if r.Workflow, err = decodeWorkflow(status, doc); err != nil {
 		return seq, err
 	}
@@ -229,44 +233,6 @@ func decodeOccurrenceCursor(c string) (occurrenceKey, error) {
 		return occurrenceKey{}, store.ErrBadCursor
 	}
 	return k, nil
-}
-
-// ErrorRecords lists record summaries, the most recently first seen first.
-func (t *tenant) ErrorRecords(ctx context.Context, f store.Filter) (store.Page, error) {
-	now := t.s.now()
-	w := recordWhere(t.id, f, now)
-	if f.Cursor != "" {
-		after, err := decodeCursor(f.Cursor)
-		if err != nil {
-			return store.Page{}, t.s.errorf("list records", err)
-		}
-		w.cond("r.seq <", after)
-	}
-	n := pageSize(f.Limit)
-	query := `SELECT ` + summaryColumns + ` FROM ` + recordFrom + ` WHERE ` + w.String() +
-		` ORDER BY r.seq DESC LIMIT ` + w.arg(n+1) // one more tells whether there is a next page
-	args := w.args
-
-	page := store.Page{Records: []store.RecordSummary{}}
-	var last int64
-	rows, err := t.s.db.Reader().Query(ctx, query, args...)
-	err = scanAll(rows, err, func(row Row) error {
-		var r store.RecordSummary
-		seq, err := t.scanSummary(row, &r, now)
-		if err != nil {
-			return err
-		}
-		if len(page.Records) == n {
-			page.Next = encodeCursor(last)
-			return nil
-		}
-		page.Records, last = append(page.Records, r), seq
-		return nil
-	})
-	if err != nil {
-		return store.Page{}, t.s.errorf("list records", err)
-	}
-	return page, nil
 }
 
 // errorJobs returns the latest n jobs of an error, by ID, with their

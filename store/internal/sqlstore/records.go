@@ -12,12 +12,13 @@ import (
 
 // upsertRecordSQL counts an occurrence into its error's record: the record
 // takes the fields of the occurrence received last, and points at it for
-// the report and the feedback ($8, the occurrence's id). %[1]s and %[2]s
-// are the dialect's least and greatest.
+// the report and the feedback ($8, the occurrence's id); $9 and $10 are
+// its release and environment, $11 and $12 its code and title. %[1]s and
+// %[2]s are the dialect's least and greatest.
 const upsertRecordSQL = `
 	INSERT INTO records (tenant, error_id, query_id, agent_id, error_type, severity,
-		first_seen, last_seen, occurrence_count, latest_id, first_release, last_release, last_environment)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $7, 1, $8, $9, $9, $10)` + recordConflictSQL
+		first_seen, last_seen, occurrence_count, latest_id, first_release, last_release, last_environment, code, title)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $7, 1, $8, $9, $9, $10, $11, $12)` + recordConflictSQL
 
 // recordConflictSQL is how a record's upsert counts an occurrence into a
 // record that is there already (%[1]s and %[2]s: Least and Greatest), and
@@ -39,7 +40,9 @@ const recordConflictSQL = `
 		last_release = CASE WHEN excluded.last_release <> '' AND excluded.last_seen >= records.last_seen
 			THEN excluded.last_release ELSE records.last_release END,
 		last_environment = CASE WHEN excluded.last_environment <> '' AND excluded.last_seen >= records.last_seen
-			THEN excluded.last_environment ELSE records.last_environment END
+			THEN excluded.last_environment ELSE records.last_environment END,
+		code = CASE WHEN excluded.last_seen >= records.last_seen THEN excluded.code ELSE records.code END,
+		title = CASE WHEN excluded.last_seen >= records.last_seen THEN excluded.title ELSE records.title END
 	RETURNING occurrence_count, status, workflow`
 
 // SaveOccurrence records one delivery and counts it into its error's
@@ -97,7 +100,7 @@ func (t *tenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (store.
 		)
 		if err = q.QueryRow(ctx, t.s.upsertRecord,
 			t.id, o.ErrorID, o.QueryID, o.AgentID, o.ErrorType, o.Severity,
-			nanos(o.ReceivedAt), id, o.Release, o.Environment).Scan(&count, &status, &doc); err != nil {
+			nanos(o.ReceivedAt), id, o.Release, o.Environment, o.Code, o.Title).Scan(&count, &status, &doc); err != nil {
 			return err
 		}
 		saved = store.Saved{ID: id, NewRecord: count == 1}
@@ -158,8 +161,8 @@ WITH o AS (
 	RETURNING 1
 ), r AS (
 	INSERT INTO records (tenant, error_id, query_id, agent_id, error_type, severity,
-		first_seen, last_seen, occurrence_count, latest_id, first_release, last_release, last_environment)
-	SELECT $1, $3, $4, $5, $6, $7, $11, $11, 1, id, $22::text, $22::text, $23::text FROM o` + recordConflictSQL + `
+		first_seen, last_seen, occurrence_count, latest_id, first_release, last_release, last_environment, code, title)
+	SELECT $1, $3, $4, $5, $6, $7, $11, $11, 1, id, $22::text, $22::text, $23::text, $24, $25 FROM o` + recordConflictSQL + `
 ), d AS (
 	INSERT INTO deliveries (tenant, delivery_key, claimed_at, occurrence_id)
 	SELECT $1, $2, $15, id FROM o WHERE $2::text IS NOT NULL
@@ -199,7 +202,7 @@ func (t *tenant) saveOneStatement(ctx context.Context, o store.Occurrence, key a
 		t.id, key, o.ErrorID, o.QueryID, o.AgentID, o.ErrorType, o.Severity,
 		o.NextAction, o.Attempt, nanos(o.ReportedAt), nanos(o.ReceivedAt), text(o.Report), text(o.Feedback),
 		text(o.Actions), nanos(now), args, kinds, maxAttempts, states, scheduledAt, metadata,
-		o.Release, o.Environment).Scan(&saved.ID, &saved.NewRecord, &status, &doc)
+		o.Release, o.Environment, o.Code, o.Title).Scan(&saved.ID, &saved.NewRecord, &status, &doc)
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Saved{}, t.write(ctx, func(q Querier) error { return t.completeAnew(ctx, q, o) })
 	}

@@ -141,6 +141,8 @@ type Dialect struct {
 	// writes count against its share of them; without it (SQLite) writes
 	// queue for one writer, which batches them, and only reads count.
 	WritesHoldConns bool
+	// FullText is how the records are searched: FTS5 or TSVector.
+	FullText FullText
 }
 
 // Store implements store.Store but for Ping, Ready and Close, which the
@@ -348,6 +350,7 @@ func (s *Store) Expire(ctx context.Context, r store.Retention) (int64, error) {
 		{`DELETE FROM idempotency WHERE started_at < $1`, r.Idempotency},
 		{`DELETE FROM attempts WHERE updated_at < $1`, r.Attempts},
 		{`DELETE FROM runs WHERE started_at < $1`, r.Runs},
+		{`DELETE FROM record_counts WHERE hour < $1 / 3600000000000`, r.Counts},
 		// A throttle holding nothing back, idle for longer than the
 		// longest throttle, would let the next firing notify anyway.
 		{`DELETE FROM alert_throttles WHERE held = 0 AND sent_at < $1`, triage.MaxThrottle},
@@ -437,6 +440,7 @@ func (s *Store) expireRecords(ctx context.Context, cutoff int64) (int64, error) 
 						(SELECT delivery_key FROM occurrences WHERE tenant = $1 AND error_id = $2 AND delivery_key IS NOT NULL)`,
 					`DELETE FROM occurrences WHERE tenant = $1 AND error_id = $2`,
 					`DELETE FROM record_transitions WHERE tenant = $1 AND error_id = $2`,
+					`DELETE FROM record_counts WHERE tenant = $1 AND error_id = $2`,
 					`DELETE FROM river_job WHERE args->>'tenant' = $1 AND args->>'error_id' = $2`, // finished: see noPendingJob
 				} {
 					n, err := q.Exec(ctx, del, k.tenant, k.errorID)

@@ -341,6 +341,13 @@ func (t *tenant) ChangeRecords(ctx context.Context, f store.Filter, c triage.Cha
 // it): an ignored record whose wake_at has passed is unresolved.
 func recordWhere(tenant string, f store.Filter, now time.Time) *where {
 	w := newWhere("r.tenant", tenant)
+	filterRecords(w, f, now)
+	return w
+}
+
+// filterRecords adds to w the conditions of f's fields on records r (all
+// but its Search, Sort, Window, Limit and Cursor), at now.
+func filterRecords(w *where, f store.Filter, now time.Time) {
 	w.equal("r.query_id", f.QueryID)
 	w.equal("r.agent_id", f.AgentID)
 	w.equal("r.error_type", f.ErrorType)
@@ -366,7 +373,6 @@ func recordWhere(tenant string, f store.Filter, now time.Time) *where {
 		}
 		w.WriteString(" AND r.error_id IN (" + strings.Join(ph, ", ") + ")")
 	}
-	return w
 }
 
 // RecordHistory returns a page of an error's transitions, the latest

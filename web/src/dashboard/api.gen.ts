@@ -317,6 +317,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Occurrences over time, by record, agent or code
+         * @description The tenant's occurrences per hour or day (UTC), by record, agent or code, from the counts kept as reports are saved (one row per record and hour, with its agent and code; kept 30 days by default: store.Retention.Counts): the series with most occurrences in the range first, each zero-filled (a count per bucket).
+         */
+        get: operations["getCounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/errors": {
         parameters: {
             query?: never;
@@ -374,6 +394,26 @@ export interface paths {
          * @description Resolve (now, in a release, or in the next release), ignore (for good, for a time, until N more occurrences or N within a window), set back to unresolved, or assign a record, with an optional note: the transition is kept in its history (GET /v1/errors/{error_id}/history) with who made it (the API key's name, or operator on a service without keys) and when. Asking for what the record already is changes nothing and leaves no transition. regressed is the service's: a resolved record occurring again (in a later release than the fix's, or in none) regresses.
          */
         patch: operations["changeError"];
+        trace?: never;
+    };
+    "/v1/errors/{error_id}/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An error record's occurrences over time
+         * @description The record's occurrences per hour or day (UTC), from the counts kept as its reports are saved (kept 30 days by default: store.Retention.Counts): one series, zero-filled (a count per bucket).
+         */
+        get: operations["getErrorCounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/errors/{error_id}/history": {
@@ -775,6 +815,8 @@ export interface components {
         Page: {
             next_cursor?: string;
             records: components["schemas"]["RecordSummary"][];
+            total: number;
+            total_capped?: boolean;
         };
         /** @description RFC 9457 problem details with Triage's members. */
         Problem: {
@@ -831,6 +873,7 @@ export interface components {
         Record: {
             agent_id: string;
             assignee?: string;
+            code?: string;
             error_id: string;
             error_type: string;
             feedback: components["schemas"]["Feedback"];
@@ -869,6 +912,8 @@ export interface components {
             status: components["schemas"]["RecordStatus"];
             /** Format: date-time */
             status_changed_at?: string;
+            title: string;
+            window_count?: number;
         };
         /**
          * @description unresolved (new, or set back), resolved (fixed: now, in a release, or in the next one), ignored (for good, for a time, until N more occurrences or N within a window), regressed (resolved, and occurred again: set by the service only).
@@ -879,6 +924,7 @@ export interface components {
         RecordSummary: {
             agent_id: string;
             assignee?: string;
+            code?: string;
             error_id: string;
             error_type: string;
             first_release?: string;
@@ -908,6 +954,8 @@ export interface components {
             status: components["schemas"]["RecordStatus"];
             /** Format: date-time */
             status_changed_at?: string;
+            title: string;
+            window_count?: number;
         };
         /** @description One change applied to every record the filter selects. */
         RecordsChange: {
@@ -2503,6 +2551,80 @@ export interface operations {
             503: components["responses"]["Busy"];
         };
     };
+    getCounts: {
+        parameters: {
+            query?: {
+                /** @description What a series counts. */
+                by?: "record" | "agent" | "code";
+                /** @description With by=record: only these records (repeat it, at most 100), as a listing's sparklines ask for its page's. */
+                error_id?: components["schemas"]["Identifier"][];
+                /** @description How many series: those with most occurrences in the range (default 20, or as many as error_id gives). */
+                limit?: number;
+                /** @description The buckets: hours, or UTC days. */
+                bucket?: "hour" | "day";
+                /** @description The range's start, down to its bucket's. Default: a day before until (hour buckets), 30 days (day buckets). */
+                since?: string;
+                /** @description The range's end, up to its bucket's end. Default: now. At most 744 buckets from since (31 days of hours). */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The series. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        bucket: string;
+                        by: string;
+                        series: {
+                            counts: number[];
+                            key: string;
+                            total: number;
+                        }[];
+                        /** Format: date-time */
+                        since: string;
+                        /** Format: date-time */
+                        until: string;
+                    };
+                };
+            };
+            /** @description An invalid parameter, or a range of more than 744 buckets; errors lists every parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No API key (TENANT_REQUIRED). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A wrong API key (TENANT_UNAUTHORIZED). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Busy"];
+        };
+    };
     listErrors: {
         parameters: {
             query?: {
@@ -2518,9 +2640,15 @@ export interface operations {
                 status?: components["schemas"]["RecordStatus"];
                 /** @description Only errors last seen at or after this time. */
                 since?: string;
+                /** @description Full-text search: the records whose title, code, agent or query have a word beginning with each word of q (words are the runs of letters and digits, case ignored; every other character separates them and none is syntax: "DB_TIMEOUT" is db and timeout, "plan" finds the agent planner-v2). At most 200 bytes and 8 words. */
+                q?: string;
+                /** @description last_seen (the default): the most recently seen first; first_seen: the most recently created first; count: the most occurrences first (all of them, or with window those in it). */
+                sort?: "last_seen" | "first_seen" | "count";
+                /** @description With sort=count: count the occurrences of the hours that began within it (the current hour and those before it; 24h is the current hour and the 23 before), from the hourly counts; only the records seen in it are listed, each with its window_count. Whole hours (1h to 720h) or days (1d to 30d). A cursor keeps its first page's hours. */
+                window?: string;
                 /** @description Page size. */
                 limit?: number;
-                /** @description next_cursor of the previous page. */
+                /** @description next_cursor of the previous page, with the same sort (and window). */
                 cursor?: string;
             };
             header?: never;
@@ -2529,7 +2657,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of record summaries, the most recently first seen first: no report or feedback (GET /v1/errors/{error_id} has them), so a page is a few hundred bytes per record whatever the reports' size. */
+            /** @description A page of record summaries in the sort asked for, each with its title (its latest report's code and message), and total, how many records the filters select (counted up to 100,000: total_capped past that): no report or feedback (GET /v1/errors/{error_id} has them), so a page is a few hundred bytes per record whatever the reports' size. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2911,6 +3039,85 @@ export interface operations {
             };
             /** @description An invalid change (INVALID_REQUEST): an unknown member, regressed asked for, a resolution or ignore condition without its status, bounds; errors lists every member at fault. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Busy"];
+        };
+    };
+    getErrorCounts: {
+        parameters: {
+            query?: {
+                /** @description The buckets: hours, or UTC days. */
+                bucket?: "hour" | "day";
+                /** @description The range's start, down to its bucket's. Default: a day before until (hour buckets), 30 days (day buckets). */
+                since?: string;
+                /** @description The range's end, up to its bucket's end. Default: now. At most 744 buckets from since (31 days of hours). */
+                until?: string;
+            };
+            header?: never;
+            path: {
+                error_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record's series (by record, key its error_id). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        bucket: string;
+                        by: string;
+                        series: {
+                            counts: number[];
+                            key: string;
+                            total: number;
+                        }[];
+                        /** Format: date-time */
+                        since: string;
+                        /** Format: date-time */
+                        until: string;
+                    };
+                };
+            };
+            /** @description An invalid parameter, or a range of more than 744 buckets; errors lists every parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No API key (TENANT_REQUIRED). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A wrong API key (TENANT_UNAUTHORIZED). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such error for this tenant (NOT_FOUND). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
