@@ -290,6 +290,10 @@ const (
 	JobRetry = "retry"
 	// JobEscalation posts an escalation to the ops webhook.
 	JobEscalation = "escalation"
+	// JobRecordFailure submits the report of a door's own failure (a
+	// failed AG-UI run, a failed MCP tool call) through the report path,
+	// and links the run to the record it became an occurrence of.
+	JobRecordFailure = "record_failure"
 )
 
 // DefaultMaxAttempts bounds a job's attempts when NewJob does not.

@@ -41,12 +41,14 @@ func (f fields) get() fields { return f }
 
 // The arguments of each kind: River tells the kinds apart by type.
 type (
-	retryArgs      struct{ fields }
-	escalationArgs struct{ fields }
+	retryArgs         struct{ fields }
+	escalationArgs    struct{ fields }
+	recordFailureArgs struct{ fields }
 )
 
-func (retryArgs) Kind() string      { return store.JobRetry }
-func (escalationArgs) Kind() string { return store.JobEscalation }
+func (retryArgs) Kind() string         { return store.JobRetry }
+func (escalationArgs) Kind() string    { return store.JobEscalation }
+func (recordFailureArgs) Kind() string { return store.JobRecordFailure }
 
 // jobArgs are the arguments of any kind.
 type jobArgs interface {
@@ -110,6 +112,8 @@ func argsOf(kind string, f fields) (jobArgs, error) {
 		return retryArgs{f}, nil
 	case store.JobEscalation:
 		return escalationArgs{f}, nil
+	case store.JobRecordFailure:
+		return recordFailureArgs{f}, nil
 	case "":
 		return nil, errors.New("job without kind")
 	}
@@ -306,6 +310,9 @@ func (q *Queue[TTx]) Work(ctx context.Context, w store.JobWorker, o store.WorkOp
 		return fmt.Errorf("river: %w", err)
 	}
 	if err := river.AddWorkerSafely(workers, &worker[escalationArgs]{w: w, o: o}); err != nil {
+		return fmt.Errorf("river: %w", err)
+	}
+	if err := river.AddWorkerSafely(workers, &worker[recordFailureArgs]{w: w, o: o}); err != nil {
 		return fmt.Errorf("river: %w", err)
 	}
 	client, err := river.NewClient(q.driver, &river.Config{
