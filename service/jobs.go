@@ -83,6 +83,8 @@ type worker struct {
 	attempts  *prometheus.CounterVec
 	// held counts the escalations the throttle held back.
 	held prometheus.Counter
+	// failures counts the recordings of the doors' own failures.
+	failures *prometheus.CounterVec
 }
 
 func newWorker(cfg Jobs, log *slog.Logger) *worker {
@@ -107,7 +109,11 @@ func newWorker(cfg Jobs, log *slog.Logger) *worker {
 		held: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "triage_escalations_held_total",
 			Help: "Escalations held back by the throttle (Jobs.EscalationThrottle): the next one posted of the same record counts them.",
-		})}
+		}),
+		failures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "triage_door_failures_total",
+			Help: "The recordings of the doors' own failures (failed AG-UI runs, failed MCP tool calls) as occurrences, by door and outcome: queued (its job enqueued), recorded (its report saved), retrying (an attempt failed; it runs again), failed (not enqueued, or given up).",
+		}, []string{"door", "outcome"})}
 	if !cfg.PrivateCallbacks {
 		w.callbacks = guardedClient(cfg.HTTPClient, log)
 	}
@@ -250,6 +256,8 @@ func (s *Service) attempt(ctx context.Context, j store.Job) error {
 			return fmt.Errorf("%w: %v", store.ErrPermanent, err)
 		}
 		return w.send(ctx, w.cfg.HTTPClient, p)
+	case store.JobRecordFailure:
+		return s.recordFailure(ctx, j)
 	}
 	return fmt.Errorf("%w: unknown job kind %q", store.ErrPermanent, j.Kind)
 }
