@@ -120,6 +120,8 @@ func TestOnPostgres(t *testing.T) {
 		{"RunEventsAcrossInstances", TestRunEventsAcrossInstances}, {"RunsEndOnShutdown", TestRunsEndOnShutdown},
 		{"JobsUI", TestJobsUI}, {"EventsAnnounced", testEventsAnnounced},
 		{"EventsPastOlderTransaction", testEventsPastOlderTransaction},
+		{"FailedRunsRecorded", TestFailedRunsRecorded}, {"FailedRunRecordingRetried", TestFailedRunRecordingRetried},
+		{"FailedMCPCallsRecorded", TestFailedMCPCallsRecorded},
 	} {
 		t.Run(c.name, c.test)
 	}

@@ -135,7 +135,10 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request, tenant string) 
 	}
 	outcome, f := runOutcome(runErr, streamGone)
 	s.metrics.run(agentID, outcome, f)
-	s.svc.FinishRun(ctx, tenant, runID, agentID, runEndOf(final, outcome, f))
+	// The RUN_ERROR is out: the failure's recording, a job enqueued with
+	// the run's end, comes after it.
+	_, record := s.failingAgent(agentID)
+	s.svc.FinishRun(ctx, tenant, runID, agentID, runEndOf(final, outcome, f, record, in.ThreadID, traceParent(r.Context(), r.Header)))
 	return nil
 }
 
