@@ -283,5 +283,3 @@ func waitRecords(t *testing.T, f *fixture, n int) []store.RecordSummary {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
-
-

@@ -14,6 +14,7 @@ import (
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/graph"
 	"github.com/triage-go/triage/internal/negotiate"
+	"github.com/triage-go/triage/service"
 	"github.com/triage-go/triage/wire/agui"
 	"github.com/triage-go/triage/wire/sse"
 )
@@ -137,8 +138,8 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request, tenant string) 
 	s.metrics.run(agentID, outcome, f)
 	// The RUN_ERROR is out: the failure's recording, a job enqueued with
 	// the run's end, comes after it.
-	_, record := s.failingAgent(agentID)
-	s.svc.FinishRun(ctx, tenant, runID, agentID, runEndOf(final, outcome, f, record, in.ThreadID, traceParent(r.Context(), r.Header)))
+	s.svc.FinishRun(ctx, tenant, runID, agentID, runEndOf(final, outcome, f, s.recordsFailures(agentID), in.ThreadID,
+		service.TraceParent(r.Context(), r.Header)))
 	return nil
 }
 

@@ -13,6 +13,8 @@ import (
 	"github.com/triage-go/triage/adapter/acpagent"
 	"github.com/triage-go/triage/agent"
 	"github.com/triage-go/triage/bridge"
+	"github.com/triage-go/triage/client"
+	"github.com/triage-go/triage/fault"
 )
 
 // bridgeEnv names the environment variable of each bridge flag.
@@ -26,6 +28,7 @@ var bridgeEnv = map[string]string{
 	"request-timeout":    "TRIAGE_REQUEST_TIMEOUT",
 	"idle-ttl":           "TRIAGE_IDLE_TTL",
 	"debug":              "TRIAGE_DEBUG",
+	"service":            "TRIAGE_SERVICE_URL",
 }
 
 // bridgeFlags are the flags the MCP bridge shares between `triage bridge`
@@ -114,6 +117,7 @@ func runBridge(ctx context.Context, args []string, env Env) error {
 	f.register(fs)
 	fs.IntVar(&f.maxConcurrent, "max-concurrent", bridge.DefaultMaxConcurrent, "tool calls running at once before \"Server overloaded\" (`calls`)")
 	debug := fs.Bool("debug", false, "debug logs on standard error")
+	serviceURL := fs.String("service", "", "a Triage service's base `URL`: every failed tool call is reported to it (POST /v1/errors) with the API key in TRIAGE_API_KEY, unless its agent says recordFailures: false")
 	fs.Usage = func() {
 		fmt.Fprintf(env.Stderr, "Usage: triage bridge [flags]\n\nServes the MCP agentic bridge over standard input and output. On SIGTERM or\nSIGINT it answers the calls in flight (SERVICE_UNAVAILABLE, retryable), stops\nthe agents and exits. Each flag may also come from its environment variable\n(the flag wins).\n\n")
 		fs.VisitAll(func(fl *flag.Flag) {
@@ -147,6 +151,24 @@ func runBridge(ctx context.Context, args []string, env Env) error {
 	}
 	defer m.Shutdown()
 	b := bridge.New(f.options(m, log))
+	if *serviceURL != "" {
+		c, err := client.New(*serviceURL, client.Config{APIKey: os.Getenv("TRIAGE_API_KEY"), UserAgent: "triage-bridge/" + Version()})
+		if err != nil {
+			return usagef("--service: %v", fault.From(err).Message)
+		}
+		rep := bridge.NewReporter(c, m, log)
+		b.OnFailure(rep.Record)
+		defer func() {
+			// After Run, whose shutdown waited for the failures being
+			// told: the queued reports get the bridge's shutdown bound.
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), bridge.DefaultShutdownTimeout)
+			defer cancel()
+			if err := rep.Close(ctx); err != nil || rep.Dropped() > 0 {
+				log.Warn("MCP bridge: failed tool calls not reported to the service", "dropped", rep.Dropped(), "unsent", err != nil)
+			}
+		}()
+		log.Info("MCP bridge: failed tool calls are reported", "service", c.String())
+	}
 	in := env.Stdin
 	if in == nil {
 		in = os.Stdin

@@ -55,7 +55,7 @@ var serveEnv = map[string]string{
 func init() {
 	// The MCP bridge's flags, which serve shares with `triage bridge`.
 	for flag, env := range bridgeEnv {
-		if _, taken := serveEnv[flag]; !taken && flag != "max-concurrent" {
+		if _, taken := serveEnv[flag]; !taken && flag != "max-concurrent" && flag != "service" {
 			serveEnv[flag] = env
 		}
 	}
