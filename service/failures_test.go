@@ -53,7 +53,7 @@ func TestFailureReport(t *testing.T) {
 	if _, ok := rep2.Data.Context["trace_id"]; ok {
 		t.Errorf("a run without a trace has a trace_id: %s", body2)
 	}
-	if run.Key() == other.Key() || run.Key() != run.Key() || CheckKey("key", run.Key()) != nil {
+	if again := run; run.Key() == other.Key() || run.Key() != again.Key() || CheckKey("key", run.Key()) != nil {
 		t.Errorf("keys %q, %q: want one per run, valid", run.Key(), other.Key())
 	}
 
