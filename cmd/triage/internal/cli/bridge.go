@@ -159,10 +159,12 @@ func runBridge(ctx context.Context, args []string, env Env) error {
 		rep := bridge.NewReporter(c, m, log)
 		b.OnFailure(rep.Record)
 		defer func() {
-			// After Run, whose shutdown waited for the failures being
-			// told: the queued reports get the bridge's shutdown bound.
+			// After Run: the failures being told reach the queue (Shutdown
+			// waits for them, whether Run shut down or the client left),
+			// then the queued reports get the bridge's shutdown bound.
 			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), bridge.DefaultShutdownTimeout)
 			defer cancel()
+			_ = b.Shutdown(ctx)
 			if err := rep.Close(ctx); err != nil || rep.Dropped() > 0 {
 				log.Warn("MCP bridge: failed tool calls not reported to the service", "dropped", rep.Dropped(), "unsent", err != nil)
 			}
