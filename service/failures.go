@@ -96,13 +96,6 @@ func (f Failure) Report() ([]byte, error) {
 	if !triage.IsIdentifier(agentID) {
 		agentID = BridgeAgent
 	}
-	msg := flt.Message
-	if strings.TrimSpace(msg) == "" {
-		msg = string(flt.Code)
-	}
-	if len(msg) > triage.MaxMessage {
-		msg = strings.ToValidUTF8(msg[:triage.MaxMessage], "")
-	}
 	ctx := map[string]any{"door": f.Door}
 	for k, v := range map[string]string{"run_id": f.RunID, "thread_id": f.ThreadID, "session_id": f.SessionID,
 		"tool": f.Tool, "call_id": f.CallID} {
@@ -115,9 +108,19 @@ func (f Failure) Report() ([]byte, error) {
 			ctx["traceparent"], ctx["trace_id"] = tp, parts[1]
 		}
 	}
+	// The fault as a run's record keeps it: its message redacted (as the
+	// job's payload, which the jobs' readers see, must be), no debug
+	// output.
 	var recorded fault.Error
 	if err := json.Unmarshal(RunFault(flt), &recorded); err != nil {
 		return nil, err
+	}
+	msg := recorded.Message
+	if strings.TrimSpace(msg) == "" {
+		msg = string(flt.Code)
+	}
+	if len(msg) > triage.MaxMessage {
+		msg = strings.ToValidUTF8(msg[:triage.MaxMessage], "")
 	}
 	at := f.At
 	if at.IsZero() {

@@ -15,14 +15,14 @@ import (
 // alike group into one record, and each run has its own key.
 func TestFailureReport(t *testing.T) {
 	at := time.Date(2026, 12, 2, 18, 0, 0, 123, time.UTC)
-	f := fault.Wrap(errors.New("secret-cause"), fault.RateLimited, "Request rate limit exceeded.", fault.WithDetail("agentId", "echo"))
+	f := fault.Wrap(errors.New("secret-cause"), fault.RateLimited, "Request rate limit exceeded (token sk-abcdefghijklmnopqrstuvwxyz0123).", fault.WithDetail("agentId", "echo"))
 	run := Failure{Door: DoorAGUI, AgentID: "echo", Fault: f, At: at, RunID: "1b4e28ba-2fa1-11d2-883f-0016d3cca427",
 		ThreadID: "thread-1", TraceParent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}
 	body, err := run.Report()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(string(body), "secret-cause") {
+	if strings.Contains(string(body), "secret-cause") || strings.Contains(string(body), "sk-abcdefghijklmnopqrstuvwxyz0123") {
 		t.Errorf("the report holds the cause's text: %s", body)
 	}
 	rep, err := triage.DecodeReport(body)
