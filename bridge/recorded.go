@@ -5,12 +5,9 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/google/uuid"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/triage-go/triage/agent"
 	"github.com/triage-go/triage/fault"
-	"github.com/triage-go/triage/service"
 )
 
 // CallFailure is a failed tool call, as OnFailure's func is told of it,
@@ -31,25 +28,6 @@ type CallFailure struct {
 	// Header is the HTTP request's header, over streamable HTTP (its
 	// traceparent, say); nil over stdio.
 	Header http.Header
-}
-
-// Failure is the call's failure as the service records it
-// (service.Failure: DoorMCP, its session, tool, a new call id, and the
-// request's traceparent), and whether it is recorded: a call about an
-// agent of m is the agent's, unless its registry entry opted out
-// (recordFailures: false; ok is false then); a call about no agent, or
-// about one m does not have, is service.BridgeAgent's, so that a caller
-// cannot make up agents in the records.
-func (c CallFailure) Failure(ctx context.Context, m *agent.Manager) (f service.Failure, ok bool) {
-	agentID := service.BridgeAgent
-	if known, record := m.RecordsFailures(c.AgentID); known {
-		if !record {
-			return service.Failure{}, false
-		}
-		agentID = c.AgentID
-	}
-	return service.Failure{Door: service.DoorMCP, AgentID: agentID, Fault: c.Fault, SessionID: c.SessionID, Tool: c.Tool,
-		CallID: uuid.NewString(), TraceParent: service.TraceParent(ctx, c.Header)}, true
 }
 
 // OnFailure has fn told of every failed tool call, for recording it (as

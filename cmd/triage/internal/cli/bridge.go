@@ -156,8 +156,8 @@ func runBridge(ctx context.Context, args []string, env Env) error {
 		if err != nil {
 			return usagef("--service: %v", fault.From(err).Message)
 		}
-		rep := bridge.NewReporter(c, m, log)
-		b.OnFailure(rep.Record)
+		rep := newReporter(c, m, log)
+		b.OnFailure(rep.record)
 		defer func() {
 			// After Run: the failures being told reach the queue (Shutdown
 			// waits for them, whether Run shut down or the client left),
@@ -165,8 +165,8 @@ func runBridge(ctx context.Context, args []string, env Env) error {
 			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), bridge.DefaultShutdownTimeout)
 			defer cancel()
 			_ = b.Shutdown(ctx)
-			if err := rep.Close(ctx); err != nil || rep.Dropped() > 0 {
-				log.Warn("MCP bridge: failed tool calls not reported to the service", "dropped", rep.Dropped(), "unsent", err != nil)
+			if n := rep.close(ctx); n > 0 {
+				log.Warn("MCP bridge: failed tool calls not reported to the service", "calls", n)
 			}
 		}()
 		log.Info("MCP bridge: failed tool calls are reported", "service", c.String())

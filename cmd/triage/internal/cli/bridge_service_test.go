@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -38,6 +40,10 @@ func TestBridgeReportsToService(t *testing.T) {
 		_, _ = io.WriteString(w, `{"error_id":"err_0123456789abcdef","query_id":"mcp:sessions_create","error_type":"system_error","severity":"low","next_action":"await_user","user_message":"x","attempt":1}`)
 	}))
 	defer svc.Close()
+	file := filepath.Join(t.TempDir(), "agents.yaml")
+	if err := os.WriteFile(file, []byte("agents:\n  - id: quiet\n    kind: script\n    recordFailures: false\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	t.Setenv("TRIAGE_API_KEY", "acme-key-0123456789ab")
 	t.Setenv("TRIAGE_SERVICE_URL", svc.URL)
 
@@ -46,7 +52,7 @@ func TestBridgeReportsToService(t *testing.T) {
 	var stderr strings.Builder
 	done := make(chan int, 1)
 	go func() {
-		done <- cli.Run(context.Background(), []string{"bridge"}, cli.Env{Stdin: inR, Stdout: outW, Stderr: &stderr})
+		done <- cli.Run(context.Background(), []string{"bridge", "--agents", file, "--max-metadata-bytes", "16"}, cli.Env{Stdin: inR, Stdout: outW, Stderr: &stderr})
 		outW.Close()
 	}()
 	lines := bufio.NewScanner(outR)
@@ -56,11 +62,20 @@ func TestBridgeReportsToService(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	seen := map[float64]map[string]any{} // answers read before they were waited for
 	answer := func(id float64) map[string]any {
+		if m, ok := seen[id]; ok {
+			return m
+		}
 		for lines.Scan() {
 			var m map[string]any
-			if json.Unmarshal(lines.Bytes(), &m) == nil && m["id"] == id {
+			if json.Unmarshal(lines.Bytes(), &m) != nil {
+				continue
+			}
+			if got, _ := m["id"].(float64); got == id {
 				return m
+			} else if got != 0 {
+				seen[got] = m
 			}
 		}
 		t.Fatalf("no answer %v; stderr:\n%s", id, stderr.String())
@@ -69,10 +84,14 @@ func TestBridgeReportsToService(t *testing.T) {
 	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	answer(1)
 	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sessions_create","arguments":{"agentId":"nobody"}}}`)
-	res, _ := answer(2)["result"].(map[string]any)
-	if res["isError"] != true {
-		t.Fatalf("the call's answer %v", res)
+	// A call about the agent that opted out, then one about no agent of
+	// the file: only the latter is reported.
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sessions_create","arguments":{"agentId":"quiet","metadata":{"note":"more than sixteen bytes"}}}}`)
+	send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"sessions_create","arguments":{"agentId":"nobody"}}}`)
+	for _, id := range []float64{2, 3} {
+		if res, _ := answer(id)["result"].(map[string]any); res["isError"] != true {
+			t.Fatalf("call %v's answer %v", id, res)
+		}
 	}
 	inW.Close() // the client leaves: the bridge stops once the report is sent
 	go func() { _, _ = io.Copy(io.Discard, outR) }()
