@@ -207,6 +207,12 @@ func TestFailedRunRecordingRetried(t *testing.T) {
 	if n := f.doorFailures("agui", "retrying"); n != 2 {
 		t.Errorf("%d attempts counted as retrying, want the 2 refused", n)
 	}
+	// The recording is counted once its attempt ends, a moment after the
+	// link.
+	deadline := time.Now().Add(20 * time.Second)
+	for f.doorFailures("agui", "recorded") != 1 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
 	if n := f.doorFailures("agui", "recorded"); n != 1 {
 		t.Errorf("%d recordings counted, want 1", n)
 	}
