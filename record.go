@@ -241,4 +241,10 @@ type Run struct {
 	// AnswerBytes is the length, in bytes, of a finished run's answer
 	// text; 0 for the other outcomes.
 	AnswerBytes int64 `json:"answer_bytes"`
+	// ErrorID is the error record a failed run's failure became an
+	// occurrence of, once it is recorded (a job does it after the run's
+	// end: until then, and for a run whose agent records no failures,
+	// it is empty). The occurrence's report names the run back
+	// (data.context.run_id).
+	ErrorID string `json:"error_id,omitempty"`
 }

@@ -54,6 +54,9 @@ type Info struct {
 	Model string `json:"model,omitempty"`
 	// Members are a team's agents, in order.
 	Members []string `json:"members,omitempty"`
+	// RecordFailures says whether the agent's failures become error
+	// records (Config.RecordsFailures). Not shown by the API.
+	RecordFailures bool `json:"-"`
 }
 
 // Chunk is one piece of an agent's answer, as it streams: text, or a

@@ -28,7 +28,8 @@ func (r *Registry) Build(o *BuildOptions) []Agent {
 	for _, c := range r.Agents {
 		info := Info{ID: c.ID, Kind: c.Kind, Description: c.Description,
 			Capabilities: slices.Clone(c.Capabilities), MaxSessions: c.MaxSessions,
-			Executor: ExecutorInProcess, Model: c.Model, Members: slices.Clone(c.Members)}
+			Executor: ExecutorInProcess, Model: c.Model, Members: slices.Clone(c.Members),
+			RecordFailures: c.RecordsFailures()}
 		if info.Capabilities == nil {
 			info.Capabilities = []string{}
 		}

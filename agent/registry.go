@@ -35,6 +35,7 @@ import (
 //	  - id: panel
 //	    kind: team
 //	    members: [gpt, worker]
+//	    recordFailures: false # its failures are not error records
 type Config struct {
 	ID           string   `yaml:"id" json:"id"`
 	Kind         Kind     `yaml:"kind" json:"kind"`
@@ -65,7 +66,17 @@ type Config struct {
 	// Team agents: the agents of the file that answer together, in the
 	// order their answers are given. A member may not be a team.
 	Members []string `yaml:"members" json:"members,omitempty"`
+
+	// RecordFailures: every failed AG-UI run of the agent, and every
+	// failed MCP tool call about it, becomes an occurrence of an error
+	// record (GET /v1/errors) in triage serve. Default true; false opts
+	// the agent out.
+	RecordFailures *bool `yaml:"recordFailures" json:"recordFailures,omitempty"`
 }
+
+// RecordsFailures says whether the agent's failures are recorded:
+// RecordFailures, true when unset.
+func (c Config) RecordsFailures() bool { return c.RecordFailures == nil || *c.RecordFailures }
 
 // Registry is the agents of an agents file, in order.
 type Registry struct {

@@ -152,3 +152,38 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// An agent's failures are recorded unless its entry says
+// recordFailures: false; the manager answers for the agents it has.
+func TestRecordFailures(t *testing.T) {
+	reg, err := agent.Parse([]byte(`
+agents:
+  - id: on
+    kind: script
+  - id: said-on
+    kind: script
+    recordFailures: true
+  - id: off
+    kind: script
+    recordFailures: false
+`), "a.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := agent.NewManager(reg.Build(nil), agent.ManagerConfig{})
+	for _, c := range []struct {
+		id            string
+		known, record bool
+	}{{"on", true, true}, {"said-on", true, true}, {"off", true, false}, {"nobody", false, false}} {
+		if known, record := m.RecordsFailures(c.id); known != c.known || record != c.record {
+			t.Errorf("RecordsFailures(%q) = %v, %v; want %v, %v", c.id, known, record, c.known, c.record)
+		}
+	}
+	var none *agent.Manager
+	if known, _ := none.RecordsFailures("on"); known {
+		t.Error("a nil Manager knows an agent")
+	}
+	if _, err := agent.Parse([]byte("agents:\n  - id: x\n    kind: script\n    recordFailures: maybe\n"), "b.yaml"); err == nil {
+		t.Error("recordFailures: maybe was taken")
+	}
+}

@@ -200,6 +200,20 @@ func (m *Manager) Agents() []Info {
 	return out
 }
 
+// RecordsFailures says whether the registry has the agent agentID
+// (known) and, if so, whether its failures are recorded as error records
+// (Config.RecordsFailures). A nil Manager has no agents.
+func (m *Manager) RecordsFailures(agentID string) (known, record bool) {
+	if m == nil {
+		return false, false
+	}
+	e, ok := m.agents[agentID]
+	if !ok {
+		return false, false
+	}
+	return true, e.info.RecordFailures
+}
+
 // ready reports whether the manager takes requests; callers hold mu.
 func (m *Manager) readyLocked() error {
 	if !m.started || m.stopped {

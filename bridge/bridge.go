@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -103,8 +104,11 @@ type Bridge struct {
 	// the go-sdk's session id; none over stdio, whose session has none).
 	bySession map[string]int
 	closing   bool          // Shutdown has begun
-	pending   int           // calls entered and not yet answered
+	pending   int           // calls entered and not yet answered, failures being told
 	answered  chan struct{} // closed by Shutdown once pending is 0
+
+	// failed is OnFailure's func.
+	failed atomic.Pointer[func(context.Context, CallFailure)]
 }
 
 // New returns a bridge with its tools registered.
@@ -203,7 +207,8 @@ func (b *Bridge) Run(ctx context.Context, t mcp.Transport) error {
 // sessions end with the server); a call that arrives later gets the same
 // answer at once. Shutdown returns nil once every call has been answered
 // (the SDK has written its answer to the client, or the client cancelled
-// it, or the connection broke), or ctx.Err() when ctx ends first. It
+// it, or the connection broke) and every failure told to OnFailure's func,
+// or ctx.Err() when ctx ends first. It
 // closes neither the connections (Run closes its own; Disconnect closes
 // every one) nor the agents (Manager.Shutdown does, after it). Shutdown is
 // idempotent and safe for concurrent use.
@@ -234,18 +239,21 @@ func (b *Bridge) enter(ctx context.Context) (closing bool) {
 	b.pending++
 	closing = b.closing
 	b.mu.Unlock()
-	context.AfterFunc(ctx, func() {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		if b.pending--; b.pending == 0 && b.closing {
-			select {
-			case <-b.answered:
-			default:
-				close(b.answered)
-			}
-		}
-	})
+	context.AfterFunc(ctx, b.done)
 	return closing
+}
+
+// done counts out a call entered (or a failure being told, see after).
+func (b *Bridge) done() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.pending--; b.pending == 0 && b.closing {
+		select {
+		case <-b.answered:
+		default:
+			close(b.answered)
+		}
+	}
 }
 
 // inFlightAll is how many calls are running, every owner's.

@@ -44,19 +44,22 @@ func addTool[In, Out any](b *Bridge, t *mcp.Tool, h func(context.Context, *mcp.C
 	name := t.Name
 	b.server.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		defer b.running(req.Session)()
+		// The SDK's context of the call, which it cancels once the answer
+		// is written: a failure is told to OnFailure's func then.
+		call := ctx
 		// Neither the go-sdk nor net/http's server sees a panic here (the
 		// SDK runs the call on a goroutine of its own): unrecovered, it
 		// would end the process, every tenant's sessions with it.
 		defer func() {
 			if p := recover(); p != nil {
 				b.cfg.Logger.Error("panic in a tool call", slog.String("tool", name), slog.String("panic", fault.Redact(fmt.Sprint(p))))
-				res, err = b.fail(name, fault.New(fault.InternalError, "The bridge failed to handle the call."), sentIDs(req.Params.Arguments))
+				res, err = b.failCall(call, req, name, fault.New(fault.InternalError, "The bridge failed to handle the call."), sentIDs(req.Params.Arguments))
 			}
 		}()
 		// The ids the arguments carry, for a failure's text.
 		sent := sentIDs(req.Params.Arguments)
 		if b.enter(ctx) {
-			return b.fail(name, errShutdown(nil), sent)
+			return b.failCall(call, req, name, errShutdown(nil), sent)
 		}
 		// Shutdown cancels the call with ErrShutdown; its answer says so.
 		ctx, cancel := context.WithCancelCause(ctx)
@@ -66,7 +69,7 @@ func addTool[In, Out any](b *Bridge, t *mcp.Tool, h func(context.Context, *mcp.C
 			if errors.Is(context.Cause(ctx), ErrShutdown) {
 				err = errShutdown(err)
 			}
-			return b.fail(name, err, sent)
+			return b.failCall(call, req, name, err, sent)
 		}
 		if !unlimited[name] {
 			release, err := b.acquire(b.owner(ctx, req))
@@ -90,7 +93,7 @@ func addTool[In, Out any](b *Bridge, t *mcp.Tool, h func(context.Context, *mcp.C
 		}
 		data, err := json.Marshal(output)
 		if err != nil {
-			return b.fail(name, err, sent)
+			return b.failCall(call, req, name, err, sent)
 		}
 		text := string(data)
 		if t, ok := any(output).(texter); ok {

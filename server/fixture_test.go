@@ -126,6 +126,8 @@ func TestOnPostgres(t *testing.T) {
 		{"153EscalationsOneAlert", Test153EscalationsOneAlert}, {"AlertTenantsIsolated", TestAlertTenantsIsolated},
 		{"FailureRateAlert", TestFailureRateAlert},
 		{"EventsPastOlderTransaction", testEventsPastOlderTransaction}, {"SearchSortAndCounts", TestSearchSortAndCounts},
+		{"FailedRunsRecorded", TestFailedRunsRecorded}, {"FailedRunRecordingRetried", TestFailedRunRecordingRetried},
+		{"FailedMCPCallsRecorded", TestFailedMCPCallsRecorded},
 	} {
 		t.Run(c.name, c.test)
 	}

@@ -60,9 +60,12 @@ func runOutcome(runErr error, streamGone bool) (string, *fault.Error) {
 }
 
 // runEndOf is what the service records of a run's outcome: a finished
-// run's answer length, a failed run's fault (see service.FinishRun).
-func runEndOf(final aguirun.AgentState, outcome string, f *fault.Error) service.RunEnd {
-	return service.RunEnd{Outcome: outcome, AnswerBytes: int64(len(final.Answer)), Fault: f}
+// run's answer length, a failed run's fault (see service.FinishRun), and
+// whether a failure becomes an occurrence (record: its agent records its
+// failures), with the run's thread and the request's trace.
+func runEndOf(final aguirun.AgentState, outcome string, f *fault.Error, record bool, threadID, traceParent string) service.RunEnd {
+	return service.RunEnd{Outcome: outcome, AnswerBytes: int64(len(final.Answer)), Fault: f,
+		Record: record, ThreadID: threadID, TraceParent: traceParent}
 }
 
 // getRun is GET /v1/runs/{run_id}: the tenant's record of the run; 404

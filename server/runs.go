@@ -14,6 +14,7 @@ import (
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/graph"
 	"github.com/triage-go/triage/internal/negotiate"
+	"github.com/triage-go/triage/service"
 	"github.com/triage-go/triage/wire/agui"
 	"github.com/triage-go/triage/wire/sse"
 )
@@ -135,7 +136,10 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request, tenant string) 
 	}
 	outcome, f := runOutcome(runErr, streamGone)
 	s.metrics.run(agentID, outcome, f)
-	s.svc.FinishRun(ctx, tenant, runID, agentID, runEndOf(final, outcome, f))
+	// The RUN_ERROR is out: the failure's recording, a job enqueued with
+	// the run's end, comes after it.
+	s.svc.FinishRun(ctx, tenant, runID, agentID, runEndOf(final, outcome, f, s.recordsFailures(agentID), in.ThreadID,
+		service.TraceParent(r.Context(), r.Header)))
 	return nil
 }
 

@@ -395,6 +395,7 @@ func (s *Server) routes() {
 	s.mux = http.NewServeMux()
 	if s.cfg.Bridge != nil {
 		s.mcp = s.mcpHandler(s.cfg.Bridge)
+		s.cfg.Bridge.OnFailure(s.recordCall)
 	}
 	for _, rt := range s.routeTable() {
 		var h handlerFunc

@@ -84,6 +84,8 @@ type worker struct {
 	// held counts the escalations the throttle held back, alertsHeld the
 	// alert rules' firings.
 	held, alertsHeld prometheus.Counter
+	// failures counts the recordings of the doors' own failures.
+	failures *prometheus.CounterVec
 }
 
 func newWorker(cfg Jobs, log *slog.Logger) *worker {
@@ -112,7 +114,11 @@ func newWorker(cfg Jobs, log *slog.Logger) *worker {
 		alertsHeld: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "triage_alerts_held_total",
 			Help: "Alert rules' firings held back by their throttle: the next notification (or the digest) of the rule, target and subject counts them.",
-		})}
+		}),
+		failures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "triage_door_failures_total",
+			Help: "The recordings of the doors' own failures (failed AG-UI runs, failed MCP tool calls) as occurrences, by door and outcome: queued (its job enqueued), recorded (its report saved), retrying (an attempt failed; it runs again), failed (not enqueued, or given up).",
+		}, []string{"door", "outcome"})}
 	if !cfg.PrivateCallbacks {
 		w.callbacks = guardedClient(cfg.HTTPClient, log)
 	}
@@ -248,6 +254,8 @@ func (s *Service) attempt(ctx context.Context, j store.Job) error {
 		return s.postEscalation(ctx, j.Tenant, j.ErrorID, j.Payload, f)
 	case store.JobAlert:
 		return s.attemptAlert(ctx, j)
+	case store.JobRecordFailure:
+		return s.recordFailure(ctx, j)
 	}
 	return fmt.Errorf("%w: unknown job kind %q", store.ErrPermanent, j.Kind)
 }

@@ -41,17 +41,28 @@ type RunEnd struct {
 	// Fault is a failed run's fault (nil: an INTERNAL_ERROR); not
 	// recorded for the other outcomes.
 	Fault *fault.Error
+	// Record asks that a failed run's failure become an occurrence of an
+	// error record (see Failure): its job is enqueued with the run's end.
+	// The door sets it unless the agent opted out.
+	Record bool
+	// ThreadID and TraceParent (the request's W3C traceparent, "" for
+	// none) go into a recorded failure's report.
+	ThreadID, TraceParent string
 }
 
 // FinishRun records how tenant's run runID (of agent agentID) ended and,
 // once recorded, wakes the tenant's event streams (Changed), which read it
 // from the store. A finished run keeps its answer's length, a failed one
-// its fault (RunFault); the others neither. The write is bounded by
-// RunRecordTimeout, whatever ctx's deadline or cancellation; a storage
-// failure is logged, since the run is over and its client has had the
-// outcome.
+// its fault (RunFault); the others neither. A failed run with end.Record
+// enqueues, in the same transaction, the job that records its failure as
+// an occurrence (see RecordFailure): durable once the end is, it runs
+// after the run, whatever becomes of this process. The write is bounded
+// by RunRecordTimeout, whatever ctx's deadline or cancellation; a storage
+// failure is logged (and, for a recording, counted), since the run is
+// over and its client has had the outcome.
 func (s *Service) FinishRun(ctx context.Context, tenant, runID, agentID string, end RunEnd) {
 	rec := store.RunEnd{Outcome: end.Outcome}
+	var record *Failure
 	switch end.Outcome {
 	case store.RunFinished:
 		rec.AnswerBytes = end.AnswerBytes
@@ -61,14 +72,33 @@ func (s *Service) FinishRun(ctx context.Context, tenant, runID, agentID string, 
 			f = fault.New(fault.InternalError, "The run failed.")
 		}
 		rec.Fault = RunFault(f)
+		if end.Record {
+			record = &Failure{Door: DoorAGUI, AgentID: agentID, Fault: f, At: s.cfg.Now(),
+				RunID: runID, ThreadID: end.ThreadID, TraceParent: end.TraceParent}
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), RunRecordTimeout)
 	defer cancel()
+	if record != nil {
+		j, err := s.failureJob(ctx, *record)
+		if err != nil {
+			s.unqueued(ctx, *record, err)
+			record = nil
+		} else {
+			rec.Jobs = []store.NewJob{j}
+		}
+	}
 	if _, err := s.cfg.Store.Tenant(tenant).FinishRun(ctx, runID, rec); err != nil {
 		s.log(ctx, slog.LevelError, "recording a run's outcome failed",
 			slog.String("run_id", runID), slog.String("agent", agentID), slog.String("outcome", end.Outcome),
 			slog.Any("error", fault.From(err)))
+		if record != nil && !errors.Is(err, store.ErrRunEnded) {
+			s.unqueued(ctx, *record, err)
+		}
 		return
+	}
+	if record != nil {
+		s.worker.failures.WithLabelValues(DoorAGUI, "queued").Inc()
 	}
 	s.Changed(tenant) // this instance's streams read it now; the others' at their next poll
 	if end.Outcome == store.RunFailed {

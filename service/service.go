@@ -120,7 +120,7 @@ func New(cfg Config) (*Service, error) {
 	}
 	svc := &Service{cfg: cfg, handler: h, events: newEvents(), worker: newWorker(cfg.Jobs, cfg.Logger)}
 	if cfg.Registerer != nil {
-		for _, c := range []prometheus.Collector{svc.worker.attempts, svc.worker.held, svc.worker.alertsHeld} {
+		for _, c := range []prometheus.Collector{svc.worker.attempts, svc.worker.held, svc.worker.alertsHeld, svc.worker.failures} {
 			if err := cfg.Registerer.Register(c); err != nil {
 				return nil, fmt.Errorf("service: %w", err)
 			}

@@ -35,6 +35,11 @@ type RunEnd struct {
 	Fault json.RawMessage
 	// AnswerBytes is the answer text's length (0 or more).
 	AnswerBytes int64
+	// Jobs are enqueued in the transaction that records the end, and
+	// only when it does (not for a run that ended already): a failed
+	// run's recording as an occurrence (JobRecordFailure), durable as
+	// soon as its end is.
+	Jobs []NewJob
 }
 
 // The bounds of a run record.
@@ -81,6 +86,13 @@ type Runs interface {
 	// it returns ErrRunEnded and changes nothing; ErrNoRun when the
 	// tenant has no such run.
 	FinishRun(ctx context.Context, runID string, end RunEnd) (Run, error)
+	// LinkRun sets the ErrorID of a run that ended: the record its
+	// failure became an occurrence of. Linking it again overwrites it
+	// (a recording retried links the same record). It returns ErrNoRun
+	// when the tenant has no such run (expired meanwhile, or never
+	// started), and ErrInvalidRun for an empty error id or one the
+	// store cannot hold.
+	LinkRun(ctx context.Context, runID, errorID string) error
 	// GetRun returns a run's record, and false when the tenant has none
 	// with that id (never started, expired, or another tenant's).
 	GetRun(ctx context.Context, runID string) (Run, bool, error)

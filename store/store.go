@@ -392,6 +392,10 @@ const (
 	// JobAlert posts an alert rule's notification (or the digest of what
 	// its throttle held back) to one of the tenant's targets.
 	JobAlert = "alert"
+	// JobRecordFailure submits the report of a door's own failure (a
+	// failed AG-UI run, a failed MCP tool call) through the report path,
+	// and links the run to the record it became an occurrence of.
+	JobRecordFailure = "record_failure"
 )
 
 // DefaultMaxAttempts bounds a job's attempts when NewJob does not.

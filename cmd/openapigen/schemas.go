@@ -345,6 +345,7 @@ var components = []component{
 		"fault": {"$ref": "#/components/schemas/Fault",
 			"description": "A failed run's fault, as RUN_ERROR carried it: code, message, http_status, category, domain, retryable, retry_after, session_valid, details (details.node: the node that failed), errors. Never debug output, even in debug mode."},
 		"answer_bytes": {"minimum": 0, "description": "A finished run's answer length, in bytes; 0 otherwise."},
+		"error_id":     {"description": "The error record (GET /v1/errors/{error_id}) a failed run's failure became an occurrence of, once recorded (a job does it just after the run ends); absent before, and for a run whose agent opted out (recordFailures: false). The occurrence's report names the run back in data.context.run_id."},
 	}},
 	{name: "Status", typ: typeOf[status]()},
 	{name: "FaultInput", typ: typeOf[faultInput](), patch: map[string]obj{

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"fmt"
 	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/store"
 	"github.com/triage-go/triage/store/internal/sqlstore"
-	"fmt"
 	"slices"
 )
 

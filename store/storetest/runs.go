@@ -97,6 +97,91 @@ var runTests = []test{
 			sameRun(t, "GetRun", getRun(t, tn, id), want)
 		}
 	}},
+	{"LinkRun", func(t *testing.T, e *env) {
+		ctx := t.Context()
+		tn := e.s.Tenant("a")
+		_, err := tn.StartRun(ctx, store.Run{RunID: "run-1", ThreadID: "thread-1", AgentID: "echo"})
+		must(t, err)
+		failed, err := tn.FinishRun(ctx, "run-1", failedEnd())
+		must(t, err)
+		must(t, tn.LinkRun(ctx, "run-1", "err_0123456789abcdef"))
+		failed.ErrorID = "err_0123456789abcdef"
+		sameRun(t, "GetRun of a linked run", getRun(t, tn, "run-1"), failed)
+		page, err := tn.ListRuns(ctx, store.RunFilter{})
+		must(t, err)
+		if len(page.Runs) != 1 {
+			t.Fatalf("ListRuns = %+v, want the run", page)
+		}
+		sameRun(t, "ListRuns' linked run", page.Runs[0], failed)
+		if ended := runsEndedAfter(t, tn, 0, 10, 1); len(ended) != 1 {
+			t.Errorf("RunsEndedAfter = %+v, want the run", ended)
+		} else {
+			sameRun(t, "RunsEndedAfter's linked run", ended[0].Run, failed)
+		}
+		// A recording retried links again; another tenant's run, or none,
+		// is no run; an error id that is not one is refused.
+		must(t, tn.LinkRun(ctx, "run-1", "err_0123456789abcdef"))
+		for _, id := range []string{"never-started", "bad\x00id"} {
+			if err := tn.LinkRun(ctx, id, "err_1"); !errors.Is(err, store.ErrNoRun) {
+				t.Errorf("LinkRun(%q) = %v, want ErrNoRun", id, err)
+			}
+		}
+		if err := e.s.Tenant("b").LinkRun(ctx, "run-1", "err_2"); !errors.Is(err, store.ErrNoRun) {
+			t.Errorf("LinkRun of another tenant's run = %v, want ErrNoRun", err)
+		}
+		for _, id := range []string{"", "bad\x00id", strings.Repeat("e", store.MaxRunIDBytes+1)} {
+			if err := tn.LinkRun(ctx, "run-1", id); !errors.Is(err, store.ErrInvalidRun) {
+				t.Errorf("LinkRun(error id %q) = %v, want ErrInvalidRun", id, err)
+			}
+		}
+		sameRun(t, "GetRun after refused links", getRun(t, tn, "run-1"), failed)
+		// A run not linked has no error id.
+		_, err = tn.StartRun(ctx, store.Run{RunID: "run-2", AgentID: "echo"})
+		must(t, err)
+		if r := getRun(t, tn, "run-2"); r.ErrorID != "" {
+			t.Errorf("a new run's ErrorID = %q, want none", r.ErrorID)
+		}
+	}},
+	{"FinishRunEnqueues", func(t *testing.T, e *env) {
+		// A run's end commits its jobs with it, once: a second end, refused,
+		// enqueues nothing.
+		ctx := t.Context()
+		tn := e.s.Tenant("a")
+		_, err := tn.StartRun(ctx, store.Run{RunID: "run-1", AgentID: "echo"})
+		must(t, err)
+		end := failedEnd()
+		end.Jobs = []store.NewJob{{Kind: store.JobRecordFailure, Payload: json.RawMessage(`{"run_id":"run-1"}`)}}
+		_, err = tn.FinishRun(ctx, "run-1", end)
+		must(t, err)
+		end.Jobs[0].Payload = json.RawMessage(`{"run_id":"run-1","again":true}`)
+		if _, err := tn.FinishRun(ctx, "run-1", end); !errors.Is(err, store.ErrRunEnded) {
+			t.Fatalf("FinishRun of an ended run: %v, want ErrRunEnded", err)
+		}
+		// A refused end (an invalid one) enqueues nothing either.
+		_, err = tn.StartRun(ctx, store.Run{RunID: "run-2", AgentID: "echo"})
+		must(t, err)
+		bad := store.RunEnd{Outcome: store.RunFailed, Jobs: end.Jobs}
+		if _, err := tn.FinishRun(ctx, "run-2", bad); !errors.Is(err, store.ErrInvalidRun) {
+			t.Fatalf("FinishRun without a fault: %v, want ErrInvalidRun", err)
+		}
+		r := &recorder{}
+		stop := work(t, e.s, r.work, store.WorkOptions{})
+		deadline := time.Now().Add(jobWait)
+		for r.count() < 1 && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		// Nothing else is due: the queue's next polls find no other job.
+		stop()
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if len(r.calls) != 1 {
+			t.Fatalf("the worker got %d jobs, want the first end's one", len(r.calls))
+		}
+		j := r.calls[0].job
+		if j.Kind != store.JobRecordFailure || j.Tenant != "a" || !sameJSON(j.Payload, json.RawMessage(`{"run_id":"run-1"}`)) {
+			t.Errorf("the job = %+v (payload %s), want tenant a's record_failure of run-1", j, j.Payload)
+		}
+	}},
 	{"UnknownRun", func(t *testing.T, e *env) {
 		tn := e.s.Tenant("a")
 		noRun(t, tn, "never-started")

@@ -41,14 +41,16 @@ func (f fields) get() fields { return f }
 
 // The arguments of each kind: River tells the kinds apart by type.
 type (
-	retryArgs      struct{ fields }
-	escalationArgs struct{ fields }
-	alertArgs      struct{ fields }
+	retryArgs         struct{ fields }
+	escalationArgs    struct{ fields }
+	alertArgs         struct{ fields }
+	recordFailureArgs struct{ fields }
 )
 
-func (retryArgs) Kind() string      { return store.JobRetry }
-func (escalationArgs) Kind() string { return store.JobEscalation }
-func (alertArgs) Kind() string      { return store.JobAlert }
+func (retryArgs) Kind() string         { return store.JobRetry }
+func (escalationArgs) Kind() string    { return store.JobEscalation }
+func (alertArgs) Kind() string         { return store.JobAlert }
+func (recordFailureArgs) Kind() string { return store.JobRecordFailure }
 
 // jobArgs are the arguments of any kind.
 type jobArgs interface {
@@ -114,6 +116,8 @@ func argsOf(kind string, f fields) (jobArgs, error) {
 		return escalationArgs{f}, nil
 	case store.JobAlert:
 		return alertArgs{f}, nil
+	case store.JobRecordFailure:
+		return recordFailureArgs{f}, nil
 	case "":
 		return nil, errors.New("job without kind")
 	}
@@ -313,6 +317,9 @@ func (q *Queue[TTx]) Work(ctx context.Context, w store.JobWorker, o store.WorkOp
 		return fmt.Errorf("river: %w", err)
 	}
 	if err := river.AddWorkerSafely(workers, &worker[alertArgs]{w: w, o: o}); err != nil {
+		return fmt.Errorf("river: %w", err)
+	}
+	if err := river.AddWorkerSafely(workers, &worker[recordFailureArgs]{w: w, o: o}); err != nil {
 		return fmt.Errorf("river: %w", err)
 	}
 	client, err := river.NewClient(q.driver, &river.Config{

@@ -68,11 +68,27 @@ func (t *tenant) finishRun(ctx context.Context, runID string, end store.RunEnd) 
 		pos = `pg_current_xact_id()`
 	}
 	var started int64
-	err := t.s.db.Writer().QueryRow(ctx, `
+	update := func(q Execer) error {
+		return q.QueryRow(ctx, `
 		UPDATE runs SET outcome = $3, finished_at = $4, fault = $5, answer_bytes = $6, code = $7, `+t.s.d.runEndColumn()+` = `+pos+`
 		WHERE tenant = $1 AND run_id = $2 AND outcome = 'running'
 		RETURNING thread_id, agent_id, started_at`,
-		t.id, runID, run.Outcome, nanos(run.FinishedAt), text(run.Fault), run.AnswerBytes, faultCode(run.Fault)).Scan(&run.ThreadID, &run.AgentID, &started)
+			t.id, runID, run.Outcome, nanos(run.FinishedAt), text(run.Fault), run.AnswerBytes, faultCode(run.Fault)).Scan(&run.ThreadID, &run.AgentID, &started)
+	}
+	var err error
+	if len(end.Jobs) == 0 {
+		err = update(t.s.db.Writer()) // one statement
+	} else {
+		// The end and its jobs commit together: a failed run's recording
+		// is durable as soon as its end is, and never enqueued for a run
+		// that ended already.
+		err = t.write(ctx, func(q Querier) error {
+			if err := update(q); err != nil {
+				return err
+			}
+			return t.enqueueAll(ctx, q, end.Jobs)
+		})
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		// Ended already, or none: the row tells which.
 		_, found, gerr := t.getRun(ctx, runID)
@@ -107,11 +123,11 @@ func RunsEndedAfterSQL(d Dialect) string {
 	if d.XidPositions {
 		// Only transactions older than the snapshot's xmin have ended:
 		// every end still to commit has an xid at or above it.
-		return `SELECT ended_xid::text::bigint, run_id, thread_id, agent_id, outcome, started_at, finished_at, fault, answer_bytes
+		return `SELECT ended_xid::text::bigint, run_id, thread_id, agent_id, outcome, started_at, finished_at, fault, answer_bytes, error_id
 			FROM runs WHERE tenant = $1 AND ended_xid > $2::bigint::text::xid8 AND ended_xid < pg_snapshot_xmin(pg_current_snapshot())
 			ORDER BY runs.ended_xid LIMIT $3`
 	}
-	return `SELECT ended_pos, run_id, thread_id, agent_id, outcome, started_at, finished_at, fault, answer_bytes
+	return `SELECT ended_pos, run_id, thread_id, agent_id, outcome, started_at, finished_at, fault, answer_bytes, error_id
 		FROM runs WHERE tenant = $1 AND ended_pos > $2 ORDER BY ended_pos LIMIT $3`
 }
 
@@ -126,8 +142,10 @@ func (t *tenant) RunsEndedAfter(ctx context.Context, after int64, limit int) ([]
 			e                 store.EndedRun
 			started, finished int64
 		)
+		var errorID *string
 		err := row.Scan(&e.Pos, &e.Run.RunID, &e.Run.ThreadID, &e.Run.AgentID, &e.Run.Outcome, &started, &finished,
-			docDest(&e.Run.Fault), &e.Run.AnswerBytes)
+			docDest(&e.Run.Fault), &e.Run.AnswerBytes, &errorID)
+		e.Run.ErrorID = deref(errorID)
 		e.Run.StartedAt, e.Run.FinishedAt, e.Run.Fault = fromNanos(started), fromNanos(finished), nilIfEmpty(e.Run.Fault)
 		out = append(out, e)
 		return err
@@ -152,6 +170,24 @@ func (t *tenant) LatestRunEnd(ctx context.Context) (int64, error) {
 	return pos, nil
 }
 
+// LinkRun sets a run's error_id, in one statement.
+func (t *tenant) LinkRun(ctx context.Context, runID, errorID string) error {
+	if err := checkRunID("error id", errorID, true); err != nil {
+		return t.s.errorf("link run", err)
+	}
+	if !isText(runID) {
+		return t.s.errorf("link run", fmt.Errorf("%w: %q", store.ErrNoRun, runID)) // never stored
+	}
+	n, err := t.s.db.Writer().Exec(ctx, `UPDATE runs SET error_id = $3 WHERE tenant = $1 AND run_id = $2`, t.id, runID, errorID)
+	if err == nil && n == 0 {
+		err = fmt.Errorf("%w: %q", store.ErrNoRun, runID)
+	}
+	if err != nil {
+		return t.s.errorf("link run", err)
+	}
+	return nil
+}
+
 // GetRun returns a run's record.
 func (t *tenant) GetRun(ctx context.Context, runID string) (store.Run, bool, error) {
 	run, found, err := t.getRun(ctx, runID)
@@ -166,11 +202,15 @@ func (t *tenant) getRun(ctx context.Context, runID string) (store.Run, bool, err
 		return store.Run{}, false, nil // never stored
 	}
 	run := store.Run{RunID: runID}
-	var started, finished int64
+	var (
+		started, finished int64
+		errorID           *string
+	)
 	err := t.s.db.Reader().QueryRow(ctx, `
-		SELECT thread_id, agent_id, outcome, started_at, finished_at, fault, answer_bytes
+		SELECT thread_id, agent_id, outcome, started_at, finished_at, fault, answer_bytes, error_id
 		FROM runs WHERE tenant = $1 AND run_id = $2`,
-		t.id, runID).Scan(&run.ThreadID, &run.AgentID, &run.Outcome, &started, &finished, docDest(&run.Fault), &run.AnswerBytes)
+		t.id, runID).Scan(&run.ThreadID, &run.AgentID, &run.Outcome, &started, &finished, docDest(&run.Fault), &run.AnswerBytes, &errorID)
+	run.ErrorID = deref(errorID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Run{}, false, nil
 	}
@@ -255,10 +295,12 @@ func (t *tenant) ListRuns(ctx context.Context, f store.RunFilter) (store.RunPage
 		var (
 			r                 store.Run
 			started, finished int64
+			errorID           *string
 		)
-		if err := row.Scan(&r.RunID, &r.ThreadID, &r.AgentID, &r.Outcome, &started, &finished, docDest(&r.Fault), &r.AnswerBytes); err != nil {
+		if err := row.Scan(&r.RunID, &r.ThreadID, &r.AgentID, &r.Outcome, &started, &finished, docDest(&r.Fault), &r.AnswerBytes, &errorID); err != nil {
 			return err
 		}
+		r.ErrorID = deref(errorID)
 		if len(page.Runs) == n {
 			last := page.Runs[n-1]
 			page.Next = encodeRunCursor(nanos(last.StartedAt), last.RunID)
@@ -292,7 +334,7 @@ func ListRunsSQL(tenant string, f store.RunFilter) (string, []any, error) {
 		at := w.arg(started)
 		w.WriteString(" AND (started_at < " + at + " OR started_at = " + at + " AND run_id < " + w.arg(runID) + ")")
 	}
-	query := `SELECT run_id, thread_id, agent_id, outcome, started_at, finished_at, fault, answer_bytes FROM runs WHERE ` +
+	query := `SELECT run_id, thread_id, agent_id, outcome, started_at, finished_at, fault, answer_bytes, error_id FROM runs WHERE ` +
 		w.String() + ` ORDER BY started_at DESC, run_id DESC LIMIT ` + w.arg(pageSize(f.Limit)+1)
 	return query, w.args, nil
 }
@@ -322,4 +364,12 @@ func decodeRunCursor(c string) (int64, string, error) {
 		return 0, "", store.ErrBadCursor
 	}
 	return started, runID, nil
+}
+
+// deref is a nullable text column's value, "" for NULL.
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/triage-go/triage/agent"
 	"github.com/triage-go/triage/bridge"
 	"github.com/triage-go/triage/client"
+	"github.com/triage-go/triage/fault"
 )
 
 // bridgeEnv names the environment variable of each bridge flag.
@@ -116,7 +117,7 @@ func runBridge(ctx context.Context, args []string, env Env) error {
 	f.register(fs)
 	fs.IntVar(&f.maxConcurrent, "max-concurrent", bridge.DefaultMaxConcurrent, "tool calls running at once before \"Server overloaded\" (`calls`)")
 	debug := fs.Bool("debug", false, "debug logs on standard error")
-	serviceURL := fs.String("service", "", "the Error Handler service (`URL`) whose error store the errors_* tools serve, as the tenant of the API key in TRIAGE_API_KEY; none: no errors_* tools")
+	serviceURL := fs.String("service", "", "a Triage service's base `URL`: the errors_* tools serve its error store, and every failed tool call is reported to it (POST /v1/errors, unless its agent says recordFailures: false), as the tenant of the API key in TRIAGE_API_KEY")
 	fs.Usage = func() {
 		fmt.Fprintf(env.Stderr, "Usage: triage bridge [flags]\n\nServes the MCP agentic bridge over standard input and output. On SIGTERM or\nSIGINT it answers the calls in flight (SERVICE_UNAVAILABLE, retryable), stops\nthe agents and exits. Each flag may also come from its environment variable\n(the flag wins). With --service, it also serves the service's error store\n(errors_search, errors_get, errors_report, errors_update) with the rights of\nthe API key in TRIAGE_API_KEY.\n\n")
 		fs.VisitAll(func(fl *flag.Flag) {
@@ -144,7 +145,7 @@ func runBridge(ctx context.Context, args []string, env Env) error {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: level}))
-	errs, err := serviceErrors(*serviceURL, log)
+	svc, err := serviceClient(*serviceURL, log)
 	if err != nil {
 		return err
 	}
@@ -154,8 +155,21 @@ func runBridge(ctx context.Context, args []string, env Env) error {
 	}
 	defer m.Shutdown()
 	b := bridge.New(f.options(m, log))
-	if errs != nil {
-		b.ServeErrors(func(string) bridge.Errors { return errs })
+	if svc != nil {
+		b.ServeErrors(func(string) bridge.Errors { return bridge.ServiceErrors(svc) })
+		rep := newReporter(svc, m, log)
+		b.OnFailure(rep.record)
+		defer func() {
+			// After Run: the failures being told reach the queue (Shutdown
+			// waits for them, whether Run shut down or the client left),
+			// then the queued reports get the bridge's shutdown bound.
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), bridge.DefaultShutdownTimeout)
+			defer cancel()
+			_ = b.Shutdown(ctx)
+			if n := rep.close(ctx); n > 0 {
+				log.Warn("MCP bridge: failed tool calls not reported to the service", "calls", n)
+			}
+		}()
 	}
 	in := env.Stdin
 	if in == nil {
@@ -172,21 +186,22 @@ func runBridge(ctx context.Context, args []string, env Env) error {
 	return err
 }
 
-// serviceErrors is the error store of the service at url for the bridge's
-// errors_* tools, through the Go client with the API key in
+// serviceClient is the Go client of the service at url, for the bridge's
+// errors_* tools and its failed calls' reports, with the API key in
 // TRIAGE_API_KEY (an environment variable, never a flag: a command line
 // is visible to every user of the machine); nil without a url.
-func serviceErrors(url string, log *slog.Logger) (bridge.Errors, error) {
+func serviceClient(url string, log *slog.Logger) (*client.Client, error) {
 	if url == "" {
 		return nil, nil
 	}
 	key := os.Getenv("TRIAGE_API_KEY")
 	c, err := client.New(url, client.Config{APIKey: key, UserAgent: "triage-bridge/" + Version()})
 	if err != nil {
-		return nil, usagef("--service: %v", err)
+		return nil, usagef("--service: %v", fault.From(err).Message)
 	}
-	log.Info("errors_* tools serve the service's error store", "service", c.String(), "api_key", key != "")
-	return bridge.ServiceErrors(c), nil
+	log.Info("MCP bridge: the errors_* tools serve the service's error store, and failed tool calls are reported to it",
+		"service", c.String(), "api_key", key != "")
+	return c, nil
 }
 
 // runWorker serves Triage's own ACP agent over standard input and output:
