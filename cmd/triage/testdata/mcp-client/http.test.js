@@ -108,7 +108,9 @@ test('triage serve: /mcp over streamable HTTP with API keys', { timeout: 60_000 
     const nf = await fails(globex, 'errors_get', { errorId: rep.out.errorId });
     assert.equal(nf.error.code, 'NOT_FOUND');
     assert.ok(nf.text.startsWith(`Failed to get error '${rep.out.errorId}':`), nf.text);
-    assert.deepEqual((await call(globex, 'errors_search', {})).out.errors, []);
+    // globex's own records (its failed calls of the tests before) only.
+    const theirsFound = (await call(globex, 'errors_search', {})).out.errors;
+    assert.ok(!theirsFound.some((e) => e.errorId === rep.out.errorId || e.agentId === 'planner'), JSON.stringify(theirsFound));
     const bad = await fails(acme, 'errors_search', { severity: 'dire' });
     assert.equal(bad.error.code, 'INVALID_REQUEST');
     const upd = await call(acme, 'errors_update', { errorId: rep.out.errorId, status: 'resolved', note: 'fixed in #12' });
