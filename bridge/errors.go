@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -61,7 +62,7 @@ const (
 func (b *Bridge) ServeErrors(of func(owner string) Errors) {
 	t := errorTools{b: b, of: of}
 	addTool(b, &mcp.Tool{Name: "errors_search", Title: "Search errors",
-		Description: "Lists the error records of the error store, the most recently first seen first, narrowed by agent, query, error type, severity and last seen since; a page at a time (nextCursor continues). Each record is every occurrence of one error (one fingerprint): its count, first and last seen, and the next action decided for its latest occurrence. Then get one with errors_get.",
+		Description: "Lists the error records of the error store, the most recently seen first (or first seen, or the most frequent: sort), found by words of their title, code, agent or query (query) and narrowed by agent, query id, error type, severity, status and last seen since; a page at a time (nextCursor continues), with the total that match. Each record is every occurrence of one error (one fingerprint): its title, status, count, first and last seen, and the next action decided for its latest occurrence. Then get one with errors_get.",
 		Annotations: readOnly}, t.search)
 	addTool(b, &mcp.Tool{Name: "errors_get", Title: "Get an error",
 		Description: "One error record: its counts, its latest occurrences, the latest occurrence's analysis (root cause with evidence, user message, recovery suggestions, next action) and its report, trimmed to a few KiB (the answer's trimmed says what was cut). No secret or stack trace: reports are redacted when the service takes them.",
@@ -101,7 +102,7 @@ func (t errorTools) search(ctx context.Context, req *mcp.CallToolRequest, in sea
 	if err != nil {
 		return searchOut{}, err
 	}
-	out := searchOut{Errors: make([]errorSummary, 0, len(page.Records)), NextCursor: page.Next}
+	out := searchOut{Errors: make([]errorSummary, 0, len(page.Records)), NextCursor: page.Next, Total: page.Total}
 	for _, r := range page.Records {
 		out.Errors = append(out.Errors, summaryOf(r))
 	}
@@ -140,7 +141,19 @@ func (t errorTools) update(ctx context.Context, req *mcp.CallToolRequest, in upd
 // limit defaulted.
 func (in searchIn) filter() (store.Filter, error) {
 	f := store.Filter{AgentID: in.AgentID, QueryID: in.QueryID, ErrorType: in.ErrorType, Severity: in.Severity,
-		Limit: in.Limit, Cursor: in.Cursor}
+		Search: in.Query, Sort: in.Sort, Limit: in.Limit, Cursor: in.Cursor}
+	if f.Search != "" {
+		if _, err := store.ParseSearch(f.Search); err != nil {
+			return store.Filter{}, fault.Invalid("The arguments are invalid.",
+				fault.FieldError{Field: "query", Message: strings.TrimPrefix(err.Error(), store.ErrBadSearch.Error()+": ")})
+		}
+	}
+	switch f.Sort {
+	case "", store.SortLastSeen, store.SortFirstSeen, store.SortCount:
+	default:
+		return store.Filter{}, fault.Invalid("The arguments are invalid.",
+			fault.FieldError{Field: "sort", Message: "must be last_seen, first_seen or count"})
+	}
 	if f.Limit == 0 {
 		f.Limit = DefaultSearchLimit
 	}

@@ -17,7 +17,7 @@ type serviceErrors struct{ c *client.Client }
 
 func (s serviceErrors) List(ctx context.Context, f store.Filter) (triage.Page, error) {
 	p, err := s.c.Errors(ctx, client.ErrorQuery{AgentID: f.AgentID, QueryID: f.QueryID, ErrorType: f.ErrorType,
-		Severity: f.Severity, Status: string(f.Status), Since: f.Since, Limit: f.Limit, Cursor: f.Cursor})
+		Severity: f.Severity, Status: string(f.Status), Search: f.Search, Sort: f.Sort, Since: f.Since, Limit: f.Limit, Cursor: f.Cursor})
 	if err != nil {
 		return triage.Page{}, err
 	}

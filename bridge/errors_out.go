@@ -25,15 +25,19 @@ type (
 		Severity  string `json:"severity,omitempty" jsonschema:"only errors of this severity"`
 		Since     string `json:"since,omitempty" jsonschema:"only errors last seen at or after this RFC 3339 time"`
 		Status    string `json:"status,omitempty" jsonschema:"only errors in this status: unresolved, resolved, ignored or regressed"`
+		Query     string `json:"query,omitempty" jsonschema:"words an error's title (code and message), code, agent or query begin with, all of them (full-text search)"`
+		Sort      string `json:"sort,omitempty" jsonschema:"last_seen (the default: the most recently seen first), first_seen or count (the most frequent first)"`
 		Limit     int    `json:"limit,omitempty" jsonschema:"the page's size (default 20, at most 50)"`
 		Cursor    string `json:"cursor,omitempty" jsonschema:"the nextCursor of the page before"`
 	}
 	searchOut struct {
-		Errors     []errorSummary `json:"errors" jsonschema:"the errors, the most recently first seen first"`
+		Errors     []errorSummary `json:"errors" jsonschema:"the errors, in the sort asked (the most recently seen first by default)"`
+		Total      int            `json:"total" jsonschema:"how many errors match, over every page (at most 100000)"`
 		NextCursor string         `json:"nextCursor,omitempty" jsonschema:"pass it as cursor for the next page; absent on the last page"`
 	}
 	errorSummary struct {
 		ErrorID     string    `json:"errorId"`
+		Title       string    `json:"title" jsonschema:"the latest report's code and message"`
 		AgentID     string    `json:"agentId"`
 		QueryID     string    `json:"queryId"`
 		ErrorType   string    `json:"errorType"`
@@ -145,7 +149,7 @@ type (
 )
 
 func summaryOf(r triage.RecordSummary) errorSummary {
-	return errorSummary{ErrorID: r.ErrorID, AgentID: r.AgentID, QueryID: r.QueryID, ErrorType: r.ErrorType,
+	return errorSummary{ErrorID: r.ErrorID, Title: r.Title, AgentID: r.AgentID, QueryID: r.QueryID, ErrorType: r.ErrorType,
 		Severity: r.Severity, Occurrences: r.Count, FirstSeen: r.FirstSeen, LastSeen: r.LastSeen, NextAction: r.NextAction,
 		Status: string(r.Status), Assignee: r.Assignee}
 }
@@ -300,16 +304,25 @@ func workflowOut(errorID string, w triage.Workflow) updateOut {
 
 func (o searchOut) text() string {
 	var b strings.Builder
-	switch len(o.Errors) {
-	case 0:
+	switch total := max(o.Total, len(o.Errors)); {
+	case len(o.Errors) == 0:
 		b.WriteString("No errors match.")
-	case 1:
+	case total == 1:
 		b.WriteString("1 error:")
+	case total > len(o.Errors):
+		fmt.Fprintf(&b, "%d errors match; %d here:", total, len(o.Errors))
 	default:
-		fmt.Fprintf(&b, "%d errors:", len(o.Errors))
+		fmt.Fprintf(&b, "%d errors:", total)
 	}
 	for _, e := range o.Errors {
-		fmt.Fprintf(&b, "\n- %s: %s, %s, agent %s, query %s; %d×, last seen %s", e.ErrorID, e.ErrorType, e.Severity,
+		b.WriteString("\n- " + e.ErrorID)
+		if e.Title != "" {
+			fmt.Fprintf(&b, " %q", e.Title)
+		}
+		if e.Status != "" {
+			b.WriteString(" (" + e.Status + ")")
+		}
+		fmt.Fprintf(&b, ": %s, %s, agent %s, query %s; %d×, last seen %s", e.ErrorType, e.Severity,
 			e.AgentID, e.QueryID, e.Occurrences, e.LastSeen.UTC().Format(time.RFC3339))
 		if e.NextAction != "" {
 			b.WriteString("; next action " + e.NextAction)

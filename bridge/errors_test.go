@@ -197,6 +197,7 @@ func TestErrorsSearchRefusesBadArguments(t *testing.T) {
 	for _, args := range []map[string]any{
 		{"errorType": "bad_error"}, {"severity": "dire"}, {"limit": 51}, {"limit": 0}, {"agentId": ""},
 		{"queryId": "q 1"}, {"since": "yesterday"}, {"cursor": "bad"}, {"page": 2},
+		{"query": "*** --"}, {"query": strings.Repeat("word ", 60)}, {"sort": "loudest"},
 	} {
 		out, res := call(t, cs, "errors_search", args)
 		e, _ := out["error"].(map[string]any)

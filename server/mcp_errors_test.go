@@ -65,6 +65,16 @@ func exerciseErrorTools(t *testing.T, cs, other *mcp.ClientSession) string {
 	if !strings.Contains(txt, "Root cause: "+rec.Analysis.RootCause.Cause) || !strings.Contains(txt, "Message: Query timed out after 30s") {
 		t.Errorf("errors_get's text:\n%s", txt)
 	}
+	// Found by a word of its message, the most frequent first, with the
+	// total; no other word finds it.
+	if out, isErr := mcpCall(t, cs, "errors_search", map[string]any{"query": "timed", "sort": "count"}); isErr ||
+		len(out["errors"].([]any)) != 1 || out["errors"].([]any)[0].(map[string]any)["errorId"] != id || out["total"] != 1.0 ||
+		!strings.Contains(out["errors"].([]any)[0].(map[string]any)["title"].(string), "Query timed out") {
+		t.Errorf("errors_search by a word: %v", out)
+	}
+	if out, isErr := mcpCall(t, cs, "errors_search", map[string]any{"query": "nonesuchword"}); isErr || len(out["errors"].([]any)) != 0 {
+		t.Errorf("errors_search by a word no error has: %v", out)
+	}
 	if strings.Contains(string(data)+txt, "sk-live") {
 		t.Errorf("a secret of the report came back: %s\n%s", data, txt)
 	}
