@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/internal/testkit/pgtest"
 	"github.com/triage-go/triage/store"
@@ -55,22 +56,7 @@ func TestStreamsReadTheirTenantsRange(t *testing.T) {
 		if _, err := conn.Exec(t.Context(), fmt.Sprintf("SET enable_seqscan = %t", !c.small)); err != nil {
 			t.Fatal(err)
 		}
-		rows, err := conn.Query(t.Context(), "EXPLAIN "+c.query, "quiet", 0, 100)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var plan []string
-		for rows.Next() {
-			var line string
-			if err := rows.Scan(&line); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, strings.TrimSpace(line))
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		text := strings.Join(plan, "\n")
+		text := explainPG(t, conn, c.query, "quiet", 0, 100)
 		if !strings.Contains(text, "Index Scan using "+c.index) || !strings.Contains(text, "Index Cond: ((tenant = ") ||
 			strings.Contains(text, "Sort") {
 			t.Errorf("the plan of\n%s\nis\n%s\nwant an index scan of %s's range for the tenant, in order", c.query, text, c.index)
@@ -97,22 +83,7 @@ func TestCountOccurrencesReadsTheWindow(t *testing.T) {
 	if _, err := conn.Exec(t.Context(), "ANALYZE occurrences"); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := conn.Query(t.Context(), "EXPLAIN "+sqlstore.CountOccurrencesSQL, "a", "e1", 0, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var plan []string
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, strings.TrimSpace(line))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	text := strings.Join(plan, "\n")
+	text := explainPG(t, conn, sqlstore.CountOccurrencesSQL, "a", "e1", 0, 10)
 	if !strings.Contains(text, "on occurrences_by_error") && !strings.Contains(text, "using occurrences_by_error") || !strings.Contains(text, "Index Cond: ((tenant = ") ||
 		!strings.Contains(text, "(received_at >= ") || strings.Contains(text, "Seq Scan") {
 		t.Errorf("the plan of\n%s\nis\n%s\nwant a scan of occurrences_by_error's range for the error and the window", sqlstore.CountOccurrencesSQL, text)
@@ -150,22 +121,7 @@ func TestStatusFilterReadsItsIndex(t *testing.T) {
 	}
 	where, args := sqlstore.RecordWhereSQL("a", store.Filter{Status: triage.StatusResolved}, time.Now())
 	query := `SELECT r.seq FROM records r WHERE ` + where + ` ORDER BY r.seq DESC LIMIT 11`
-	rows, err := conn.Query(t.Context(), "EXPLAIN "+query, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var plan []string
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, strings.TrimSpace(line))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	text := strings.Join(plan, "\n")
+	text := explainPG(t, conn, query, args...)
 	if !strings.Contains(text, "records_by_status") || strings.Contains(text, "Sort") || strings.Contains(text, "Seq Scan") {
 		t.Errorf("the plan of\n%s\nis\n%s\nwant records_by_status's range, in order", query, text)
 	}
@@ -189,22 +145,7 @@ func TestCountRunsReadsTheWindow(t *testing.T) {
 	if _, err := conn.Exec(t.Context(), "ANALYZE runs"); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := conn.Query(t.Context(), "EXPLAIN "+sqlstore.CountRunsSQL, "a", "agent1", 0, 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var plan []string
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, strings.TrimSpace(line))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	text := strings.Join(plan, "\n")
+	text := explainPG(t, conn, sqlstore.CountRunsSQL, "a", "agent1", 0, 100)
 	if !strings.Contains(text, "runs_by_agent_start") || !strings.Contains(text, "(started_at >= ") ||
 		strings.Contains(text, "Seq Scan") || strings.Contains(text, "Sort") {
 		t.Errorf("the plan of\n%s\nis\n%s\nwant a scan of runs_by_agent_start's range for the agent and the window", sqlstore.CountRunsSQL, text)
@@ -239,25 +180,7 @@ func TestRecordListsUseTheirIndexes(t *testing.T) {
 	if _, err := conn.Exec(t.Context(), "SET enable_seqscan = off"); err != nil {
 		t.Fatal(err)
 	}
-	explain := func(query string, args []any) string {
-		t.Helper()
-		rows, err := conn.Query(t.Context(), "EXPLAIN "+query, args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var plan []string
-		for rows.Next() {
-			var line string
-			if err := rows.Scan(&line); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, strings.TrimSpace(line))
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		return strings.Join(plan, "\n")
-	}
+	explain := func(query string, args []any) string { t.Helper(); return explainPG(t, conn, query, args...) }
 	d := sqlstore.Dialect{FullText: sqlstore.TSVector}
 	for _, c := range []struct {
 		f      store.Filter
@@ -303,4 +226,25 @@ func TestRecordListsUseTheirIndexes(t *testing.T) {
 			t.Errorf("the plan of %+v is\n%s\nwant a scan of %s", c.f, plan, c.want)
 		}
 	}
+}
+
+// explainPG is the plan of query with args, a line a step, trimmed.
+func explainPG(t *testing.T, conn *pgx.Conn, query string, args ...any) string {
+	t.Helper()
+	rows, err := conn.Query(t.Context(), "EXPLAIN "+query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, strings.TrimSpace(line))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(plan, "\n")
 }

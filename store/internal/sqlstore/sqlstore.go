@@ -269,26 +269,34 @@ const cursorPrefix = "rec:"
 
 // encodeCursor is the cursor continuing a listing after the record with
 // sequence number seq.
-func encodeCursor(seq int64) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + strconv.FormatInt(seq, 10)))
-}
+func encodeCursor(seq int64) string { return encodeIDCursor(cursorPrefix, seq) }
 
 // decodeCursor reads a cursor encodeCursor made; any other string is
 // store.ErrBadCursor.
-func decodeCursor(c string) (int64, error) {
+func decodeCursor(c string) (int64, error) { return decodeIDCursor(cursorPrefix, c) }
+
+// encodeIDCursor is a cursor continuing after the row id: prefix and id,
+// base64url.
+func encodeIDCursor(prefix string, id int64) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(prefix + strconv.FormatInt(id, 10)))
+}
+
+// decodeIDCursor reads a cursor encodeIDCursor made with prefix; any
+// other string (another prefix's too) is store.ErrBadCursor.
+func decodeIDCursor(prefix, c string) (int64, error) {
 	b, err := base64.RawURLEncoding.DecodeString(c)
 	if err != nil {
 		return 0, store.ErrBadCursor
 	}
-	digits, ok := strings.CutPrefix(string(b), cursorPrefix)
+	digits, ok := strings.CutPrefix(string(b), prefix)
 	if !ok {
 		return 0, store.ErrBadCursor
 	}
-	seq, err := strconv.ParseInt(digits, 10, 64)
-	if err != nil || seq <= 0 {
+	id, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil || id <= 0 {
 		return 0, store.ErrBadCursor
 	}
-	return seq, nil
+	return id, nil
 }
 
 // pageSize is the page size a filter asks for, within 1 and store.MaxLimit:

@@ -3,11 +3,9 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
@@ -430,27 +428,11 @@ func (t *tenant) RecordHistory(ctx context.Context, errorID string, f store.Hist
 // historyCursorPrefix tells a history's cursor from the others.
 const historyCursorPrefix = "hist:"
 
-func encodeHistoryCursor(id int64) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(historyCursorPrefix + strconv.FormatInt(id, 10)))
-}
+func encodeHistoryCursor(id int64) string { return encodeIDCursor(historyCursorPrefix, id) }
 
 // decodeHistoryCursor reads a cursor encodeHistoryCursor made; any other
 // string is store.ErrBadCursor.
-func decodeHistoryCursor(c string) (int64, error) {
-	b, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil {
-		return 0, store.ErrBadCursor
-	}
-	digits, ok := strings.CutPrefix(string(b), historyCursorPrefix)
-	if !ok {
-		return 0, store.ErrBadCursor
-	}
-	id, err := strconv.ParseInt(digits, 10, 64)
-	if err != nil || id <= 0 {
-		return 0, store.ErrBadCursor
-	}
-	return id, nil
-}
+func decodeHistoryCursor(c string) (int64, error) { return decodeIDCursor(historyCursorPrefix, c) }
 
 // RecordWhereSQL is the WHERE clause of the listing (ErrorRecords) and
 // of a bulk change for tenant's records f selects at now, on records r,
