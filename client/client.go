@@ -365,26 +365,12 @@ type ErrorQuery struct {
 // are more. A query the service refuses is an INVALID_REQUEST fault
 // naming each parameter. Errors and retries are as Get's.
 func (c *Client) Errors(ctx context.Context, q ErrorQuery) (*triage.Page, error) {
-	v := url.Values{}
-	for name, value := range map[string]string{"agent_id": q.AgentID, "query_id": q.QueryID, "error_type": q.ErrorType,
-		"severity": q.Severity, "status": q.Status, "q": q.Search, "sort": q.Sort, "cursor": q.Cursor} {
-		if value != "" {
-			v.Set(name, value)
-		}
-	}
+	window := ""
 	if q.Window > 0 {
-		v.Set("window", strconv.FormatInt(int64(q.Window/time.Hour), 10)+"h")
+		window = strconv.FormatInt(int64(q.Window/time.Hour), 10) + "h"
 	}
-	if !q.Since.IsZero() {
-		v.Set("since", q.Since.UTC().Format(time.RFC3339Nano))
-	}
-	if q.Limit != 0 {
-		v.Set("limit", strconv.Itoa(q.Limit))
-	}
-	target := c.reports
-	if len(v) > 0 {
-		target += "?" + v.Encode()
-	}
+	target := listTarget(c.reports, map[string]string{"agent_id": q.AgentID, "query_id": q.QueryID, "error_type": q.ErrorType,
+		"severity": q.Severity, "status": q.Status, "q": q.Search, "sort": q.Sort, "window": window, "cursor": q.Cursor}, q.Since, q.Limit)
 	return getJSON[triage.Page](ctx, c, target, "GET /v1/errors", "page of errors")
 }
 
@@ -456,23 +442,30 @@ type RunQuery struct {
 // service refuses is an INVALID_REQUEST fault naming each parameter.
 // Errors and retries are as Get's.
 func (c *Client) Runs(ctx context.Context, q RunQuery) (*triage.RunPage, error) {
+	target := listTarget(c.runs, map[string]string{"agent_id": q.AgentID, "outcome": q.Outcome, "code": q.Code, "cursor": q.Cursor},
+		q.Since, q.Limit)
+	return getJSON[triage.RunPage](ctx, c, target, "GET /v1/runs", "page of runs")
+}
+
+// listTarget is a listing's URL: base, with the parameters set (the empty
+// ones left out), since (RFC 3339) and limit when not zero.
+func listTarget(base string, params map[string]string, since time.Time, limit int) string {
 	v := url.Values{}
-	for name, value := range map[string]string{"agent_id": q.AgentID, "outcome": q.Outcome, "code": q.Code, "cursor": q.Cursor} {
+	for name, value := range params {
 		if value != "" {
 			v.Set(name, value)
 		}
 	}
-	if !q.Since.IsZero() {
-		v.Set("since", q.Since.UTC().Format(time.RFC3339Nano))
+	if !since.IsZero() {
+		v.Set("since", since.UTC().Format(time.RFC3339Nano))
 	}
-	if q.Limit != 0 {
-		v.Set("limit", strconv.Itoa(q.Limit))
+	if limit != 0 {
+		v.Set("limit", strconv.Itoa(limit))
 	}
-	target := c.runs
-	if len(v) > 0 {
-		target += "?" + v.Encode()
+	if len(v) == 0 {
+		return base
 	}
-	return getJSON[triage.RunPage](ctx, c, target, "GET /v1/runs", "page of runs")
+	return base + "?" + v.Encode()
 }
 
 // getObject GETs a JSON object under the record of errorID (sub, after
