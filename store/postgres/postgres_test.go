@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -424,14 +423,14 @@ func TestOccurrencesHaveNoForeignKey(t *testing.T) {
 	}
 }
 
-// TestBulkChange measures a bulk resolve by filter (docs/service.md): it
-// runs with TRIAGE_BULK_RECORDS set to the number of records.
-func TestBulkChange(t *testing.T) {
-	n, _ := strconv.Atoi(os.Getenv("TRIAGE_BULK_RECORDS"))
-	if n <= 0 {
-		t.Skip("set TRIAGE_BULK_RECORDS to measure")
+// BenchmarkBulkChange measures a bulk resolve of 10,000 records by filter
+// (docs/service.md): run it once, with -bench BulkChange -benchtime 1x
+// (each run fills a schema of its own, untimed by the benchmark: the
+// figures are the ones it logs).
+func BenchmarkBulkChange(b *testing.B) {
+	for b.Loop() {
+		s := open(b, pgtest.FreshSchema(b), store.Config{})
+		storetest.MeasureBulkChange(b, s, 10_000)
+		s.Close()
 	}
-	s := open(t, pgtest.FreshSchema(t), store.Config{})
-	defer s.Close()
-	storetest.MeasureBulkChange(t, s, n)
 }

@@ -33,7 +33,7 @@ func newOccurrence(key, errorID string, at time.Time) store.Occurrence {
 }
 
 // save saves o and returns its ID (0 when it was saved already).
-func save(t *testing.T, tn store.OccurrenceSaver, o store.Occurrence) int64 {
+func save(t testing.TB, tn store.OccurrenceSaver, o store.Occurrence) int64 {
 	t.Helper()
 	saved, err := tn.SaveOccurrence(t.Context(), o)
 	must(t, err)

@@ -159,7 +159,7 @@ func (c *clock) Advance(d time.Duration) time.Time {
 }
 
 // must fails the test now on an error.
-func must(t *testing.T, err error) {
+func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)

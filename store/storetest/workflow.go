@@ -334,7 +334,7 @@ var workflowTests = []test{
 // (nothing to change), logging how long each took; it fails when a count
 // is wrong. It is the by-hand measure of docs/service.md (n = 10,000
 // there).
-func MeasureBulkChange(t *testing.T, s store.Store, n int) {
+func MeasureBulkChange(t testing.TB, s store.Store, n int) {
 	tn := s.Tenant("bulk")
 	at := Epoch
 	for i := range n {
