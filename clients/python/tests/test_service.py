@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -26,9 +27,9 @@ class Service:
     """`triage serve` on a free loopback port, with its own database and
     one tenant's API key, until stop()."""
 
-    def __init__(self, *args: str) -> None:
+    def __init__(self, *args: str, keys: str = "acme=" + KEY) -> None:
         self.dir = tempfile.mkdtemp(prefix="triage-py-")
-        env = {**os.environ, "TRIAGE_API_KEYS": "acme=" + KEY, "TRIAGE_API_KEYS_FILE": "", "TRIAGE_CORS_ORIGINS": ""}
+        env = {**os.environ, "TRIAGE_API_KEYS": keys, "TRIAGE_API_KEYS_FILE": "", "TRIAGE_CORS_ORIGINS": ""}
         self.proc = subprocess.Popen([BIN, "serve", "--addr", "127.0.0.1:0", "--db", os.path.join(self.dir, "triage.db"), *args],
                                      cwd=self.dir, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         line = self.proc.stdout.readline() if self.proc.stdout else ""
@@ -117,6 +118,35 @@ class ServiceTest(unittest.TestCase):
         with self.assertRaises(ProblemError) as cm:
             self.client.get("err_0123456789abcdef")
         self.assertEqual((cm.exception.status, cm.exception.code, cm.exception.retryable), (404, "NOT_FOUND", False))
+
+
+@unittest.skipUnless(BIN, SKIP)
+class ReadmeTest(unittest.TestCase):
+    """The root README's "Use it from Python" lines work as written,
+    against a service without API keys, as the README's is."""
+
+    def test_readme_example(self) -> None:
+        root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+        with open(os.path.join(root, "README.md"), encoding="utf-8") as f:
+            readme = f.read()
+        self.assertIn("#### Use it from Python", readme)
+        section = readme.split("#### Use it from Python", 1)[1]
+        start = "PYTHONPATH=clients/python python3 - <<'EOF'\n"
+        self.assertIn(start, section)
+        script = section.split(start, 1)[1].split("\nEOF\n", 1)[0]
+        service = Service(keys="")
+        self.addCleanup(service.stop)
+        self.assertIn("http://127.0.0.1:8080", script)
+        script = script.replace("http://127.0.0.1:8080", service.url)
+        env = {**os.environ, "PYTHONPATH": os.path.join(root, "clients", "python"), "PYTHONDONTWRITEBYTECODE": "1"}
+        out = subprocess.run([sys.executable, "-"], input=script, capture_output=True, text=True, cwd=root, env=env, timeout=60)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        lines = out.stdout.splitlines()
+        self.assertEqual(len(lines), 2, out.stdout)
+        error_id, next_action, user_message = lines[0].split(" ", 2)
+        self.assertRegex(error_id, r"^err_[0-9a-f]{16}$")
+        self.assertTrue(next_action and user_message, lines[0])
+        self.assertEqual(lines[1], f"{error_id} Query timed out after 30s")
 
 
 @unittest.skipUnless(BIN, SKIP)
