@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"path"
 	"strings"
 
 	"github.com/rs/cors"
@@ -130,6 +131,12 @@ func checkCORSOrigin(o string) error {
 		return fmt.Errorf("%q: a browser sends the origin without its scheme's default port: %s://%s", o, u.Scheme, u.Hostname())
 	}
 	return nil
+}
+
+// inCORS reports whether a request path is the API's, as ServeMux reads
+// it: "/v1/../mcp" is /mcp's (ServeMux redirects it there), not the API's.
+func inCORS(p string) bool {
+	return strings.HasPrefix(path.Clean(p), corsPrefix)
 }
 
 // isPreflight reports whether r is a CORS preflight request.

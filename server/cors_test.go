@@ -148,7 +148,7 @@ func TestCORSPreflight(t *testing.T) {
 	}
 
 	// Not the API: /mcp refuses other origins, the rest is not for them.
-	for _, path := range []string{"/mcp", "/healthz", "/metrics", "/openapi.json", "/"} {
+	for _, path := range []string{"/mcp", "/healthz", "/metrics", "/openapi.json", "/", "/v1/../mcp", "/v1/%2e%2e/mcp", "/v1"} {
 		r := f.do("OPTIONS", path, nil, preflight(appOrigin, "POST", "content-type"))
 		if r.status == http.StatusNoContent {
 			t.Errorf("%s: a preflight answered %d", path, r.status)

@@ -255,7 +255,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.observe("unmatched", s.handle(s.notAPath)).ServeHTTP(w, r)
 		return
 	}
-	if s.cors != nil && strings.HasPrefix(r.URL.Path, corsPrefix) {
+	if s.cors != nil && inCORS(r.URL.Path) {
 		if isPreflight(r) {
 			s.preflight.ServeHTTP(w, r)
 			return
