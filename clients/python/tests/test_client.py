@@ -203,6 +203,13 @@ class ClientTest(unittest.TestCase):
         self.assertEqual((e.status, e.code, e.retryable, e.attempts), (404, "NOT_FOUND", False, 2))
         self.assertEqual(self.sleeps, [0.5])  # the 502 was retried, the 404 not
 
+    def test_an_internal_error_without_a_problem_is_not_retried(self) -> None:
+        self.stub.answer(500, b"oops", {"Content-Type": "text/plain"})
+        with self.assertRaises(ProblemError) as cm:
+            self.client().get("err_1")
+        self.assertEqual((cm.exception.status, cm.exception.code, cm.exception.retryable, cm.exception.attempts), (500, "INTERNAL_ERROR", False, 1))
+        self.assertEqual(len(self.stub.requests), 1)
+
     def test_a_wrong_key_is_not_retried_and_never_shown(self) -> None:
         key = "k-secret-0123456789"
         self.stub.answer(403, problem(403, "TENANT_UNAUTHORIZED", f"The API key {key} is not valid."))

@@ -276,7 +276,9 @@ class Client:
                 doc = parsed if isinstance(parsed, dict) else {}
             except ValueError:
                 doc = {}
-        fallback_code, fallback_retryable = _STATUS_CODES.get(status, ("UPSTREAM_ERROR" if status < 500 else "SERVICE_UNAVAILABLE", status >= 500))
+        # Any other status: a 4xx is a request the peer refused, a 5xx its
+        # own failure; neither is retried.
+        fallback_code, fallback_retryable = _STATUS_CODES.get(status, ("INVALID_REQUEST" if status < 500 else "INTERNAL_ERROR", False))
         code = _str(doc.get("code")) or fallback_code
         retryable = doc.get("retryable") if isinstance(doc.get("retryable"), bool) else fallback_retryable
         if code == "SESSION_BUSY":
