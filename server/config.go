@@ -216,6 +216,25 @@ type Config struct {
 	// and all of one tenant's sessions'. Default 4 MiB and 16 MiB.
 	MCPEventBytesSession, MCPEventBytesTenant int
 
+	// CORSOrigins are the origins ("https://app.example.com", as a
+	// browser sends it in Origin: scheme, host, and a port unless the
+	// scheme's default) of the web pages allowed to call the API (/v1/…,
+	// the AG-UI run endpoint among it) from a browser: their preflight
+	// requests are answered (204, the API's methods and request headers,
+	// Access-Control-Max-Age CORSMaxAge) and their requests' answers
+	// carry Access-Control-Allow-Origin with their own origin, the
+	// headers a client reads exposed (Retry-After, RateLimit, …), and
+	// Vary: Origin. A page on another origin gets no CORS header, so its
+	// browser keeps the answer from it. CORSAllOrigins ("*") alone allows
+	// every origin, and needs APIKeys. Credentials (cookies, HTTP
+	// authentication) are never allowed: a page sends its API key in a
+	// header. "null", wildcards in an origin, paths and default ports are
+	// refused by New. Defaults to none: CORS is off, and a browser on
+	// another origin cannot read an answer (its preflight is a 405). The
+	// dashboard, served on the service's own origin, needs none; /mcp
+	// keeps refusing other origins whatever this says.
+	CORSOrigins []string
+
 	// UI, when set, is the dashboard (package web's Handler), served
 	// without authentication at GET / and GET /assets/{file}, its own
 	// static files only: the page sends the API key with its API

@@ -46,6 +46,10 @@
 // through a guard that redacts and cuts every value and counts repeated
 // warnings and errors rather than writing them all (logguard.go).
 //
+// A web page on another origin may call the API from a browser only when
+// Config.CORSOrigins names its origin (`triage serve --cors-origins`; off
+// by default): CORS for /v1/…, never with credentials (cors.go).
+//
 // # Durability
 //
 // A 201 or a 200 is sent after the occurrence is committed. Idempotency-Key

@@ -15,6 +15,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/rs/cors"
 
 	"github.com/triage-go/triage/bridge"
 	"github.com/triage-go/triage/fault"
@@ -54,6 +55,10 @@ type Server struct {
 	jobsUI      JobsUI
 	operator    *[32]byte
 	crossOrigin *http.CrossOriginProtection
+	// cors answers the browsers on Config.CORSOrigins at /v1/ (nil: CORS
+	// off), preflight its handler of preflight requests.
+	cors      *cors.Cors
+	preflight http.Handler
 
 	// stopping ends when the server shuts down (Close), its cause the
 	// fault of the runs it stops (shuttingDown); stopped is its Done.
@@ -220,6 +225,15 @@ func New(cfg Config) (*Server, error) {
 	if err := s.setupJobsUI(); err != nil {
 		return nil, err
 	}
+	if s.cors, err = newCORS(cfg.CORSOrigins, !keys.empty()); err != nil {
+		return nil, err
+	}
+	if s.cors != nil {
+		s.preflight = s.observe("OPTIONS "+corsPrefix, http.HandlerFunc(s.cors.HandlerFunc))
+		if keys.empty() {
+			cfg.Logger.Warn("CORS allows browsers on other origins and no API keys are configured: the pages on those origins act as the default tenant", slog.Any("origins", cfg.CORSOrigins))
+		}
+	}
 	if keys.empty() {
 		cfg.Logger.Warn("no API keys configured: every request is the default tenant's; set TRIAGE_API_KEYS=\"tenant=key,…\" to require keys")
 	}
@@ -231,10 +245,22 @@ func New(cfg Config) (*Server, error) {
 // (CONNECT's "host:port"; "*", but OPTIONS', which net/http answers before
 // this) matches no pattern, not even "/", and ServeMux would answer it
 // itself, in text/plain or with no body: it gets a problem instead.
+//
+// With Config.CORSOrigins, a request to the API (/v1/…) from a browser on
+// one of them is answered with CORS headers, and its preflight (OPTIONS
+// with Access-Control-Request-Method) is answered here, 204, before any
+// route, key or limit: it carries no key, and changes nothing.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !strings.HasPrefix(r.URL.Path, "/") {
 		s.observe("unmatched", s.handle(s.notAPath)).ServeHTTP(w, r)
 		return
+	}
+	if s.cors != nil && inCORS(r.URL.Path) {
+		if isPreflight(r) {
+			s.preflight.ServeHTTP(w, r)
+			return
+		}
+		s.cors.HandlerFunc(w, r) // the headers of an actual request, for an allowed origin
 	}
 	s.mux.ServeHTTP(w, r)
 }

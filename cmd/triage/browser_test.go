@@ -17,8 +17,10 @@ import (
 // with its report, root cause, actions, occurrences and jobs; runs the
 // playground's agents through HttpAgent, a RATE_LIMITED run showing the
 // kit's toast and countdown before Retry; and, with API keys, asks for
-// one and shows a wrong key's 403 problem. Node's output is streamed into
-// the test log.
+// one and shows a wrong key's 403 problem; and, from a page on another
+// loopback origin, calls the API and streams an AG-UI run with CORS on
+// (--cors-origins) and is refused by the browser with it off. Node's
+// output is streamed into the test log.
 //
 // The browser is Debian's Chromium (Playwright's own download is not
 // used): TRIAGE_TEST_CHROMIUM names it, else /usr/bin/chromium. The

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -53,6 +54,7 @@ var serveEnv = map[string]string{
 	"riverui":                 "TRIAGE_RIVERUI",
 	"alerts":                  "TRIAGE_ALERTS",
 	"public-url":              "TRIAGE_PUBLIC_URL",
+	"cors-origins":            "TRIAGE_CORS_ORIGINS",
 }
 
 func init() {
@@ -120,6 +122,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	authFailBurst := fs.Int("auth-fail-burst", server.DefaultAuthFailBurst, "each client address's burst of failed authentications")
 	logRepeat := fs.Int("log-repeat", server.DefaultLogRepeat, "`lines` of one warning or error message written per 10s, the others counted in one line (negative: all)")
 	problemBase := fs.String("problem-base", "", "resolve problem types against this absolute `URI` (default: relative, served at /errors/{type})")
+	corsOrigins := fs.String("cors-origins", "", "let web pages on these `origins` (comma-separated, as https://app.example.com; \"*\" alone: any, which needs API keys) call the API (/v1/…) from a browser: CORS, off by default")
 	riverUI := fs.Bool("riverui", false, "serve River's web UI for the jobs at /riverui/: every tenant's jobs, for operators, behind TRIAGE_OPERATOR_KEY (required when API keys are set)")
 	var bf bridgeFlags
 	bf.register(fs)
@@ -186,6 +189,13 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
+	origins, err := server.ParseCORSOrigins(*corsOrigins)
+	if err != nil {
+		return usagef("--cors-origins: %v", err)
+	}
+	if slices.Contains(origins, server.CORSAllOrigins) && !keysSet(keys) {
+		return usagef(`--cors-origins "*" needs API keys (TRIAGE_API_KEYS): without them every web page a browser opens could read and change the records`)
+	}
 	if *riverUI && keysSet(keys) && opKey == "" {
 		return usagef("--riverui needs TRIAGE_OPERATOR_KEY when API keys are set: River's UI shows and changes every tenant's jobs")
 	}
@@ -194,7 +204,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 		Retention:        store.Retention{Records: retainRecords, Runs: retainRuns},
 		TenantConcurrent: *tenantConcurrent, TenantStreams: *tenantStreams, TenantMCPSessions: *tenantMCP, BodyTimeout: *bodyTimeout, MinBodyRate: *minBodyRate,
 		AuthFailRate: *authFailRate, AuthFailBurst: *authFailBurst, LogRepeat: *logRepeat,
-		OperatorKey: opKey}
+		OperatorKey: opKey, CORSOrigins: origins}
 	if *policyFile != "" {
 		if cfg.Policy, err = policy.Load(*policyFile, nil); err != nil {
 			return err
@@ -287,6 +297,9 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	nf.describe(env.Stdout)
 	if env.UI != nil {
 		fmt.Fprintf(env.Stdout, "Dashboard at %s/\n", base)
+	}
+	if len(origins) > 0 {
+		fmt.Fprintf(env.Stdout, "CORS: the API answers web pages on %s\n", strings.Join(origins, ", "))
 	}
 	if *riverUI {
 		fmt.Fprintf(env.Stdout, "River's UI at %s%s/ (jobs of every tenant", base, server.JobsUIPath)

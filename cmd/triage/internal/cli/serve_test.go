@@ -692,3 +692,77 @@ func TestServeAlertsFile(t *testing.T) {
 		t.Errorf("an invalid alerts file: exit %d: %s", code, stderr.String())
 	}
 }
+
+// --cors-origins turns CORS on for the API, TRIAGE_CORS_ORIGINS too (the
+// flag wins); off, a preflight is a 405; a list a browser's Origin could
+// never match, or "*" without API keys, is a usage error.
+func TestServeCORSOrigins(t *testing.T) {
+	const page = "http://127.0.0.1:5173"
+	t.Setenv("TRIAGE_API_KEYS", "")
+	t.Setenv("TRIAGE_CORS_ORIGINS", "")
+	db := filepath.Join(t.TempDir(), "triage.db")
+	preflight := func(svc *service, origin string) reply {
+		return call(t, "OPTIONS", svc.base+"/v1/errors", nil, "Origin", origin,
+			"Access-Control-Request-Method", "POST", "Access-Control-Request-Headers", "content-type,idempotency-key")
+	}
+	allowed := func(r reply, origin string) bool {
+		return r.status == http.StatusNoContent && r.header.Get("Access-Control-Allow-Origin") == origin
+	}
+
+	svc := startServe(t, "--db", db)
+	if r := preflight(svc, page); r.status != http.StatusMethodNotAllowed || r.header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("off by default: %d %v", r.status, r.header)
+	}
+	svc.stop()
+
+	svc = startServe(t, "--db", db, "--cors-origins", page+", https://app.example.com")
+	if r := preflight(svc, page); !allowed(r, page) {
+		t.Errorf("--cors-origins: %d %v", r.status, r.header)
+	}
+	if r := preflight(svc, "https://app.example.com"); !allowed(r, "https://app.example.com") {
+		t.Errorf("--cors-origins, second origin: %d %v", r.status, r.header)
+	}
+	if r := preflight(svc, "http://127.0.0.1:5174"); r.header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("--cors-origins, an origin not listed: %d %v", r.status, r.header)
+	}
+	svc.stop()
+
+	t.Setenv("TRIAGE_CORS_ORIGINS", "https://env.example")
+	svc = startServe(t, "--db", db)
+	if r := preflight(svc, "https://env.example"); !allowed(r, "https://env.example") {
+		t.Errorf("TRIAGE_CORS_ORIGINS: %d %v", r.status, r.header)
+	}
+	if r := preflight(svc, page); r.header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("TRIAGE_CORS_ORIGINS, an origin not listed: %d %v", r.status, r.header)
+	}
+	svc.stop()
+	svc = startServe(t, "--db", db, "--cors-origins", page)
+	if r := preflight(svc, "https://env.example"); r.header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("the flag wins over TRIAGE_CORS_ORIGINS: %d %v", r.status, r.header)
+	}
+	svc.stop()
+	t.Setenv("TRIAGE_CORS_ORIGINS", "")
+
+	for _, c := range []struct{ spec, keys, want string }{
+		{"*", "", `"*" needs API keys`},
+		{"*,https://app.example.com", "acme=acme-key-0123456789ab", "must be alone"},
+		{"https://app.example.com/", "", "no path"},
+		{"null", "", "sandboxed"},
+		{"https://*.example.com", "", "no wildcard"},
+		{"app.example.com", "", "not an origin"},
+	} {
+		t.Setenv("TRIAGE_API_KEYS", c.keys)
+		var stderr bytes.Buffer
+		code := cli.Run(context.Background(), []string{"serve", "--db", db, "--cors-origins", c.spec}, cli.Env{Stdout: io.Discard, Stderr: &stderr})
+		if code != cli.ExitUsage || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("--cors-origins %q: exit %d: %s", c.spec, code, stderr.String())
+		}
+	}
+	// "*" with API keys: every origin, with the wildcard.
+	t.Setenv("TRIAGE_API_KEYS", "acme=acme-key-0123456789ab")
+	svc = startServe(t, "--db", db, "--cors-origins", "*")
+	if r := preflight(svc, "https://any.example"); !allowed(r, "*") {
+		t.Errorf(`--cors-origins "*": %d %v`, r.status, r.header)
+	}
+	svc.stop()
+}
