@@ -16,11 +16,14 @@ import (
 // stream with Last-Event-ID after the service restarts; opens a record
 // with its report, root cause, actions, occurrences and jobs; runs the
 // playground's agents through HttpAgent, a RATE_LIMITED run showing the
-// kit's toast and countdown before Retry; and, with API keys, asks for
-// one and shows a wrong key's 403 problem; and, from a page on another
-// loopback origin, calls the API and streams an AG-UI run with CORS on
-// (--cors-origins) and is refused by the browser with it off. Node's
-// output is streamed into the test log.
+// kit's toast and countdown before Retry; with API keys, asks for one
+// and shows a wrong key's 403 problem; holds every page to axe-core
+// (no serious or critical violation, light and dark, 390 and 1280 px),
+// keyboard focus (the key dialog's trap, the h1 on navigation) and
+// widths (no sideways page scroll at 390 to 1920 px); and, from a page
+// on another loopback origin, calls the API and streams an AG-UI run
+// with CORS on (--cors-origins) and is refused by the browser with it
+// off. Node's output is streamed into the test log.
 //
 // The browser is Debian's Chromium (Playwright's own download is not
 // used): TRIAGE_TEST_CHROMIUM names it, else /usr/bin/chromium. The
@@ -52,7 +55,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		tests:    "e2e/*.test.js",
 		install:  install,
 		checks:   "the dashboard is not tested in a browser",
-		requires: []string{"playwright-core", "@ag-ui/client", "react", "sonner"},
+		requires: []string{"playwright-core", "axe-core", "@ag-ui/client", "react", "sonner"},
 		env:      []string{"TRIAGE_TEST_CHROMIUM=" + chromium, "TRIAGE_SCREENSHOTS=" + shots},
 		// Each file starts its services and its browser: a few at once.
 		concurrency: 3,

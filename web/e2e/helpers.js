@@ -286,3 +286,135 @@ export async function waitFor(what, fn, ms = 10_000) {
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+// Accessibility and layout, for every page's test (docs/dashboard.md,
+// "Accessibility and layout"):
+//
+//	await checkA11y(page, 'errors, dark, 390px');   // axe-core: no serious or critical violation
+//	await checkWidth(page, 'errors, 390px');        // no sideways scroll of the page
+//	await forEachView(page, async (view) => { … });  // both themes × 390 and 1280 px
+
+/** axe-core's script (pinned in web/package.json), read once. */
+let axeSource;
+
+/** The impacts checkA11y fails on. */
+export const A11Y_FAIL_ON = ['serious', 'critical'];
+
+/**
+ * Runs axe-core on the page as it is now (all of axe's rules but the
+ * experimental ones: WCAG 2.0–2.2 A and AA and best practices) and fails
+ * on any serious or critical violation, listing each: its rule, impact,
+ * help, and the elements (selector and axe's summary of what is wrong).
+ * label names the page and state in the failure ("errors, dark, 390px").
+ * options.exclude lists selectors axe leaves out (for a part another test
+ * owns; say why where you use it). Finite animations are waited for first
+ * (a row's flash, a toast sliding in), so that colours are read at rest.
+ * Returns every violation, minor and moderate ones too.
+ *
+ * axe is evaluated in the page through the DevTools protocol (not a
+ * <script> element), so the page's Content-Security-Policy neither blocks
+ * it nor reports it.
+ */
+export async function checkA11y(page, label, { exclude = [] } = {}) {
+  axeSource ??= readFileSync(join(ROOT, 'web/node_modules/axe-core/axe.min.js'), 'utf8');
+  await page.evaluate(() =>
+    Promise.race([
+      Promise.all(
+        document
+          .getAnimations()
+          .filter((a) => a.effect?.getComputedTiming().endTime !== Infinity)
+          .map((a) => a.finished.catch(() => {})),
+      ),
+      new Promise((r) => setTimeout(r, 5000)),
+    ]),
+  );
+  if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(axeSource);
+  const violations = await page.evaluate(async (exclude) => {
+    const context = exclude.length > 0 ? { exclude: exclude.map((s) => [s]) } : document;
+    const r = await window.axe.run(context, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n) => ({ target: n.target.join(' '), summary: n.failureSummary })),
+    }));
+  }, exclude);
+  const failing = violations.filter((v) => A11Y_FAIL_ON.includes(v.impact));
+  if (failing.length > 0) {
+    const list = failing
+      .map(
+        (v) =>
+          `- ${v.id} (${v.impact}): ${v.help}\n` +
+          v.nodes
+            .slice(0, 5)
+            .map((n) => `    ${n.target}\n      ${(n.summary ?? '').replace(/\n/g, '\n      ')}`)
+            .join('\n') +
+          (v.nodes.length > 5 ? `\n    … and ${v.nodes.length - 5} more` : ''),
+      )
+      .join('\n');
+    assert.fail(`${label}: ${failing.length} serious or critical accessibility violation(s) (axe-core):\n${list}`);
+  }
+  return violations;
+}
+
+/**
+ * Fails when the page scrolls sideways at its current width: the
+ * document is wider than the window. The failure lists the widest
+ * elements that reach past the window's right edge (a table, a long id),
+ * ignoring those inside a box that scrolls or clips them.
+ */
+export async function checkWidth(page, label) {
+  const r = await page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    const clipped = (el) => {
+      for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+        if (getComputedStyle(p).overflowX !== 'visible') return true;
+      }
+      return false;
+    };
+    const out = [];
+    for (const el of document.body.querySelectorAll('*')) {
+      const right = el.getBoundingClientRect().right;
+      if (right > width + 1 && !clipped(el)) {
+        const id = el.id ? `#${el.id}` : '';
+        const cls = typeof el.className === 'string' && el.className ? `.${el.className.trim().split(/\s+/).join('.')}` : '';
+        out.push({ el: `${el.tagName.toLowerCase()}${id}${cls}`, right: Math.round(right) });
+      }
+    }
+    out.sort((a, b) => b.right - a.right);
+    return { width, scrollWidth: document.documentElement.scrollWidth, out: out.slice(0, 8) };
+  });
+  assert.ok(
+    r.scrollWidth <= r.width,
+    `${label}: the page scrolls sideways (${r.scrollWidth}px of content in a ${r.width}px window); past the edge: ${JSON.stringify(r.out)}`,
+  );
+}
+
+/** The themes and widths every page is checked in: light and dark (prefers-color-scheme), 390 px (a phone) and 1280 px. */
+export const VIEWS = [
+  { theme: 'light', width: 390 },
+  { theme: 'light', width: 1280 },
+  { theme: 'dark', width: 390 },
+  { theme: 'dark', width: 1280 },
+];
+
+/** The widths the layout must hold at, with no sideways scroll of the page. */
+export const WIDTHS = [390, 768, 1280, 1920];
+
+/**
+ * Calls fn({theme, width, label}) with the page in each of VIEWS (its
+ * colour scheme emulated, its viewport resized), then puts the page back
+ * in the light theme at 1280 px.
+ */
+export async function forEachView(page, fn, views = VIEWS) {
+  try {
+    for (const v of views) {
+      await page.emulateMedia({ colorScheme: v.theme });
+      await page.setViewportSize({ width: v.width, height: 800 });
+      await fn({ ...v, label: `${v.theme}, ${v.width}px` });
+    }
+  } finally {
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.setViewportSize({ width: 1280, height: 720 });
+  }
+}

@@ -1,12 +1,16 @@
-// The dashboard: a header with the pages and the live feed's state, the
-// page of the location's hash, the key prompt, and the toaster the kit's
-// toasts appear in.
+// The dashboard: a skip link, a header with the pages and the live feed's
+// state, the page of the location's hash (the focus moved to its h1 when
+// the page changes: see page.tsx), the key prompt, and the toaster the
+// kit's toasts appear in.
+
+import { useRef, type MouseEvent } from 'react';
 
 import { Toaster } from '../kit';
 import { AuthProvider, KeyDialog, useAuth } from './auth';
 import { ErrorPage } from './ErrorPage';
 import { ErrorsPage } from './ErrorsPage';
 import { FeedProvider, FeedStatus } from './feed';
+import { pageKey, usePageFocus, usePageTitle } from './page';
 import { Playground } from './Playground';
 import { useRoute, type Route } from './route';
 
@@ -23,8 +27,18 @@ export function App() {
 function Shell() {
   const route = useRoute();
   const auth = useAuth();
+  const main = useRef<HTMLElement>(null);
+  usePageFocus(pageKey(route), main);
+  // The skip link's target is an element, not a route: the hash stays.
+  const skip = (e: MouseEvent) => {
+    e.preventDefault();
+    main.current?.focus();
+  };
   return (
     <>
+      <a className="skip" href="#main" onClick={skip}>
+        Skip to the page
+      </a>
       <header className="top">
         <a className="brand" href="#/">
           Triage
@@ -38,16 +52,21 @@ function Shell() {
           </a>
         </nav>
         <FeedStatus />
+        {auth.refused && (
+          <button type="button" className="link" onClick={() => auth.setAsking(true)}>
+            Enter API key
+          </button>
+        )}
         {auth.key && (
           <button type="button" className="link" onClick={auth.forget}>
             Forget API key
           </button>
         )}
       </header>
-      <main>
+      <main id="main" ref={main} tabIndex={-1}>
         <Page route={route} />
       </main>
-      <KeyDialog />
+      <KeyDialog fallback={main} />
       <Toaster position="bottom-right" closeButton />
     </>
   );
@@ -62,13 +81,20 @@ function Page({ route }: { route: Route }) {
     case 'playground':
       return <Playground agentId={route.agent} />;
     case 'missing':
-      return (
-        <section>
-          <h1>Not found</h1>
-          <p>
-            The dashboard has no page “{route.hash}”. <a href="#/">See the errors.</a>
-          </p>
-        </section>
-      );
+      return <NotFound hash={route.hash} />;
   }
+}
+
+function NotFound({ hash }: { hash: string }) {
+  usePageTitle('Not found');
+  return (
+    <section aria-labelledby="missing-title">
+      <h1 id="missing-title" tabIndex={-1}>
+        Not found
+      </h1>
+      <p>
+        The dashboard has no page “{hash}”. <a href="#/">See the errors.</a>
+      </p>
+    </section>
+  );
 }

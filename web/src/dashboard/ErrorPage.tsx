@@ -14,6 +14,7 @@ import { useFeed } from './feed';
 import { Ago, Badge, Failure, JSONBlock, duration, formatTime } from './format';
 import { jobFinished, type ErrorRecord, type Feedback, type Job, type JobAttempt, type Occurrence, type OccurrencePage, type Outcome } from './types';
 import { useJSON } from './useJSON';
+import { ScrollBox, usePageTitle } from './page';
 
 /** How often the page is read again while a job has not finished, in ms. */
 const JOB_POLL = 3000;
@@ -39,12 +40,15 @@ export function ErrorPage({ id }: { id: string }) {
   }, [pending, reload]);
 
   const r = rec.data;
+  usePageTitle(r?.title || id);
   return (
     <section aria-labelledby="error-title" className="error-page">
       <p>
         <a href="#/">← All errors</a>
       </p>
-      <h1 id="error-title">{id}</h1>
+      <h1 id="error-title" tabIndex={-1}>
+        {id}
+      </h1>
       {rec.error && <Failure error={rec.error} />}
       {!r && !rec.error && <p className="muted">Loading…</p>}
       {r && (
@@ -81,7 +85,7 @@ export function ErrorPage({ id }: { id: string }) {
               {r.report.data.context && (
                 <details>
                   <summary>Context</summary>
-                  <JSONBlock value={r.report.data.context} />
+                  <JSONBlock value={r.report.data.context} label="Context" />
                 </details>
               )}
             </section>
@@ -203,6 +207,7 @@ function Occurrences({ id, first, next }: { id: string; first: Occurrence[]; nex
   return (
     <section aria-labelledby="occ-title">
       <h2 id="occ-title">Occurrences</h2>
+      <ScrollBox label="Occurrences">
       <table className="occurrences">
         <thead>
           <tr>
@@ -232,6 +237,7 @@ function Occurrences({ id, first, next }: { id: string; first: Occurrence[]; nex
           ))}
         </tbody>
       </table>
+      </ScrollBox>
       {error && <Failure error={error} />}
       {cursor && (
         <button type="button" onClick={() => void more()}>
@@ -265,6 +271,7 @@ export function Jobs({ jobs, more }: { jobs: Job[]; more: boolean }) {
       {jobs.length === 0 ? (
         <p className="muted">No jobs: nothing was scheduled for this error.</p>
       ) : (
+        <ScrollBox label="Jobs">
         <table className="jobs">
           <thead>
             <tr>
@@ -297,6 +304,7 @@ export function Jobs({ jobs, more }: { jobs: Job[]; more: boolean }) {
             ))}
           </tbody>
         </table>
+        </ScrollBox>
       )}
       {more && <p className="muted">Older jobs are not shown.</p>}
     </section>

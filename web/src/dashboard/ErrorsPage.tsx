@@ -10,6 +10,7 @@ import { Ago, Badge, Failure } from './format';
 import { SINCE_PRESETS, errorHash, errorsHash, listQuery, type ErrorFilters } from './route';
 import { ERROR_TYPES, SEVERITIES, type Page } from './types';
 import { useJSON } from './useJSON';
+import { ScrollBox, usePageTitle } from './page';
 
 /** The records a page shows. */
 export const PAGE_SIZE = 25;
@@ -74,6 +75,7 @@ export function ErrorsPage({ filters, cursor }: { filters: ErrorFilters; cursor:
     return () => clearInterval(t);
   }, []);
 
+  usePageTitle('Errors');
   const records = list.data?.records ?? [];
   const next = list.data?.next_cursor;
   const filtered = Object.values(filters).some((v) => v !== '');
@@ -81,7 +83,9 @@ export function ErrorsPage({ filters, cursor }: { filters: ErrorFilters; cursor:
   return (
     <section aria-labelledby="errors-title">
       <div className="title-row">
-        <h1 id="errors-title">Errors</h1>
+        <h1 id="errors-title" tabIndex={-1}>
+          Errors
+        </h1>
         {list.loading && <span className="muted">Loading…</span>}
       </div>
       <Filters filters={filters} />
@@ -94,6 +98,7 @@ export function ErrorsPage({ filters, cursor }: { filters: ErrorFilters; cursor:
         </p>
       )}
       {records.length > 0 && (
+        <ScrollBox label="Errors">
         <table className="records">
           <thead>
             <tr>
@@ -131,6 +136,7 @@ export function ErrorsPage({ filters, cursor }: { filters: ErrorFilters; cursor:
             ))}
           </tbody>
         </table>
+        </ScrollBox>
       )}
       {(cursor || next) && (
         <nav className="pager" aria-label="Pages">

@@ -16,14 +16,18 @@ import { Failure } from './format';
 import { playgroundHash } from './route';
 import type { AgentInfo } from './types';
 import { useJSON } from './useJSON';
+import { usePageTitle } from './page';
 
 export function Playground({ agentId }: { agentId: string }) {
   const agents = useJSON<{ agents: AgentInfo[] }>('/v1/agents');
   const list = agents.data?.agents ?? [];
   const agent = list.find((a) => a.id === agentId) ?? list[0];
+  usePageTitle('Playground');
   return (
     <section aria-labelledby="playground-title" className="playground">
-      <h1 id="playground-title">Playground</h1>
+      <h1 id="playground-title" tabIndex={-1}>
+        Playground
+      </h1>
       {agents.error && <Failure error={agents.error} />}
       {agents.data && list.length === 0 && <p className="empty">This service runs no agents.</p>}
       {agent && (

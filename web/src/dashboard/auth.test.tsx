@@ -1,7 +1,8 @@
 import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { useState } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { AuthProvider, KEY_ITEM, KeyDialog } from './auth';
+import { AuthProvider, KEY_ITEM, KeyDialog, useAuth } from './auth';
 import { useJSON } from './useJSON';
 
 const GOOD = 'key-good-0123456789';
@@ -31,6 +32,12 @@ function Agents() {
   if (data) return <p>agents: {data.agents.map((a) => a.id).join(',')}</p>;
   if (error) return <p>failed: {error.message}</p>;
   return <p>loading</p>;
+}
+
+/** The header's button that shows the dialog again. */
+function Ask() {
+  const auth = useAuth();
+  return auth.refused ? <button onClick={() => auth.setAsking(true)}>Enter API key</button> : null;
 }
 
 function enter(key: string) {
@@ -77,7 +84,9 @@ describe('the API key', () => {
     expect(sessionStorage.getItem(KEY_ITEM)).toBe(GOOD);
     expect(localStorage.length).toBe(0);
     expect(document.cookie).toBe('');
-  });
+    // Role queries are slow in jsdom (a style computed per element), and
+    // this test makes many: on a loaded machine it outlasts the default 5 s.
+  }, 20_000);
 
   it('is read back from sessionStorage and sent at once', async () => {
     sessionStorage.setItem(KEY_ITEM, GOOD);
@@ -92,5 +101,40 @@ describe('the API key', () => {
     await waitFor(() => expect(screen.getByText('agents: echo')).toBeTruthy());
     expect(svc.keys).toEqual([GOOD]);
     expect(screen.queryByRole('dialog')).toBeNull();
+  });
+
+  it('stays dismissed after Escape while the page is refused again, until asked for', async () => {
+    const svc = service();
+    vi.stubGlobal('fetch', svc.fetch);
+    function Twice() {
+      const [n, setN] = useState(0);
+      return (
+        <>
+          <button onClick={() => setN(n + 1)}>again</button>
+          <Agents key={n} />
+        </>
+      );
+    }
+    render(
+      <AuthProvider>
+        <Twice />
+        <Ask />
+        <KeyDialog />
+      </AuthProvider>,
+    );
+    const dialog = await screen.findByRole('dialog', { name: 'This service needs an API key' });
+    // Escape: the browser fires cancel, then closes the dialog.
+    await act(async () => {
+      dialog.dispatchEvent(new Event('cancel'));
+      (dialog as HTMLDialogElement).close();
+    });
+    expect(screen.queryByRole('dialog')).toBeNull();
+    // Another request refused: the dialog stays closed.
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'again' })));
+    await waitFor(() => expect(svc.keys).toEqual([null, null]));
+    expect(screen.queryByRole('dialog')).toBeNull();
+    // Asked for from the header: shown again.
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Enter API key' })));
+    expect(screen.getByRole('dialog', { name: 'This service needs an API key' })).toBeTruthy();
   });
 });

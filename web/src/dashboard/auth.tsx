@@ -4,7 +4,7 @@
 // key is kept in sessionStorage only: it lasts as long as the tab, and no
 // other tab, no later visit and no cookie sees it.
 
-import { createContext, useCallback, useContext, useMemo, useState, type FormEvent, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useLayoutEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent, type ReactNode, type RefObject } from 'react';
 
 import type { AGUIErrorData } from '../kit';
 
@@ -41,6 +41,10 @@ export interface Auth {
   refuse: (problem: AGUIErrorData) => void;
   /** Forgets the key. */
   forget: () => void;
+  /** Whether the key dialog is shown: the page was refused, and the user has not dismissed the dialog (Escape). */
+  asking: boolean;
+  /** Shows the key dialog again (while refused) or dismisses it. */
+  setAsking: (asking: boolean) => void;
 }
 
 const AuthContext = createContext<Auth | null>(null);
@@ -49,21 +53,28 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   const [key, setKeyState] = useState<string | null>(loadKey);
   const [version, setVersion] = useState(0);
   const [refused, setRefused] = useState<AGUIErrorData | null>(null);
+  const [dismissed, setDismissed] = useState(false);
   const setKey = useCallback((k: string) => {
     storeKey(k);
     setKeyState(k);
     setVersion((v) => v + 1);
     setRefused(null);
+    setDismissed(false);
   }, []);
+  // A refusal while the dialog is dismissed (the live stream's next
+  // attempt) leaves it dismissed: only a new key, or the user, asks again.
   const refuse = useCallback((p: AGUIErrorData) => setRefused(p), []);
+  const setAsking = useCallback((asking: boolean) => setDismissed(!asking), []);
+  const asking = refused !== null && !dismissed;
   const forget = useCallback(() => {
     storeKey(null);
     setKeyState(null);
     setVersion((v) => v + 1);
+    setDismissed(false);
   }, []);
   const auth = useMemo(
-    () => ({ key, version, refused, setKey, refuse, forget }),
-    [key, version, refused, setKey, refuse, forget],
+    () => ({ key, version, refused, setKey, refuse, forget, asking, setAsking }),
+    [key, version, refused, setKey, refuse, forget, asking, setAsking],
   );
   return <AuthContext.Provider value={auth}>{children}</AuthContext.Provider>;
 }
@@ -74,16 +85,66 @@ export function useAuth(): Auth {
   return auth;
 }
 
+/** The controls Tab stops at in the key dialog. */
+const TABBABLE = 'a[href], button:not(:disabled), input:not(:disabled), select:not(:disabled), textarea:not(:disabled), [tabindex]:not([tabindex="-1"])';
+
 /**
  * Asks for an API key while the service refuses the page's requests: the
  * refusal's own message (the 401's "An API key is required…", the 403's
  * "The API key is not valid.") and a field for the key.
+ *
+ * A native modal <dialog> (showModal): the page behind it is inert, so
+ * neither Tab nor a screen reader's virtual cursor reaches it; Tab from
+ * its last control goes to its first, Shift+Tab from its first to its
+ * last. It is labelled by its heading and described by the refusal.
+ * Escape dismisses it (the header's "Enter API key" shows it again); on
+ * closing, the focus returns to where it was when the dialog opened, or
+ * to fallback (the page) when that is gone or was nothing.
  */
-export function KeyDialog() {
+export function KeyDialog({ fallback }: { fallback?: RefObject<HTMLElement | null> } = {}) {
   const auth = useAuth();
   const [value, setValue] = useState('');
-  if (!auth.refused) return null;
-  const wrong = auth.refused.httpStatus === 403;
+  const ref = useRef<HTMLDialogElement>(null);
+  const returnTo = useRef<Element | null>(null);
+  const open = auth.asking;
+  const refused = auth.refused;
+  // In the commit that renders its content, not a frame later.
+  useLayoutEffect(() => {
+    const d = ref.current;
+    if (!d) return;
+    if (open && !d.open) {
+      returnTo.current = document.activeElement;
+      // Its focusing steps focus its first control, the key's field.
+      d.showModal();
+    } else if (!open && d.open) {
+      d.close();
+    }
+  }, [open]);
+  const { setAsking } = auth;
+  // Escape: the dialog closes itself, and stays closed.
+  const onCancel = useCallback(() => setAsking(false), [setAsking]);
+  const onClose = useCallback(() => {
+    // Closed by Escape, or by the effect above (a key was given).
+    const back = returnTo.current;
+    returnTo.current = null;
+    if (back instanceof HTMLElement && back.isConnected && back !== document.body) back.focus();
+    else fallback?.current?.focus();
+  }, [fallback]);
+  const wrong = refused?.httpStatus === 403;
+  // Chromium's modal dialog lets Tab leave the last control for the
+  // browser's own toolbar; the dialog's controls go round instead.
+  const onKeyDown = (e: KeyboardEvent<HTMLDialogElement>) => {
+    if (e.key !== 'Tab') return;
+    const controls = [...e.currentTarget.querySelectorAll<HTMLElement>(TABBABLE)].filter((el) => el.checkVisibility?.() ?? true);
+    const first = controls[0];
+    const last = controls.at(-1);
+    if (!first || !last) return;
+    const at = document.activeElement;
+    if (e.shiftKey ? at === first || !e.currentTarget.contains(at) : at === last) {
+      e.preventDefault();
+      (e.shiftKey ? last : first).focus();
+    }
+  };
   const submit = (e: FormEvent) => {
     e.preventDefault();
     const k = value.trim();
@@ -93,28 +154,29 @@ export function KeyDialog() {
     }
   };
   return (
-    <div className="backdrop">
-      <form className="dialog" role="dialog" aria-modal="true" aria-labelledby="key-title" onSubmit={submit}>
-        <h2 id="key-title">{wrong ? 'The API key was refused' : 'This service needs an API key'}</h2>
-        <p className={wrong ? 'problem' : undefined} role="alert" data-code={auth.refused.code}>
-          {auth.refused.message}
-        </p>
-        <label>
-          API key
-          <input
-            type="password"
-            name="api-key"
-            autoComplete="off"
-            autoFocus
-            value={value}
-            onChange={(e) => setValue(e.target.value)}
-          />
-        </label>
-        <p className="hint">Kept in this tab only (sessionStorage), and sent in the X-API-Key header.</p>
-        <button type="submit" disabled={value.trim() === ''}>
-          Use this key
-        </button>
-      </form>
-    </div>
+    <dialog ref={ref} className="dialog" aria-labelledby="key-title" aria-describedby="key-problem" onCancel={onCancel} onClose={onClose} onKeyDown={onKeyDown}>
+      {refused && (
+        <form onSubmit={submit}>
+          <h2 id="key-title">{wrong ? 'The API key was refused' : 'This service needs an API key'}</h2>
+          <p id="key-problem" className={wrong ? 'problem' : undefined} role="alert" data-code={refused.code}>
+            {refused.message}
+          </p>
+          <label>
+            API key
+            <input
+              type="password"
+              name="api-key"
+              autoComplete="off"
+              value={value}
+              onChange={(e) => setValue(e.target.value)}
+            />
+          </label>
+          <p className="hint">Kept in this tab only (sessionStorage), and sent in the X-API-Key header.</p>
+          <button type="submit" disabled={value.trim() === ''}>
+            Use this key
+          </button>
+        </form>
+      )}
+    </dialog>
   );
 }

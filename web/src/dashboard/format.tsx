@@ -1,6 +1,7 @@
 // Small pieces the pages share: times, badges, a problem's message.
 
 import { ApiError } from './api';
+import { useScrollFocus } from './page';
 
 /** "3 min ago", from an RFC 3339 time; the time itself in the title. */
 export function Ago({ time, now = Date.now() }: { time: string; now?: number }) {
@@ -57,9 +58,14 @@ export function Failure({ error }: { error: Error }) {
   );
 }
 
-/** A JSON value, indented. */
-export function JSONBlock({ value }: { value: unknown }) {
-  return <pre className="json">{JSON.stringify(value, null, 2)}</pre>;
+/** A JSON value, indented; it scrolls in its own box (reachable by Tab while it does), named label. */
+export function JSONBlock({ value, label = 'JSON' }: { value: unknown; label?: string }) {
+  const ref = useScrollFocus<HTMLPreElement>(label);
+  return (
+    <pre ref={ref} className="json">
+      {JSON.stringify(value, null, 2)}
+    </pre>
+  );
 }
 
 /** Humanizes a duration in nanoseconds. */
