@@ -2,7 +2,7 @@
 // page of the location's hash, the key prompt, and the toaster the kit's
 // toasts appear in.
 
-import { Toaster } from '../kit';
+import { Toaster } from '@triage/kit/sonner';
 import { AuthProvider, KeyDialog, useAuth } from './auth';
 import { ErrorPage } from './ErrorPage';
 import { ErrorsPage } from './ErrorsPage';
