@@ -12,10 +12,12 @@ import (
 // TypeScript app (web/testdata/create-vite-react-ts, the pinned template
 // with its lockfile), whose `npm run build` (tsc -b, vite build) must pass
 // under the template's defaults and whose build, in Chromium, shows a
-// failing run of triage serve's echo agent with the kit; and the client
+// failing run of triage serve's echo agent with the kit and reports it
+// with the client from the browser; and the client
 // into an empty Node project, where a type-checked script reports an error
 // to triage serve and reads it back. It prints the tarballs' sizes and the
-// gzip bytes the kit adds to the app's bundle (docs/kit.md quotes them).
+// gzip bytes the kit and the client add to the app's bundle (docs/kit.md
+// quotes them).
 //
 // It needs Node.js, `npm ci --prefix web`, Chromium (as
 // TestDashboardInBrowser) and the npm registry or npm's cache (the app's

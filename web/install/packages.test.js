@@ -10,8 +10,10 @@
 //   `npm run build` (tsc -b, then vite build) must pass, and the built app,
 //   in Chromium, must show the failure, its countdown and a Retry that
 //   looks disabled until the countdown ends (the kit's CSS, no toast
-//   library). The gzip bytes the kit adds to the app's bundle are measured
-//   against the same app without it.
+//   library), and report the failure to the service with the client's
+//   tarball, from the browser. The gzip bytes the kit adds to the app's
+//   bundle are measured against the same app without it (and the client's
+//   against the app with the kit).
 // - the client into an empty Node project, where a TypeScript script,
 //   type-checked against the installed package under Node's own module
 //   resolution, reports an error to a real triage serve and reads it back.
@@ -120,7 +122,7 @@ async function serveApp(t, dist, upstream) {
   return `http://127.0.0.1:${server.address().port}`;
 }
 
-test('the kit installs into a fresh create-vite React-TS app, which type-checks, builds and shows a failing run', { timeout: 280_000 }, async (t) => {
+test('the kit installs into a fresh create-vite React-TS app, which type-checks, builds, shows a failing run and reports it with the client', { timeout: 280_000 }, async (t) => {
   const [packed, service] = await Promise.all([pack(), startServe(t)]);
   const app = join(tempDir(t), 'app');
   cpSync(TEMPLATE, app, { recursive: true });
@@ -137,12 +139,21 @@ test('the kit installs into a fresh create-vite React-TS app, which type-checks,
   await npm(app, 'exec', '--no', '--', 'vite', 'build', '--logLevel', 'warn');
   const agui = bundleBytes(app);
   copyFileSync(join(KIT_APP, 'App.tsx'), join(app, 'src', 'App.tsx'));
-  // The template's build: tsc -b (erasableSyntaxOnly, noUnusedLocals, …), then vite build.
-  await npm(app, 'run', 'build');
+  copyFileSync(join(KIT_APP, 'report-none.ts'), join(app, 'src', 'report.ts'));
+  await npm(app, 'exec', '--no', '--', 'vite', 'build', '--logLevel', 'warn');
   const kit = bundleBytes(app);
   console.log(`ℹ bundle gzip bytes: template ${template.gzip}, with @ag-ui/client ${agui.gzip}, with the kit too ${kit.gzip}`);
   console.log(`ℹ the kit adds ${kit.gzip - agui.gzip} gzip bytes (${kit.raw - agui.raw} minified) to an app with @ag-ui/client; kit and @ag-ui/client together add ${kit.gzip - template.gzip}`);
   assert.ok(kit.gzip > agui.gzip, 'the kit added nothing to the bundle: is it in the App?');
+
+  // The app as the test opens it: it also reports each failed run with
+  // @triage/client, from the browser. The template's build: tsc -b
+  // (erasableSyntaxOnly, noUnusedLocals, …), then vite build.
+  await npm(app, 'install', packed['@triage/client'].path);
+  copyFileSync(join(KIT_APP, 'report-client.ts'), join(app, 'src', 'report.ts'));
+  await npm(app, 'run', 'build');
+  const client = bundleBytes(app);
+  console.log(`ℹ @triage/client adds ${client.gzip - kit.gzip} gzip bytes (${client.raw - kit.raw} minified) to that app`);
 
   // The built app, served with the service behind /v1, in Chromium.
   const base = await serveApp(t, join(app, 'dist'), service.base);
@@ -168,6 +179,11 @@ test('the kit installs into a fresh create-vite React-TS app, which type-checks,
   await waitFor('the retried run', async () => (await page.getByTestId('runs').textContent()) === '2');
   // The retry fails the same way: the alert is back, counting down again.
   await alert.getByRole('timer').waitFor({ timeout: 15_000 });
+  // The client reported the failed run from the page: its record is there.
+  const id = await waitFor('the run reported', async () => (await page.getByTestId('reported').count()) > 0 && page.getByTestId('reported').first().textContent(), 15_000);
+  const record = await (await fetch(`${service.base}/v1/errors/${id}`)).json();
+  assert.equal(record.agent_id, 'kit-app');
+  assert.equal(record.report.data.error_code, 'RATE_LIMITED');
   // HttpAgent logs nothing for a RUN_ERROR; the page has no other trouble.
   await watch.check();
 });
