@@ -13,10 +13,11 @@ import (
 // apigenInstall installs what TestAPITypesUpToDate needs.
 const apigenInstall = "npm ci --prefix web/apigen"
 
-// TestAPITypesUpToDate generates the dashboard's API types from
-// server/openapi.json with the pinned openapi-typescript (web/apigen) into
-// a temporary file, and fails when the committed src/dashboard/api.gen.ts
-// differs: a change to the OpenAPI document (go generate ./server) must
+// TestAPITypesUpToDate generates the API types from server/openapi.json
+// with the pinned openapi-typescript (web/apigen) into a temporary file,
+// and fails when either committed copy differs, the dashboard's
+// (src/dashboard/api.gen.ts) or the TypeScript client's
+// (packages/client/src/api.gen.ts): a change to the OpenAPI document (go generate ./server) must
 // come with its types. TestKitTypecheck type-checks them, with
 // src/dashboard/api.check.ts, a client written against them. It skips,
 // saying what to install, when node or web/apigen/node_modules is missing.
@@ -57,11 +58,13 @@ func TestAPITypesUpToDate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	committed, err := os.ReadFile(filepath.Join("src", "dashboard", "api.gen.ts"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(generated, committed) {
-		t.Fatalf("src/dashboard/api.gen.ts is not what openapi-typescript makes of server/openapi.json: run `npm run gen --prefix web/apigen` (after `%s`), then `npm run build --prefix web`, and commit both", apigenInstall)
+	for _, name := range []string{"src/dashboard/api.gen.ts", "packages/client/src/api.gen.ts"} {
+		committed, err := os.ReadFile(filepath.FromSlash(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(generated, committed) {
+			t.Errorf("%s is not what openapi-typescript makes of server/openapi.json: run `npm run gen --prefix web/apigen` (after `%s`), then `npm run build --prefix web`, and commit them", name, apigenInstall)
+		}
 	}
 }

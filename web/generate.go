@@ -1,3 +1,3 @@
 package web
 
-//go:generate go run ../cmd/tsgen -o src/kit/codes.ts
+//go:generate go run ../cmd/tsgen -o packages/kit/src/codes.ts

@@ -1,10 +1,14 @@
-import type { Plugin } from 'vite';
+import { defaultClientConditions, defaultServerConditions, type Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
 
-// One Vite project for the whole of web/: the kit (src/kit) and the
-// dashboard (src/dashboard, built from index.html into dist/, which package
-// web embeds). Vitest runs every *.test.ts(x) under src in jsdom; the
-// browser tests (e2e/) run under node --test, from go test ./cmd/triage.
+// One Vite project for the whole of web/: the dashboard (src/dashboard,
+// built from index.html into dist/, which package web embeds) and the
+// workspace's packages (packages/kit, packages/client), which the dashboard
+// imports by name ("@triage/kit") from their sources: the "triage-source"
+// export condition, which only this workspace sets, points at src/ (a
+// package's published exports point at its build, dist/). Vitest runs
+// every *.test.ts(x) under src and packages/*/src in jsdom; the browser
+// tests (e2e/) run under node --test, from go test ./cmd/triage.
 //
 // The build is deterministic (the same sources and lockfile give the same
 // bytes; a Go test rebuilds and compares) and self-contained: every asset
@@ -13,6 +17,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   base: './',
   publicDir: false,
+  resolve: { conditions: ['triage-source', ...defaultClientConditions] },
+  ssr: { resolve: { conditions: ['triage-source', ...defaultServerConditions] } },
   plugins: [sonnerStylesheet()],
   build: {
     outDir: 'dist',
@@ -36,7 +42,7 @@ export default defineConfig({
   },
   test: {
     environment: 'jsdom',
-    include: ['src/**/*.test.{ts,tsx}'],
+    include: ['src/**/*.test.{ts,tsx}', 'packages/*/src/**/*.test.{ts,tsx}'],
     setupFiles: ['src/test/setup.ts'],
     restoreMocks: true,
   },

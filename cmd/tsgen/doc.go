@@ -1,12 +1,12 @@
 // Command tsgen writes the TypeScript mirror of the fault code table,
-// web/src/kit/codes.ts, for the web kit. It runs from go generate in the web
+// web/packages/kit/src/codes.ts, for the web kit. It runs from go generate in the web
 // package:
 //
 //	go generate ./web
 //
 // or by hand from the module root:
 //
-//	go run ./cmd/tsgen -o web/src/kit/codes.ts
+//	go run ./cmd/tsgen -o web/packages/kit/src/codes.ts
 //
 // The rendering itself is package render, which web's test calls to fail
 // when the committed file is stale.

@@ -12,7 +12,7 @@ import (
 func main() {
 	log.SetFlags(0)
 	log.SetPrefix("tsgen: ")
-	out := flag.String("o", "web/src/kit/codes.ts", "TypeScript file to write")
+	out := flag.String("o", "web/packages/kit/src/codes.ts", "TypeScript file to write")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		log.Fatalf("unexpected arguments %q", flag.Args())

@@ -8,7 +8,7 @@ import (
 	"github.com/triage-go/triage/internal/tsgen/render"
 )
 
-// The TypeScript a code becomes: an enum member, and its row in CODES.
+// The TypeScript a code becomes: a member of AGUIErrorCode, and its row in CODES.
 func ExampleCodes() {
 	var b bytes.Buffer
 	if err := render.Codes(&b); err != nil {
@@ -23,7 +23,7 @@ func ExampleCodes() {
 	fmt.Print(row)
 	// Output:
 	//   /** A rate limit was exceeded; retry after retry_after. */
-	//   RATE_LIMITED = "RATE_LIMITED",
+	//   RATE_LIMITED: "RATE_LIMITED",
 	//   [AGUIErrorCode.RATE_LIMITED]: Object.freeze({
 	//     code: AGUIErrorCode.RATE_LIMITED,
 	//     httpStatus: 429,

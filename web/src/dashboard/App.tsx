@@ -5,7 +5,7 @@
 
 import { useRef, type MouseEvent } from 'react';
 
-import { Toaster } from '../kit';
+import { Toaster } from '@triage/kit/sonner';
 import { AuthProvider, KeyDialog, useAuth } from './auth';
 import { ErrorPage } from './ErrorPage';
 import { ErrorsPage } from './ErrorsPage';

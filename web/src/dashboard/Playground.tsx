@@ -9,7 +9,8 @@
 import { HttpAgent, randomUUID, type AgentSubscriber, type Message } from '@ag-ui/client';
 import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 
-import { parseError, useAGUIErrorHandler } from '../kit';
+import { parseError } from '@triage/kit';
+import { useAGUIErrorToasts as useAGUIErrorHandler } from '@triage/kit/sonner';
 import { authHeaders } from './api';
 import { useAuth } from './auth';
 import { Failure } from './format';

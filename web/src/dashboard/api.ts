@@ -2,7 +2,7 @@
 // response that is not ok is read with the kit's readProblem (the service
 // answers every failure with problem+json) and thrown as an ApiError.
 
-import { readProblem, type AGUIErrorData } from '../kit';
+import { readProblem, type AGUIErrorData } from '@triage/kit';
 
 /** A request the service refused: its status and its problem, as the kit reads it. */
 export class ApiError extends Error {

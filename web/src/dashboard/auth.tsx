@@ -6,7 +6,7 @@
 
 import { createContext, useCallback, useContext, useLayoutEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent, type ReactNode, type RefObject } from 'react';
 
-import type { AGUIErrorData } from '../kit';
+import type { AGUIErrorData } from '@triage/kit';
 
 /** The sessionStorage item that holds the key. */
 export const KEY_ITEM = 'triage.apiKey';

@@ -5,7 +5,7 @@
 // the last event that had an id, so that the service replays what was
 // missed (server/events.go).
 
-import { readProblem } from '../kit';
+import { readProblem } from '@triage/kit';
 import { ApiError } from './api';
 
 /** One event of a stream. */

@@ -3,8 +3,9 @@ import { act, render, screen } from '@testing-library/react';
 import { toast, Toaster } from 'sonner';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-import { parseUserErrorEvent } from './notice';
-import { useAGUIErrorHandler, type AGUIErrorHandler, type UseAGUIErrorHandlerOptions } from './useAGUIErrorHandler';
+import { parseUserErrorEvent } from './notice.js';
+import { useAGUIErrorToasts, type UseAGUIErrorToastsOptions } from './sonner.js';
+import { useAGUIErrorHandler, type AGUIErrorHandler } from './useAGUIErrorHandler.js';
 
 // The CUSTOM event triage serve sends for the default agent's
 // "warn with SERVICE_UNAVAILABLE after 5s" (cmd/triage/testdata/agui-client/notice.test.js).
@@ -49,9 +50,15 @@ describe('parseUserErrorEvent', () => {
 
 let handler: AGUIErrorHandler;
 
-function Probe({ options }: { options: UseAGUIErrorHandlerOptions }) {
-  handler = useAGUIErrorHandler(options);
+function Probe({ options }: { options: UseAGUIErrorToastsOptions }) {
+  handler = useAGUIErrorToasts(options);
   return <output data-testid="state">{handler.lastError?.code ?? 'none'}</output>;
+}
+
+/** The hook alone, with no toasts: its notice is state. */
+function Bare() {
+  handler = useAGUIErrorHandler();
+  return <output data-testid="notice">{handler.lastNotice?.message ?? 'none'}</output>;
 }
 
 function customEvent(event: Record<string, unknown>) {
@@ -66,6 +73,23 @@ afterEach(() => {
 });
 
 describe('useAGUIErrorHandler notices', () => {
+  it('keeps the last notice, apart from the error, until a new run starts', () => {
+    render(<Bare />);
+    act(() => {
+      customEvent(warned);
+    });
+    expect(screen.getByTestId('notice').textContent).toBe('Service temporarily unavailable. Please try again later.');
+    expect(handler.lastNotice).toMatchObject({ code: 503, retryable: true, retryAfter: 5 });
+    expect(handler.lastError).toBeNull();
+    expect(document.querySelectorAll('[data-sonner-toast]').length).toBe(0);
+    act(() => {
+      handler.subscriber.onRunInitialized?.({} as never);
+    });
+    expect(screen.getByTestId('notice').textContent).toBe('none');
+  });
+});
+
+describe('useAGUIErrorToasts notices', () => {
   it('shows a notice as a toast without making it the error', async () => {
     render(
       <>

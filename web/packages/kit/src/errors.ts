@@ -20,7 +20,7 @@ import {
   type CodeSpec,
   type ErrorCategory,
   type ErrorDomain,
-} from './codes';
+} from './codes.js';
 
 /**
  * The code an error takes when the server sent none, or one this version of

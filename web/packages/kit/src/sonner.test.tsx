@@ -5,16 +5,17 @@ import { useState } from 'react';
 import { toast, Toaster } from 'sonner';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-import { problemResponse, repoFile, runError } from '../test/golden';
-import { AGUIErrorCode } from './codes';
-import type { AGUIErrorData } from './errors';
-import { useAGUIErrorHandler, type AGUIErrorHandler, type UseAGUIErrorHandlerOptions } from './useAGUIErrorHandler';
+import { problemResponse, repoFile, runError } from '../../../src/test/golden';
+import { AGUIErrorCode } from './codes.js';
+import type { AGUIErrorData } from './errors.js';
+import { useAGUIErrorToasts, type UseAGUIErrorToastsOptions } from './sonner.js';
+import type { AGUIErrorHandler } from './useAGUIErrorHandler.js';
 
 /** The handler of the last render, for driving the subscriber from tests. */
 let handler: AGUIErrorHandler;
 
-function Probe({ options }: { options: UseAGUIErrorHandlerOptions }) {
-  handler = useAGUIErrorHandler(options);
+function Probe({ options }: { options: UseAGUIErrorToastsOptions }) {
+  handler = useAGUIErrorToasts(options);
   return (
     <output data-testid="state">
       {JSON.stringify({ code: handler.lastError?.code ?? null, secondsLeft: handler.secondsLeft, canRetry: handler.canRetry })}
@@ -23,7 +24,7 @@ function Probe({ options }: { options: UseAGUIErrorHandlerOptions }) {
 }
 
 /** An app: sonner's toaster, and the component using the hook, which a button unmounts. */
-function App({ options }: { options: UseAGUIErrorHandlerOptions }) {
+function App({ options }: { options: UseAGUIErrorToastsOptions }) {
   const [on, setOn] = useState(true);
   return (
     <>
@@ -95,7 +96,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-describe('useAGUIErrorHandler toasts', () => {
+describe('useAGUIErrorToasts', () => {
   it("shows a permanent failure as an error, with the code's user message and the server's", async () => {
     const onRetry = vi.fn();
     render(<App options={{ onRetry }} />);
@@ -322,7 +323,7 @@ function problem(golden: string): () => Response {
   return () => new Response(r.body, { status: r.status, headers: r.headers });
 }
 
-describe('useAGUIErrorHandler with @ag-ui/client HttpAgent', () => {
+describe('useAGUIErrorToasts with @ag-ui/client HttpAgent', () => {
   it("reports a run's RUN_ERROR through runAgent's subscriber", async () => {
     const agent = new HttpAgent({ url: 'http://triage.test/v1/agents/echo/runs', fetch: fetchOf(sse('error_sequence.golden')) });
     render(<App options={{ onRetry: () => undefined }} />);

@@ -1,8 +1,8 @@
 import { AGUIError } from '@ag-ui/core';
 import { describe, expect, it } from 'vitest';
 
-import { problemResponse, runError } from '../test/golden';
-import { AGUIErrorCode, CODE_ORDER, CODES, MAX_RETRY_AFTER_SECONDS } from './codes';
+import { problemResponse, runError } from '../../../src/test/golden';
+import { AGUIErrorCode, CODE_ORDER, CODES, MAX_RETRY_AFTER_SECONDS } from './codes.js';
 import {
   GENERIC_CODE,
   isRetryableError,
@@ -12,7 +12,7 @@ import {
   parseRunError,
   readProblem,
   retryDelay,
-} from './errors';
+} from './errors.js';
 
 describe('parseRunError on the RUN_ERROR events Triage writes (wire/agui/testdata)', () => {
   it('reads a rate limit: code, message and every metadata facet', () => {

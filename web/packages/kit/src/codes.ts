@@ -6,52 +6,60 @@
  * The error codes of Triage's taxonomy: the stable reason of a failure, the
  * `code` of an AG-UI RUN_ERROR event and of a problem+json document. A
  * value never changes meaning once published; a newer server may send a
- * code this enum does not have yet.
+ * code this table does not have yet.
+ *
+ * A frozen object and a union type of the same name, not a TypeScript
+ * enum: an app compiled with erasableSyntaxOnly (create-vite's default)
+ * refuses enums. `AGUIErrorCode.RATE_LIMITED` is the value, and
+ * `AGUIErrorCode` the type of any code.
  */
-export enum AGUIErrorCode {
+export const AGUIErrorCode = Object.freeze({
   /** The agent failed unexpectedly; nothing more specific applies. */
-  AGENT_EXECUTION_ERROR = "AGENT_EXECUTION_ERROR",
+  AGENT_EXECUTION_ERROR: "AGENT_EXECUTION_ERROR",
   /** No tenant identity (API key or tenant id) was supplied. */
-  TENANT_REQUIRED = "TENANT_REQUIRED",
+  TENANT_REQUIRED: "TENANT_REQUIRED",
   /** The tenant identity is invalid or not allowed. */
-  TENANT_UNAUTHORIZED = "TENANT_UNAUTHORIZED",
+  TENANT_UNAUTHORIZED: "TENANT_UNAUTHORIZED",
   /** The session named does not exist or has expired. */
-  SESSION_NOT_FOUND = "SESSION_NOT_FOUND",
+  SESSION_NOT_FOUND: "SESSION_NOT_FOUND",
   /** A rate limit was exceeded; retry after retry_after. */
-  RATE_LIMITED = "RATE_LIMITED",
+  RATE_LIMITED: "RATE_LIMITED",
   /** A deadline passed before the work finished. */
-  TIMEOUT = "TIMEOUT",
+  TIMEOUT: "TIMEOUT",
   /** The request is malformed or a field is invalid. */
-  INVALID_REQUEST = "INVALID_REQUEST",
+  INVALID_REQUEST: "INVALID_REQUEST",
   /** The agent, tool, model or capability named is not available. */
-  CAPABILITY_NOT_FOUND = "CAPABILITY_NOT_FOUND",
+  CAPABILITY_NOT_FOUND: "CAPABILITY_NOT_FOUND",
   /** The resource named (an error record, a job) does not exist here. */
-  NOT_FOUND = "NOT_FOUND",
+  NOT_FOUND: "NOT_FOUND",
   /** An external service failed; retryable when it answered 5xx. */
-  UPSTREAM_ERROR = "UPSTREAM_ERROR",
+  UPSTREAM_ERROR: "UPSTREAM_ERROR",
   /** Overloaded or temporarily down (backpressure, upstream 503). */
-  SERVICE_UNAVAILABLE = "SERVICE_UNAVAILABLE",
+  SERVICE_UNAVAILABLE: "SERVICE_UNAVAILABLE",
   /** Configuration or credentials are missing or invalid. */
-  CONFIG_ERROR = "CONFIG_ERROR",
+  CONFIG_ERROR: "CONFIG_ERROR",
   /** An upstream provider rejected this service's API key or permissions. */
-  PROVIDER_AUTH_FAILED = "PROVIDER_AUTH_FAILED",
+  PROVIDER_AUTH_FAILED: "PROVIDER_AUTH_FAILED",
   /** Connection refused or reset, DNS failure, closed bus. */
-  TRANSPORT_ERROR = "TRANSPORT_ERROR",
+  TRANSPORT_ERROR: "TRANSPORT_ERROR",
   /** The executor itself failed or is not started. */
-  INTERNAL_ERROR = "INTERNAL_ERROR",
+  INTERNAL_ERROR: "INTERNAL_ERROR",
   /** A peer broke the protocol (malformed worker response). */
-  PROTOCOL_ERROR = "PROTOCOL_ERROR",
+  PROTOCOL_ERROR: "PROTOCOL_ERROR",
   /** A request, prompt or context window limit was exceeded. */
-  PAYLOAD_TOO_LARGE = "PAYLOAD_TOO_LARGE",
+  PAYLOAD_TOO_LARGE: "PAYLOAD_TOO_LARGE",
   /** The session is processing another prompt. */
-  SESSION_BUSY = "SESSION_BUSY",
+  SESSION_BUSY: "SESSION_BUSY",
   /** The caller cancelled the operation. */
-  CANCELLED = "CANCELLED",
+  CANCELLED: "CANCELLED",
   /** A model refused the content (safety filter, content policy). */
-  CONTENT_REFUSED = "CONTENT_REFUSED",
+  CONTENT_REFUSED: "CONTENT_REFUSED",
   /** Account quota or credit is used up; it does not pass with time. */
-  QUOTA_EXHAUSTED = "QUOTA_EXHAUSTED",
-}
+  QUOTA_EXHAUSTED: "QUOTA_EXHAUSTED",
+} as const);
+
+/** A code of the table: one of AGUIErrorCode's values. */
+export type AGUIErrorCode = (typeof AGUIErrorCode)[keyof typeof AGUIErrorCode];
 
 /** Where in the architecture a failure happened (fault.Category). */
 export type ErrorCategory =

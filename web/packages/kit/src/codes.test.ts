@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { AGUIErrorCode, CODE_ORDER, CODES, ERROR_CATEGORIES, ERROR_DOMAINS } from './codes';
+import { AGUIErrorCode, CODE_ORDER, CODES, ERROR_CATEGORIES, ERROR_DOMAINS } from './codes.js';
 
 describe('the generated code table', () => {
   it("holds seed 000's taxonomy with its HTTP statuses and problem types", () => {
