@@ -1,3 +1,5 @@
+// The LangChainGo adapter: a module of its own, so that Triage's module
+// never depends on it. It builds against the working tree (replace ../..).
 module github.com/triage-go/triage/contrib/langchaingo
 
 go 1.26.0
