@@ -9,8 +9,8 @@ import (
 	"github.com/tmc/langchaingo/prompts"
 
 	"github.com/triage-go/triage/client"
-	triagelangchaingo "github.com/triage-go/triage/contrib/langchaingo"
 	"github.com/triage-go/triage/contrib/internal/servicetest"
+	triagelangchaingo "github.com/triage-go/triage/contrib/langchaingo"
 	"github.com/triage-go/triage/fault"
 )
 

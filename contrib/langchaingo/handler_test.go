@@ -17,8 +17,8 @@ import (
 
 	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/client"
-	triagelangchaingo "github.com/triage-go/triage/contrib/langchaingo"
 	"github.com/triage-go/triage/contrib/internal/servicetest"
+	triagelangchaingo "github.com/triage-go/triage/contrib/langchaingo"
 	"github.com/triage-go/triage/fault"
 )
 
