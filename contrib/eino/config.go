@@ -51,7 +51,7 @@ func (c Config) reporter() (*reporter.Reporter, error) {
 
 // WithQuery returns ctx naming the user's query the run serves: the
 // data.query_id of its reports (1 to 128 letters, digits, '_', '-', '.'
-// or ':'). Without it, a report's query is "eino:" and the name of the
+// or ':'; another is ignored). Without it, a report's query is "eino:" and the name of the
 // outermost graph (compose.WithGraphName), or "eino:run".
 func WithQuery(ctx context.Context, queryID string) context.Context {
 	return reporter.WithIDs(ctx, reporter.IDs{Query: queryID})

@@ -55,7 +55,7 @@ func (c Config) reporter() (*reporter.Reporter, error) {
 
 // WithQuery returns ctx naming the user's query the flow serves: the
 // data.query_id of its reports (1 to 128 letters, digits, '_', '-', '.'
-// or ':'). Without it, a report's query is "genkit:" and the name the
+// or ':'; another is ignored). Without it, a report's query is "genkit:" and the name the
 // outermost middleware was given (the flow's), or "genkit:run".
 func WithQuery(ctx context.Context, queryID string) context.Context {
 	return reporter.WithIDs(ctx, reporter.IDs{Query: queryID})

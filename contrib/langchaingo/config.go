@@ -52,7 +52,7 @@ func (c Config) reporter() (*reporter.Reporter, error) {
 
 // WithQuery returns ctx naming the user's query the chain or agent serves: the
 // data.query_id of its reports (1 to 128 letters, digits, '_', '-', '.'
-// or ':'). Without it, a report's query is "langchaingo:run".
+// or ':'; another is ignored). Without it, a report's query is "langchaingo:run".
 func WithQuery(ctx context.Context, queryID string) context.Context {
 	return reporter.WithIDs(ctx, reporter.IDs{Query: queryID})
 }
