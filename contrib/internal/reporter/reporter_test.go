@@ -304,3 +304,35 @@ func TestNewChecksConfig(t *testing.T) {
 		}
 	}
 }
+
+// A query id that is not an identifier is ignored: the report's query is
+// the framework's and the outermost level's name, as an identifier.
+func TestDefaultQuery(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	var got []string
+	r, err := reporter.New(reporter.Config{AgentID: "planner", Client: b.c, Framework: "genkit", Synchronous: true,
+		OnReport: func(rep *triage.Report, _ *triage.Feedback, err error) {
+			if err != nil {
+				t.Errorf("report: %v", err)
+			}
+			got = append(got, rep.Data.QueryID)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := reporter.WithIDs(t.Context(), reporter.IDs{Query: "not an id"})
+	for _, f := range []reporter.Failure{
+		{Err: errors.New("a"), Name: "model", Outer: "plan trip/v2"},
+		{Err: errors.New("b"), Name: "googleai/gemini"},
+		{Err: errors.New("c")},
+	} {
+		if err := r.Report(ctx, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{"genkit:plan_trip_v2", "genkit:googleai_gemini", "genkit:run"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("queries %q, want %q", got, want)
+	}
+}
