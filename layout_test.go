@@ -42,8 +42,11 @@ var layers = [][]string{
 	{"cmd", "internal/taxonomy/gen", "internal/textclass/gen"},
 	// Adapters the programs wire in: the NATS ingress (on natsingress.Service,
 	// which the service satisfies), River's web UI, OpenTelemetry's
-	// exporters, and `triage worker`'s ACP agent.
-	{"adapter/natsingress", "adapter/riverui", "adapter/otlp", "adapter/acpagent"},
+	// exporters, and `triage worker`'s ACP agent; and the machinery the Go
+	// agent framework adapters share (contrib/internal: the adapters are
+	// modules of their own, contrib/eino, contrib/langchaingo,
+	// contrib/genkit, which go list ./... does not list).
+	{"adapter/natsingress", "adapter/riverui", "adapter/otlp", "adapter/acpagent", "contrib/internal"},
 	{"web"},
 	{"server"},
 	{"bridge"},
@@ -92,7 +95,7 @@ var providerAgents = []string{"provider/openai/openaiagent", "provider/anthropic
 var testKits = []string{
 	"internal/testkit/acptest", "internal/testkit/disktest", "internal/testkit/golden", "internal/testkit/natstest", "internal/testkit/pgtest",
 	"internal/jsonmember/jsonmembertest", "provider/internal/providertest", "provider/internal/agenttest",
-	"store/storetest",
+	"store/storetest", "contrib/internal/servicetest",
 }
 
 // Packages whose dependencies are held closer than their layer: the Go

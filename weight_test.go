@@ -25,27 +25,32 @@ var heavy = []struct {
 	{"google.golang.org/genai", "Gemini's SDK", []string{"provider/gemini"}},
 	{"cloud.google.com", "Google Cloud's client libraries (Gemini's SDK)", []string{"provider/gemini"}},
 	{"google.golang.org/grpc", "gRPC (Gemini's SDK, the OTLP gRPC exporter)", []string{"provider/gemini", "adapter/otlp"}},
-	{"github.com/riverqueue/river", "River", []string{"store/sqlite", "store/postgres", "store/internal/riverjobs", "adapter/riverui"}},
+	{"github.com/riverqueue/river", "River", []string{"store/sqlite", "store/postgres", "store/internal/riverjobs", "adapter/riverui", servicetest}},
 	{"riverqueue.com/riverui", "River's web UI", []string{"adapter/riverui"}},
 	// River's UI brings its own PostgreSQL driver on pgx, whatever the store.
 	{"github.com/jackc/pgx", "pgx", []string{"store/postgres", "internal/testkit/pgtest", "adapter/riverui"}},
-	{"modernc.org/sqlite", "SQLite", []string{"store/sqlite"}},
+	{"modernc.org/sqlite", "SQLite", []string{"store/sqlite", servicetest}},
 	// The MCP doors, and wire/jsonrpc, which reads and writes the
 	// go-sdk's JSON-RPC values (and which `triage worker` speaks ACP with).
 	// The NATS ingress depends on natsingress.Service, not on server, and
 	// carries neither.
-	{"github.com/modelcontextprotocol/go-sdk", "the MCP go-sdk", []string{"wire/jsonrpc", "bridge", "server", "adapter/acpagent"}},
+	{"github.com/modelcontextprotocol/go-sdk", "the MCP go-sdk", []string{"wire/jsonrpc", "bridge", "server", "adapter/acpagent", servicetest}},
 	// ACP workers are a kind of agent: whoever runs agents carries the
 	// ACP SDK (a small one), the provider agents included.
 	{"github.com/coder/acp-go-sdk", "the ACP SDK", append([]string{"agent", "aguirun", "bridge", "server",
-		"adapter/acpagent"}, providerAgents...)},
+		"adapter/acpagent", servicetest}, providerAgents...)},
 	{"github.com/nats-io", "NATS", []string{"adapter/natsingress", "internal/testkit/natstest"}},
 	{"go.opentelemetry.io/otel/sdk", "OpenTelemetry's SDK", []string{"adapter/otlp"}},
 	{"go.opentelemetry.io/otel/exporters", "OpenTelemetry's exporters", []string{"adapter/otlp"}},
 	// The recovery policy's conditions: the engine, the service that
 	// runs it and the doors that hand it reports.
-	{"cel.dev/cel-go", "CEL", []string{"policy", "handler", "service", "server", "adapter/natsingress"}},
+	{"cel.dev/cel-go", "CEL", []string{"policy", "handler", "service", "server", "adapter/natsingress", servicetest}},
 }
+
+// servicetest runs the whole service (server on SQLite) for the tests of
+// the framework adapters (contrib/), which are modules of their own: a
+// test kit (testKits), carried by no library.
+const servicetest = "contrib/internal/servicetest"
 
 // heavyOf returns the entry of heavy whose module holds the package path,
 // if any.
