@@ -431,16 +431,18 @@ function Chart({ id, firstSeen, version }: { id: string; firstSeen: string; vers
     <section aria-labelledby="chart-title" className="chart-section">
       <div className="title-row">
         <h2 id="chart-title">Occurrences over time</h2>
-        <label className="small" htmlFor="chart-range">
-          Range
-        </label>{' '}
-        <select id="chart-range" className="small" value={range} onChange={(e) => setRange(e.target.value as ChartRange)}>
+        <span className="range">
+          <label className="small" htmlFor="chart-range">
+            Range
+          </label>{' '}
+          <select id="chart-range" className="small" value={range} onChange={(e) => setRange(e.target.value as ChartRange)}>
             {Object.entries(CHART_RANGES).map(([k, v]) => (
               <option key={k} value={k}>
                 {v.label}
               </option>
             ))}
-        </select>
+          </select>
+        </span>
       </div>
       {counts.error && <Failure error={counts.error} />}
       {counts.data && <Bars counts={counts.data} />}
