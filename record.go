@@ -64,9 +64,18 @@ type Record struct {
 	Occurrences     []Occurrence `json:"occurrences,omitempty"`
 	OccurrencesNext string       `json:"occurrences_next_cursor,omitempty"`
 	// Jobs are the latest jobs the record's occurrences started, by ID;
-	// MoreJobs tells that there are older ones.
+	// MoreJobs tells that there are older ones, and JobsNext is the cursor
+	// of GET /v1/errors/{error_id}/jobs that continues with them.
 	Jobs     []JobRecord `json:"jobs,omitempty"`
 	MoreJobs bool        `json:"more_jobs,omitempty"`
+	JobsNext string      `json:"jobs_next_cursor,omitempty"`
+}
+
+// JobPage is a page of an error's jobs, the latest (the highest ID)
+// first; Next, when not empty, is the cursor of the next page.
+type JobPage struct {
+	Jobs []JobRecord `json:"jobs"`
+	Next string      `json:"next_cursor,omitempty"`
 }
 
 // Occurrence is one handled delivery of a report.

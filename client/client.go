@@ -422,6 +422,19 @@ func (c *Client) History(ctx context.Context, errorID, cursor string) (*triage.T
 	return getObject[triage.TransitionPage](ctx, c, errorID, "/history"+query, "GET /v1/errors/{error_id}/history", "page of transitions")
 }
 
+// Jobs returns a page of the jobs of the record of errorID (GET
+// /v1/errors/{error_id}/jobs), the latest first, each with its state and
+// attempts: cursor is empty for the first page (the record's own latest
+// jobs), the record's JobsNext for the older ones, else the Next of the
+// page before. Errors and retries are as Get's.
+func (c *Client) Jobs(ctx context.Context, errorID, cursor string) (*triage.JobPage, error) {
+	query := ""
+	if cursor != "" {
+		query = "?" + url.Values{"cursor": {cursor}}.Encode()
+	}
+	return getObject[triage.JobPage](ctx, c, errorID, "/jobs"+query, "GET /v1/errors/{error_id}/jobs", "page of jobs")
+}
+
 // RunQuery selects the runs Runs lists; each field set narrows the list.
 type RunQuery struct {
 	AgentID string

@@ -205,3 +205,52 @@ func TestErrorsAgainstTheService(t *testing.T) {
 		t.Errorf("a refused query: %v", err)
 	}
 }
+
+// Jobs reaches every job of a record through the service: the record's
+// latest, then the older ones from its JobsNext, the latest first.
+func TestJobsAgainstTheService(t *testing.T) {
+	hs, st := startService(t)
+	acme := st.Tenant("acme")
+	at := time.Date(2025, 8, 8, 12, 20, 5, 0, time.UTC)
+	_, err := acme.SaveOccurrence(t.Context(), store.Occurrence{DeliveryKey: "d1", ErrorID: "err_jobs", QueryID: "q_1",
+		AgentID: "agent", ErrorType: "query_error", Severity: "low", NextAction: "resume", Attempt: 1, ReportedAt: at,
+		ReceivedAt: at, Report: json.RawMessage(`{}`), Feedback: json.RawMessage(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for i := range store.RecordJobs + 3 {
+		id, err := acme.Enqueue(t.Context(), store.NewJob{Kind: store.JobEscalation, ErrorID: "err_jobs",
+			Payload: json.RawMessage(fmt.Sprintf(`{"n":%d}`, i)), RunAt: time.Now().Add(time.Hour)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	c, err := client.New(hs.URL, client.Config{APIKey: serviceKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := c.Get(t.Context(), "err_jobs")
+	if err != nil || !rec.MoreJobs || rec.JobsNext == "" {
+		t.Fatalf("Get: more %v, next %q, %v", rec != nil && rec.MoreJobs, rec.JobsNext, err)
+	}
+	first, err := c.Jobs(t.Context(), "err_jobs", "")
+	if err != nil || len(first.Jobs) != store.RecordJobs || first.Jobs[0].ID != ids[len(ids)-1] || first.Next != rec.JobsNext {
+		t.Fatalf("first page: %d jobs, next %q, %v", len(first.Jobs), first.Next, err)
+	}
+	older, err := c.Jobs(t.Context(), "err_jobs", rec.JobsNext)
+	var got []int64
+	for _, j := range older.Jobs {
+		got = append(got, j.ID)
+	}
+	if err != nil || !slices.Equal(got, []int64{ids[2], ids[1], ids[0]}) || older.Next != "" {
+		t.Errorf("older jobs %v, next %q, %v; want %v", got, older.Next, err, ids[:3])
+	}
+	if _, err := c.Jobs(t.Context(), "err_nope", ""); fault.CodeOf(err) != fault.NotFound {
+		t.Errorf("an unknown record: %v", err)
+	}
+	if _, err := c.Jobs(t.Context(), "err_jobs", "nope"); fault.CodeOf(err) != fault.InvalidRequest {
+		t.Errorf("a cursor the service did not make: %v", err)
+	}
+}

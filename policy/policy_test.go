@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -238,8 +239,16 @@ func TestDefaultDecide(t *testing.T) {
 				Suggestions: []string{"Correct the value"}}},
 		{"Fallback", in("fallback"), Decision{Rule: "fallback", Actions: []string{"escalate"}, NextAction: triage.Escalate,
 			Severity:    triage.SeverityMedium,
-			Message:     "Something went wrong and I couldn't fix it automatically; please try again in a little while.",
-			Suggestions: []string{"Try again later", "Rephrase the request"}}},
+			Message:     "Something went wrong and I couldn't fix it automatically, and sending the same request again would fail the same way.",
+			Suggestions: []string{"Rephrase the request"}}},
+		{"FallbackRetryable", testInput(triage.Unknown, "E_WEIRD", triage.CauseUnknown, fault.New(fault.ServiceUnavailable, ""), nil),
+			Decision{Rule: "fallback", Actions: []string{"escalate"}, NextAction: triage.Escalate, Severity: triage.SeverityMedium,
+				Message:     "Something went wrong and I couldn't fix it automatically; please try again in a little while.",
+				Suggestions: []string{"Try again later", "Rephrase the request"}}},
+		{"ServiceOutageNotRetryable", testInput(triage.SystemError, "PAYLOAD_TOO_LARGE", triage.CauseUnknown, fault.New(fault.PayloadTooLarge, ""), nil),
+			Decision{Rule: "service_outage", Actions: []string{"escalate"}, NextAction: triage.Escalate, Severity: triage.SeverityHigh,
+				Message:     "This request couldn't be completed, and sending it again as it is would fail the same way.",
+				Suggestions: []string{"Change the request"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -400,6 +409,58 @@ func TestDefaultMessagesAreSafe(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// invitesRetry matches a message or suggestion that tells the user to send
+// the same request again later ("try again in a few minutes", "temporarily
+// unavailable"), as opposed to changing it first ("correct it and try
+// again").
+var invitesRetry = regexp.MustCompile(`(?i)temporarily|try again (later|shortly|in\b)|in a (few|little) (minutes?|while)|try again$`)
+
+// TestDefaultMessagesAgreeWithRetryable: a fault that is not retryable
+// (PAYLOAD_TOO_LARGE, a refused request) never gets a message inviting the
+// user to send the same request again, whatever rule decides it; a
+// retryable one with a Retry-After that the message names is named by it.
+func TestDefaultMessagesAgreeWithRetryable(t *testing.T) {
+	t.Parallel()
+	for _, r := range representative {
+		t.Run(r.rule, func(t *testing.T) {
+			t.Parallel()
+			in := r.in()
+			in.Fault = fault.New(fault.PayloadTooLarge, "")
+			if in.Fault.Retryable {
+				t.Fatal("PAYLOAD_TOO_LARGE is retryable: pick another code for this test")
+			}
+			d, err := Default().Decide(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, text := range append([]string{d.Message}, d.Suggestions...) {
+				if invitesRetry.MatchString(text) {
+					t.Errorf("rule %s, fault not retryable: %q invites a retry", d.Rule, text)
+				}
+			}
+		})
+	}
+	// The message that contradicted PAYLOAD_TOO_LARGE's retryable "no" on
+	// the dashboard: a door's own failure, classified a system error.
+	d, err := Default().Decide(testInput(triage.SystemError, "PAYLOAD_TOO_LARGE", triage.CauseUnknown,
+		fault.New(fault.PayloadTooLarge, ""), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "This request couldn't be completed, and sending it again as it is would fail the same way."; d.Rule != "service_outage" || d.Message != want {
+		t.Errorf("PAYLOAD_TOO_LARGE: rule %s, %q; want service_outage, %q", d.Rule, d.Message, want)
+	}
+	// A retryable fault keeps its invitation, with its Retry-After.
+	d, err = Default().Decide(testInput(triage.SystemError, "", triage.CauseOutage,
+		fault.New(fault.ServiceUnavailable, "", fault.WithRetryAfter(30*time.Second)), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(d.Message, "try again in 30 seconds") {
+		t.Errorf("SERVICE_UNAVAILABLE, retry after 30s: %q", d.Message)
 	}
 }
 

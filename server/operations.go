@@ -146,7 +146,7 @@ var operations = []route{
 			}},
 		},
 		OK: []apidoc.Answer{
-			{Status: 200, Description: "The record: its latest report and feedback, its latest occurrences (the latest received first, at most 20, and no more than fit in 4 MiB of documents with the record's own, but always one; occurrences_next_cursor continues on /v1/errors/{error_id}/occurrences) and its latest 20 jobs with their attempts (more_jobs when there are older ones).", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Of[triage.Record]()}}},
+			{Status: 200, Description: "The record: its latest report and feedback, its latest occurrences (the latest received first, at most 20, and no more than fit in 4 MiB of documents with the record's own, but always one; occurrences_next_cursor continues on /v1/errors/{error_id}/occurrences) and its latest 20 jobs with their attempts (more_jobs when there are older ones, and jobs_next_cursor, which GET /v1/errors/{error_id}/jobs continues with).", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Of[triage.Record]()}}},
 		},
 		Problems: []apidoc.Problem{
 			{Status: 400, Description: "The query string is malformed (INVALID_REQUEST)."},
@@ -249,6 +249,36 @@ var operations = []route{
 		},
 		Problems: []apidoc.Problem{
 			{Status: 400, Description: "An invalid filter or cursor; errors lists every parameter."},
+			opNoKey,
+			opWrongKey,
+			{Status: 404, Description: "No such error for this tenant (NOT_FOUND)."},
+			opRateLimited,
+			opBusy,
+		},
+	}},
+	{api: (*Server).listJobs, Operation: apidoc.Operation{
+		Method: "GET", Path: "/v1/errors/{error_id}/jobs", ID: "listErrorJobs",
+		Summary:     "A page of an error record's jobs",
+		Description: "The retries and escalations the record's occurrences scheduled, with their state (River's) and attempts, the latest (the highest id) first: without a cursor the record's latest, the ones GET /v1/errors/{error_id} carries; with its jobs_next_cursor, the older ones. River keeps a finished job for a while only (see docs/service.md): older ones are gone.",
+		Params: []apidoc.Param{
+			{Name: "error_id", In: "path", Required: true, Schema: apidoc.Obj{
+				"type": "string",
+			}},
+			{Name: "limit", In: "query", Description: "Page size.", Schema: apidoc.Obj{
+				"type":    "integer",
+				"minimum": 1,
+				"maximum": store.MaxJobLimit,
+				"default": store.RecordJobs,
+			}},
+			{Name: "cursor", In: "query", Description: "next_cursor of the previous page, or the record's jobs_next_cursor.", Schema: apidoc.Obj{
+				"type": "string",
+			}},
+		},
+		OK: []apidoc.Answer{
+			{Status: 200, Description: "Jobs, the latest first, each with its attempts.", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Of[triage.JobPage]()}}},
+		},
+		Problems: []apidoc.Problem{
+			{Status: 400, Description: "An invalid parameter or cursor; errors lists every parameter."},
 			opNoKey,
 			opWrongKey,
 			{Status: 404, Description: "No such error for this tenant (NOT_FOUND)."},

@@ -236,6 +236,40 @@ func (s *Server) listOccurrences(w http.ResponseWriter, r *http.Request, tenant 
 	return writeOccurrences(w, page)
 }
 
+// listJobs is GET /v1/errors/{error_id}/jobs: a page of the record's
+// jobs, the latest first, each with its attempts: the record's latest
+// jobs, then the older ones its jobs_next_cursor continues with.
+func (s *Server) listJobs(w http.ResponseWriter, r *http.Request, tenant string) error {
+	id, err := recordID(r)
+	if err != nil {
+		return err
+	}
+	l := listQuery{q: r.URL.Query()}
+	l.only("limit", "cursor")
+	f := store.JobFilter{Cursor: l.one("cursor")}
+	if v := l.one("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > store.MaxJobLimit {
+			l.bad("limit", "must be a whole number from 1 to "+strconv.Itoa(store.MaxJobLimit))
+		}
+		f.Limit = n
+	}
+	if err := l.err(); err != nil {
+		return err
+	}
+	page, ok, err := s.cfg.Store.Tenant(tenant).ErrorJobs(r.Context(), id, f)
+	if errors.Is(err, store.ErrBadCursor) {
+		return badCursor()
+	}
+	if err != nil {
+		return store.Unavailable(err)
+	}
+	if !ok {
+		return fault.New(fault.NotFound, "No such error.", fault.WithDetail("error_id", id))
+	}
+	return writeDocuments(w, page)
+}
+
 // parseOccurrenceFilter reads the query of GET
 // /v1/errors/{error_id}/occurrences: limit and cursor.
 func parseOccurrenceFilter(q url.Values) (store.OccurrenceFilter, error) {

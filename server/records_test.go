@@ -196,3 +196,81 @@ func TestStoredDocumentsNotEscaped(t *testing.T) {
 		}
 	}
 }
+
+// The jobs' route pages through every job of a record, the latest first,
+// from the record's jobs_next_cursor; it refuses what it does not take and
+// finds only the tenant's own records.
+func TestJobsRoute(t *testing.T) {
+	t.Parallel()
+	const keyA, keyB = "key-a-0123456789abcdef", "key-b-0123456789abcdef"
+	f := newFixture(t, func(c *Config) { c.APIKeys = map[string]string{keyA: "acme", keyB: "globex"} })
+	a, b := map[string]string{"X-API-Key": keyA}, map[string]string{"X-API-Key": keyB}
+	bigDocs(t, f.store, "acme", 0, 1, 100)
+	const n = store.RecordJobs + 7
+	var ids []int64
+	for i := range n {
+		id, err := f.store.Tenant("acme").Enqueue(t.Context(), store.NewJob{Kind: store.JobEscalation, ErrorID: "err_many",
+			Payload: json.RawMessage(fmt.Sprintf(`{"n":%d}`, i)), RunAt: scenarioNow.Add(time.Hour)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	var rec struct {
+		Jobs     []store.Job `json:"jobs"`
+		More     bool        `json:"more_jobs"`
+		JobsNext string      `json:"jobs_next_cursor"`
+	}
+	r := f.do("GET", "/v1/errors/err_many", nil, a)
+	if err := json.Unmarshal(r.body, &rec); err != nil || r.status != 200 {
+		t.Fatalf("%d %v", r.status, err)
+	}
+	if len(rec.Jobs) != store.RecordJobs || !rec.More || rec.JobsNext == "" || rec.Jobs[0].ID != ids[n-store.RecordJobs] {
+		t.Fatalf("the record's jobs: %d, more %v, next %q; want the latest %d, oldest first, and a cursor", len(rec.Jobs), rec.More, rec.JobsNext, store.RecordJobs)
+	}
+	var older []int64
+	next := rec.JobsNext
+	for pages := 0; next != ""; pages++ {
+		if pages > n {
+			t.Fatal("more pages than jobs")
+		}
+		r := f.do("GET", "/v1/errors/err_many/jobs?limit=3&cursor="+url.QueryEscape(next), nil, a)
+		var page store.JobPage
+		if err := json.Unmarshal(r.body, &page); err != nil || r.status != 200 || len(page.Jobs) == 0 {
+			t.Fatalf("%d %s", r.status, r.body)
+		}
+		for _, j := range page.Jobs {
+			older = append(older, j.ID)
+		}
+		next = page.Next
+	}
+	want := []int64{}
+	for i := n - store.RecordJobs - 1; i >= 0; i-- {
+		want = append(want, ids[i])
+	}
+	if fmt.Sprint(older) != fmt.Sprint(want) {
+		t.Errorf("older jobs %v; want %v", older, want)
+	}
+	for query, field := range map[string]string{
+		"limit=0": "limit", "limit=101": "limit", "limit=x": "limit", "color=red": "color",
+		"cursor=nope": "cursor", "cursor=" + url.QueryEscape(rec.JobsNext[:len(rec.JobsNext)-1]+"!"): "cursor", "limit=1&limit=2": "limit",
+	} {
+		r := f.do("GET", "/v1/errors/err_many/jobs?"+query, nil, a)
+		if r.status != 400 || !fieldsOf(t, r)[field] {
+			t.Errorf("?%s: %d %s; want 400 naming %s", query, r.status, r.body, field)
+		}
+	}
+	for _, c := range []struct {
+		path   string
+		header map[string]string
+	}{
+		{"/v1/errors/err_nope/jobs", a}, {"/v1/errors/err_many/jobs", b}, {"/v1/errors/-bad-/jobs", a},
+	} {
+		if r := f.do("GET", c.path, nil, c.header); r.status != 404 || codeOf(t, r) != "NOT_FOUND" {
+			t.Errorf("GET %s: %d %s", c.path, r.status, r.body)
+		}
+	}
+	if r := f.do("GET", "/v1/errors/err_many/jobs", nil, nil); r.status != 401 {
+		t.Errorf("without a key: %d", r.status)
+	}
+}

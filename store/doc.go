@@ -18,7 +18,8 @@
 // once); a job enqueued twice through Enqueuer.Enqueue with the same kind,
 // tenant, error and payload runs once (River's unique jobs), and a job
 // repeated in one Occurrence.Jobs goes in once. A record lists its latest
-// RecordJobs jobs with River's states and attempts. River keeps finished
+// RecordJobs jobs with River's states and attempts, and ErrorJobs pages
+// through all of them, the latest first. River keeps finished
 // jobs for a week (discarded ones a month), then deletes them.
 //
 // Store is the interface; store/sqlite (modernc.org/sqlite, WAL, the

@@ -162,6 +162,17 @@ type Workflows interface {
 	RecordHistory(ctx context.Context, errorID string, f HistoryFilter) (triage.TransitionPage, bool, error)
 }
 
+// JobFilter selects a page of an error's jobs.
+type JobFilter struct {
+	// Limit bounds the page: 1 to MaxJobLimit, default RecordJobs.
+	Limit int
+	// Cursor continues from a JobPage's Next (or a Record's JobsNext).
+	Cursor string
+}
+
+// MaxJobLimit bounds JobFilter.Limit.
+const MaxJobLimit = 100
+
 // Changed is what ChangeRecord did: the record after the change, and the
 // transition (nil when the change changed nothing).
 type Changed struct {
@@ -192,6 +203,12 @@ type Records interface {
 	// It returns false when the tenant has no such error, and
 	// ErrBadCursor for a cursor it did not make.
 	Occurrences(ctx context.Context, errorID string, f OccurrenceFilter) (OccurrencePage, bool, error)
+	// ErrorJobs returns a page of an error's jobs, the latest (the
+	// highest ID) first, with their attempts: the record's latest
+	// RecordJobs, and the older ones its JobsNext continues with. It
+	// returns false when the tenant has no such error, and ErrBadCursor
+	// for a cursor it did not make.
+	ErrorJobs(ctx context.Context, errorID string, f JobFilter) (JobPage, bool, error)
 	// ErrorRecords lists the summaries of records in f's Sort (the most
 	// recently seen first by default), with the Total f selects. It reads
 	// no document: its cost does not grow with the size of the reports.
@@ -270,6 +287,7 @@ type (
 	Record         = triage.Record
 	OccurrencePage = triage.OccurrencePage
 	Page           = triage.Page
+	JobPage        = triage.JobPage
 	NewJob         = triage.NewJob
 	Job            = triage.JobRecord
 	JobAttempt     = triage.JobAttempt

@@ -220,8 +220,66 @@ var pageTests = []test{
 		if want := ids[5:]; !slices.Equal(got, want) || !r.MoreJobs {
 			t.Errorf("jobs %v, more %v; want the latest %d, %v, and more", got, r.MoreJobs, store.RecordJobs, want)
 		}
-		if r := record(t, a, "e2"); r.MoreJobs {
+		if r := record(t, a, "e2"); r.MoreJobs || r.JobsNext != "" {
 			t.Error("a record of no job: more jobs")
+		}
+		// Its JobsNext continues with the older jobs, the latest first,
+		// to the first; then no cursor.
+		if r.JobsNext == "" {
+			t.Fatal("a record with more jobs has no JobsNext")
+		}
+		var older []int64
+		cursor := r.JobsNext
+		for pages := 0; cursor != ""; pages++ {
+			if pages > 3 {
+				t.Fatalf("more pages than 5 jobs in 2 a page make: %v", older)
+			}
+			p, ok, err := a.ErrorJobs(t.Context(), "e1", store.JobFilter{Limit: 2, Cursor: cursor})
+			must(t, err)
+			if !ok || len(p.Jobs) == 0 || len(p.Jobs) > 2 {
+				t.Fatalf("ErrorJobs(%q) = %+v, %v; want a page of 1 or 2", cursor, p, ok)
+			}
+			for _, j := range p.Jobs {
+				older = append(older, j.ID)
+				if j.ErrorID != "e1" || j.Tenant != "a" {
+					t.Errorf("job %+v: not e1's", j)
+				}
+			}
+			cursor = p.Next
+		}
+		want := slices.Clone(ids[:5])
+		slices.Reverse(want)
+		if !slices.Equal(older, want) {
+			t.Errorf("older jobs %v; want %v, the latest first", older, want)
+		}
+		// Without a cursor: the latest first, as many as asked; the
+		// first page is the record's, in the other order.
+		p, ok, err := a.ErrorJobs(t.Context(), "e1", store.JobFilter{})
+		must(t, err)
+		latest := slices.Clone(ids[5:])
+		slices.Reverse(latest)
+		var first []int64
+		for _, j := range p.Jobs {
+			first = append(first, j.ID)
+		}
+		if !ok || !slices.Equal(first, latest) || p.Next != r.JobsNext {
+			t.Errorf("ErrorJobs(first page) = %v, next %q; want %v, next %q", first, p.Next, latest, r.JobsNext)
+		}
+		// Another tenant, an unknown error, a cursor of another kind.
+		if _, ok, err := e.s.Tenant("b").ErrorJobs(t.Context(), "e1", store.JobFilter{}); ok || err != nil {
+			t.Errorf("another tenant's ErrorJobs(e1) = %v, %v; want not found", ok, err)
+		}
+		if p, ok, err := a.ErrorJobs(t.Context(), "e2", store.JobFilter{}); !ok || err != nil || len(p.Jobs) != 1 || p.Next != "" {
+			t.Errorf("ErrorJobs(e2) = %+v, %v, %v; want its one job", p, ok, err)
+		}
+		if _, ok, _ := a.ErrorJobs(t.Context(), "nope", store.JobFilter{}); ok {
+			t.Error("ErrorJobs of an unknown error: found")
+		}
+		listCursor := list(t, a, store.Filter{Limit: 1}).Next
+		for _, c := range []string{"garbage!", listCursor, occurrences(t, a, "e1", store.OccurrenceFilter{}).Next + "x"} {
+			if _, _, err := a.ErrorJobs(t.Context(), "e1", store.JobFilter{Cursor: c}); !errors.Is(err, store.ErrBadCursor) {
+				t.Errorf("ErrorJobs(cursor %q) error = %v, want ErrBadCursor", c, err)
+			}
 		}
 	}},
 }

@@ -251,16 +251,21 @@ func (q *Queue[TTx]) Insert(ctx context.Context, tenant string, j store.NewJob) 
 // river_job_by_error are on these expressions.
 const byError = `args->>'tenant' = @tenant AND args->>'error_id' = @error_id`
 
-// ListTx returns the latest n jobs of tenant's error errorID, by ID, with
-// their attempts, and whether there are older ones, read in the
-// transaction under on.
-func (q *Queue[TTx]) ListTx(ctx context.Context, on sqlstore.Querier, tenant, errorID string, n int) ([]store.Job, bool, error) {
+// ListTx returns the latest n jobs of tenant's error errorID whose ID is
+// below before (any when before is 0), the latest first, with their
+// attempts, and whether there are older ones, read in the transaction
+// under on.
+func (q *Queue[TTx]) ListTx(ctx context.Context, on sqlstore.Querier, tenant, errorID string, before int64, n int) ([]store.Job, bool, error) {
 	tx, err := q.txOf(on)
 	if err != nil {
 		return nil, false, err
 	}
+	where, args := byError, river.NamedArgs{"tenant": tenant, "error_id": errorID}
+	if before > 0 {
+		where, args["before"] = where+` AND id < @before`, before
+	}
 	p := river.NewJobListParams().
-		Where(byError, river.NamedArgs{"tenant": tenant, "error_id": errorID}).
+		Where(where, args).
 		OrderBy(river.JobListOrderByID, river.SortOrderDesc).
 		First(n + 1)
 	res, err := q.client.JobListTx(ctx, tx, p)
@@ -270,8 +275,8 @@ func (q *Queue[TTx]) ListTx(ctx context.Context, on sqlstore.Querier, tenant, er
 	more := len(res.Jobs) > n
 	rows := res.Jobs[:min(n, len(res.Jobs))]
 	list := make([]store.Job, 0, len(rows))
-	for i := len(rows) - 1; i >= 0; i-- { // by ID, oldest first
-		j, err := job(rows[i])
+	for _, r := range rows {
+		j, err := job(r)
 		if err != nil {
 			return nil, false, err
 		}

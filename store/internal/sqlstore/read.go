@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/base64"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -73,8 +74,15 @@ func (t *tenant) ErrorRecord(ctx context.Context, errorID string) (store.Record,
 			return err
 		}
 		r.Occurrences, r.OccurrencesNext = page.Occurrences, page.Next
-		r.Jobs, r.MoreJobs, err = t.errorJobs(ctx, q, errorID, store.RecordJobs)
-		return err
+		r.Jobs, r.MoreJobs, err = t.s.queue.ListTx(ctx, q, t.id, errorID, 0, store.RecordJobs)
+		if err != nil {
+			return err
+		}
+		if r.MoreJobs {
+			r.JobsNext = encodeJobCursor(r.Jobs[len(r.Jobs)-1].ID)
+		}
+		slices.Reverse(r.Jobs) // the record's are by ID, oldest first
+		return nil
 	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Record{}, false, nil
@@ -237,9 +245,60 @@ func decodeOccurrenceCursor(c string) (occurrenceKey, error) {
 
 // errorJobs returns the latest n jobs of an error, by ID, with their
 // attempts, and whether it has older ones.
-func (t *tenant) errorJobs(ctx context.Context, q Querier, errorID string, n int) ([]store.Job, bool, error) {
-	return t.s.queue.ListTx(ctx, q, t.id, errorID, n)
+// ErrorJobs returns a page of an error's jobs, the latest first.
+func (t *tenant) ErrorJobs(ctx context.Context, errorID string, f store.JobFilter) (store.JobPage, bool, error) {
+	var before int64
+	if f.Cursor != "" {
+		var err error
+		if before, err = decodeJobCursor(f.Cursor); err != nil {
+			return store.JobPage{}, false, t.s.errorf("list jobs", err)
+		}
+	}
+	n := f.Limit
+	switch {
+	case n <= 0:
+		n = store.RecordJobs
+	case n > store.MaxJobLimit:
+		n = store.MaxJobLimit
+	}
+	var page store.JobPage
+	found := false
+	err := t.read(ctx, func(q Querier) error {
+		page = store.JobPage{Jobs: []store.Job{}}
+		var one int
+		err := q.QueryRow(ctx, `SELECT 1 FROM records WHERE tenant = $1 AND error_id = $2`, t.id, errorID).Scan(&one)
+		if found = err == nil; errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		jobs, more, err := t.s.queue.ListTx(ctx, q, t.id, errorID, before, n)
+		if err != nil {
+			return err
+		}
+		page.Jobs = jobs
+		if more {
+			page.Next = encodeJobCursor(jobs[len(jobs)-1].ID)
+		}
+		return nil
+	})
+	if err != nil {
+		return store.JobPage{}, false, t.s.errorf("list jobs", err)
+	}
+	return page, found, nil
 }
+
+// jobCursorPrefix tells a jobs' cursor from the others.
+const jobCursorPrefix = "job:"
+
+// encodeJobCursor is the cursor continuing a record's jobs below the job
+// id.
+func encodeJobCursor(id int64) string { return encodeIDCursor(jobCursorPrefix, id) }
+
+// decodeJobCursor reads a cursor encodeJobCursor made; any other string
+// is store.ErrBadCursor.
+func decodeJobCursor(c string) (int64, error) { return decodeIDCursor(jobCursorPrefix, c) }
 
 // where builds a list's WHERE clause and its arguments, the tenant's
 // first ($1).

@@ -73,9 +73,10 @@ type Queue interface {
 	Rows(tenant string, jobs []store.NewJob) ([]JobRow, error)
 	// Insert enqueues one job for tenant on its own.
 	Insert(ctx context.Context, tenant string, j store.NewJob) (int64, error)
-	// ListTx returns the latest n jobs of tenant's error errorID, oldest
-	// first, and whether there are older ones.
-	ListTx(ctx context.Context, q Querier, tenant, errorID string, n int) ([]store.Job, bool, error)
+	// ListTx returns the latest n jobs of tenant's error errorID whose ID
+	// is below before (all of them when before is 0), the latest first,
+	// and whether there are older ones.
+	ListTx(ctx context.Context, q Querier, tenant, errorID string, before int64, n int) ([]store.Job, bool, error)
 }
 
 // JobRow is a job as the store inserts it into River's river_job: its
