@@ -7,7 +7,7 @@ import { AuthProvider, KeyDialog, useAuth } from './auth';
 import { ErrorPage } from './ErrorPage';
 import { ErrorsPage } from './ErrorsPage';
 import { FeedProvider, FeedStatus } from './feed';
-import { Playground } from './Playground';
+import { Playground } from './LazyPlayground';
 import { useRoute, type Route } from './route';
 
 export function App() {
