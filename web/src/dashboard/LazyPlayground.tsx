@@ -4,69 +4,68 @@
 // first load carries none of it. While it loads the page says so; when it
 // cannot be loaded (the service is down or restarting), the page says that,
 // and loads it again when the live feed reconnects.
+//
+// Not React.lazy: a lazy component keeps its first load's failure for good,
+// and shows it through an error boundary (which React 19 also logs as a
+// console error); this loads again, and says what failed, in the page.
 
-import { Component, lazy, Suspense, useState, type ReactNode } from 'react';
+import { useEffect, useState } from 'react';
 
 import { useFeed } from './feed';
 
-/** The failure to fetch the chunk, told from an error the playground throws. */
-class LoadError extends Error {}
+// The playground's rules are in the page's stylesheet (a kilobyte), not a
+// stylesheet of the chunk's: one the chunk brought would be a <link> that,
+// failed once, Vite's preloading never fetches again.
+import './Playground.css';
 
-const load = () =>
-  import('./Playground').then(
-    (m) => ({ default: m.Playground }),
-    (e: unknown) => {
-      throw new LoadError(e instanceof Error ? e.message : String(e));
-    },
-  );
+type Module = typeof import('./Playground');
 
-// One lazy component for the page's life, replaced only after a failed
-// load (React.lazy keeps its first promise's outcome).
-let Loaded = lazy(load);
+// The module once loaded, for the page's life.
+let loaded: Module | null = null;
+
+// The import alone, so that a failure to fetch the chunk's stylesheet,
+// which Vite's preloading reports by rejecting the promise it wraps around
+// the import, reaches the handlers below: a `.then` written on the import
+// itself goes inside that wrapper.
+const load = (): Promise<Module> => import('./Playground');
 
 export function Playground({ agentId }: { agentId: string }) {
-  const [failure, setFailure] = useState<Error | null>(null);
+  const [mod, setMod] = useState<Module | null>(loaded);
+  const [failure, setFailure] = useState<string | null>(null);
   const [attempt, setAttempt] = useState(0);
+  useEffect(() => {
+    if (mod) return;
+    let live = true;
+    load().then(
+      (m) => {
+        loaded = m;
+        if (live) setMod(m);
+      },
+      (e: unknown) => {
+        if (live) setFailure(e instanceof Error ? e.message : String(e));
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [mod, attempt]);
+  // The feed (re)connected: the service is back; load it again.
   useFeed((e) => {
     if (e.type !== 'open' || failure === null) return;
-    Loaded = lazy(load);
     setFailure(null);
     setAttempt((a) => a + 1);
   });
-  if (failure) {
-    return (
-      <section aria-labelledby="playground-title" className="playground">
-        <h1 id="playground-title">Playground</h1>
-        <p className="problem" role="alert">
-          The playground could not be loaded: {failure.message}. It is loaded again when the service is back (the header says Live).
-        </p>
-      </section>
-    );
-  }
+  if (mod) return <mod.Playground agentId={agentId} />;
   return (
-    <LoadFailure key={attempt} onFailure={setFailure}>
-      <Suspense fallback={<p className="muted">Loading the playground…</p>}>
-        <Loaded agentId={agentId} />
-      </Suspense>
-    </LoadFailure>
+    <section aria-labelledby="playground-title" className="playground">
+      <h1 id="playground-title">Playground</h1>
+      {failure === null ? (
+        <p className="muted">Loading the playground…</p>
+      ) : (
+        <p className="problem" role="alert">
+          The playground could not be loaded ({failure}). It is loaded again when the service is back (the header says Live).
+        </p>
+      )}
+    </section>
   );
-}
-
-/**
- * Catches the failure to load the chunk (React has error boundaries as
- * classes only); any other error goes on up, as it would without it.
- */
-class LoadFailure extends Component<{ onFailure: (e: Error) => void; children: ReactNode }, { error: unknown }> {
-  override state: { error: unknown } = { error: null };
-  static getDerivedStateFromError(error: unknown) {
-    return { error };
-  }
-  override componentDidCatch(error: unknown) {
-    if (error instanceof LoadError) this.props.onFailure(error);
-  }
-  override render() {
-    if (this.state.error === null) return this.props.children;
-    if (this.state.error instanceof LoadError) return null;
-    throw this.state.error;
-  }
 }
