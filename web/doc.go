@@ -16,9 +16,11 @@
 // src/dashboard is the dashboard `triage serve` serves at /: the error
 // records, live; one record with its root cause, actions, attempts and
 // jobs; and a playground that runs the service's agents through HttpAgent,
-// its failures shown by the kit. `npm run build` builds it into dist/,
-// which is committed and embedded: Handler serves it, so the binary needs
-// no Node.js. See docs/dashboard.md.
+// its failures shown by the kit. `npm run build` builds it into dist/
+// (the playground, with @ag-ui/client, a chunk of its own loaded when it is
+// first shown; a Brotli copy beside each text file), which is committed
+// and embedded: Handler serves it, Brotli or gzip to a browser that takes
+// it, so the binary needs no Node.js. See docs/dashboard.md.
 //
 // The tests check that packages/kit/src/codes.ts matches the code table, and, when
 // Node.js and web/node_modules are there (`npm ci --prefix web`), run the

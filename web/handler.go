@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"net/http"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -62,10 +63,12 @@ type file struct {
 	contentType string
 	cache       string
 	etag        string
-	// gz is body gzipped, with its own ETag, for the text files that
-	// shrink by a tenth or more; nil for the others.
-	gz     []byte
-	gzEtag string
+	// br is body compressed with Brotli, as the build wrote it beside the
+	// file (NAME.br), and gz body gzipped when the handler was made; each
+	// with its own ETag. Nil for a file that does not shrink by a tenth
+	// (an image, a tiny file).
+	br, gz         []byte
+	brEtag, gzEtag string
 }
 
 // compressible are the extensions of the files worth gzipping.
@@ -88,6 +91,17 @@ func gzipped(body []byte) []byte {
 	return b.Bytes()
 }
 
+// etagOf is the ETag of body: a quoted prefix of its SHA-256, with a
+// suffix naming its coding ("-br", "-gzip") when it is one.
+func etagOf(body []byte, coding string) string {
+	sum := sha256.Sum256(body)
+	tag := hex.EncodeToString(sum[:12])
+	if coding != "" {
+		tag += "-" + coding
+	}
+	return `"` + tag + `"`
+}
+
 var (
 	filesOnce sync.Once
 	files     map[string]*file // by URL path: "/" and "/assets/…"
@@ -100,24 +114,26 @@ func load() {
 		panic(err) // the directive embeds dist: it is there
 	}
 	_ = fs.WalkDir(root, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+		// NAME.br is NAME's Brotli, served for NAME, not at a path of its own.
+		if err != nil || d.IsDir() || path.Ext(p) == ".br" {
 			return err
 		}
 		body, err := fs.ReadFile(root, p)
 		if err != nil {
 			return err
 		}
-		sum := sha256.Sum256(body)
-		f := &file{body: body, cache: assetCache, etag: `"` + hex.EncodeToString(sum[:12]) + `"`}
+		f := &file{body: body, cache: assetCache, etag: etagOf(body, "")}
 		f.contentType = contentTypes[path.Ext(p)]
 		if f.contentType == "" {
 			f.contentType = "application/octet-stream"
 		}
 		if compressible[path.Ext(p)] {
 			if f.gz = gzipped(body); f.gz != nil {
-				gsum := sha256.Sum256(f.gz)
-				f.gzEtag = `"` + hex.EncodeToString(gsum[:12]) + `-gzip"`
+				f.gzEtag = etagOf(f.gz, "gzip")
 			}
+		}
+		if br, err := fs.ReadFile(root, p+".br"); err == nil {
+			f.br, f.brEtag = br, etagOf(br, "br")
 		}
 		urlPath := "/" + p
 		if p == "index.html" {
@@ -137,9 +153,12 @@ func load() {
 // X-Content-Type-Options nosniff, Referrer-Policy no-referrer and
 // X-Frame-Options DENY; a file has its content type by extension, an ETag
 // (If-None-Match is answered 304), and Cache-Control: no-cache for the
-// page, a year and immutable for an asset. Text files are sent gzipped
-// (compressed once, at the best level) to a client whose Accept-Encoding
-// takes gzip, with an ETag of their own and Vary: Accept-Encoding.
+// page, a year and immutable for an asset. Text files are sent compressed
+// to a client whose Accept-Encoding takes it, with Vary: Accept-Encoding
+// and an ETag of their own: Brotli, which the build writes beside each
+// (NAME.br, at its best quality), or else gzip, which Handler makes when
+// it is first called (at the best level); of two codings the request
+// takes equally, Brotli, the smaller.
 //
 // The page makes requests to the service it was served by only (the API
 // under /v1, with the API key it asks for), so Handler belongs on the
@@ -168,13 +187,30 @@ func serve(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", f.contentType)
 	h.Set("Cache-Control", f.cache)
 	body, etag := f.body, f.etag
-	if f.gz != nil {
+	if f.br != nil || f.gz != nil {
 		h.Add("Vary", "Accept-Encoding")
-		if negotiate.Encoding(r.Header.Values("Accept-Encoding"), "gzip") {
+		var offers []string
+		if f.br != nil {
+			offers = append(offers, "br")
+		}
+		if f.gz != nil {
+			offers = append(offers, "gzip")
+		}
+		switch negotiate.Coding(r.Header.Values("Accept-Encoding"), offers...) {
+		case "br":
+			body, etag = f.br, f.brEtag
+			h.Set("Content-Encoding", "br")
+		case "gzip":
 			body, etag = f.gz, f.gzEtag
 			h.Set("Content-Encoding", "gzip")
 		}
 	}
 	h.Set("ETag", etag)
+	if h.Get("Content-Encoding") != "" {
+		// ServeContent leaves it out when the answer is encoded (for
+		// handlers that compress as they write); this body is whole. A
+		// range or a 304 sets or removes it.
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+	}
 	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
 }

@@ -3,6 +3,7 @@ package web_test
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -33,12 +35,13 @@ func get(t *testing.T, h http.Handler, method, path string, header ...string) (*
 	return res, string(body)
 }
 
-// distFiles lists dist/, the build the package embeds, by URL path.
-func distFiles(t *testing.T) map[string][]byte {
+// distFiles lists dist/, the build the package embeds, by URL path; with
+// br, the Brotli files written beside them (NAME.br), else the others.
+func distFiles(t *testing.T, br bool) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
 	err := filepath.WalkDir("dist", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+		if err != nil || d.IsDir() || (filepath.Ext(p) == ".br") != br {
 			return err
 		}
 		body, err := os.ReadFile(p)
@@ -59,7 +62,7 @@ func distFiles(t *testing.T) map[string][]byte {
 // type, caching and security headers, and nothing else.
 func TestHandlerServesTheBuild(t *testing.T) {
 	h := web.Handler()
-	files := distFiles(t)
+	files := distFiles(t, false)
 	if len(files) < 3 {
 		t.Fatalf("dist/ holds %d files: run `npm run build --prefix web`", len(files))
 	}
@@ -100,7 +103,12 @@ func TestHandlerServesTheBuild(t *testing.T) {
 			t.Errorf("HEAD %s: %d %q", path, res.StatusCode, got)
 		}
 	}
-	for _, path := range []string{"/index.html", "/nope", "/assets/", "/assets/nope.js", "/dist/index.html", "/src/dashboard/main.tsx"} {
+	// The Brotli files are served for their files, not at paths of their own.
+	paths := []string{"/index.html", "/nope", "/assets/", "/assets/nope.js", "/dist/index.html", "/src/dashboard/main.tsx"}
+	for p := range distFiles(t, true) {
+		paths = append(paths, p)
+	}
+	for _, path := range paths {
 		if res, _ := get(t, h, "GET", path); res.StatusCode != 404 {
 			t.Errorf("GET %s: %d, want 404", path, res.StatusCode)
 		}
@@ -116,7 +124,7 @@ func TestHandlerServesTheBuild(t *testing.T) {
 // points at anything elsewhere; and the policy allows nothing inline and
 // no eval.
 func TestPageIsSelfContained(t *testing.T) {
-	files := distFiles(t)
+	files := distFiles(t, false)
 	page := string(files["/index.html"])
 	refs := regexp.MustCompile(`(?i)\b(?:src|href)="([^"]*)"`).FindAllStringSubmatch(page, -1)
 	if len(refs) < 3 {
@@ -152,53 +160,112 @@ func TestPageIsSelfContained(t *testing.T) {
 	}
 }
 
-// Text files go gzipped to a client that takes gzip, and as they are to
-// one that does not; both are the same file.
-func TestHandlerGzip(t *testing.T) {
+// TestHandlerCompression: text files go as Brotli (the build's NAME.br)
+// or gzip (made by the handler) to a client that takes it, by the q-values
+// of its Accept-Encoding, and as they are to one that takes neither; each
+// coding with its Content-Encoding, Content-Length and ETag, and every
+// answer of a compressible file with Vary: Accept-Encoding.
+func TestHandlerCompression(t *testing.T) {
 	h := web.Handler()
-	get := func(path, accept string) *httptest.ResponseRecorder {
+	brs := distFiles(t, true)
+	if len(brs) < 3 {
+		t.Fatalf("dist/ holds %d .br files: run `npm run build --prefix web`", len(brs))
+	}
+	send := func(path string, header ...string) *http.Response {
 		req := httptest.NewRequest("GET", path, nil)
-		if accept != "" {
-			req.Header.Set("Accept-Encoding", accept)
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
 		}
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
-		return rec
+		return rec.Result()
 	}
-	plain := get("/", "")
-	if plain.Header().Get("Content-Encoding") != "" || plain.Header().Get("Vary") != "Accept-Encoding" {
-		t.Fatalf("identity: %v", plain.Header())
-	}
-	for _, accept := range []string{"gzip", "br, gzip;q=0.8", "*"} {
-		gz := get("/", accept)
-		if gz.Header().Get("Content-Encoding") != "gzip" || gz.Header().Get("ETag") == plain.Header().Get("ETag") {
-			t.Fatalf("%q: %v", accept, gz.Header())
-		}
-		zr, err := gzip.NewReader(gz.Body)
+	read := func(res *http.Response) []byte {
+		b, err := io.ReadAll(res.Body)
 		if err != nil {
 			t.Fatal(err)
 		}
-		body, err := io.ReadAll(zr)
-		if err != nil || !bytes.Equal(body, plain.Body.Bytes()) {
-			t.Fatalf("%q: the gzipped page is not the page (%v)", accept, err)
+		return b
+	}
+	for brPath, br := range brs {
+		path := strings.TrimSuffix(brPath, ".br")
+		plain := distFiles(t, false)[path]
+		if path == "/index.html" {
+			path = "/"
 		}
-		if gz.Body.Len() >= plain.Body.Len() {
-			t.Errorf("%q: gzipped %d bytes, plain %d", accept, gz.Body.Len(), plain.Body.Len())
+		if plain == nil {
+			t.Fatalf("%s has no file it is the Brotli of", brPath)
+		}
+		etags := map[string]string{}
+		for _, c := range []struct {
+			accept string
+			want   string // the Content-Encoding
+		}{
+			{"", ""},
+			{"identity", ""},
+			{"identity;q=0", ""}, // refused, but nothing else taken: identity
+			{"deflate, zstd", ""},
+			{"gzip, deflate, br, zstd", "br"}, // Chromium's
+			{"br", "br"},
+			{"*", "br"},
+			{"gzip", "gzip"},
+			{"br;q=0.5, gzip", "gzip"},
+			{"br;q=0, *", "gzip"},
+			{"br;q=0, gzip;q=0", ""},
+			{"*;q=0", ""},
+		} {
+			res := send(path, "Accept-Encoding", c.accept)
+			body := read(res)
+			what := fmt.Sprintf("GET %s, Accept-Encoding %q", path, c.accept)
+			if res.StatusCode != 200 || res.Header.Get("Content-Encoding") != c.want || res.Header.Get("Vary") != "Accept-Encoding" {
+				t.Errorf("%s: %d, Content-Encoding %q (want %q), Vary %q", what, res.StatusCode,
+					res.Header.Get("Content-Encoding"), c.want, res.Header.Get("Vary"))
+				continue
+			}
+			if got := res.Header.Get("Content-Length"); got != strconv.Itoa(len(body)) {
+				t.Errorf("%s: Content-Length %s, %d bytes sent", what, got, len(body))
+			}
+			switch c.want {
+			case "":
+				if !bytes.Equal(body, plain) {
+					t.Errorf("%s: not the file", what)
+				}
+			case "br":
+				if !bytes.Equal(body, br) {
+					t.Errorf("%s: not dist%s", what, brPath)
+				}
+			case "gzip":
+				zr, err := gzip.NewReader(bytes.NewReader(body))
+				if err != nil {
+					t.Fatalf("%s: %v", what, err)
+				}
+				if got, err := io.ReadAll(zr); err != nil || !bytes.Equal(got, plain) {
+					t.Errorf("%s: the gzipped file is not the file (%v)", what, err)
+				}
+			}
+			if c.want != "" && len(body) >= len(plain) {
+				t.Errorf("%s: %d bytes, %d as it is", what, len(body), len(plain))
+			}
+			// One ETag per coding, and each revalidates its own coding only.
+			etag := res.Header.Get("ETag")
+			if have, ok := etags[c.want]; ok && have != etag {
+				t.Errorf("%s: ETag %s, %s before", what, etag, have)
+			}
+			etags[c.want] = etag
+			if res := send(path, "Accept-Encoding", c.accept, "If-None-Match", etag); res.StatusCode != 304 {
+				t.Errorf("%s, If-None-Match its ETag: %d", what, res.StatusCode)
+			}
+		}
+		if len(etags) != 3 || etags[""] == etags["br"] || etags[""] == etags["gzip"] || etags["br"] == etags["gzip"] {
+			t.Errorf("GET %s: the ETags of the codings: %v", path, etags)
+		}
+		if res := send(path, "Accept-Encoding", "gzip", "If-None-Match", etags["br"]); res.StatusCode != 200 {
+			t.Errorf("GET %s: gzip, If-None-Match the Brotli ETag: %d", path, res.StatusCode)
 		}
 	}
-	for _, accept := range []string{"gzip;q=0", "br", "identity"} {
-		if rec := get("/", accept); rec.Header().Get("Content-Encoding") != "" {
-			t.Errorf("%q: sent %q", accept, rec.Header().Get("Content-Encoding"))
-		}
-	}
-	// A gzipped answer's ETag revalidates the gzipped answer.
-	gz := get("/", "gzip")
-	req := httptest.NewRequest("GET", "/", nil)
-	req.Header.Set("Accept-Encoding", "gzip")
-	req.Header.Set("If-None-Match", gz.Header().Get("ETag"))
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	if rec.Code != 304 {
-		t.Errorf("If-None-Match of the gzipped ETag: %d", rec.Code)
+	// A file that does not shrink is sent as it is, without Vary: none of the
+	// build's text files is that small, so this is the 404's path.
+	if res := send("/assets/nope.js", "Accept-Encoding", "br"); res.Header.Get("Content-Encoding") != "" {
+		t.Errorf("a 404 was sent as %s", res.Header.Get("Content-Encoding"))
 	}
 }

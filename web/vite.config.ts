@@ -1,3 +1,8 @@
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { brotliCompress, constants } from 'node:zlib';
+
 import { defaultClientConditions, defaultServerConditions, type Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
 
@@ -19,7 +24,7 @@ export default defineConfig({
   publicDir: false,
   resolve: { conditions: ['triage-source', ...defaultClientConditions] },
   ssr: { resolve: { conditions: ['triage-source', ...defaultServerConditions] } },
-  plugins: [sonnerStylesheet()],
+  plugins: [sonnerStylesheet(), brotli()],
   build: {
     outDir: 'dist',
     emptyOutDir: true,
@@ -28,10 +33,15 @@ export default defineConfig({
     modulePreload: { polyfill: false },
     sourcemap: false,
     reportCompressedSize: false,
-    // One script, the app with React, @ag-ui/client and its schemas:
-    // about 630 kB, 170 kB gzipped; loaded once, then cached for good.
-    chunkSizeWarningLimit: 1024,
+    // The app with React (about 300 kB, 92 kB gzipped), and the
+    // playground with @ag-ui/client and its schemas in a chunk of its own,
+    // loaded when it is first shown (LazyPlayground.tsx); each cached for
+    // good.
+    chunkSizeWarningLimit: 512,
     rolldownOptions: {
+      // Brotli at its best quality (the brotli plugin below) is most of the
+      // build's time, on purpose: no report of the plugins' timings.
+      checks: { pluginTimings: false },
       onwarn(warning, warn) {
         // sonner's "use client" is for React Server Components; this is
         // a client-only app.
@@ -73,6 +83,51 @@ function sonnerStylesheet(): Plugin {
     },
     buildEnd(err) {
       if (!err && !seen) this.error('sonner: its module was not transformed; the build would insert its stylesheet at run time');
+    },
+  };
+}
+
+/** The files worth compressing, by extension (text; images are compressed already). */
+const compressible = /\.(?:html|js|css|svg|json|txt)$/;
+
+/**
+ * Writes NAME.br beside each text file of the build: Brotli at its best
+ * (quality 11, text mode), which package web serves to a browser that
+ * takes br (web/handler.go). Only where it saves a tenth or more. Node's
+ * own zlib module (no dependency); Brotli's output depends only on its
+ * input, its parameters and the library's version (1.1.0 in Node 20 to 24),
+ * so the build stays deterministic. Gzip is not written here: package web
+ * makes it with Go's compress/gzip when it starts (the same bytes on every
+ * machine).
+ */
+function brotli(): Plugin {
+  let outDir = '';
+  return {
+    name: 'triage:brotli',
+    apply: 'build',
+    configResolved(config) {
+      outDir = resolve(config.root, config.build.outDir);
+    },
+    async writeBundle() {
+      const walk = (dir: string): string[] =>
+        readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
+      const compress = promisify(brotliCompress);
+      // On libuv's threads, the files at once.
+      await Promise.all(
+        walk(outDir)
+          .filter((file) => compressible.test(file))
+          .map(async (file) => {
+            const body = readFileSync(file);
+            const br = await compress(body, {
+              params: {
+                [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+                [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
+                [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+              },
+            });
+            if (br.length <= body.length * 0.9) writeFileSync(`${file}.br`, br);
+          }),
+      );
     },
   };
 }

@@ -26,3 +26,16 @@ func ExampleEncoding() {
 	// true
 	// false
 }
+
+func ExampleCoding() {
+	// The server's preference first: Brotli, then gzip.
+	fmt.Printf("%q\n", negotiate.Coding([]string{"gzip, deflate, br, zstd"}, "br", "gzip"))
+	fmt.Printf("%q\n", negotiate.Coding([]string{"br;q=0.5, gzip"}, "br", "gzip"))
+	fmt.Printf("%q\n", negotiate.Coding([]string{"*, br;q=0"}, "br", "gzip"))
+	fmt.Printf("%q\n", negotiate.Coding([]string{"identity"}, "br", "gzip"))
+	// Output:
+	// "br"
+	// "gzip"
+	// "gzip"
+	// ""
+}

@@ -43,3 +43,15 @@ func FuzzEncoding(f *testing.F) {
 		}
 	})
 }
+
+func FuzzCoding(f *testing.F) {
+	f.Fuzz(func(t *testing.T, a, b string) {
+		got := negotiate.Coding([]string{a, b}, "br", "gzip")
+		if got != "" && !negotiate.Encoding([]string{a, b}, got) {
+			t.Fatalf("%q, %q: %q, which it does not take", a, b, got)
+		}
+		if got == "gzip" && negotiate.Encoding([]string{a, b}, "br") && !strings.Contains(strings.ToLower(a+b), "q=") {
+			t.Fatalf("%q, %q: gzip over br, with no q", a, b)
+		}
+	})
+}

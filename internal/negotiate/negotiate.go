@@ -45,6 +45,26 @@ func Encoding(header []string, coding string) bool {
 	return quality(parse(header, false), strings.ToLower(coding), false) > 0
 }
 
+// Coding returns the content coding of offers (gzip, br) the
+// Accept-Encoding header values prefer, or "" when they take none of them
+// (the answer is then sent as it is, identity). Each coding's q is read as
+// Encoding reads it; the highest above 0 wins, and of equal qualities the
+// first offer, the server's preference (its smallest, say). An absent or
+// empty header takes none here: a server may send identity, always
+// acceptable unless refused (RFC 9110, section 12.5.3), and "identity;q=0"
+// with no offer taken leaves the server nothing better than identity
+// either, so "" is the answer then too.
+func Coding(header []string, offers ...string) string {
+	elements := parse(header, false)
+	best, bestQ := "", 0
+	for _, offer := range offers {
+		if q := quality(elements, strings.ToLower(offer), false); q > bestQ {
+			best, bestQ = offer, q
+		}
+	}
+	return best
+}
+
 // element is one element of an Accept or Accept-Encoding header: a media
 // range (or coding), lower case, and its q in thousandths.
 type element struct {

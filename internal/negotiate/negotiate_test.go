@@ -106,3 +106,46 @@ func TestEncoding(t *testing.T) {
 		}
 	}
 }
+
+// TestCoding: the coding a handler that can write Brotli and gzip sends.
+func TestCoding(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		accept []string
+		want   string
+	}{
+		// None asked for: identity.
+		{nil, ""},
+		{[]string{""}, ""},
+		{[]string{"identity"}, ""},
+		{[]string{"deflate, zstd"}, ""},
+		// A browser's header: the server's preference, Brotli.
+		{[]string{"gzip, deflate, br, zstd"}, "br"},
+		{[]string{"BR"}, "br"},
+		{[]string{"gzip"}, "gzip"},
+		{[]string{"*"}, "br"},
+		// q decides, not order.
+		{[]string{"br;q=0.5, gzip"}, "gzip"},
+		{[]string{"gzip;q=0.9, br;q=0.8"}, "gzip"},
+		{[]string{"gzip;q=0.8, br;q=0.8"}, "br"},
+		// q=0 refuses, the coding's own element over "*".
+		{[]string{"br;q=0, gzip"}, "gzip"},
+		{[]string{"*, br;q=0"}, "gzip"},
+		{[]string{"*;q=0"}, ""},
+		{[]string{"*;q=0, gzip;q=0.1"}, "gzip"},
+		{[]string{"br;q=0, gzip;q=0"}, ""},
+		// Refusing identity with nothing else taken leaves identity.
+		{[]string{"identity;q=0"}, ""},
+		{[]string{"identity;q=0, gzip"}, "gzip"},
+		// A malformed q is left out; several lines are one list.
+		{[]string{"br;q=2, gzip;q=0.1"}, "gzip"},
+		{[]string{"br;q=0", "gzip;q=0.5"}, "gzip"},
+	} {
+		if got := negotiate.Coding(c.accept, "br", "gzip"); got != c.want {
+			t.Errorf("Coding(%q, br, gzip) = %q, want %q", c.accept, got, c.want)
+		}
+	}
+	if got := negotiate.Coding([]string{"br"}); got != "" {
+		t.Errorf("Coding(br) of no offers = %q", got)
+	}
+}

@@ -105,7 +105,7 @@ function baseEnv(extra = {}) {
 /**
  * Starts `triage serve` on a free port with a fresh database: args are
  * extra flags, keys the TRIAGE_API_KEYS ('' for none), env more
- * variables. Returns {base, post, restart, stop}: restart stops the
+ * variables. Returns {base, post, restart, stop, start}: restart stops the
  * service and starts it again on the same port and database (what a
  * browser's stream sees as a restart). It is stopped after the test, and
  * must exit 0 within 10s of SIGTERM.
@@ -193,6 +193,11 @@ export async function startServe(t, { args = [], keys = '', env = {} } = {}) {
     stop: async () => {
       stopped = true;
       await stop();
+    },
+    /** Starts the service again after stop(), on the same port and database. */
+    start: async () => {
+      await start();
+      stopped = false;
     },
   };
 }

@@ -2,7 +2,13 @@
 // /v1/agents answers through HttpAgent; a RATE_LIMITED run is the kit's
 // toast, whose countdown reaches zero before Retry is enabled; Retry runs
 // the agent again on the same conversation; an answer shows as it
-// streams.
+// streams. Each failed prompt is marked in the thread, under it, with the
+// kit's message, and the latest with a Retry that waits for the countdown;
+// the toast keeps clear of the thread (beside it on a wide window, not
+// shown on a narrow one); the composer stays in the window at 390 px. After
+// the service restarts, the playground works again without a reload. The
+// errors page does not load the playground's chunk, and its scripts are
+// under 100 KB gzipped.
 //
 // Retry is honest: it re-sends the conversation as it stands (the last
 // user message). The default echo agent fails "fail with RATE_LIMITED
@@ -66,6 +72,23 @@ async function conversation(page) {
   return page.$$eval('.messages .message', (ms) => ms.map((m) => `${m.dataset.role}: ${m.querySelector('.text').textContent}`));
 }
 
+/** The thread in order: the messages, and the marks of failures ("failed: CODE") and notices. */
+async function thread(page) {
+  return page.$$eval('.messages > li', (items) =>
+    items.flatMap((li) => {
+      if (li.classList.contains('message')) return [`${li.dataset.role}: ${li.querySelector('.text').textContent}`];
+      if (li.classList.contains('run-failed')) return [`failed: ${li.dataset.code}`];
+      if (li.classList.contains('run-notice')) return [`notice: ${li.querySelector('.text').textContent}`];
+      return [];
+    }),
+  );
+}
+
+/** Whether two boxes (boundingBox()) overlap. */
+function overlap(a, b) {
+  return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+}
+
 test('the playground: the echo agent answers, and fails with RATE_LIMITED', { timeout: 60_000 }, async (t) => {
   const svc = await startServe(t);
   const { page, watch } = await openBrowser(t, svc.base);
@@ -98,7 +121,12 @@ test('the playground: the echo agent answers, and fails with RATE_LIMITED', { ti
   await waitFor('the first countdown', async () => (await page.evaluate(() => window.__firstCountdown)) !== null);
   assert.equal(await page.evaluate(() => window.__firstCountdown), 3, 'the countdown did not begin at the retry delay, 3s');
   assert.equal(await page.locator('.run-failed').getAttribute('data-code'), 'RATE_LIMITED');
+  assert.deepEqual((await thread(page)).slice(-2), ['user: fail with RATE_LIMITED after 3s', 'failed: RATE_LIMITED']);
   assert.equal(await page.getByRole('button', { name: 'Send' }).isDisabled(), true, 'Send is enabled during the countdown');
+  // On a wide window the toast is beside the thread, not over it.
+  assert.equal(await toast.isVisible(), true);
+  const toastBox = await toast.boundingBox();
+  assert.ok(!overlap(toastBox, await page.locator('.chat').boundingBox()), 'the toast covers the conversation');
   await screenshot(page, 'playground-rate-limited');
   const retry = await countDown(toast, 3);
 
@@ -132,7 +160,20 @@ test('the playground: the echo agent answers, and fails with RATE_LIMITED', { ti
   assert.match(await notice.innerText(), /Trying again in 5s may help/);
   await waitFor('the answer after the notice', async () =>
     (await conversation(page)).at(-1) === 'assistant: You said: warn with SERVICE_UNAVAILABLE after 5s');
-  assert.equal(await page.locator('.run-failed').count(), 0, 'a notice was shown as a failed run');
+  // The thread: the failed prompt marked once (its retry failed the same
+  // way), and the notice under its prompt, not as a failure.
+  assert.deepEqual(await thread(page), [
+    'user: hello there, agent',
+    'assistant: You said: hello there, agent',
+    'user: fail with RATE_LIMITED after 3s',
+    'failed: RATE_LIMITED',
+    'user: and now?',
+    'assistant: You said: and now?',
+    'user: warn with SERVICE_UNAVAILABLE after 5s',
+    'notice: Service temporarily unavailable. Please try again later. Trying again in 5s may help.',
+    'assistant: You said: warn with SERVICE_UNAVAILABLE after 5s',
+  ]);
+  assert.equal(await page.locator('.run-failed[data-latest="true"]').count(), 0, 'a notice was shown as a failed run');
   await watch.check();
 });
 
@@ -231,5 +272,228 @@ test('the playground: Retry after a provider rate limit succeeds, the answer str
     assert.deepEqual(r.messages.map((m) => m.content), ['Summarize the sales']);
   }
   await screenshot(page, 'playground-retried');
+  await watch.check();
+});
+
+/**
+ * Waits for the countdown of a failure's mark in the thread to go down to
+ * zero from at most from, Retry disabled meanwhile (recorded in the page,
+ * as countDown does for the toast), and returns its Retry, enabled.
+ */
+async function markCountDown(mark, from) {
+  const retry = mark.getByRole('button', { name: 'Retry' });
+  await mark.evaluate((el) => {
+    const seen = [];
+    const read = () => {
+      const m = /Retry in (\d+)s/.exec(el.querySelector('[role="timer"]')?.textContent ?? '');
+      if (m && seen.at(-1)?.n !== Number(m[1])) seen.push({ n: Number(m[1]), disabled: el.querySelector('button')?.disabled });
+    };
+    read();
+    new MutationObserver(read).observe(el, { subtree: true, childList: true, characterData: true, attributes: true });
+    el.__countdown = seen;
+  });
+  await waitFor('the mark\'s countdown to reach zero', async () => (await mark.innerText()).includes('You can retry now.'), (from + 3) * 1000);
+  const record = await mark.evaluate((el) => el.__countdown);
+  const seen = record.map((r) => r.n);
+  assert.ok(seen.length > 0 && seen[0] <= from, `the countdown from ${from}: ${seen}`);
+  assert.deepEqual(seen, Array.from({ length: seen[0] }, (_, i) => seen[0] - i), `the countdown skipped a second: ${seen}`);
+  for (const r of record) assert.equal(r.disabled, true, `Retry is enabled at ${r.n}s`);
+  assert.equal(await retry.isEnabled(), true);
+  return retry;
+}
+
+/** Asserts that the composer is wholly in the window, and the page does not scroll sideways. */
+async function composerInView(page, what) {
+  const box = await page.locator('.composer').boundingBox();
+  const { width, height, scrollWidth } = await page.evaluate(() => ({
+    width: window.innerWidth,
+    height: window.innerHeight,
+    scrollWidth: document.documentElement.scrollWidth,
+  }));
+  assert.ok(box && box.y >= 0 && box.y + box.height <= height + 0.5, `${what}: the composer is at ${JSON.stringify(box)}, the window ${height} px high`);
+  assert.ok(scrollWidth <= width, `${what}: the page is ${scrollWidth} px wide in a ${width} px window`);
+  return box;
+}
+
+test('the playground at 390 px: failures marked in the thread, retried from there; the composer in view', { timeout: 90_000 }, async (t) => {
+  const svc = await startServe(t);
+  const { page, watch } = await openBrowser(t, svc.base);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto(`${svc.base}/#/playground`);
+  await page.getByLabel('Message').waitFor();
+  await composerInView(page, 'on load');
+  assert.equal(await page.evaluate(() => window.scrollY), 0);
+
+  // A rate-limited prompt: marked under it, with the kit's title and
+  // message, and a Retry that waits for the countdown. The toast would
+  // cover the thread at this width: it is not shown.
+  const runs = () => watch.trouble.requests.filter((r) => r.method() === 'POST' && r.url().endsWith('/v1/agents/echo/runs'));
+  await page.getByLabel('Message').fill('fail with RATE_LIMITED after 3s');
+  await page.getByRole('button', { name: 'Send' }).click();
+  const mark = page.locator('.run-failed[data-code="RATE_LIMITED"]');
+  await mark.waitFor();
+  assert.deepEqual(await thread(page), ['user: fail with RATE_LIMITED after 3s', 'failed: RATE_LIMITED']);
+  assert.match(await mark.innerText(), /Failed: Rate Limited/);
+  assert.match(await mark.innerText(), /Request rate limit exceeded/);
+  await toastOf(page, 'RATE_LIMITED').waitFor({ state: 'attached' });
+  assert.equal(await toastOf(page, 'RATE_LIMITED').isVisible(), false, 'the toast is shown over the thread at 390 px');
+  await composerInView(page, 'with a failure');
+  await screenshot(page, 'playground-failed-inline');
+  const retry = await markCountDown(mark, 3);
+
+  // Retry from the thread: the same conversation again; echo fails it
+  // again, so the prompt is marked again, once.
+  assert.equal(runs().length, 1);
+  await retry.click();
+  await waitFor('the retried run', () => runs().length === 2);
+  assert.deepEqual(JSON.parse(runs()[1].postData()).messages.map((m) => m.content), ['fail with RATE_LIMITED after 3s']);
+  await markCountDown(page.locator('.run-failed[data-code="RATE_LIMITED"]'), 3);
+  assert.deepEqual(await thread(page), ['user: fail with RATE_LIMITED after 3s', 'failed: RATE_LIMITED']);
+
+  // Another prompt that fails, for good: marked under it too, without a
+  // Retry; the earlier mark keeps its place and loses its Retry.
+  await page.getByLabel('Message').fill('fail with PAYLOAD_TOO_LARGE');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await page.locator('.run-failed[data-code="PAYLOAD_TOO_LARGE"]').waitFor();
+  assert.deepEqual(await thread(page), [
+    'user: fail with RATE_LIMITED after 3s',
+    'failed: RATE_LIMITED',
+    'user: fail with PAYLOAD_TOO_LARGE',
+    'failed: PAYLOAD_TOO_LARGE',
+  ]);
+  assert.match(await page.locator('.run-failed[data-code="PAYLOAD_TOO_LARGE"]').innerText(), /Retrying would fail the same way/);
+  assert.equal(await page.locator('.run-failed').getByRole('button', { name: 'Retry' }).count(), 0);
+
+  // A thread longer than the window: the composer stays at its bottom, the
+  // newest answer above it, without scrolling by hand.
+  for (let i = 1; i <= 8; i++) {
+    await page.getByLabel('Message').fill(`message number ${i}, long enough to wrap on a phone`);
+    await page.getByRole('button', { name: 'Send' }).click();
+    await waitFor(`answer ${i}`, async () => (await conversation(page)).at(-1) === `assistant: You said: message number ${i}, long enough to wrap on a phone`);
+  }
+  const { scrollHeight, innerHeight } = await page.evaluate(() => ({ scrollHeight: document.documentElement.scrollHeight, innerHeight: window.innerHeight }));
+  assert.ok(scrollHeight > innerHeight * 1.5, `the thread is not longer than the window (${scrollHeight} px)`);
+  const composer = await composerInView(page, 'with a long thread');
+  const last = await page.locator('.messages .message').last().boundingBox();
+  assert.ok(last.y + last.height <= composer.y + 1 && last.y >= 0, `the newest answer is at ${JSON.stringify(last)}, the composer at ${composer.y}`);
+  // Scrolled back to the top, the composer is still there.
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await composerInView(page, 'scrolled to the top');
+  await screenshot(page, 'playground-narrow');
+  await watch.check();
+});
+
+test('the playground after the service restarts: no reload needed', { timeout: 90_000 }, async (t) => {
+  const svc = await startServe(t);
+  const { page, watch } = await openBrowser(t, svc.base);
+  await page.goto(`${svc.base}/#/`);
+  await page.getByText('Live').waitFor();
+  await page.evaluate(() => {
+    window.__samePage = true;
+  });
+  const chunks = () => watch.trouble.requests.filter((r) => /\/assets\/Playground-[\w-]+\.js$/.test(r.url()));
+
+  // The service is down when the playground is first opened: its chunk
+  // cannot be fetched. Once the service is back (Live), it is.
+  await svc.stop();
+  await page.getByText('Reconnecting…').waitFor();
+  await page.getByRole('link', { name: 'Playground' }).click();
+  await page.getByText('The playground could not be loaded').waitFor();
+  await svc.start();
+  await page.getByText('Live').waitFor();
+  await page.getByLabel('Message').waitFor();
+  await page.getByLabel('Message').fill('hello again');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await waitFor('the answer', async () => (await conversation(page)).at(-1) === 'assistant: You said: hello again');
+  assert.ok(chunks().length >= 1);
+
+  // The chunk is loaded, and the service is down when the playground is
+  // opened again: its agents cannot be read ("could not be reached").
+  // Once it is back, they are.
+  await page.getByRole('link', { name: 'Errors' }).click();
+  await svc.stop();
+  await page.getByText('Reconnecting…').waitFor();
+  await page.getByRole('link', { name: 'Playground' }).click();
+  await page.getByText('The service could not be reached').waitFor();
+  assert.equal(await page.getByLabel('Message').count(), 0);
+  await svc.start();
+  await page.getByText('Live').waitFor();
+  await page.getByLabel('Message').waitFor();
+  assert.equal(await page.getByText('The service could not be reached').count(), 0);
+
+  // A prompt sent while the service is down is marked in the thread; once
+  // it is back, Retry runs it, and the next prompt goes through.
+  await svc.stop();
+  await page.getByText('Reconnecting…').waitFor();
+  await page.getByLabel('Message').fill('are you there?');
+  await page.getByRole('button', { name: 'Send' }).click();
+  const mark = page.locator('.run-failed[data-code="TRANSPORT_ERROR"]');
+  await mark.waitFor();
+  assert.deepEqual(await thread(page), ['user: are you there?', 'failed: TRANSPORT_ERROR']);
+  await svc.start();
+  await page.getByText('Live').waitFor();
+  await mark.getByRole('button', { name: 'Retry' }).click();
+  await waitFor('the retried answer', async () => (await conversation(page)).at(-1) === 'assistant: You said: are you there?');
+  assert.deepEqual(await thread(page), ['user: are you there?', 'assistant: You said: are you there?']);
+  await page.getByLabel('Message').fill('and now?');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await waitFor('the next answer', async () => (await conversation(page)).at(-1) === 'assistant: You said: and now?');
+  assert.equal(await page.evaluate(() => window.__samePage), true, 'the page reloaded');
+  // What Chromium logs of the requests refused while the service was down,
+  // and what @ag-ui/client logs of the run that could not reach it.
+  await watch.check([/net::ERR_CONNECTION_REFUSED/, /^error: Agent execution failed: TypeError: Failed to fetch\n/]);
+});
+
+/** The length of path's body from base as sent with Accept-Encoding coding (compressed, as it travels). */
+async function sentSize(base, path, coding) {
+  const { request } = await import('node:http');
+  return new Promise((resolve, reject) => {
+    const req = request(`${base}${path}`, { headers: { 'Accept-Encoding': coding } }, (res) => {
+      let n = 0;
+      res.on('data', (b) => (n += b.length));
+      res.on('end', () => {
+        if (res.statusCode !== 200 || (res.headers['content-encoding'] ?? '') !== (coding === 'identity' ? '' : coding)) {
+          reject(new Error(`GET ${path} (${coding}): ${res.statusCode} ${res.headers['content-encoding']}`));
+        } else resolve(n);
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+test('the errors page loads no playground: its scripts are under 100 KB gzipped', { timeout: 60_000 }, async (t) => {
+  const svc = await startServe(t);
+  const { page, watch } = await openBrowser(t, svc.base);
+  const scripts = () =>
+    watch.trouble.requests.map((r) => new URL(r.url()).pathname).filter((p) => p.startsWith('/assets/') && p.endsWith('.js'));
+  await page.goto(`${svc.base}/#/`);
+  await page.getByText('Live').waitFor();
+  await page.getByRole('heading', { level: 1 }).first().waitFor();
+  // The live stream keeps the network busy: a second of quiet instead.
+  await new Promise((r) => setTimeout(r, 1000));
+  const first = [...new Set(scripts())];
+  assert.ok(first.length >= 1, 'no script was loaded');
+  assert.deepEqual(first.filter((p) => /Playground/.test(p)), [], 'the errors page loaded the playground');
+  // As sent: Brotli to Chromium; gzip and identity measured too.
+  const sizes = {};
+  for (const coding of ['identity', 'gzip', 'br']) {
+    sizes[coding] = 0;
+    for (const p of first) sizes[coding] += await sentSize(svc.base, p, coding);
+  }
+  t.diagnostic(`the errors page's first load: ${first.length} scripts, ${sizes.identity} bytes, ${sizes.gzip} gzipped, ${sizes.br} as Brotli`);
+  assert.ok(sizes.gzip < 100_000, `the errors page's scripts are ${sizes.gzip} bytes gzipped`);
+  assert.ok(sizes.br < sizes.gzip);
+  const index = watch.trouble.requests.find((r) => new URL(r.url()).pathname === first[0]);
+  assert.equal((await index.response()).headers()['content-encoding'], 'br', 'Chromium was not sent Brotli');
+
+  // The playground is a chunk of its own, loaded when it is opened.
+  await page.getByRole('link', { name: 'Playground' }).click();
+  await page.getByLabel('Message').waitFor();
+  const playground = [...new Set(scripts())].filter((p) => !first.includes(p));
+  assert.equal(playground.filter((p) => /\/assets\/Playground-[\w-]+\.js$/.test(p)).length, 1, `the playground's scripts: ${playground}`);
+  let chunk = 0;
+  for (const p of playground) chunk += await sentSize(svc.base, p, 'gzip');
+  t.diagnostic(`the playground's chunk: ${chunk} bytes gzipped`);
   await watch.check();
 });

@@ -10,8 +10,8 @@ import { AuthProvider, KeyDialog, useAuth } from './auth';
 import { ErrorPage } from './ErrorPage';
 import { ErrorsPage } from './ErrorsPage';
 import { FeedProvider, FeedStatus } from './feed';
+import { Playground } from './LazyPlayground';
 import { pageKey, usePageFocus, usePageTitle } from './page';
-import { Playground } from './Playground';
 import { useRoute, type Route } from './route';
 
 export function App() {

@@ -1,18 +1,32 @@
 // The playground: pick an agent of the registry (GET /v1/agents) and chat
 // with it through @ag-ui/client's HttpAgent over POST
-// /v1/agents/{agent_id}/runs, the answer streamed as it comes. Failures
-// are the kit's: useAGUIErrorHandler's toast, with the countdown a
-// RATE_LIMITED run's retry_after sets, and a Retry that runs the agent
+// /v1/agents/{agent_id}/runs, the answer streamed as it comes.
+//
+// A failed run is marked in the thread, under the prompt that failed: the
+// kit's reading of the failure (useAGUIErrorHandler, parseError), and for
+// the latest failure, when it may be retried, a Retry that runs the agent
 // again on the conversation as it stands (the user's last message, with
-// whatever a failed run streamed of an answer dropped).
+// whatever a failed run streamed of an answer dropped), disabled while the
+// kit's retry-after countdown runs. The kit's toast says the same beside the
+// thread on a wide window, and is hidden on a narrow one, where it would
+// cover the thread (Playground.css). A notice (seed 001's user_error) is
+// marked under its prompt too.
+//
+// The composer stays at the bottom of the window (sticky). When the live
+// feed (re)connects, the service is up: an agent list that could not be
+// read is read again, and the next prompt goes through.
+//
+// This module, and @ag-ui/client with it, is a chunk of its own, loaded
+// when the playground is first shown (LazyPlayground.tsx).
 
 import { HttpAgent, randomUUID, type AgentSubscriber, type Message } from '@ag-ui/client';
-import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type FormEvent, type ReactNode } from 'react';
 
-import { parseError } from '@triage/kit';
+import { isRetryableError, parseError, type AGUIErrorData, type UserErrorNotice } from '@triage/kit';
 import { useAGUIErrorToasts as useAGUIErrorHandler } from '@triage/kit/sonner';
 import { authHeaders } from './api';
 import { useAuth } from './auth';
+import { useFeed } from './feed';
 import { Failure } from './format';
 import { playgroundHash } from './route';
 import type { AgentInfo } from './types';
@@ -21,6 +35,12 @@ import { usePageTitle } from './page';
 
 export function Playground({ agentId }: { agentId: string }) {
   const agents = useJSON<{ agents: AgentInfo[] }>('/v1/agents');
+  // The feed (re)connected: the service is up again. Read the agents
+  // again if they could not be read (the service was down or restarting).
+  const failed = agents.error !== null;
+  useFeed((e) => {
+    if (e.type === 'open' && failed) agents.reload();
+  });
   const list = agents.data?.agents ?? [];
   const agent = list.find((a) => a.id === agentId) ?? list[0];
   usePageTitle('Playground');
@@ -69,6 +89,20 @@ function text(m: Message): string {
   return '';
 }
 
+/** What happened to one prompt (a user message, by its id) besides its answer. */
+interface Turn {
+  /** The run's failure, when its last run failed. */
+  failure?: AGUIErrorData;
+  /** The notices its runs sent. */
+  notices: UserErrorNotice[];
+}
+
+/** The id of the last user message of messages; "" when there is none. */
+function lastPrompt(messages: readonly Message[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]?.role === 'user') return messages[i]!.id;
+  return '';
+}
+
 /** One conversation (a thread) with one agent. */
 function Chat({ agent }: { agent: AgentInfo }) {
   const { key, refuse } = useAuth();
@@ -79,6 +113,9 @@ function Chat({ agent }: { agent: AgentInfo }) {
   const [messages, setMessages] = useState<Message[]>([]);
   const [running, setRunning] = useState(false);
   const [draft, setDraft] = useState('');
+  // Failures and notices by prompt, and the prompt of the run going on.
+  const [turns, setTurns] = useState<Record<string, Turn>>({});
+  const prompt = useRef('');
 
   useEffect(() => {
     const sub = http.subscribe({ onMessagesChanged: ({ messages: m }) => setMessages([...m]) });
@@ -88,8 +125,24 @@ function Chat({ agent }: { agent: AgentInfo }) {
     };
   }, [http]);
 
+  const noteTurn = useCallback((id: string, change: (t: Turn) => Turn) => {
+    if (!id) return;
+    setTurns((all) => ({ ...all, [id]: change(all[id] ?? { notices: [] }) }));
+  }, []);
+
   const retryRef = useRef<() => Promise<void>>(() => Promise.resolve());
-  const errors = useAGUIErrorHandler({ onRetry: () => retryRef.current() });
+  const errors = useAGUIErrorHandler({
+    onRetry: () => retryRef.current(),
+    onNotice: (n) => {
+      noteTurn(prompt.current, (t) => ({ ...t, notices: [...t.notices, n] }));
+    },
+  });
+  // The failure the kit shows, marked under the prompt whose run failed.
+  const { lastError } = errors;
+  useEffect(() => {
+    if (lastError) noteTurn(prompt.current, (t) => ({ ...t, failure: lastError }));
+  }, [lastError, noteTurn]);
+
   // The kit's subscriber, and the page's key prompt when the run was
   // refused for its key (401, 403).
   const subscriber = useMemo<AgentSubscriber>(
@@ -105,6 +158,10 @@ function Chat({ agent }: { agent: AgentInfo }) {
   );
 
   const run = useCallback(async () => {
+    const id = lastPrompt(http.messages);
+    prompt.current = id;
+    // A new run of the prompt: its last failure is no longer the news.
+    noteTurn(id, (t) => ({ notices: t.notices }));
     setRunning(true);
     try {
       await http.runAgent({}, subscriber);
@@ -113,7 +170,7 @@ function Chat({ agent }: { agent: AgentInfo }) {
     } finally {
       setRunning(false);
     }
-  }, [http, subscriber]);
+  }, [http, subscriber, noteTurn]);
 
   retryRef.current = () => {
     const all = http.messages;
@@ -134,6 +191,59 @@ function Chat({ agent }: { agent: AgentInfo }) {
 
   const shown = messages.filter((m) => m.role === 'user' || m.role === 'assistant');
   const waiting = errors.secondsLeft > 0;
+
+  // The newest message is kept in view (above the composer) while the
+  // reader is at the end of the page; one who scrolled up is left there.
+  const end = useRef<HTMLLIElement>(null);
+  const atEnd = useRef(true);
+  useEffect(() => {
+    const onScroll = () => {
+      const doc = document.documentElement;
+      atEnd.current = window.innerHeight + window.scrollY >= doc.scrollHeight - 48;
+    };
+    window.addEventListener('scroll', onScroll, { passive: true });
+    return () => window.removeEventListener('scroll', onScroll);
+  }, []);
+  const lastText = shown.length > 0 ? text(shown[shown.length - 1]!).length : 0;
+  useLayoutEffect(() => {
+    if (atEnd.current) end.current?.scrollIntoView?.({ block: 'end' });
+  }, [shown.length, lastText, turns]);
+
+  // The thread: each prompt, its notices, its answer, and the mark of its
+  // failure after the last message of its turn.
+  const items: ReactNode[] = [];
+  const turnOf = (i: number) => {
+    for (let j = i; j >= 0; j--) if (shown[j]?.role === 'user') return shown[j]!.id;
+    return '';
+  };
+  shown.forEach((m, i) => {
+    items.push(
+      <li key={m.id} className={`message ${m.role}`} data-role={m.role}>
+        <span className="who">{m.role === 'user' ? 'You' : agent.id}</span>
+        <span className="text">{text(m)}</span>
+      </li>,
+    );
+    const turn = turns[turnOf(i)];
+    if (m.role === 'user') {
+      turn?.notices.forEach((n, k) => {
+        items.push(
+          <li key={`${m.id}-notice-${k}`} className="run-notice" data-retryable={n.retryable}>
+            <span className="who">Notice</span>
+            <span className="text">
+              {n.message}
+              {n.retryAfter ? ` Trying again in ${n.retryAfter}s may help.` : ''}
+            </span>
+          </li>,
+        );
+      });
+    }
+    const endOfTurn = i === shown.length - 1 || shown[i + 1]?.role === 'user';
+    if (endOfTurn && turn?.failure) {
+      const latest = turn.failure === lastError;
+      items.push(<FailureMark key={`${m.id}-failure`} error={turn.failure} latest={latest} errors={errors} running={running} />);
+    }
+  });
+
   return (
     <div className="chat">
       <ol className="messages" aria-live="polite" aria-label="Conversation">
@@ -143,19 +253,9 @@ function Chat({ agent }: { agent: AgentInfo }) {
             and its countdown.
           </li>
         )}
-        {shown.map((m) => (
-          <li key={m.id} className={`message ${m.role}`} data-role={m.role}>
-            <span className="who">{m.role === 'user' ? 'You' : agent.id}</span>
-            <span className="text">{text(m)}</span>
-          </li>
-        ))}
+        {items}
+        <li ref={end} className="end" aria-hidden="true" />
       </ol>
-      {errors.lastError && (
-        <p className="run-failed" data-code={errors.lastError.code}>
-          The last run failed: {errors.lastError.title}
-          {waiting ? ` (retry in ${errors.secondsLeft}s)` : errors.canRetry ? ' (you can retry now)' : ''}.
-        </p>
-      )}
       <form className="composer" onSubmit={send}>
         <input
           name="message"
@@ -170,5 +270,45 @@ function Chat({ agent }: { agent: AgentInfo }) {
         </button>
       </form>
     </div>
+  );
+}
+
+/**
+ * The mark of a prompt whose run failed: the kit's title and message, and
+ * for the latest failure, when it may be retried, Retry (disabled while
+ * the countdown runs).
+ */
+function FailureMark({
+  error,
+  latest,
+  errors,
+  running,
+}: {
+  error: AGUIErrorData;
+  latest: boolean;
+  errors: ReturnType<typeof useAGUIErrorHandler>;
+  running: boolean;
+}) {
+  const retryable = isRetryableError(error);
+  return (
+    <li className="run-failed" data-code={error.code} data-latest={latest}>
+      <span className="who">Failed: {error.title}</span>
+      <span className="text">{error.message}</span>
+      {latest && retryable && (
+        <span className="retry">
+          <button type="button" disabled={!errors.canRetry || running} onClick={errors.retry}>
+            Retry
+          </button>
+          {errors.secondsLeft > 0 ? (
+            <span role="timer" aria-live="off">
+              Retry in {errors.secondsLeft}s
+            </span>
+          ) : (
+            <span>You can retry now.</span>
+          )}
+        </span>
+      )}
+      {!retryable && <span className="muted">Retrying would fail the same way: change the prompt or the agent.</span>}
+    </li>
   );
 }
