@@ -2,7 +2,8 @@
 // choice applies at once; the words typed (search, agent, environment,
 // release) when submitted, or with the next choice. The agent field
 // suggests the agents that reported in the last 30 days (GET /v1/counts
-// by agent, read when the field is first focused).
+// by agent, read when the field is first focused). On a narrow window the
+// filters but the search and the sort fold under a button.
 
 import { useEffect, useState, type FormEvent } from 'react';
 
@@ -53,60 +54,74 @@ export function ListFilters({ filters }: { filters: ErrorFilters }) {
     </label>
   );
   const filtered = Object.entries(filters).some(([k, v]) => k !== 'sort' && v !== '');
+  // On a narrow window, the filters but the search and the sort fold away.
+  const [more, setMore] = useState(false);
+  const active = Object.entries(filters).filter(([k, v]) => k !== 'sort' && k !== 'q' && v !== '').length;
 
   return (
     <form className="filters list-filters" role="search" aria-label="Filters" onSubmit={submit}>
       {text('q', 'Search', 'words of the title, code, agent or query', { type: 'search', maxLength: 200 })}
-      <label>
-        Status
-        <select name="status" value={filters.status} onChange={(e) => set({ status: e.target.value })}>
-          <option value="">any status</option>
-          {STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </select>
-      </label>
-      {text('agent_id', 'Agent', 'any agent', { list: 'agent-suggestions', onFocus: () => setSuggest(true) })}
-      <datalist id="agent-suggestions">
-        {agents.data?.series.map((s) => <option key={s.key} value={s.key} />)}
-      </datalist>
-      <label>
-        Type
-        <select name="error_type" value={filters.error_type} onChange={(e) => set({ error_type: e.target.value })}>
-          <option value="">any type</option>
-          {ERROR_TYPES.map((t) => (
-            <option key={t} value={t}>
-              {t.replace(/_/g, ' ')}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Severity
-        <select name="severity" value={filters.severity} onChange={(e) => set({ severity: e.target.value })}>
-          <option value="">any severity</option>
-          {SEVERITIES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </select>
-      </label>
-      {text('environment', 'Environment', 'any environment', { maxLength: 64 })}
-      {text('release', 'Release', 'any release', { maxLength: 200 })}
-      <label>
-        Since
-        <select name="since" value={filters.since} onChange={(e) => set({ since: e.target.value })}>
-          <option value="">any time</option>
-          {Object.entries(SINCE_PRESETS).map(([k, p]) => (
-            <option key={k} value={k}>
-              {p.label}
-            </option>
-          ))}
-        </select>
-      </label>
+      <button
+        type="button"
+        className="more-toggle"
+        aria-expanded={more}
+        aria-controls="more-filters"
+        onClick={() => setMore(!more)}
+      >
+        Filters{active > 0 ? ` (${active})` : ''}
+      </button>
+      <div className={`more-filters${more ? ' open' : ''}`} id="more-filters">
+        <label>
+          Status
+          <select name="status" value={filters.status} onChange={(e) => set({ status: e.target.value })}>
+            <option value="">any status</option>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+        {text('agent_id', 'Agent', 'any agent', { list: 'agent-suggestions', onFocus: () => setSuggest(true) })}
+        <datalist id="agent-suggestions">
+          {agents.data?.series.map((s) => <option key={s.key} value={s.key} />)}
+        </datalist>
+        <label>
+          Type
+          <select name="error_type" value={filters.error_type} onChange={(e) => set({ error_type: e.target.value })}>
+            <option value="">any type</option>
+            {ERROR_TYPES.map((t) => (
+              <option key={t} value={t}>
+                {t.replace(/_/g, ' ')}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Severity
+          <select name="severity" value={filters.severity} onChange={(e) => set({ severity: e.target.value })}>
+            <option value="">any severity</option>
+            {SEVERITIES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+        {text('environment', 'Environment', 'any environment', { maxLength: 64 })}
+        {text('release', 'Release', 'any release', { maxLength: 200 })}
+        <label>
+          Since
+          <select name="since" value={filters.since} onChange={(e) => set({ since: e.target.value })}>
+            <option value="">any time</option>
+            {Object.entries(SINCE_PRESETS).map(([k, p]) => (
+              <option key={k} value={k}>
+                {p.label}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
       <label>
         Sort
         <select name="sort" value={filters.sort} onChange={(e) => set({ sort: e.target.value })}>
