@@ -198,6 +198,7 @@ test('bulk changes: resolve, ignore and assign the rows selected', { timeout: 90
   await check(ids.service_outage).check();
   assert.equal(await page.getByTestId('selected').innerText(), '2 selected');
   assert.equal(await check(ids.db_timeout).getAttribute('aria-labelledby'), `select-${ids.db_timeout} title-${ids.db_timeout}`);
+  await screenshot(page, 'dashboard-errors-bulk');
   await resolve.click();
   await announce.filter({ hasText: 'Resolved 2 errors.' }).waitFor();
   assert.equal(changes().length, 1);
@@ -243,7 +244,6 @@ test('bulk changes: resolve, ignore and assign the rows selected', { timeout: 90
   assert.equal(await page.getByTestId('total').innerText(), '0 matches');
   await page.getByLabel('Status').selectOption('ignored');
   await waitFor('the five ignored', async () => (await rows(page)).length === 5);
-  await screenshot(page, 'dashboard-errors-bulk');
 
   await watch.check();
 });
