@@ -59,12 +59,18 @@ test('the errors list: titles, sparklines, sort, search and filters in the URL, 
   const requests = (re) => watch.trouble.requests.filter((r) => re.test(r.url()));
   const listed = () => requests(/\/v1\/errors\?/).at(-1)?.url() ?? '';
 
+  // The feed opens while the page's first read is under way: the read is
+  // not cancelled for it (the page reads again once it has its rows).
+  const cancelled = [];
+  page.on('requestfailed', (r) => cancelled.push(r.url()));
   await page.goto(`${svc.base}/`);
   await page.getByText('Live').waitFor();
   await waitFor('five rows, with their sparklines', async () => {
     const r = await rows(page);
     return r.length === 5 && r.every((x) => x.spark !== undefined);
   });
+  await waitFor('the read again after the feed opened', async () => requests(/\/v1\/errors\?/).length >= 2);
+  assert.deepEqual(cancelled, []);
 
   // Each row's main line is the record's title (code and message), the
   // link to the record; under it its agent, query, environment, releases,

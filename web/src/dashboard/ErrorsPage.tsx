@@ -93,6 +93,10 @@ export function ErrorsPage({ filters, cursor }: { filters: ErrorFilters; cursor:
     reloadList();
     reloadCounts();
   };
+  const owed = useRef(false);
+  const loaded = list.data !== undefined || list.error !== null;
+  const loadedNow = useRef(loaded);
+  loadedNow.current = loaded;
   const [fresh, setFresh] = useState<ReadonlySet<string>>(new Set());
   useFeed((e) => {
     if (e.type === 'feedback') {
@@ -111,9 +115,20 @@ export function ErrorsPage({ filters, cursor }: { filters: ErrorFilters; cursor:
     if (timer.current !== undefined) return;
     timer.current = setTimeout(() => {
       timer.current = undefined;
-      refresh();
+      // While the page's first read is under way (the feed opens at about
+      // the same time), a reload would cancel it: the page waits for its
+      // rows, shows them, and reads again then.
+      if (!loadedNow.current) owed.current = true;
+      else refresh();
     }, RELOAD_DELAY);
   });
+  useEffect(() => {
+    if (!loaded || !owed.current) return;
+    owed.current = false;
+    setAsOf(Date.now());
+    reloadList();
+    reloadCounts();
+  }, [loaded, reloadList, reloadCounts]);
   useEffect(() => () => clearTimeout(timer.current), []);
 
   // Relative times move on.
