@@ -207,6 +207,8 @@ test('bulk changes: resolve, ignore and assign the rows selected', { timeout: 90
   await screenshot(page, 'dashboard-errors-bulk');
   await resolve.click();
   await announce.filter({ hasText: 'Resolved 2 errors.' }).waitFor();
+  // The button, disabled with nothing selected, gives the focus to the select-all box.
+  await waitFor('the focus on select-all', async () => page.evaluate(() => document.activeElement?.closest('label')?.textContent === 'Select all on this page'));
   assert.equal(changes().length, 1);
   assert.deepEqual(JSON.parse(changes()[0].postData()), {
     change: { status: 'resolved' },

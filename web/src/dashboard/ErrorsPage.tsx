@@ -193,7 +193,7 @@ export function ErrorsPage({ filters, cursor }: { filters: ErrorFilters; cursor:
             selected={selected}
             setSelected={setSelected}
             busy={busy}
-            apply={(change, done) => void apply(change, done)}
+            apply={apply}
           />
           <ul className="error-list" aria-label="Errors">
             {records.map((r) => (
@@ -271,10 +271,15 @@ function Bulk({
   selected: ReadonlySet<string>;
   setSelected: (s: ReadonlySet<string>) => void;
   busy: boolean;
-  apply: (c: Change, done: (n: number, of: number) => string) => void;
+  apply: (c: Change, done: (n: number, of: number) => string) => Promise<void>;
 }) {
   const all = useRef<HTMLInputElement>(null);
   const n = selected.size;
+  // A change clears the selection, which disables the button it was
+  // made with: the focus goes to the select-all box rather than be lost.
+  const change = (c: Change, done: (n: number, of: number) => string) => {
+    void apply(c, done).finally(() => all.current?.focus());
+  };
   useEffect(() => {
     if (all.current) all.current.indeterminate = n > 0 && n < ids.length;
   }, [n, ids.length]);
@@ -300,14 +305,14 @@ function Bulk({
       <button
         type="button"
         disabled={none}
-        onClick={() => apply({ status: 'resolved' }, (c, of) => `Resolved ${errors(c)}${already(c, of, 'resolved')}.`)}
+        onClick={() => change({ status: 'resolved' }, (c, of) => `Resolved ${errors(c)}${already(c, of, 'resolved')}.`)}
       >
         Resolve
       </button>
       <button
         type="button"
         disabled={none}
-        onClick={() => apply({ status: 'ignored' }, (c, of) => `Ignored ${errors(c)}${already(c, of, 'ignored')}.`)}
+        onClick={() => change({ status: 'ignored' }, (c, of) => `Ignored ${errors(c)}${already(c, of, 'ignored')}.`)}
       >
         Ignore
       </button>
@@ -316,7 +321,7 @@ function Bulk({
         onSubmit={(e) => {
           e.preventDefault();
           const who = assignee.trim();
-          apply({ assignee: who }, (c, of) =>
+          change({ assignee: who }, (c, of) =>
             who ? `Assigned ${errors(c)} to ${who}${already(c, of, 'assigned to them')}.` : `Unassigned ${errors(c)}${already(c, of, 'unassigned')}.`,
           );
         }}
