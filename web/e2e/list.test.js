@@ -96,10 +96,11 @@ test('the errors list: titles, sparklines, sort, search and filters in the URL, 
   const link = page.locator(`li[data-error-id="${ids.db_timeout}"] a.err-title`);
   assert.equal(await link.getAttribute('href'), `#/errors/${ids.db_timeout}`);
   assert.match(await link.getAttribute('title'), /^DB_TIMEOUT: Query timed out after 30s\nagent query_engine · query q_456\nprod · release 1\.4\.0 → 1\.4\.1\nfirst seen /);
-  // The sparklines: one GET /v1/counts for each load of the page (the
-  // list loads again when the live feed opens), of all its records.
+  // The sparklines: at most one GET /v1/counts for each read of the list
+  // (which reads again once the live feed opens), of all its records, never
+  // one a row.
   const sparks = requests(/\/v1\/counts\?/);
-  assert.ok(sparks.length >= 1 && sparks.length === requests(/\/v1\/errors\?/).length, sparks.map((r) => r.url()).join('\n'));
+  assert.ok(sparks.length >= 1 && sparks.length <= requests(/\/v1\/errors\?/).length, sparks.map((r) => r.url()).join('\n'));
   for (const s of sparks) {
     const q = new URL(s.url()).searchParams;
     assert.equal(q.get('by'), 'record');

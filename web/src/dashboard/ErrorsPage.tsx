@@ -60,9 +60,17 @@ export function ErrorsPage({ filters, cursor }: { filters: ErrorFilters; cursor:
   // The sparklines: one request for the page's records.
   const ids = records.map((r) => r.error_id);
   const counts = useJSON<Counts>(ids.length > 0 ? `/v1/counts?${countsQuery(ids, filters.since, asOf)}` : null);
-  const series = useRef(new Map<string, number[]>());
-  for (const s of counts.data?.series ?? []) series.current.set(s.key, s.counts);
+  // Kept by record across reads (a reload shows the last ones until it
+  // answers), forgotten when the range changes; a record the answer has
+  // no series for had no occurrence in the range: a flat line.
   const range = sparkRange(filters.since);
+  const series = useRef({ since: filters.since, byId: new Map<string, number[]>() });
+  if (series.current.since !== filters.since) series.current = { since: filters.since, byId: new Map() };
+  if (counts.data) {
+    const buckets = Math.round(range.ms / (range.bucket === 'hour' ? 3600_000 : 24 * 3600_000));
+    const got = new Map(counts.data.series.map((s) => [s.key, s.counts]));
+    for (const id of ids) series.current.byId.set(id, got.get(id) ?? new Array<number>(buckets).fill(0));
+  }
 
   // The cursors of the newer pages, to go back to; the rows selected.
   const [newer, setNewer] = useState<string[]>([]);
@@ -125,10 +133,11 @@ export function ErrorsPage({ filters, cursor }: { filters: ErrorFilters; cursor:
   useEffect(() => {
     if (!loaded || !owed.current) return;
     owed.current = false;
+    // The sparklines' first read starts now, after the feed opened: it
+    // misses nothing, and is left to finish.
     setAsOf(Date.now());
     reloadList();
-    reloadCounts();
-  }, [loaded, reloadList, reloadCounts]);
+  }, [loaded, reloadList]);
   useEffect(() => () => clearTimeout(timer.current), []);
 
   // Relative times move on.
@@ -202,7 +211,7 @@ export function ErrorsPage({ filters, cursor }: { filters: ErrorFilters; cursor:
                 r={r}
                 now={now}
                 fresh={fresh.has(r.error_id)}
-                counts={series.current.get(r.error_id)}
+                counts={series.current.byId.get(r.error_id)}
                 range={range.label}
                 per={range.bucket}
                 windowed={filters.sort === 'count' && filters.since !== ''}
