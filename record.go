@@ -161,6 +161,11 @@ type RecordsFilter struct {
 	// Status keeps the records of this status, as it reads now
 	// (Workflow.StatusAt).
 	Status Status `json:"status,omitempty"`
+	// Environment keeps the records last seen in this environment (their
+	// LastEnvironment); Release those first or last seen in this release
+	// (their FirstRelease or LastRelease).
+	Environment string `json:"environment,omitempty"`
+	Release     string `json:"release,omitempty"`
 }
 
 // MaxBulkIDs bounds RecordsFilter.ErrorIDs.

@@ -478,3 +478,8 @@ func (w *textWalk) value(v any) {
 // query ids and error codes (above); the service applies it to tenants,
 // sources and path parameters too.
 func IsIdentifier(s string) bool { return isIdentifier(s) }
+
+// CheckRelease says what is wrong with s as a release's name, or "" when
+// it is one: the rule a report's release follows (above), which the
+// service applies to a filter by release too.
+func CheckRelease(s string) string { return checkRelease(s) }

@@ -345,6 +345,9 @@ type ErrorQuery struct {
 	Status string
 	// Since keeps the records last seen at or after it.
 	Since time.Time
+	// Environment keeps the records last seen in this environment;
+	// Release those first or last seen in this release.
+	Environment, Release string
 	// Search keeps the records whose title, code, agent or query have a
 	// word beginning with each word of it (the service's q).
 	Search string
@@ -370,7 +373,7 @@ func (c *Client) Errors(ctx context.Context, q ErrorQuery) (*triage.Page, error)
 		window = strconv.FormatInt(int64(q.Window/time.Hour), 10) + "h"
 	}
 	target := listTarget(c.reports, map[string]string{"agent_id": q.AgentID, "query_id": q.QueryID, "error_type": q.ErrorType,
-		"severity": q.Severity, "status": q.Status, "q": q.Search, "sort": q.Sort, "window": window, "cursor": q.Cursor}, q.Since, q.Limit)
+		"severity": q.Severity, "status": q.Status, "environment": q.Environment, "release": q.Release, "q": q.Search, "sort": q.Sort, "window": window, "cursor": q.Cursor}, q.Since, q.Limit)
 	return getJSON[triage.Page](ctx, c, target, "GET /v1/errors", "page of errors")
 }
 

@@ -172,7 +172,8 @@ func TestErrorsAgainstTheService(t *testing.T) {
 	for i, agent := range []string{"planner", "charts", "planner"} {
 		_, err := st.Tenant("acme").SaveOccurrence(t.Context(), store.Occurrence{DeliveryKey: fmt.Sprint("d", i),
 			ErrorID: fmt.Sprint("err_", i), QueryID: "q_1", AgentID: agent, ErrorType: "query_error", Severity: "low", NextAction: "resume",
-			Attempt: 1, ReportedAt: at, ReceivedAt: at.Add(time.Duration(i) * time.Second), Report: json.RawMessage(`{}`), Feedback: json.RawMessage(`{}`)})
+			Attempt: 1, ReportedAt: at, ReceivedAt: at.Add(time.Duration(i) * time.Second), Report: json.RawMessage(`{}`), Feedback: json.RawMessage(`{}`),
+			Release: fmt.Sprint("1.", i), Environment: "prod"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -198,6 +199,10 @@ func TestErrorsAgainstTheService(t *testing.T) {
 	slices.Sort(ids)
 	if fmt.Sprint(ids) != "[err_0 err_2]" {
 		t.Errorf("paged through %v, want the planner's two records", ids)
+	}
+	p, err := c.Errors(t.Context(), client.ErrorQuery{Environment: "prod", Release: "1.2"})
+	if err != nil || len(p.Records) != 1 || p.Records[0].ErrorID != "err_2" {
+		t.Errorf("environment prod, release 1.2: %+v, %v; want err_2 alone", p, err)
 	}
 	_, err = c.Errors(t.Context(), client.ErrorQuery{Severity: "dire"})
 	var f *fault.Error

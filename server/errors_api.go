@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -181,13 +182,32 @@ func (l *listQuery) err() error {
 	return fault.Invalid("The query is invalid.", l.errs...)
 }
 
+// environmentProblem says what is wrong with s as an environment's name
+// (a report's rule), or "".
+func environmentProblem(s string) string {
+	if len(s) > triage.MaxEnvironment || !triage.IsIdentifier(s) {
+		return fmt.Sprintf("must be 1 to %d letters, digits, '_', '-', '.' or ':', starting with a letter or digit", triage.MaxEnvironment)
+	}
+	return ""
+}
+
 // parseFilter reads the query of GET /v1/errors: query_id, agent_id,
-// error_type, severity, status, since (RFC 3339), limit, cursor. Every problem is
-// reported at once.
+// error_type, severity, status, environment, release, since (RFC 3339),
+// q, sort, window, limit, cursor. Every problem is reported at once.
 func parseFilter(q url.Values) (store.Filter, error) {
 	l := listQuery{q: q}
-	l.only("query_id", "agent_id", "error_type", "severity", "status", "since", "q", "sort", "window", "limit", "cursor")
+	l.only("query_id", "agent_id", "error_type", "severity", "status", "environment", "release", "since", "q", "sort", "window", "limit", "cursor")
 	f := store.Filter{QueryID: l.identifier("query_id"), AgentID: l.identifier("agent_id")}
+	if f.Environment = l.one("environment"); f.Environment != "" {
+		if msg := environmentProblem(f.Environment); msg != "" {
+			l.bad("environment", msg)
+		}
+	}
+	if f.Release = l.one("release"); f.Release != "" {
+		if msg := triage.CheckRelease(f.Release); msg != "" {
+			l.bad("release", msg)
+		}
+	}
 	if f.Search = l.one("q"); f.Search != "" {
 		if _, err := store.ParseSearch(f.Search); err != nil {
 			l.bad("q", strings.TrimPrefix(err.Error(), store.ErrBadSearch.Error()+": "))

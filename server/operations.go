@@ -110,6 +110,12 @@ var operations = []route{
 			{Name: "error_type", In: "query", Description: "Only this type.", Schema: apidoc.Of[triage.ErrorType]()},
 			{Name: "severity", In: "query", Description: "Only this severity.", Schema: apidoc.Of[triage.Severity]()},
 			{Name: "status", In: "query", Description: "Only the errors of this status as it reads now: an ignored error whose time has passed is unresolved.", Schema: apidoc.Of[triage.Status]()},
+			{Name: "environment", In: "query", Description: "Only the errors last seen in this environment: the latest occurrence to name an environment named it (last_environment).", Schema: apidoc.Obj{
+				"type": "string", "maxLength": triage.MaxEnvironment,
+			}},
+			{Name: "release", In: "query", Description: "Only the errors first or last seen in this release: the first or the latest occurrence to name a release named it (first_release, last_release; a record keeps those two, not the releases in between).", Schema: apidoc.Obj{
+				"type": "string", "maxLength": triage.MaxRelease,
+			}},
 			{Name: "since", In: "query", Description: "Only errors last seen at or after this time.", Schema: apidoc.Obj{
 				"type":   "string",
 				"format": "date-time",

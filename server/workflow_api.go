@@ -86,6 +86,16 @@ func decodeRecordsChange(body []byte) (triage.Change, store.Filter, error) {
 	if in.Status != "" && !in.Status.Valid() {
 		bad("status", "must be unresolved, resolved, ignored or regressed")
 	}
+	if in.Environment != "" {
+		if msg := environmentProblem(in.Environment); msg != "" {
+			bad("environment", msg)
+		}
+	}
+	if in.Release != "" {
+		if msg := triage.CheckRelease(in.Release); msg != "" {
+			bad("release", msg)
+		}
+	}
 	if len(in.ErrorIDs) > triage.MaxBulkIDs {
 		bad("error_ids", "at most 10000 records")
 	} else {
@@ -100,7 +110,8 @@ func decodeRecordsChange(body []byte) (triage.Change, store.Filter, error) {
 		return triage.Change{}, store.Filter{}, err
 	}
 	f := store.Filter{ErrorIDs: in.ErrorIDs, QueryID: in.QueryID, AgentID: in.AgentID,
-		ErrorType: string(in.ErrorType), Severity: string(in.Severity), Status: in.Status}
+		ErrorType: string(in.ErrorType), Severity: string(in.Severity), Status: in.Status,
+		Environment: in.Environment, Release: in.Release}
 	if in.Since != nil {
 		f.Since = *in.Since
 	}

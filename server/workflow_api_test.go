@@ -180,3 +180,76 @@ func TestChangeProblems(t *testing.T) {
 		t.Errorf("history: %d %s, want one transition by the operator", r.status, r.body)
 	}
 }
+
+// TestFilterByEnvironmentAndRelease: GET /v1/errors and POST
+// /v1/errors/changes select records by their latest environment and by
+// their first or latest release; an environment or a release that no
+// report could name is a problem naming the parameter.
+func TestFilterByEnvironmentAndRelease(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, nil)
+	post := func(agent, release, env string, sec int) string {
+		t.Helper()
+		doc := fmt.Sprintf(`{"agent_id":%q,"timestamp":"2025-08-08T12:20:%02dZ","status":"error","release":%q,"environment":%q,`+
+			`"data":{"error_type":"query_error","error_code":"DB_TIMEOUT","message":"Query timed out after 30s","query_id":"q_env"}}`, agent, sec, release, env)
+		r := f.do("POST", "/v1/errors", []byte(doc), nil)
+		if r.status != 201 {
+			t.Fatalf("POST /v1/errors: %d %s", r.status, r.body)
+		}
+		return r.json(t)["error_id"].(string)
+	}
+	a := post("agent_a", "1.0", "prod", 1)
+	post("agent_a", "1.1", "staging", 2) // a: 1.0 to 1.1, last in staging
+	b := post("agent_b", "1.1", "prod", 3)
+	listed := func(query string) []string {
+		t.Helper()
+		r := f.do("GET", "/v1/errors?sort=first_seen&"+query, nil, nil)
+		if r.status != 200 {
+			t.Fatalf("%s: %d %s", query, r.status, r.body)
+		}
+		var p triage.Page
+		if err := json.Unmarshal(r.body, &p); err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, s := range p.Records {
+			ids = append(ids, s.ErrorID)
+		}
+		if p.Total != len(ids) {
+			t.Errorf("%s: total %d for %d records", query, p.Total, len(ids))
+		}
+		return ids
+	}
+	for query, want := range map[string][]string{
+		"environment=prod":             {b},
+		"environment=staging":          {a},
+		"release=1.0":                  {a},
+		"release=1.1":                  {b, a},
+		"release=1.1&environment=prod": {b},
+		"release=2.0":                  nil,
+	} {
+		if got := listed(query); strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("%s: %q, want %q", query, got, want)
+		}
+	}
+	r := f.do("POST", "/v1/errors/changes", []byte(`{"change":{"status":"ignored"},"filter":{"environment":"staging","release":"1.1"}}`), nil)
+	if r.status != 200 || r.json(t)["changed"] != 1.0 {
+		t.Fatalf("bulk ignore of staging 1.1: %d %s", r.status, r.body)
+	}
+	if got := listed("status=ignored"); strings.Join(got, ",") != a {
+		t.Errorf("ignored: %q, want %s", got, a)
+	}
+	for _, path := range []string{"/v1/errors?environment=" + strings.Repeat("e", 65), "/v1/errors?environment=a+b", "/v1/errors?release=a%2Fb", "/v1/errors?release=.."} {
+		name := "environment"
+		if strings.Contains(path, "release") {
+			name = "release"
+		}
+		if status, fields := problemFields(t, f.do("GET", path, nil, nil)); status != 400 || strings.Join(fields, ",") != name {
+			t.Errorf("%s: %d %q, want a 400 naming %s", path, status, fields, name)
+		}
+	}
+	status, fields := problemFields(t, f.do("POST", "/v1/errors/changes", []byte(`{"change":{"status":"resolved"},"filter":{"environment":"a b","release":"x/y"}}`), nil))
+	if status != 422 || strings.Join(fields, ",") != "filter.environment,filter.release" {
+		t.Errorf("bulk with a bad environment and release: %d %q", status, fields)
+	}
+}

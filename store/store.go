@@ -344,6 +344,13 @@ type Filter struct {
 	QueryID, AgentID, ErrorType, Severity string
 	// Since keeps records last seen at or after it.
 	Since time.Time
+	// Environment keeps the records whose latest occurrence to name an
+	// environment named this one (RecordSummary.LastEnvironment).
+	Environment string
+	// Release keeps the records whose first or latest occurrence to name
+	// a release named this one (RecordSummary.FirstRelease, LastRelease):
+	// a record keeps those two, not every release in between.
+	Release string
 	// Status keeps the records of this status as it reads now
 	// (triage.Workflow.StatusAt: an ignored record whose time passed is
 	// unresolved).

@@ -70,6 +70,14 @@ func BenchmarkFind(b *testing.B) {
 			_, err := t.ErrorRecords(b.Context(), store.Filter{})
 			return err
 		}},
+		{"list_release", func() error { // a release of 1k records, first or last seen in it
+			_, err := t.ErrorRecords(b.Context(), store.Filter{Release: fmt.Sprint("1.", r.IntN(100))})
+			return err
+		}},
+		{"list_environment_release", func() error { // 1 record in 3 of those
+			_, err := t.ErrorRecords(b.Context(), store.Filter{Environment: "staging", Release: fmt.Sprint("1.", r.IntN(100))})
+			return err
+		}},
 		{"list_count", func() error {
 			_, err := t.ErrorRecords(b.Context(), store.Filter{Sort: store.SortCount})
 			return err
@@ -128,12 +136,13 @@ var words = func() []string {
 func word(i int) string { return words[i] }
 
 // findOccurrence is record i's one occurrence: one of 20 agents and 50
-// codes, three words of the vocabulary, seen in one of the last 720 hours.
+// codes, three words of the vocabulary, one of 100 releases and 3
+// environments, seen in one of the last 720 hours.
 func findOccurrence(i int64, now time.Time) store.Occurrence {
 	code := fmt.Sprintf("CODE_%d", i%50)
 	title := fmt.Sprintf("%s: %s %s %s failed", code, word(int(i*7%500)), word(int(i*13%500)), word(int(i*31%500)))
 	at := now.Add(-time.Duration(i%720) * time.Hour)
 	return store.Occurrence{ErrorID: fmt.Sprint("err_", i), QueryID: fmt.Sprint("q_", i%1000), AgentID: fmt.Sprint("agent", i%20),
 		ErrorType: "query_error", Severity: "medium", NextAction: "resume", Attempt: 1, ReportedAt: at, ReceivedAt: at,
-		Code: code, Title: title}
+		Code: code, Title: title, Release: fmt.Sprint("1.", i%100), Environment: []string{"prod", "staging", "dev"}[i%3]}
 }

@@ -492,6 +492,55 @@ var listTests = []test{
 			}
 		}
 	}},
+	{"EnvironmentAndRelease", func(t *testing.T, e *env) {
+		tn := e.s.Tenant("a")
+		// Each record's occurrences, in order: release and environment.
+		for _, r := range []struct {
+			id  string
+			occ [][2]string
+		}{
+			{"e1", [][2]string{{"1.0", "prod"}, {"1.1", "staging"}}},
+			{"e2", [][2]string{{"1.1", "prod"}}},
+			{"e3", [][2]string{{"", ""}, {"1.2", "prod"}, {"", ""}}},
+			{"e4", [][2]string{{"1.0", "prod"}, {"1.1", "prod"}, {"1.2", "prod"}}},
+			{"e5", [][2]string{{"", ""}}},
+		} {
+			for i, occ := range r.occ {
+				o := newOccurrence(fmt.Sprintf("d-%s-%d", r.id, i), r.id, e.clock.Advance(time.Minute))
+				o.Release, o.Environment = occ[0], occ[1]
+				save(t, tn, o)
+			}
+		}
+		for _, c := range []struct {
+			f    store.Filter
+			want []string
+		}{
+			// The latest environment named: e1's moved to staging.
+			{store.Filter{Environment: "prod"}, []string{"e4", "e3", "e2"}},
+			{store.Filter{Environment: "staging"}, []string{"e1"}},
+			// The first or latest release named: e4's 1.1 is neither.
+			{store.Filter{Release: "1.0"}, []string{"e4", "e1"}},
+			{store.Filter{Release: "1.1"}, []string{"e2", "e1"}},
+			{store.Filter{Release: "1.2"}, []string{"e4", "e3"}},
+			{store.Filter{Release: "1.1", Environment: "prod"}, []string{"e2"}},
+			{store.Filter{Release: "1.2", Search: "sql"}, []string{"e4", "e3"}},
+			{store.Filter{Release: "2.0"}, nil},
+			{store.Filter{Environment: "dev"}, nil},
+		} {
+			c.f.Sort = store.SortFirstSeen
+			p := list(t, tn, c.f)
+			if got := listed(p); !slices.Equal(got, c.want) || p.Total != len(c.want) {
+				t.Errorf("ErrorRecords(%+v) = %q (total %d), want %q", c.f, got, p.Total, c.want)
+			}
+		}
+		// A bulk change selects the same records.
+		changed, err := tn.ChangeRecords(t.Context(), store.Filter{Release: "1.2"}, triage.Change{Status: triage.StatusResolved}, "ana")
+		must(t, err)
+		slices.Sort(changed)
+		if !slices.Equal(changed, []string{"e3", "e4"}) {
+			t.Errorf("ChangeRecords(release 1.2) changed %q, want e3, e4", changed)
+		}
+	}},
 	{"Pages", func(t *testing.T, e *env) {
 		tn := e.s.Tenant("a")
 		var all []string

@@ -38,11 +38,11 @@ test('the API key: asked for, refused, accepted, kept in the tab', { timeout: 60
   // The right key: the records, live.
   await dialog.getByLabel('API key').fill(KEY);
   await dialog.getByRole('button', { name: 'Use this key' }).click();
-  await page.locator(`tr[data-error-id="${fb.error_id}"]`).waitFor();
+  await page.locator(`li[data-error-id="${fb.error_id}"]`).waitFor();
   await page.getByText('Live').waitFor();
   assert.equal(await dialog.count(), 0);
   const later = await svc.post(report('service_outage'), { 'X-API-Key': KEY });
-  await page.locator(`tr[data-error-id="${later.error_id}"]`).waitFor();
+  await page.locator(`li[data-error-id="${later.error_id}"]`).waitFor();
 
   // What went out: no key, the wrong one, then the right one, in
   // X-API-Key; never in the URL.
@@ -59,7 +59,7 @@ test('the API key: asked for, refused, accepted, kept in the tab', { timeout: 60
   );
   assert.deepEqual(await context.cookies(), []);
   await page.reload();
-  await page.locator(`tr[data-error-id="${later.error_id}"]`).waitFor();
+  await page.locator(`li[data-error-id="${later.error_id}"]`).waitFor();
   assert.equal(await dialog.count(), 0);
   const other = await context.newPage();
   await other.goto(`${svc.base}/`);

@@ -350,6 +350,11 @@ func filterRecords(w *where, f store.Filter, now time.Time) {
 	w.equal("r.agent_id", f.AgentID)
 	w.equal("r.error_type", f.ErrorType)
 	w.equal("r.severity", f.Severity)
+	w.equal("r.last_environment", f.Environment)
+	if f.Release != "" {
+		rel := w.arg(f.Release)
+		w.WriteString(" AND (r.first_release = " + rel + " OR r.last_release = " + rel + ")")
+	}
 	if !f.Since.IsZero() {
 		w.cond("r.last_seen >=", nanos(f.Since))
 	}

@@ -1,16 +1,28 @@
-// The errors: GET /v1/errors, a page of records (one per fingerprint) with
-// their type, severity, count, last seen and next action; filters (agent,
-// type, severity, since) and pagination by cursor, all in the URL; made
-// again, live, when the feed says a report was handled.
+// The errors, as a team triages them: GET /v1/errors, a page of records
+// (one per fingerprint), each row an issue (its title, then its agent,
+// query, environment and releases, status, a sparkline of its
+// occurrences over the range, count and last seen), the whole row a link
+// to the record. Search, filters, sort and the page's cursor are in the
+// URL (ListFilters); the total of matches is shown. Rows selected are
+// resolved, ignored or assigned in one POST /v1/errors/changes, and the
+// result is announced. The sparklines are one GET /v1/counts for the
+// page. Made again, live, when the feed says a report was handled.
 
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState } from 'react';
 
+import { isAuthError } from './api';
+import { useAuth } from './auth';
+import { changeErrors, type Change } from './bulk';
 import { useFeed } from './feed';
-import { Ago, Badge, Failure } from './format';
-import { SINCE_PRESETS, errorHash, errorsHash, listQuery, type ErrorFilters } from './route';
-import { ERROR_TYPES, SEVERITIES, type Page } from './types';
+import { Ago, Badge, Failure, formatTime } from './format';
+import { ListFilters } from './ListFilters';
+import { countsQuery, errorHash, errorsHash, listQuery, sparkRange, type ErrorFilters } from './route';
+import { Sparkline } from './Sparkline';
+import type { Page, RecordSummary } from './types';
 import { useJSON } from './useJSON';
-import { ScrollBox, usePageTitle } from './page';
+import { usePageTitle } from './page';
+
+import './ErrorsPage.css';
 
 /** The records a page shows. */
 export const PAGE_SIZE = 25;
@@ -21,29 +33,79 @@ const RELOAD_DELAY = 150;
 /** How long a record that just changed is marked (its row flashes), in ms. */
 const FRESH_FOR = 4000;
 
+/** GET /v1/counts' answer, as the sparklines read it. */
+interface Counts {
+  bucket: string;
+  series: { key: string; counts: number[] }[];
+}
+
 function go(hash: string) {
   window.location.hash = hash;
 }
 
 export function ErrorsPage({ filters, cursor }: { filters: ErrorFilters; cursor: string }) {
+  const { key, refuse } = useAuth();
   // The query is fixed when the filters or the cursor change, and when the
   // page reloads for the feed (since is a time from now).
   const [asOf, setAsOf] = useState(() => Date.now());
-  const path = `/v1/errors?${listQuery(filters, cursor, PAGE_SIZE, asOf)}`;
-  const list = useJSON<Page>(path);
+  const list = useJSON<Page>(`/v1/errors?${listQuery(filters, cursor, PAGE_SIZE, asOf)}`);
 
-  // The cursors of the newer pages, to go back to.
-  const [newer, setNewer] = useState<string[]>([]);
+  // The page shown: while the same filters' page reloads (a new since),
+  // the one before stays.
   const filterKey = JSON.stringify(filters);
+  const shown = useRef<{ key: string; page: Page } | undefined>(undefined);
+  if (list.data) shown.current = { key: filterKey + cursor, page: list.data };
+  const page = list.data ?? (shown.current?.key === filterKey + cursor ? shown.current.page : undefined);
+  const records = page?.records ?? [];
+
+  // The sparklines: one request for the page's records.
+  const ids = records.map((r) => r.error_id);
+  const counts = useJSON<Counts>(ids.length > 0 ? `/v1/counts?${countsQuery(ids, filters.since, asOf)}` : null);
+  // Kept by record across reads (a reload shows the last ones until it
+  // answers), forgotten when the range changes; a record the answer has
+  // no series for had no occurrence in the range: a flat line.
+  const range = sparkRange(filters.since);
+  const series = useRef({ since: filters.since, byId: new Map<string, number[]>() });
+  if (series.current.since !== filters.since) series.current = { since: filters.since, byId: new Map() };
+  if (counts.data) {
+    const buckets = Math.round(range.ms / (range.bucket === 'hour' ? 3600_000 : 24 * 3600_000));
+    const got = new Map(counts.data.series.map((s) => [s.key, s.counts]));
+    for (const id of ids) series.current.byId.set(id, got.get(id) ?? new Array<number>(buckets).fill(0));
+  }
+
+  // The cursors of the newer pages, to go back to; the rows selected.
+  const [newer, setNewer] = useState<string[]>([]);
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [shownFilters, setShownFilters] = useState(filterKey);
   if (shownFilters !== filterKey) {
     setShownFilters(filterKey);
     setNewer([]);
   }
+  const [shownCursor, setShownCursor] = useState(filterKey + cursor);
+  if (shownCursor !== filterKey + cursor) {
+    setShownCursor(filterKey + cursor);
+    setSelected(new Set());
+  }
+  // Only rows on the page stay selected.
+  const onPage = ids.join(' ');
+  useEffect(() => {
+    const here = new Set(onPage.split(' '));
+    setSelected((s) => ([...s].every((id) => here.has(id)) ? s : new Set([...s].filter((id) => here.has(id)))));
+  }, [onPage]);
 
   // Live: a burst of feedback is one reload.
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  const reload = list.reload;
+  const reloadList = list.reload;
+  const reloadCounts = counts.reload;
+  const refresh = () => {
+    setAsOf(Date.now());
+    reloadList();
+    reloadCounts();
+  };
+  const owed = useRef(false);
+  const loaded = list.data !== undefined || list.error !== null;
+  const loadedNow = useRef(loaded);
+  loadedNow.current = loaded;
   const [fresh, setFresh] = useState<ReadonlySet<string>>(new Set());
   useFeed((e) => {
     if (e.type === 'feedback') {
@@ -62,10 +124,21 @@ export function ErrorsPage({ filters, cursor }: { filters: ErrorFilters; cursor:
     if (timer.current !== undefined) return;
     timer.current = setTimeout(() => {
       timer.current = undefined;
-      setAsOf(Date.now());
-      reload();
+      // While the page's first read is under way (the feed opens at about
+      // the same time), a reload would cancel it: the page waits for its
+      // rows, shows them, and reads again then.
+      if (!loadedNow.current) owed.current = true;
+      else refresh();
     }, RELOAD_DELAY);
   });
+  useEffect(() => {
+    if (!loaded || !owed.current) return;
+    owed.current = false;
+    // The sparklines' first read starts now, after the feed opened: it
+    // misses nothing, and is left to finish.
+    setAsOf(Date.now());
+    reloadList();
+  }, [loaded, reloadList]);
   useEffect(() => () => clearTimeout(timer.current), []);
 
   // Relative times move on.
@@ -76,21 +149,50 @@ export function ErrorsPage({ filters, cursor }: { filters: ErrorFilters; cursor:
   }, []);
 
   usePageTitle('Errors');
-  const records = list.data?.records ?? [];
-  const next = list.data?.next_cursor;
-  const filtered = Object.values(filters).some((v) => v !== '');
+  // A bulk change: sent, then announced, the list made again.
+  const [busy, setBusy] = useState(false);
+  const [said, setSaid] = useState('');
+  const apply = async (change: Change, done: (n: number, of: number) => string) => {
+    const chosen = [...selected];
+    setBusy(true);
+    setSaid('');
+    try {
+      const n = await changeErrors(chosen, change, key);
+      setSaid(done(n, chosen.length));
+      setSelected(new Set());
+      refresh();
+    } catch (e) {
+      if (isAuthError(e)) refuse(e.problem);
+      setSaid(`The change was not made: ${e instanceof Error ? e.message : String(e)}`);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const next = page?.next_cursor;
+  const filtered = Object.entries(filters).some(([k, v]) => k !== 'sort' && v !== '');
+  const first = newer.length * PAGE_SIZE + 1;
 
   return (
-    <section aria-labelledby="errors-title">
+    <section aria-labelledby="errors-title" className="errors-page">
       <div className="title-row">
         <h1 id="errors-title" tabIndex={-1}>
           Errors
         </h1>
+        {page && (
+          <span className="total" data-testid="total" data-total={page.total}>
+            {page.total.toLocaleString('en')}
+            {page.total_capped ? '+' : ''} {page.total === 1 ? 'match' : 'matches'}
+          </span>
+        )}
         {list.loading && <span className="muted">Loading…</span>}
       </div>
-      <Filters filters={filters} />
+      <ListFilters filters={filters} />
+      <p className="announce" role="status" data-testid="announce">
+        {said}
+      </p>
       {list.error && <Failure error={list.error} />}
-      {list.data && records.length === 0 && (
+      {page && records.length === 0 && (
         <p className="empty">
           {filtered || cursor
             ? 'No errors match these filters.'
@@ -98,45 +200,38 @@ export function ErrorsPage({ filters, cursor }: { filters: ErrorFilters; cursor:
         </p>
       )}
       {records.length > 0 && (
-        <ScrollBox label="Errors">
-        <table className="records">
-          <thead>
-            <tr>
-              <th scope="col">Error</th>
-              <th scope="col">Agent</th>
-              <th scope="col">Type</th>
-              <th scope="col">Severity</th>
-              <th scope="col" className="num">
-                Count
-              </th>
-              <th scope="col">Last seen</th>
-              <th scope="col">Next action</th>
-            </tr>
-          </thead>
-          <tbody>
+        <>
+          <Bulk
+            ids={ids}
+            selected={selected}
+            setSelected={setSelected}
+            busy={busy}
+            apply={apply}
+          />
+          <ul className="error-list" aria-label="Errors">
             {records.map((r) => (
-              <tr key={r.error_id} data-error-id={r.error_id} className={fresh.has(r.error_id) ? 'fresh' : undefined}>
-                <td>
-                  <a href={errorHash(r.error_id)}>{r.error_id}</a>
-                  <div className="muted small">{r.query_id}</div>
-                </td>
-                <td>{r.agent_id}</td>
-                <td>{r.error_type.replace(/_/g, ' ')}</td>
-                <td>
-                  <Badge kind="severity" value={r.severity} />
-                </td>
-                <td className="num">{r.occurrence_count}</td>
-                <td>
-                  <Ago time={r.last_seen} now={now} />
-                </td>
-                <td>
-                  <Badge kind="action" value={r.next_action} />
-                </td>
-              </tr>
+              <Row
+                key={r.error_id}
+                r={r}
+                now={now}
+                fresh={fresh.has(r.error_id)}
+                counts={series.current.byId.get(r.error_id)}
+                range={range.label}
+                per={range.bucket}
+                windowed={filters.sort === 'count' && filters.since !== ''}
+                selected={selected.has(r.error_id)}
+                select={(on) =>
+                  setSelected((s) => {
+                    const n = new Set(s);
+                    if (on) n.add(r.error_id);
+                    else n.delete(r.error_id);
+                    return n;
+                  })
+                }
+              />
             ))}
-          </tbody>
-        </table>
-        </ScrollBox>
+          </ul>
+        </>
       )}
       {(cursor || next) && (
         <nav className="pager" aria-label="Pages">
@@ -151,7 +246,16 @@ export function ErrorsPage({ filters, cursor }: { filters: ErrorFilters; cursor:
           >
             ← Newer
           </button>
-          <span className="muted">{cursor && newer.length === 0 ? 'Older errors' : `Page ${newer.length + 1}`}</span>
+          <span className="muted">
+            {cursor && newer.length === 0 ? 'Older errors' : `Page ${newer.length + 1}`}
+            {page && records.length > 0 && !(cursor && newer.length === 0) && (
+              <>
+                {' '}
+                · {first}–{first + records.length - 1} of {page.total.toLocaleString('en')}
+                {page.total_capped ? '+' : ''}
+              </>
+            )}
+          </span>
           <button
             type="button"
             disabled={!next}
@@ -168,66 +272,213 @@ export function ErrorsPage({ filters, cursor }: { filters: ErrorFilters; cursor:
   );
 }
 
-/** The filters: a choice applies at once, the agent when submitted (or with a choice). */
-function Filters({ filters }: { filters: ErrorFilters }) {
-  const [agent, setAgent] = useState(filters.agent_id);
-  useEffect(() => setAgent(filters.agent_id), [filters.agent_id]);
-  // Every change applies the whole form, the agent as typed so far too.
-  const set = (patch: Partial<ErrorFilters>) => go(errorsHash({ ...filters, agent_id: agent.trim(), ...patch }));
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    set({});
+/** The bar of the bulk changes: select all, and resolve, ignore or assign what is selected. */
+function Bulk({
+  ids,
+  selected,
+  setSelected,
+  busy,
+  apply,
+}: {
+  ids: string[];
+  selected: ReadonlySet<string>;
+  setSelected: (s: ReadonlySet<string>) => void;
+  busy: boolean;
+  apply: (c: Change, done: (n: number, of: number) => string) => Promise<void>;
+}) {
+  const all = useRef<HTMLInputElement>(null);
+  const n = selected.size;
+  // A change clears the selection, which disables the button it was
+  // made with: the focus goes to the select-all box rather than be lost.
+  const change = (c: Change, done: (n: number, of: number) => string) => {
+    void apply(c, done).finally(() => all.current?.focus());
   };
+  useEffect(() => {
+    if (all.current) all.current.indeterminate = n > 0 && n < ids.length;
+  }, [n, ids.length]);
+  const [assignee, setAssignee] = useState('');
+  const none = n === 0 || busy;
+  const errors = (k: number) => `${k} ${k === 1 ? 'error' : 'errors'}`;
+  const already = (changed: number, of: number, was: string) =>
+    changed < of ? `; ${of - changed} already ${of - changed === 1 ? 'was' : 'were'} ${was}` : '';
   return (
-    <form className="filters" role="search" aria-label="Filters" onSubmit={submit}>
-      <label>
-        Agent
+    <div className="bulk" role="group" aria-label="Change the selected errors">
+      <label className="select-all">
         <input
-          name="agent_id"
-          value={agent}
-          placeholder="any agent"
-          onChange={(e) => setAgent(e.target.value)}
+          ref={all}
+          type="checkbox"
+          checked={n > 0 && n === ids.length}
+          onChange={(e) => setSelected(e.target.checked ? new Set(ids) : new Set())}
         />
+        Select all on this page
       </label>
-      <label>
-        Type
-        <select name="error_type" value={filters.error_type} onChange={(e) => set({ error_type: e.target.value })}>
-          <option value="">any type</option>
-          {ERROR_TYPES.map((t) => (
-            <option key={t} value={t}>
-              {t.replace(/_/g, ' ')}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Severity
-        <select name="severity" value={filters.severity} onChange={(e) => set({ severity: e.target.value })}>
-          <option value="">any severity</option>
-          {SEVERITIES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Since
-        <select name="since" value={filters.since} onChange={(e) => set({ since: e.target.value })}>
-          <option value="">any time</option>
-          {Object.entries(SINCE_PRESETS).map(([k, p]) => (
-            <option key={k} value={k}>
-              {p.label}
-            </option>
-          ))}
-        </select>
-      </label>
-      <button type="submit">Apply</button>
-      {Object.values(filters).some((v) => v !== '') && (
-        <a className="clear" href={errorsHash({ agent_id: '', error_type: '', severity: '', since: '' })}>
-          Clear
+      <span className="muted" data-testid="selected">
+        {n} selected
+      </span>
+      <button
+        type="button"
+        disabled={none}
+        onClick={() => change({ status: 'resolved' }, (c, of) => `Resolved ${errors(c)}${already(c, of, 'resolved')}.`)}
+      >
+        Resolve
+      </button>
+      <button
+        type="button"
+        disabled={none}
+        onClick={() => change({ status: 'ignored' }, (c, of) => `Ignored ${errors(c)}${already(c, of, 'ignored')}.`)}
+      >
+        Ignore
+      </button>
+      <form
+        className="assign"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const who = assignee.trim();
+          change({ assignee: who }, (c, of) =>
+            who ? `Assigned ${errors(c)} to ${who}${already(c, of, 'assigned to them')}.` : `Unassigned ${errors(c)}${already(c, of, 'unassigned')}.`,
+          );
+        }}
+      >
+        <label>
+          Assignee
+          <input
+            name="assignee"
+            value={assignee}
+            placeholder="a name"
+            maxLength={200}
+            autoComplete="off"
+            onChange={(e) => setAssignee(e.target.value)}
+          />
+        </label>
+        <button type="submit" className="plain" disabled={none}>
+          {assignee.trim() ? 'Assign' : 'Unassign'}
+        </button>
+      </form>
+    </div>
+  );
+}
+
+/** A title "CODE: message" as its code and its message. */
+function splitTitle(r: RecordSummary): { code: string; message: string } {
+  if (r.code && r.title.startsWith(`${r.code}: `)) return { code: r.code, message: r.title.slice(r.code.length + 2) };
+  return { code: '', message: r.title };
+}
+
+/** The releases a record was seen in: first, and last when another. */
+function releases(r: RecordSummary): string {
+  const { first_release: a, last_release: b } = r;
+  if (a && b && a !== b) return `${a} → ${b}`;
+  return a || b || '';
+}
+
+function Row({
+  r,
+  now,
+  fresh,
+  counts,
+  range,
+  per,
+  windowed,
+  selected,
+  select,
+}: {
+  r: RecordSummary;
+  now: number;
+  fresh: boolean;
+  counts: number[] | undefined;
+  range: string;
+  per: string;
+  windowed: boolean;
+  selected: boolean;
+  select: (on: boolean) => void;
+}) {
+  const { code, message } = splitTitle(r);
+  const rel = releases(r);
+  // The whole of what the row cuts, on hover.
+  const full = [
+    r.title,
+    `agent ${r.agent_id} · query ${r.query_id}`,
+    r.last_environment || rel ? [r.last_environment, rel && `release ${rel}`].filter(Boolean).join(' · ') : '',
+    `first seen ${formatTime(r.first_seen)}, last seen ${formatTime(r.last_seen)}`,
+  ]
+    .filter(Boolean)
+    .join('\n');
+  const titleId = `title-${r.error_id}`;
+  return (
+    <li
+      className={`err-row${fresh ? ' fresh' : ''}${selected ? ' selected' : ''}`}
+      data-error-id={r.error_id}
+      data-status={r.status}
+    >
+      <input
+        type="checkbox"
+        className="err-check"
+        checked={selected}
+        aria-labelledby={`select-${r.error_id} ${titleId}`}
+        onChange={(e) => select(e.target.checked)}
+      />
+      <span id={`select-${r.error_id}`} hidden>
+        Select
+      </span>
+      <div className="err-main">
+        <a className="err-title" id={titleId} href={errorHash(r.error_id)} title={full} data-field="title">
+          {code && <code className="err-code">{code}</code>}
+          {code && ': '}
+          <span className="err-message">{message}</span>
         </a>
-      )}
-    </form>
+        <div className="err-meta">
+          <Badge kind="status" value={r.status} />
+          <span className="err-agent" data-field="agent">
+            <span className="vh">agent </span>
+            {r.agent_id}
+          </span>
+          <span className="err-query muted" data-field="query">
+            <span className="vh">query </span>
+            {r.query_id}
+          </span>
+          {r.last_environment && (
+            <span className="err-env" data-field="environment">
+              <span className="vh">environment </span>
+              <span className="muted" aria-hidden="true">
+                env{' '}
+              </span>
+              {r.last_environment}
+            </span>
+          )}
+          {rel && (
+            <span className="err-release" data-field="release">
+              <span className="muted">release </span>
+              {rel}
+            </span>
+          )}
+          <span className="err-type muted" data-field="type">
+            {r.error_type.replace(/_/g, ' ')}
+          </span>
+          <Badge kind="severity" value={r.severity} />
+          {r.next_action && <Badge kind="action" value={r.next_action} />}
+          {r.assignee && (
+            <span className="err-assignee" data-field="assignee">
+              <span className="vh">assigned to </span>
+              <span aria-hidden="true">@</span>
+              {r.assignee}
+            </span>
+          )}
+        </div>
+      </div>
+      <div className="err-stats">
+        <Sparkline counts={counts} range={range} per={per} />
+        <span className="err-count" data-field="count" title={`${r.occurrence_count} occurrences in all`}>
+          {r.occurrence_count.toLocaleString('en')}
+          <span className="vh"> occurrences</span>
+          {windowed && (
+            <span className="muted small err-window"> ({(r.window_count ?? 0).toLocaleString('en')} in range)</span>
+          )}
+        </span>
+        <span className="err-seen" data-field="seen">
+          <span className="vh">last seen </span>
+          <Ago time={r.last_seen} now={now} />
+        </span>
+      </div>
+    </li>
   );
 }

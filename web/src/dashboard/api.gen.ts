@@ -984,9 +984,11 @@ export interface components {
             /** @description The listing's filters (GET /v1/errors; status as it reads now), and error_ids. An empty filter selects every record of the tenant. */
             filter: {
                 agent_id?: string;
+                environment?: string;
                 error_ids?: string[];
                 error_type?: components["schemas"]["ErrorType"];
                 query_id?: string;
+                release?: string;
                 severity?: components["schemas"]["Severity"];
                 /** Format: date-time */
                 since?: string;
@@ -2661,6 +2663,10 @@ export interface operations {
                 severity?: components["schemas"]["Severity"];
                 /** @description Only the errors of this status as it reads now: an ignored error whose time has passed is unresolved. */
                 status?: components["schemas"]["RecordStatus"];
+                /** @description Only the errors last seen in this environment: the latest occurrence to name an environment named it (last_environment). */
+                environment?: string;
+                /** @description Only the errors first or last seen in this release: the first or the latest occurrence to name a release named it (first_release, last_release; a record keeps those two, not the releases in between). */
+                release?: string;
                 /** @description Only errors last seen at or after this time. */
                 since?: string;
                 /** @description Full-text search: the records whose title, code, agent or query have a word beginning with each word of q (words are the runs of letters and digits, case ignored; every other character separates them and none is syntax: "DB_TIMEOUT" is db and timeout, "plan" finds the agent planner-v2). At most 200 bytes and 8 words. */

@@ -1,20 +1,57 @@
 // The dashboard's pages live in the URL's fragment (hash routing), so the
 // service serves one document at / and no other path of its own:
 //
-//	#/                      the errors, filtered: #/?agent_id=…&error_type=…&severity=…&since=24h&cursor=…
+//	#/                      the errors, filtered: #/?q=…&status=…&agent_id=…&error_type=…&severity=…
+//	                        &environment=…&release=…&since=24h&sort=count&cursor=…
 //	#/errors/{error_id}     one error
 //	#/playground            the playground: #/playground?agent=echo
 
 import { useEffect, useState } from 'react';
 
-/** The filters of the errors page: the query of GET /v1/errors (since as a preset). */
+/**
+ * The filters of the errors page: the query of GET /v1/errors (since as a
+ * preset), its search (q) and its sort. "" is no filter (sort: last seen).
+ */
 export interface ErrorFilters {
+  /** Full-text search: words that begin words of the title, code, agent or query. */
+  q: string;
+  /** A record status (unresolved, resolved, ignored, regressed) or "". */
+  status: string;
   agent_id: string;
   error_type: string;
   severity: string;
+  /** The environment a record was last seen in. */
+  environment: string;
+  /** A release a record was first or last seen in. */
+  release: string;
   /** A preset (1h, 24h, 7d, 30d) or "" for any time. */
   since: string;
+  /** last_seen ("", the default), first_seen or count. */
+  sort: string;
 }
+
+/** The filters of the errors page when none is set. */
+export const NO_FILTERS: ErrorFilters = {
+  q: '',
+  status: '',
+  agent_id: '',
+  error_type: '',
+  severity: '',
+  environment: '',
+  release: '',
+  since: '',
+  sort: '',
+};
+
+/** The sorts of the errors page ("" is last seen, the API's default). */
+export const SORTS: Record<string, string> = {
+  '': 'Last seen',
+  first_seen: 'First seen',
+  count: 'Occurrences',
+};
+
+/** The statuses a record may have (triage.Status). */
+export const STATUSES = ['unresolved', 'regressed', 'resolved', 'ignored'] as const;
 
 export type Route =
   | { page: 'errors'; filters: ErrorFilters; cursor: string }
@@ -37,17 +74,7 @@ export function parseHash(hash: string): Route {
   const path = q < 0 ? h : h.slice(0, q);
   const query = new URLSearchParams(q < 0 ? '' : h.slice(q + 1));
   if (path === '' || path === '/') {
-    const since = query.get('since') ?? '';
-    return {
-      page: 'errors',
-      filters: {
-        agent_id: query.get('agent_id') ?? '',
-        error_type: query.get('error_type') ?? '',
-        severity: query.get('severity') ?? '',
-        since: since in SINCE_PRESETS ? since : '',
-      },
-      cursor: query.get('cursor') ?? '',
-    };
+    return { page: 'errors', filters: readFilters(query), cursor: query.get('cursor') ?? '' };
   }
   const m = /^\/errors\/([^/]+)$/.exec(path);
   if (m?.[1]) return { page: 'error', id: decodeURIComponent(m[1]) };
@@ -55,10 +82,23 @@ export function parseHash(hash: string): Route {
   return { page: 'missing', hash: h };
 }
 
+/**
+ * The filters of the errors page in a query: only the ones it has; a since
+ * that is not a preset, a sort or status the API does not have, are none.
+ */
+export function readFilters(query: URLSearchParams): ErrorFilters {
+  const f = { ...NO_FILTERS };
+  for (const k of Object.keys(NO_FILTERS) as (keyof ErrorFilters)[]) f[k] = query.get(k) ?? '';
+  if (!(f.since in SINCE_PRESETS)) f.since = '';
+  if (!(f.sort in SORTS)) f.sort = '';
+  if (!(STATUSES as readonly string[]).includes(f.status)) f.status = '';
+  return f;
+}
+
 /** The hash of the errors page with filters (empty ones left out) and a cursor. */
 export function errorsHash(filters: ErrorFilters, cursor = ''): string {
   const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(filters)) if (v) q.set(k, v);
+  for (const k of Object.keys(NO_FILTERS) as (keyof ErrorFilters)[]) if (filters[k]) q.set(k, filters[k]);
   if (cursor) q.set('cursor', cursor);
   const s = q.toString();
   return s ? `#/?${s}` : '#/';
@@ -74,17 +114,50 @@ export function playgroundHash(agent = ''): string {
 
 /**
  * The query of GET /v1/errors for filters, a cursor and a page size, the
- * since preset made a time from now.
+ * since preset made a time from now. Sorted by count with a since preset,
+ * the count is that of the range (window).
  */
 export function listQuery(filters: ErrorFilters, cursor: string, limit: number, now = Date.now()): string {
   const q = new URLSearchParams();
-  if (filters.agent_id) q.set('agent_id', filters.agent_id);
-  if (filters.error_type) q.set('error_type', filters.error_type);
-  if (filters.severity) q.set('severity', filters.severity);
+  for (const k of ['q', 'status', 'agent_id', 'error_type', 'severity', 'environment', 'release', 'sort'] as const) {
+    if (filters[k]) q.set(k, filters[k]);
+  }
   const preset = SINCE_PRESETS[filters.since];
-  if (preset) q.set('since', new Date(now - preset.ms).toISOString());
+  if (preset) {
+    q.set('since', new Date(now - preset.ms).toISOString());
+    if (filters.sort === 'count') q.set('window', filters.since);
+  }
   q.set('limit', String(limit));
   if (cursor) q.set('cursor', cursor);
+  return q.toString();
+}
+
+/**
+ * The range the sparklines of the errors page cover for a since preset:
+ * its own, but never under a day (the counts are hourly) and at most 30
+ * days (their retention, and "any time"); by hour up to 7 days, by day
+ * beyond.
+ */
+export function sparkRange(since: string): { ms: number; bucket: 'hour' | 'day'; label: string } {
+  const ms = Math.max(SINCE_PRESETS[since]?.ms ?? SINCE_PRESETS['30d']!.ms, SINCE_PRESETS['24h']!.ms);
+  const label = ms === SINCE_PRESETS['24h']!.ms ? 'the last 24 hours' : ms === SINCE_PRESETS['7d']!.ms ? 'the last 7 days' : 'the last 30 days';
+  return { ms, bucket: ms > SINCE_PRESETS['7d']!.ms ? 'day' : 'hour', label };
+}
+
+/**
+ * The query of GET /v1/counts for the sparklines of records: one call for
+ * a page's records, the range's start rounded down to its bucket (the
+ * service widens it so anyway), so that it reads the same all the bucket
+ * long.
+ */
+export function countsQuery(ids: readonly string[], since: string, now = Date.now()): string {
+  const r = sparkRange(since);
+  const unit = r.bucket === 'hour' ? 3600_000 : 24 * 3600_000;
+  // A whole number of buckets ending with the current one.
+  const start = Math.floor(now / unit) * unit - (Math.round(r.ms / unit) - 1) * unit;
+  const q = new URLSearchParams({ by: 'record', bucket: r.bucket, since: new Date(start).toISOString() });
+  for (const id of ids) q.append('error_id', id);
+  q.set('limit', String(Math.max(ids.length, 1)));
   return q.toString();
 }
 

@@ -433,6 +433,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/errors/{error_id}/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of an error record's jobs
+         * @description The retries and escalations the record's occurrences scheduled, with their state (River's) and attempts, the latest (the highest id) first: without a cursor the record's latest, the ones GET /v1/errors/{error_id} carries; with its jobs_next_cursor, the older ones. River keeps a finished job for a while only (see docs/service.md): older ones are gone.
+         */
+        get: operations["listErrorJobs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/errors/{error_id}/occurrences": {
         parameters: {
             query?: never;
@@ -889,6 +909,7 @@ export interface components {
             };
             /** @description The latest 20 jobs, by id. */
             jobs?: components["schemas"]["Job"][];
+            jobs_next_cursor?: string;
             last_environment?: string;
             last_release?: string;
             /** Format: date-time */
@@ -963,9 +984,11 @@ export interface components {
             /** @description The listing's filters (GET /v1/errors; status as it reads now), and error_ids. An empty filter selects every record of the tenant. */
             filter: {
                 agent_id?: string;
+                environment?: string;
                 error_ids?: string[];
                 error_type?: components["schemas"]["ErrorType"];
                 query_id?: string;
+                release?: string;
                 severity?: components["schemas"]["Severity"];
                 /** Format: date-time */
                 since?: string;
@@ -2640,6 +2663,10 @@ export interface operations {
                 severity?: components["schemas"]["Severity"];
                 /** @description Only the errors of this status as it reads now: an ignored error whose time has passed is unresolved. */
                 status?: components["schemas"]["RecordStatus"];
+                /** @description Only the errors last seen in this environment: the latest occurrence to name an environment named it (last_environment). */
+                environment?: string;
+                /** @description Only the errors first or last seen in this release: the first or the latest occurrence to name a release named it (first_release, last_release; a record keeps those two, not the releases in between). */
+                release?: string;
                 /** @description Only errors last seen at or after this time. */
                 since?: string;
                 /** @description Full-text search: the records whose title, code, agent or query have a word beginning with each word of q (words are the runs of letters and digits, case ignored; every other character separates them and none is syntax: "DB_TIMEOUT" is db and timeout, "plan" finds the agent planner-v2). At most 200 bytes and 8 words. */
@@ -2902,7 +2929,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The record: its latest report and feedback, its latest occurrences (the latest received first, at most 20, and no more than fit in 4 MiB of documents with the record's own, but always one; occurrences_next_cursor continues on /v1/errors/{error_id}/occurrences) and its latest 20 jobs with their attempts (more_jobs when there are older ones). */
+            /** @description The record: its latest report and feedback, its latest occurrences (the latest received first, at most 20, and no more than fit in 4 MiB of documents with the record's own, but always one; occurrences_next_cursor continues on /v1/errors/{error_id}/occurrences) and its latest 20 jobs with their attempts (more_jobs when there are older ones, and jobs_next_cursor, which GET /v1/errors/{error_id}/jobs continues with). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3154,6 +3181,74 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TransitionPage"];
+                };
+            };
+            /** @description An invalid parameter or cursor; errors lists every parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No API key (TENANT_REQUIRED). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A wrong API key (TENANT_UNAUTHORIZED). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such error for this tenant (NOT_FOUND). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Busy"];
+        };
+    };
+    listErrorJobs: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description next_cursor of the previous page, or the record's jobs_next_cursor. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                error_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Jobs, the latest first, each with its attempts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        jobs: components["schemas"]["Job"][];
+                        next_cursor?: string;
+                    };
                 };
             };
             /** @description An invalid parameter or cursor; errors lists every parameter. */
