@@ -7,7 +7,7 @@ import { useRef, type MouseEvent } from 'react';
 
 import { Toaster } from '@triage/kit/sonner';
 import { AuthProvider, KeyDialog, useAuth } from './auth';
-import { ErrorPage } from './ErrorPage';
+import { ErrorPage } from './LazyErrorPage';
 import { ErrorsPage } from './ErrorsPage';
 import { FeedProvider, FeedStatus } from './feed';
 import { Playground } from './LazyPlayground';

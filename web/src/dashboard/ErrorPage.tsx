@@ -43,7 +43,6 @@ import {
 import { jobFinished, type ErrorRecord, type Feedback, type Job, type JobAttempt, type Occurrence, type OccurrencePage, type Outcome } from './types';
 import { useJSON } from './useJSON';
 import { usePageTitle } from './page';
-import './ErrorPage.css';
 
 /** How often the page is read again while a job has not finished, in ms. */
 const JOB_POLL = 3000;
