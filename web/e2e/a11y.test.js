@@ -64,7 +64,7 @@ const DARK = 'rgb(13, 17, 23)';
 /** The pages of a service without keys, each opened and waited for: the name, the hash, and what shows it is ready. */
 function pages(fb) {
   return [
-    { name: 'errors', hash: '#/', ready: (page) => page.locator(`tr[data-error-id="${fb.error_id}"]`).waitFor() },
+    { name: 'errors', hash: '#/', ready: (page) => page.locator(`li[data-error-id="${fb.error_id}"]`).waitFor() },
     {
       name: 'record',
       hash: `#/errors/${fb.error_id}`,
@@ -178,7 +178,7 @@ test('the key dialog: modal, Tab and Shift+Tab stay inside, Escape closes it, th
   await page.keyboard.press('Enter');
   await dialog.getByLabel('API key').fill(KEY);
   await page.keyboard.press('Enter');
-  await page.locator(`tr[data-error-id="${fb.error_id}"]`).waitFor();
+  await page.locator(`li[data-error-id="${fb.error_id}"]`).waitFor();
   assert.equal(await page.getByRole('dialog').count(), 0);
   assert.equal(await again.count(), 0);
   assert.match(await focused(page), /^main#main/);
@@ -190,7 +190,7 @@ test('navigation: the focus goes to the new page’s h1, the tab’s title says 
   const fb = await svc.post(report('db_timeout'));
   const { page, watch } = await openBrowser(t, svc.base);
   await page.goto(`${svc.base}/`);
-  await page.locator(`tr[data-error-id="${fb.error_id}"]`).waitFor();
+  await page.locator(`li[data-error-id="${fb.error_id}"]`).waitFor();
   assert.equal(await page.title(), 'Errors — Triage');
   // The first load leaves the focus at the top of the document.
   assert.equal(await focused(page), 'body');
@@ -227,7 +227,7 @@ test('navigation: the focus goes to the new page’s h1, the tab’s title says 
   await severity.focus();
   await severity.selectOption('high');
   await waitFor('the filter in the URL', async () => /severity=high/.test(page.url()));
-  await page.locator('tbody tr').first().waitFor({ state: 'detached' });
+  await page.locator('ul.error-list > li').first().waitFor({ state: 'detached' });
   assert.equal(await severity.evaluate((el) => el === document.activeElement), true, `the focus moved to ${await focused(page)}`);
 
   // The back button, and a page that is not there.
@@ -265,7 +265,7 @@ test('layout: no page scrolls sideways at 390, 768, 1280 and 1920 px, with 128-c
   // The long ids wrap on the errors page, whole (not cut) in the text.
   await page.goto(`${svc.base}/`);
   await page.setViewportSize({ width: 390, height: 800 });
-  const row = page.locator(`tr[data-error-id="${fb.error_id}"]`);
+  const row = page.locator(`li[data-error-id="${fb.error_id}"]`);
   await row.waitFor();
   assert.match(await row.innerText(), new RegExp(LONG_AGENT));
   await checkWidth(page, 'errors, 390px, again');
