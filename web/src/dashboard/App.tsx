@@ -7,8 +7,11 @@ import { AuthProvider, KeyDialog, useAuth } from './auth';
 import { ErrorPage } from './ErrorPage';
 import { ErrorsPage } from './ErrorsPage';
 import { FeedProvider, FeedStatus } from './feed';
+import { Overview } from './Overview';
 import { Playground } from './Playground';
 import { useRoute, type Route } from './route';
+import { RunPage } from './Run';
+import { RunsPage } from './Runs';
 
 export function App() {
   return (
@@ -32,6 +35,12 @@ function Shell() {
         <nav aria-label="Pages">
           <a href="#/" aria-current={route.page === 'errors' || route.page === 'error' ? 'page' : undefined}>
             Errors
+          </a>
+          <a href="#/overview" aria-current={route.page === 'overview' ? 'page' : undefined}>
+            Overview
+          </a>
+          <a href="#/runs" aria-current={route.page === 'runs' || route.page === 'run' ? 'page' : undefined}>
+            Runs
           </a>
           <a href="#/playground" aria-current={route.page === 'playground' ? 'page' : undefined}>
             Playground
@@ -61,6 +70,12 @@ function Page({ route }: { route: Route }) {
       return <ErrorPage key={route.id} id={route.id} />;
     case 'playground':
       return <Playground agentId={route.agent} />;
+    case 'runs':
+      return <RunsPage filters={route.filters} cursor={route.cursor} />;
+    case 'run':
+      return <RunPage key={route.id} id={route.id} />;
+    case 'overview':
+      return <Overview range={route.range} />;
     case 'missing':
       return (
         <section>
