@@ -311,7 +311,7 @@ var operations = []route{
 	{api: (*Server).getRunTotals, Operation: apidoc.Operation{
 		Method: "GET", Path: "/v1/counts/runs", ID: "getRunTotals",
 		Summary:     "AG-UI runs in a range, by agent, outcome and code: the agents' failure rates",
-		Description: "The tenant's runs (POST /v1/agents/{agent_id}/runs) started in the range, counted by agent and outcome, and the failed ones by their fault's code. An agent's failure rate is failed over its ended runs (runs - running). At most 100,000 runs are read, the latest started: capped says the range held more, and since is then the earliest counted run's start, so the answer's cost is bounded whatever the range holds. Runs are kept 7 days after they started (store.Retention.Runs): a longer range counts those kept.",
+		Description: "The tenant's runs (POST /v1/agents/{agent_id}/runs) started in the range, counted by agent and outcome, and the failed ones by their fault's code. An agent's failure rate is failed over its ended runs (runs - running). At most 20,000 runs are read, the latest started: capped says the range held more, and since is then the earliest counted run's start, so the answer's cost is bounded whatever the range holds. Runs are kept 7 days after they started (store.Retention.Runs): a longer range counts those kept.",
 		Params: []apidoc.Param{
 			{Name: "since", In: "query", Description: "The range's start: the runs started at or after it. Default: a day before until.", Schema: apidoc.Obj{
 				"type":   "string",

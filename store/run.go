@@ -164,7 +164,7 @@ type RunTotalsFilter struct {
 
 // MaxRunsTotalled bounds the runs a RunTotals reads: the latest started of
 // its range.
-const MaxRunsTotalled = 100_000
+const MaxRunsTotalled = 20_000
 
 // ErrRunTotalsRange is the error of a RunTotalsFilter whose Until is not
 // after its Since.

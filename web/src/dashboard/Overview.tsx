@@ -150,8 +150,8 @@ function Summary({ runs, occurrences }: { runs: RunTotals; occurrences: Counts |
       )}
       {runs.capped && (
         <p className="muted small">
-          The range held more runs than are counted at once: these are the latest 100,000, since{' '}
-          <Ago time={runs.since} />.
+          The range held more runs than are counted at once: the rates are those of the latest{' '}
+          {runs.runs.toLocaleString()}, since <Ago time={runs.since} />.
         </p>
       )}
     </dl>

@@ -346,7 +346,7 @@ export interface paths {
         };
         /**
          * AG-UI runs in a range, by agent, outcome and code: the agents' failure rates
-         * @description The tenant's runs (POST /v1/agents/{agent_id}/runs) started in the range, counted by agent and outcome, and the failed ones by their fault's code. An agent's failure rate is failed over its ended runs (runs - running). At most 100,000 runs are read, the latest started: capped says the range held more, and since is then the earliest counted run's start, so the answer's cost is bounded whatever the range holds. Runs are kept 7 days after they started (store.Retention.Runs): a longer range counts those kept.
+         * @description The tenant's runs (POST /v1/agents/{agent_id}/runs) started in the range, counted by agent and outcome, and the failed ones by their fault's code. An agent's failure rate is failed over its ended runs (runs - running). At most 20,000 runs are read, the latest started: capped says the range held more, and since is then the earliest counted run's start, so the answer's cost is bounded whatever the range holds. Runs are kept 7 days after they started (store.Retention.Runs): a longer range counts those kept.
          */
         get: operations["getRunTotals"];
         put?: never;
