@@ -219,7 +219,7 @@ test('the runs, a run and the overview', { timeout: 120_000 }, async (t) => {
   ]);
   // The occurrences over time say themselves in words.
   const spark = codes.locator('tr[data-code="TIMEOUT"] svg.sparkline');
-  assert.match(await spark.getAttribute('aria-label'), /^1 occurrences in 25 hours; at most 1 in one hour, from /);
+  assert.match(await spark.getAttribute('aria-label'), /^1 occurrence in 25 hours; at most 1 in one hour, from /);
   assert.equal(await spark.getAttribute('role'), 'img');
   // New: the runs' three records and the report's; regressed: the report's.
   const fresh = page.getByTestId('new-records');

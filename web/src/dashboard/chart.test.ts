@@ -16,5 +16,6 @@ describe('the charts in words', () => {
     const s = describeSeries([1, 5, 2], 'hour', '2025-08-08T10:00:00Z');
     expect(s).toMatch(/^8 occurrences in 3 hours; at most 5 in one hour, from /);
     expect(describeSeries([3], 'day', 'x', 'failures')).toBe('3 failures in 1 day; at most 3 in one day');
+    expect(describeSeries([0, 1], 'day', 'x')).toBe('1 occurrence in 2 days; at most 1 in one day');
   });
 });

@@ -58,5 +58,5 @@ export function describeSeries(counts: number[], bucket: 'hour' | 'day', since: 
   const when = Number.isNaN(start)
     ? ''
     : `, from ${new Date(start).toLocaleString(undefined, bucket === 'hour' ? { dateStyle: 'medium', timeStyle: 'short' } : { dateStyle: 'medium' })}`;
-  return `${total} ${what} in ${span}; at most ${counts[peak]} in one ${unit}${when}`;
+  return `${total} ${total === 1 ? what.replace(/s$/, '') : what} in ${span}; at most ${counts[peak]} in one ${unit}${when}`;
 }
