@@ -230,9 +230,17 @@ test('the runs, a run and the overview', { timeout: 120_000 }, async (t) => {
   assert.equal(await regressed.locator('li').count(), 1);
   await screenshot(page, 'dashboard-overview', { fullPage: true });
 
-  // Live: a new failed run counts at once.
+  // Live: a new failed run counts at once, and the figures stay shown
+  // while they are read again (the table is never taken away).
+  await page.evaluate(() => {
+    window.__blanked = false;
+    new MutationObserver(() => {
+      if (!document.querySelector('[data-testid="agent-rates"]')) window.__blanked = true;
+    }).observe(document.querySelector('main'), { subtree: true, childList: true });
+  });
   await run(svc.base, 'run-live', 'fail with TIMEOUT');
   await waitFor('the overview read again', async () => (await page.getByTestId('runs-total').innerText()) === '27');
+  assert.equal(await page.evaluate(() => window.__blanked), false, 'the rates vanished while read again');
   // The range is in the URL, and the series go by day over 30 days.
   const lastCounts = () => watch.trouble.requests.filter((r) => r.url().includes('/v1/counts?')).at(-1)?.url() ?? '';
   await page.getByRole('link', { name: '30d' }).click();

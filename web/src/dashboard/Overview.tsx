@@ -24,6 +24,9 @@ type Counts = operations['getCounts']['responses'][200]['content']['application/
 /** How long a burst of feed events is gathered into one reload, in ms. */
 const RELOAD_DELAY = 1000;
 
+/** How often the range's start moves to now's, in ms. */
+const RANGE_MOVES = 5 * 60_000;
+
 /** The records each list of new or regressed ones shows. */
 const RECORDS = 25;
 
@@ -38,15 +41,17 @@ export function Overview({ range }: { range: string }) {
   const preset = SINCE_PRESETS[range] ?? SINCE_PRESETS['24h']!;
   const [asOf, setAsOf] = useState(() => Date.now());
   const since = new Date(asOf - preset.ms).toISOString();
-  const until = new Date(asOf).toISOString();
   const bucket = bucketOf(range);
   const q = (extra: Record<string, string>) => new URLSearchParams({ since, ...extra }).toString();
 
-  const runs = useJSON<RunTotals>(`/v1/counts/runs?${q({ until, limit: '20' })}`);
-  const byAgent = useJSON<Counts>(`/v1/counts?${q({ until, by: 'agent', bucket, limit: '20' })}`);
-  const byCode = useJSON<Counts>(`/v1/counts?${q({ until, by: 'code', bucket, limit: '20' })}`);
+  // The range ends now: until is left to the service, so that reading
+  // again (live) is the same query, and the figures stay shown meanwhile.
+  const runs = useJSON<RunTotals>(`/v1/counts/runs?${q({ limit: '20' })}`);
+  const byAgent = useJSON<Counts>(`/v1/counts?${q({ by: 'agent', bucket, limit: '20' })}`);
+  const byCode = useJSON<Counts>(`/v1/counts?${q({ by: 'code', bucket, limit: '20' })}`);
   const fresh = useJSON<Page>(`/v1/errors?${q({ sort: 'first_seen', limit: String(RECORDS) })}`);
   const regressed = useJSON<Page>(`/v1/errors?${q({ status: 'regressed', limit: String(RECORDS) })}`);
+  const reloads = [runs.reload, byAgent.reload, byCode.reload, fresh.reload, regressed.reload];
 
   // Live: a burst of runs and reports is one reading of everything.
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
@@ -55,10 +60,15 @@ export function Overview({ range }: { range: string }) {
     if (timer.current !== undefined) return;
     timer.current = setTimeout(() => {
       timer.current = undefined;
-      setAsOf(Date.now());
+      for (const reload of reloads) reload();
     }, RELOAD_DELAY);
   });
   useEffect(() => () => clearTimeout(timer.current), []);
+  // The range's start moves on every few minutes.
+  useEffect(() => {
+    const t = setInterval(() => setAsOf(Date.now()), RANGE_MOVES);
+    return () => clearInterval(t);
+  }, []);
   // A new range starts from now.
   const [shownRange, setShownRange] = useState(range);
   if (shownRange !== range) {

@@ -43,10 +43,13 @@ export function RunsPage({ filters, cursor }: { filters: RunFilters; cursor: str
   if (shownFilters !== filterKey) {
     setShownFilters(filterKey);
     setNewer([]);
+    setAsOf(Date.now());
   }
 
   // Live: a run that ended (or a failure recorded, which links a run to
-  // its record) reads the page again; a burst is one reload.
+  // its record) reads the page again; a burst is one reload. The query
+  // stays the same (since is from when the filters were chosen), so the
+  // rows stay shown while it is read.
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const reload = list.reload;
   useFeed((e) => {
@@ -54,7 +57,6 @@ export function RunsPage({ filters, cursor }: { filters: RunFilters; cursor: str
     if (timer.current !== undefined) return;
     timer.current = setTimeout(() => {
       timer.current = undefined;
-      setAsOf(Date.now());
       reload();
     }, RELOAD_DELAY);
   });
