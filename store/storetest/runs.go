@@ -614,6 +614,12 @@ var runTests = []test{
 		if !got.Capped || got.Runs != 3 || !got.Since.Equal(r6.StartedAt) || len(got.Agents) != 2 || len(got.Codes) != 0 {
 			t.Errorf("RunTotals of at most 3 = %+v, want r6 to r8, capped, since r6's start %v", got, r6.StartedAt)
 		}
+		// Both ends are in the range: from r1's start to r8's.
+		got, err = a.RunTotals(ctx, store.RunTotalsFilter{Since: getRun(t, a, "r1").StartedAt, Until: getRun(t, a, "r8").StartedAt})
+		must(t, err)
+		if got.Runs != 8 {
+			t.Errorf("RunTotals from r1's start to r8's = %+v, want the 8 runs", got)
+		}
 		// Exactly as many as it reads is not capped.
 		got, err = a.RunTotals(ctx, store.RunTotalsFilter{Since: since, Until: until, AtMost: 8})
 		must(t, err)
