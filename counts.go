@@ -28,3 +28,43 @@ type CountSeries struct {
 	// no occurrence (zero-filled, never sparse).
 	Counts []int64 `json:"counts"`
 }
+
+// RunTotals are the AG-UI runs started in a range, counted by agent and
+// outcome, and the failed ones by their fault's code (GET
+// /v1/counts/runs): what an agent's failure rate is read from.
+type RunTotals struct {
+	// Since and Until are the range: the runs started at or after Since
+	// and at or before Until.
+	Since time.Time `json:"since"`
+	Until time.Time `json:"until"`
+	// Runs is how many runs were counted. Capped says that the range held
+	// more than a count reads (store.MaxRunsTotalled): then the latest
+	// started of them were counted, and Since is the first counted run's
+	// start.
+	Runs   int64 `json:"runs"`
+	Capped bool  `json:"capped,omitempty"`
+	// Agents are the agents with most failed runs first, then most runs,
+	// then by id.
+	Agents []AgentRuns `json:"agents"`
+	// Codes are the failed runs' codes, the most frequent first, then by
+	// code.
+	Codes []CodeRuns `json:"codes"`
+}
+
+// AgentRuns are one agent's runs of a RunTotals, by outcome (their sum is
+// Runs). Its failure rate is Failed over the ended runs (Runs - Running).
+type AgentRuns struct {
+	AgentID      string `json:"agent_id"`
+	Runs         int64  `json:"runs"`
+	Running      int64  `json:"running"`
+	Finished     int64  `json:"finished"`
+	Failed       int64  `json:"failed"`
+	Disconnected int64  `json:"disconnected"`
+	Shutdown     int64  `json:"shutdown"`
+}
+
+// CodeRuns are the failed runs of a RunTotals with one fault code.
+type CodeRuns struct {
+	Code   string `json:"code"`
+	Failed int64  `json:"failed"`
+}

@@ -120,3 +120,34 @@ func parseCountFilter(q url.Values, all bool) (store.CountFilter, error) {
 	}
 	return f, nil
 }
+
+// getRunTotals is GET /v1/counts/runs: the tenant's runs started in a
+// range, by agent and outcome, and the failed ones by code (store.Runs'
+// RunTotals: at most store.MaxRunsTotalled of them, the latest).
+func (s *Server) getRunTotals(w http.ResponseWriter, r *http.Request, tenant string) error {
+	l := listQuery{q: r.URL.Query()}
+	l.only("since", "until", "limit")
+	var f store.RunTotalsFilter
+	f.Since, f.Until = l.since("since"), l.since("until")
+	if !f.Since.IsZero() && !f.Until.IsZero() && !f.Since.Before(f.Until) {
+		l.bad("until", "must be after since")
+	}
+	if v := l.one("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > store.MaxCountSeries {
+			l.bad("limit", "must be a whole number from 1 to "+strconv.Itoa(store.MaxCountSeries))
+		}
+		f.Limit = n
+	}
+	if err := l.err(); err != nil {
+		return err
+	}
+	c, err := s.cfg.Store.Tenant(tenant).RunTotals(r.Context(), f)
+	if errors.Is(err, store.ErrRunTotalsRange) { // since after the default until (now)
+		return fault.Invalid("The query is invalid.", fault.FieldError{Field: "since", Message: "must be before until (default: now)"})
+	}
+	if err != nil {
+		return store.Unavailable(err)
+	}
+	return writeDocuments(w, c)
+}

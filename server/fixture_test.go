@@ -127,7 +127,7 @@ func TestOnPostgres(t *testing.T) {
 		{"FailureRateAlert", TestFailureRateAlert},
 		{"EventsPastOlderTransaction", testEventsPastOlderTransaction}, {"SearchSortAndCounts", TestSearchSortAndCounts},
 		{"FailedRunsRecorded", TestFailedRunsRecorded}, {"FailedRunRecordingRetried", TestFailedRunRecordingRetried},
-		{"FailedMCPCallsRecorded", TestFailedMCPCallsRecorded},
+		{"FailedMCPCallsRecorded", TestFailedMCPCallsRecorded}, {"RunTotals", TestRunTotals},
 	} {
 		t.Run(c.name, c.test)
 	}

@@ -344,6 +344,37 @@ var operations = []route{
 			opBusy,
 		},
 	}},
+	{api: (*Server).getRunTotals, Operation: apidoc.Operation{
+		Method: "GET", Path: "/v1/counts/runs", ID: "getRunTotals",
+		Summary:     "AG-UI runs in a range, by agent, outcome and code: the agents' failure rates",
+		Description: "The tenant's runs (POST /v1/agents/{agent_id}/runs) started in the range, counted by agent and outcome, and the failed ones by their fault's code. An agent's failure rate is failed over its ended runs (runs - running). At most 20,000 runs are read, the latest started: capped says the range held more, and since is then the earliest counted run's start, so the answer's cost is bounded whatever the range holds. Runs are kept 7 days after they started (store.Retention.Runs): a longer range counts those kept.",
+		Params: []apidoc.Param{
+			{Name: "since", In: "query", Description: "The range's start: the runs started at or after it. Default: a day before until.", Schema: apidoc.Obj{
+				"type":   "string",
+				"format": "date-time",
+			}},
+			{Name: "until", In: "query", Description: "The range's end: the runs started at or before it. Default: now.", Schema: apidoc.Obj{
+				"type":   "string",
+				"format": "date-time",
+			}},
+			{Name: "limit", In: "query", Description: "How many agents, and how many codes: those with most failed runs (then most runs).", Schema: apidoc.Obj{
+				"type":    "integer",
+				"minimum": 1,
+				"maximum": store.MaxCountSeries,
+				"default": store.DefaultCountSeries,
+			}},
+		},
+		OK: []apidoc.Answer{
+			{Status: 200, Description: "The totals: agents with most failed runs first, then most runs; codes with most failed runs first.", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Of[triage.RunTotals]()}}},
+		},
+		Problems: []apidoc.Problem{
+			{Status: 400, Description: "An invalid parameter, or a range that ends before it starts; errors lists every parameter."},
+			opNoKey,
+			opWrongKey,
+			opRateLimited,
+			opBusy,
+		},
+	}},
 	{api: (*Server).streamEvents, Operation: apidoc.Operation{
 		Method: "GET", Path: "/v1/events", ID: "streamEvents",
 		Summary:     "Server-Sent Events of each new feedback",

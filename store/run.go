@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/triage-go/triage"
 )
 
 // The outcomes of a run.
@@ -111,6 +113,12 @@ type Runs interface {
 	// greatest run id first). It returns ErrBadCursor for a cursor it did
 	// not make.
 	ListRuns(ctx context.Context, f RunFilter) (RunPage, error)
+	// RunTotals counts the tenant's runs started in f's range by agent
+	// and outcome, and the failed ones by code: at most f.AtMost runs,
+	// the latest started (RunTotals.Capped says the range held more), so
+	// that its cost is bounded whatever the range holds. It returns
+	// ErrRunTotalsRange for a range that is empty.
+	RunTotals(ctx context.Context, f RunTotalsFilter) (RunTotals, error)
 	// LatestRunEnd returns the position a reader of ended runs starting
 	// now goes on from: the ends of every tenant at or before it are
 	// committed, and those committed later come after it (on PostgreSQL
@@ -131,6 +139,50 @@ type RunFilter struct {
 	Limit int
 	// Cursor continues from a RunPage's Next.
 	Cursor string
+}
+
+// RunTotals are the root package's: store keeps its name for them.
+type (
+	RunTotals = triage.RunTotals
+	AgentRuns = triage.AgentRuns
+	CodeRuns  = triage.CodeRuns
+)
+
+// RunTotalsFilter is the range of a RunTotals.
+type RunTotalsFilter struct {
+	// Since and Until bound the range: the runs started at or after
+	// Since and at or before Until. Defaults: Until now, Since a day
+	// before Until.
+	Since, Until time.Time
+	// Limit bounds the agents and the codes, each: 1 to MaxCountSeries,
+	// default DefaultCountSeries.
+	Limit int
+	// AtMost bounds the runs read: 1 to MaxRunsTotalled, default (and
+	// above it) MaxRunsTotalled.
+	AtMost int
+}
+
+// MaxRunsTotalled bounds the runs a RunTotals reads: the latest started of
+// its range.
+const MaxRunsTotalled = 20_000
+
+// ErrRunTotalsRange is the error of a RunTotalsFilter whose Until is not
+// after its Since.
+var ErrRunTotalsRange = errors.New("store: a range of runs ends after it starts")
+
+// Range returns f's range for now: its defaults applied.
+func (f RunTotalsFilter) Range(now time.Time) (since, until time.Time, err error) {
+	since, until = f.Since, f.Until
+	if until.IsZero() {
+		until = now
+	}
+	if since.IsZero() {
+		since = until.Add(-24 * time.Hour)
+	}
+	if !since.Before(until) {
+		return time.Time{}, time.Time{}, ErrRunTotalsRange
+	}
+	return since, until, nil
 }
 
 // EndedRun is a run's record at the position of its end (see

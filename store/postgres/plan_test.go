@@ -152,6 +152,35 @@ func TestCountRunsReadsTheWindow(t *testing.T) {
 	}
 }
 
+// TestRunTotalsReadTheRange: the overview's totals of runs (GET
+// /v1/counts/runs) read the range of runs_by_tenant_start for the tenant,
+// the latest first under the LIMIT that bounds them, with no scan of the
+// table and no sort before the LIMIT.
+func TestRunTotalsReadTheRange(t *testing.T) {
+	dbURL := pgtest.FreshSchema(t)
+	s := open(t, dbURL, store.Config{})
+	defer s.Close()
+	conn := connect(t, dbURL)
+	// 20,000 runs of 3 agents, a tenth failed; one in twenty is a's, the
+	// others another tenant's, over the same time.
+	if _, err := conn.Exec(t.Context(), `INSERT INTO runs (tenant, run_id, thread_id, agent_id, outcome, started_at, finished_at, answer_bytes, code)
+		SELECT CASE WHEN i % 20 = 0 THEN 'a' ELSE 'b' END, 'r' || i, 'th', 'agent' || (i % 3),
+			CASE WHEN i % 10 = 0 THEN 'failed' ELSE 'finished' END, i * 1000, i * 1000 + 1, 0,
+			CASE WHEN i % 10 = 0 THEN 'TIMEOUT' END
+		FROM generate_series(1, 20000) AS i`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(t.Context(), "ANALYZE runs"); err != nil {
+		t.Fatal(err)
+	}
+	text := explainPG(t, conn, sqlstore.RunTotalsSQL, "a", 0, 30_000_000, 100)
+	limit := strings.Index(text, "Limit")
+	if !strings.Contains(text, "runs_by_tenant_start") || strings.Contains(text, "Seq Scan") || limit < 0 ||
+		strings.Contains(text[limit:], "Sort") {
+		t.Errorf("the plan of\n%s\nis\n%s\nwant the tenant's range of runs_by_tenant_start under the Limit, no sort there", sqlstore.RunTotalsSQL, text)
+	}
+}
+
 // TestRecordListsUseTheirIndexes: once the planner knows a tenant has many
 // records, each sort of GET /v1/errors walks its index in its order (no
 // sort step), and a search for a rare word reads the GIN index of the

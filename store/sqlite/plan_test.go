@@ -153,6 +153,23 @@ func TestCountRunsReadsTheWindow(t *testing.T) {
 	}
 }
 
+// TestRunTotalsReadTheRange: the overview's totals of runs (GET
+// /v1/counts/runs) read the range of runs_by_tenant_start, the latest
+// first, with no sort before the LIMIT that bounds them (the grouping
+// sorts what the LIMIT let through, at most store.MaxRunsTotalled rows).
+func TestRunTotalsReadTheRange(t *testing.T) {
+	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "triage.db"), store.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	want := "SEARCH runs USING INDEX runs_by_tenant_start (tenant=? AND started_at>? AND started_at<?)"
+	plan := explain(t, s, sqlstore.RunTotalsSQL, "a", 0, 100, 100)
+	if !slices.Contains(plan, want) || slices.ContainsFunc(plan, func(l string) bool { return strings.Contains(l, "ORDER BY") }) {
+		t.Errorf("the plan of\n%s\nis\n%s\nwant %s, and no sort for the ORDER BY", sqlstore.RunTotalsSQL, strings.Join(plan, "\n"), want)
+	}
+}
+
 // TestRecordListsWalkTheirIndex: each sort of GET /v1/errors walks its
 // index in its order, first page or next, with no sort step; a search
 // reads the full-text index (records_fts) first, then each match by its

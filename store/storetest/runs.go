@@ -547,4 +547,94 @@ var runTests = []test{
 			t.Errorf("b's runs: %q %v", ids(p), err)
 		}
 	}},
+	{"Totals", func(t *testing.T, e *env) {
+		ctx := t.Context()
+		a, b := e.s.Tenant("a"), e.s.Tenant("b")
+		// A run before the range; then, a second apart, runs of three
+		// agents and every outcome; one of b's.
+		start := func(tn store.Runs, id, agent, outcome, code string) {
+			t.Helper()
+			e.clock.Advance(time.Second)
+			_, err := tn.StartRun(ctx, store.Run{RunID: id, AgentID: agent})
+			must(t, err)
+			end := store.RunEnd{Outcome: outcome}
+			switch outcome {
+			case store.RunRunning:
+				return
+			case store.RunFailed:
+				end.Fault = json.RawMessage(`{"code":"` + code + `","message":"m"}`)
+			}
+			_, err = tn.FinishRun(ctx, id, end)
+			must(t, err)
+		}
+		start(a, "before", "planner", store.RunFailed, "TIMEOUT")
+		since := e.clock.Now().Add(time.Millisecond)
+		start(a, "r1", "echo", store.RunFinished, "")
+		start(a, "r2", "planner", store.RunFailed, "RATE_LIMITED")
+		start(a, "r3", "echo", store.RunFailed, "TIMEOUT")
+		start(a, "r4", "planner", store.RunFailed, "RATE_LIMITED")
+		start(a, "r5", "echo", store.RunDisconnected, "")
+		start(a, "r6", "echo", store.RunShutdown, "")
+		start(a, "r7", "writer", store.RunRunning, "")
+		start(a, "r8", "writer", store.RunFinished, "")
+		start(b, "theirs", "planner", store.RunFailed, "TIMEOUT")
+		until := e.clock.Now().Add(time.Millisecond)
+
+		got, err := a.RunTotals(ctx, store.RunTotalsFilter{Since: since, Until: until})
+		must(t, err)
+		want := store.RunTotals{Since: since, Until: until, Runs: 8,
+			Agents: []store.AgentRuns{
+				{AgentID: "planner", Runs: 2, Failed: 2},
+				{AgentID: "echo", Runs: 4, Finished: 1, Failed: 1, Disconnected: 1, Shutdown: 1},
+				{AgentID: "writer", Runs: 2, Running: 1, Finished: 1},
+			},
+			Codes: []store.CodeRuns{{Code: "RATE_LIMITED", Failed: 2}, {Code: "TIMEOUT", Failed: 1}},
+		}
+		if !got.Since.Equal(want.Since) || !got.Until.Equal(want.Until) {
+			t.Errorf("range %v to %v, want %v to %v", got.Since, got.Until, want.Since, want.Until)
+		}
+		got.Since, got.Until = want.Since, want.Until
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("RunTotals =\n%+v\nwant\n%+v", got, want)
+		}
+
+		// The default range is the day before now; a limit cuts both lists.
+		got, err = a.RunTotals(ctx, store.RunTotalsFilter{Limit: 1})
+		must(t, err)
+		if got.Runs != 10-1 || len(got.Agents) != 1 || got.Agents[0].AgentID != "planner" || got.Agents[0].Failed != 3 ||
+			len(got.Codes) != 1 || got.Codes[0] != (store.CodeRuns{Code: "RATE_LIMITED", Failed: 2}) ||
+			!got.Until.Equal(e.clock.Now()) || !got.Since.Equal(e.clock.Now().Add(-24*time.Hour)) {
+			t.Errorf("RunTotals of the last day, limit 1 = %+v", got)
+		}
+
+		// Capped: the latest three of the range, from the first of them.
+		got, err = a.RunTotals(ctx, store.RunTotalsFilter{Since: since, Until: until, AtMost: 3})
+		must(t, err)
+		r6 := getRun(t, a, "r6")
+		if !got.Capped || got.Runs != 3 || !got.Since.Equal(r6.StartedAt) || len(got.Agents) != 2 || len(got.Codes) != 0 {
+			t.Errorf("RunTotals of at most 3 = %+v, want r6 to r8, capped, since r6's start %v", got, r6.StartedAt)
+		}
+		// Both ends are in the range: from r1's start to r8's.
+		got, err = a.RunTotals(ctx, store.RunTotalsFilter{Since: getRun(t, a, "r1").StartedAt, Until: getRun(t, a, "r8").StartedAt})
+		must(t, err)
+		if got.Runs != 8 {
+			t.Errorf("RunTotals from r1's start to r8's = %+v, want the 8 runs", got)
+		}
+		// Exactly as many as it reads is not capped.
+		got, err = a.RunTotals(ctx, store.RunTotalsFilter{Since: since, Until: until, AtMost: 8})
+		must(t, err)
+		if got.Capped || got.Runs != 8 {
+			t.Errorf("RunTotals of at most 8 of 8 = %+v, want not capped", got)
+		}
+
+		// An empty range: none; one that ends before it starts: refused.
+		got, err = a.RunTotals(ctx, store.RunTotalsFilter{Since: until, Until: until.Add(time.Hour)})
+		must(t, err)
+		if got.Runs != 0 || got.Agents == nil || len(got.Agents) != 0 || got.Codes == nil || len(got.Codes) != 0 {
+			t.Errorf("RunTotals of a range without runs = %+v, want none (empty lists)", got)
+		}
+		if _, err := a.RunTotals(ctx, store.RunTotalsFilter{Since: until, Until: since}); !errors.Is(err, store.ErrRunTotalsRange) {
+			t.Errorf("RunTotals of a backward range: %v, want ErrRunTotalsRange", err)
+		}
+	}},
 }

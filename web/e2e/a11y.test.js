@@ -88,10 +88,14 @@ function pages(fb) {
         await waitFor('the run to end', async () => (await page.getByRole('button', { name: 'Send' }).count()) === 1);
         await input.fill('fail with SERVICE_UNAVAILABLE');
         await input.press('Enter');
-        await page.locator('[data-sonner-toast] [data-triage-error]').first().waitFor();
+        // The toast is shown beside the thread on a wide window, not on a
+        // narrow one (the mark in the thread says the same there).
+        await page.locator('[data-sonner-toast] [data-triage-error]').first().waitFor({ state: 'attached' });
         await page.locator('.run-failed').waitFor();
       },
     },
+    { name: 'runs', hash: '#/runs', ready: (page) => page.locator('[data-run-id]').first().waitFor() },
+    { name: 'overview', hash: '#/overview', ready: (page) => page.getByRole('heading', { name: 'Failure rate by agent' }).waitFor() },
     { name: 'not found', hash: '#/nowhere', ready: (page) => page.getByRole('heading', { name: 'Not found' }).waitFor() },
   ];
 }

@@ -10,9 +10,12 @@ import { AuthProvider, KeyDialog, useAuth } from './auth';
 import { ErrorPage } from './LazyErrorPage';
 import { ErrorsPage } from './ErrorsPage';
 import { FeedProvider, FeedStatus } from './feed';
+import { Overview } from './LazyOverview';
 import { Playground } from './LazyPlayground';
 import { pageKey, usePageFocus, usePageTitle } from './page';
 import { useRoute, type Route } from './route';
+import { RunPage } from './Run';
+import { RunsPage } from './Runs';
 
 export function App() {
   return (
@@ -47,6 +50,12 @@ function Shell() {
           <a href="#/" aria-current={route.page === 'errors' || route.page === 'error' ? 'page' : undefined}>
             Errors
           </a>
+          <a href="#/overview" aria-current={route.page === 'overview' ? 'page' : undefined}>
+            Overview
+          </a>
+          <a href="#/runs" aria-current={route.page === 'runs' || route.page === 'run' ? 'page' : undefined}>
+            Runs
+          </a>
           <a href="#/playground" aria-current={route.page === 'playground' ? 'page' : undefined}>
             Playground
           </a>
@@ -80,6 +89,12 @@ function Page({ route }: { route: Route }) {
       return <ErrorPage key={route.id} id={route.id} />;
     case 'playground':
       return <Playground agentId={route.agent} />;
+    case 'runs':
+      return <RunsPage filters={route.filters} cursor={route.cursor} />;
+    case 'run':
+      return <RunPage key={route.id} id={route.id} />;
+    case 'overview':
+      return <Overview range={route.range} />;
     case 'missing':
       return <NotFound hash={route.hash} />;
   }

@@ -5,6 +5,9 @@
 //	                        &environment=…&release=…&since=24h&sort=count&cursor=…
 //	#/errors/{error_id}     one error
 //	#/playground            the playground: #/playground?agent=echo
+//	#/runs                  the AG-UI runs, filtered: #/runs?agent_id=…&outcome=failed&code=…&since=24h&cursor=…
+//	#/runs/{run_id}         one run
+//	#/overview              failure rates and new or regressed records: #/overview?range=7d
 
 import { useEffect, useState } from 'react';
 
@@ -57,7 +60,26 @@ export type Route =
   | { page: 'errors'; filters: ErrorFilters; cursor: string }
   | { page: 'error'; id: string }
   | { page: 'playground'; agent: string }
+  | { page: 'runs'; filters: RunFilters; cursor: string }
+  | { page: 'run'; id: string }
+  | { page: 'overview'; range: string }
   | { page: 'missing'; hash: string };
+
+/** The filters of the runs page: the query of GET /v1/runs (since as a preset). */
+export interface RunFilters {
+  agent_id: string;
+  /** running, finished, failed, disconnected, shutdown, or "" for any. */
+  outcome: string;
+  code: string;
+  /** A preset (1h, 24h, 7d, 30d) or "" for any time. */
+  since: string;
+}
+
+/** The outcomes of a run (GET /v1/runs?outcome=). */
+export const RUN_OUTCOMES = ['running', 'finished', 'failed', 'disconnected', 'shutdown'] as const;
+
+/** The overview's default range. */
+export const DEFAULT_RANGE = '24h';
 
 /** The since presets, and how far back each reaches, in ms. */
 export const SINCE_PRESETS: Record<string, { label: string; ms: number }> = {
@@ -79,6 +101,26 @@ export function parseHash(hash: string): Route {
   const m = /^\/errors\/([^/]+)$/.exec(path);
   if (m?.[1]) return { page: 'error', id: decodeURIComponent(m[1]) };
   if (path === '/playground') return { page: 'playground', agent: query.get('agent') ?? '' };
+  if (path === '/runs') {
+    const since = query.get('since') ?? '';
+    const outcome = query.get('outcome') ?? '';
+    return {
+      page: 'runs',
+      filters: {
+        agent_id: query.get('agent_id') ?? '',
+        outcome: (RUN_OUTCOMES as readonly string[]).includes(outcome) ? outcome : '',
+        code: query.get('code') ?? '',
+        since: since in SINCE_PRESETS ? since : '',
+      },
+      cursor: query.get('cursor') ?? '',
+    };
+  }
+  const run = /^\/runs\/([^/]+)$/.exec(path);
+  if (run?.[1]) return { page: 'run', id: decodeURIComponent(run[1]) };
+  if (path === '/overview') {
+    const range = query.get('range') ?? '';
+    return { page: 'overview', range: range in SINCE_PRESETS ? range : DEFAULT_RANGE };
+  }
   return { page: 'missing', hash: h };
 }
 
@@ -110,6 +152,40 @@ export function errorHash(id: string): string {
 
 export function playgroundHash(agent = ''): string {
   return agent ? `#/playground?agent=${encodeURIComponent(agent)}` : '#/playground';
+}
+
+/** The hash of the runs page with filters (empty ones left out) and a cursor. */
+export function runsHash(filters: RunFilters, cursor = ''): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(filters)) if (v) q.set(k, v);
+  if (cursor) q.set('cursor', cursor);
+  const s = q.toString();
+  return s ? `#/runs?${s}` : '#/runs';
+}
+
+/** The hash of one run's page (a record's page links to it too). */
+export function runHash(id: string): string {
+  return `#/runs/${encodeURIComponent(id)}`;
+}
+
+export function overviewHash(range = DEFAULT_RANGE): string {
+  return range === DEFAULT_RANGE ? '#/overview' : `#/overview?range=${encodeURIComponent(range)}`;
+}
+
+/**
+ * The query of GET /v1/runs for filters, a cursor and a page size, the
+ * since preset made a time from now.
+ */
+export function runsQuery(filters: RunFilters, cursor: string, limit: number, now = Date.now()): string {
+  const q = new URLSearchParams();
+  if (filters.agent_id) q.set('agent_id', filters.agent_id);
+  if (filters.outcome) q.set('outcome', filters.outcome);
+  if (filters.code) q.set('code', filters.code);
+  const preset = SINCE_PRESETS[filters.since];
+  if (preset) q.set('since', new Date(now - preset.ms).toISOString());
+  q.set('limit', String(limit));
+  if (cursor) q.set('cursor', cursor);
+  return q.toString();
 }
 
 /**

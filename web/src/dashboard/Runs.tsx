@@ -1,0 +1,249 @@
+// The runs: GET /v1/runs, a page of AG-UI agent runs (the latest started
+// first) with their agent, outcome, fault code, duration and start, and
+// the record a failed one became an occurrence of; filters (agent,
+// outcome, code, since) and pagination by cursor, all in the URL; read
+// again, live, when the feed says a run ended (a `run` event).
+
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+
+import { Cut, runDuration } from './cut';
+import { useFeed } from './feed';
+import { Ago, Badge, Failure } from './format';
+import { RUN_OUTCOMES, SINCE_PRESETS, errorHash, runHash, runsHash, runsQuery, type RunFilters } from './route';
+import type { Run } from './types';
+import { usePageTitle } from './page';
+import { useJSON } from './useJSON';
+import './Runs.css';
+
+/** The runs a page shows. */
+export const RUNS_PAGE_SIZE = 25;
+
+/** How long a burst of feed events is gathered into one reload, in ms. */
+const RELOAD_DELAY = 150;
+
+/** A page of GET /v1/runs. */
+interface RunPage {
+  runs: Run[];
+  next_cursor?: string;
+}
+
+const NO_FILTERS: RunFilters = { agent_id: '', outcome: '', code: '', since: '' };
+
+function go(hash: string) {
+  window.location.hash = hash;
+}
+
+export function RunsPage({ filters, cursor }: { filters: RunFilters; cursor: string }) {
+  const [asOf, setAsOf] = useState(() => Date.now());
+  const list = useJSON<RunPage>(`/v1/runs?${runsQuery(filters, cursor, RUNS_PAGE_SIZE, asOf)}`);
+
+  // The cursors of the newer pages, to go back to.
+  const [newer, setNewer] = useState<string[]>([]);
+  const filterKey = JSON.stringify(filters);
+  const [shownFilters, setShownFilters] = useState(filterKey);
+  if (shownFilters !== filterKey) {
+    setShownFilters(filterKey);
+    setNewer([]);
+    setAsOf(Date.now());
+  }
+
+  // Live: a run that ended (or a failure recorded, which links a run to
+  // its record) reads the page again; a burst is one reload. The query
+  // stays the same (since is from when the filters were chosen), so the
+  // rows stay shown while it is read.
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const reload = list.reload;
+  useFeed((e) => {
+    if (e.type !== 'run' && e.type !== 'feedback' && e.type !== 'truncated' && e.type !== 'open') return;
+    if (timer.current !== undefined) return;
+    timer.current = setTimeout(() => {
+      timer.current = undefined;
+      reload();
+    }, RELOAD_DELAY);
+  });
+  useEffect(() => () => clearTimeout(timer.current), []);
+
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), 30_000);
+    return () => clearInterval(t);
+  }, []);
+
+  const runs = list.data?.runs ?? [];
+  const next = list.data?.next_cursor;
+  const filtered = Object.values(filters).some((v) => v !== '');
+
+  usePageTitle('Runs');
+  return (
+    <section aria-labelledby="runs-title">
+      <div className="title-row">
+        <h1 id="runs-title" tabIndex={-1}>
+          Runs
+        </h1>
+        {list.loading && <span className="muted">Loading…</span>}
+      </div>
+      <RunFiltersForm filters={filters} />
+      {list.error && <Failure error={list.error} />}
+      {list.data && runs.length === 0 && (
+        <p className="empty">
+          {filtered || cursor
+            ? 'No runs match these filters.'
+            : 'No runs yet. Each AG-UI run (POST /v1/agents/{agent_id}/runs, the playground’s too) appears here.'}
+        </p>
+      )}
+      {runs.length > 0 && (
+        <table className="runs">
+          <caption className="muted small">The latest started first</caption>
+          <thead>
+            <tr>
+              <th scope="col" className="col-run">
+                Run
+              </th>
+              <th scope="col">Agent</th>
+              <th scope="col" className="col-outcome">
+                Outcome
+              </th>
+              <th scope="col">Code</th>
+              <th scope="col" className="col-duration num">
+                Duration
+              </th>
+              <th scope="col" className="col-started">
+                Started
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {runs.map((r) => (
+              <tr key={r.run_id} data-run-id={r.run_id} data-outcome={r.outcome}>
+                <td className="run" data-label="Run">
+                  <div>
+                    <a href={runHash(r.run_id)} aria-label={`Run ${r.run_id}`}>
+                      <Cut text={r.run_id} />
+                    </a>
+                    {r.thread_id && (
+                      <div className="muted small">
+                        <Cut text={`thread ${r.thread_id}`} focusable />
+                      </div>
+                    )}
+                  </div>
+                </td>
+                <td data-label="Agent">
+                  <a href={runsHash({ ...filters, agent_id: r.agent_id })} title={`Only the runs of ${r.agent_id}`}>
+                    <Cut text={r.agent_id} />
+                  </a>
+                </td>
+                <td data-label="Outcome">
+                  <Badge kind="run-outcome" value={r.outcome} />
+                </td>
+                <td data-label="Code">
+                  <div>
+                    {r.fault ? (
+                      <a href={runsHash({ ...filters, outcome: 'failed', code: r.fault.code })} title={`Only the runs failed with ${r.fault.code}`}>
+                        <Cut text={r.fault.code} />
+                      </a>
+                    ) : (
+                      <span className="muted">—</span>
+                    )}
+                    {r.error_id && (
+                      <div className="small">
+                        <a href={errorHash(r.error_id)} aria-label={`Record ${r.error_id} of run ${r.run_id}`}>
+                          record
+                        </a>
+                      </div>
+                    )}
+                  </div>
+                </td>
+                <td data-label="Duration" className="num">
+                  {runDuration(r.started_at, r.finished_at, now)}
+                </td>
+                <td data-label="Started">
+                  <Ago time={r.started_at} now={now} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {(cursor || next) && (
+        <nav className="pager" aria-label="Pages of runs">
+          <button
+            type="button"
+            disabled={!cursor}
+            onClick={() => {
+              const prev = newer.at(-1) ?? '';
+              setNewer(newer.slice(0, -1));
+              go(runsHash(filters, prev));
+            }}
+          >
+            ← Newer
+          </button>
+          <span className="muted">{cursor && newer.length === 0 ? 'Older runs' : `Page ${newer.length + 1}`}</span>
+          <button
+            type="button"
+            disabled={!next}
+            onClick={() => {
+              setNewer([...newer, cursor]);
+              go(runsHash(filters, next));
+            }}
+          >
+            Older →
+          </button>
+        </nav>
+      )}
+    </section>
+  );
+}
+
+/** The filters: a choice applies at once, the agent and code when submitted (or with a choice). */
+function RunFiltersForm({ filters }: { filters: RunFilters }) {
+  const [agent, setAgent] = useState(filters.agent_id);
+  const [code, setCode] = useState(filters.code);
+  useEffect(() => setAgent(filters.agent_id), [filters.agent_id]);
+  useEffect(() => setCode(filters.code), [filters.code]);
+  const set = (patch: Partial<RunFilters>) =>
+    go(runsHash({ ...filters, agent_id: agent.trim(), code: code.trim(), ...patch }));
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    set({});
+  };
+  return (
+    <form className="filters" role="search" aria-label="Filter the runs" onSubmit={submit}>
+      <label>
+        Agent
+        <input name="agent_id" value={agent} placeholder="any agent" onChange={(e) => setAgent(e.target.value)} />
+      </label>
+      <label>
+        Outcome
+        <select name="outcome" value={filters.outcome} onChange={(e) => set({ outcome: e.target.value })}>
+          <option value="">any outcome</option>
+          {RUN_OUTCOMES.map((o) => (
+            <option key={o} value={o}>
+              {o}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Code
+        <input name="code" value={code} placeholder="any code" onChange={(e) => setCode(e.target.value)} />
+      </label>
+      <label>
+        Since
+        <select name="since" value={filters.since} onChange={(e) => set({ since: e.target.value })}>
+          <option value="">any time</option>
+          {Object.entries(SINCE_PRESETS).map(([k, p]) => (
+            <option key={k} value={k}>
+              {p.label}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button type="submit">Apply</button>
+      {Object.values(filters).some((v) => v !== '') && (
+        <a className="clear" href={runsHash(NO_FILTERS)}>
+          Clear
+        </a>
+      )}
+    </form>
+  );
+}
