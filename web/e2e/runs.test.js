@@ -217,7 +217,7 @@ test('the runs, a run and the overview', { timeout: 120_000 }, async (t) => {
     [report('db_timeout').data.error_code, '0', '0 %'],
   ]);
   // The occurrences over time say themselves in words.
-  const spark = codes.locator('tr[data-code="TIMEOUT"] svg.sparkline');
+  const spark = codes.locator('tr[data-code="TIMEOUT"] svg.spark');
   assert.match(await spark.getAttribute('aria-label'), /^1 occurrence in 25 hours; at most 1 in one hour, from /);
   assert.equal(await spark.getAttribute('role'), 'img');
   // New: the runs' three records and the report's; regressed: the report's.

@@ -8,7 +8,7 @@
 
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 
-import { RateBar, Sparkline, describeSeries, percent } from './chart';
+import { RateBar, describeSeries, percent } from './chart';
 import { Cut } from './cut';
 import { useFeed } from './feed';
 import { Ago, Badge, Failure } from './format';
@@ -16,6 +16,7 @@ import { NO_FILTERS, SINCE_PRESETS, errorHash, errorsHash, overviewHash, runsHas
 import type { operations } from './api.gen';
 import type { Page, RecordSummary } from './types';
 import { usePageTitle } from './page';
+import { Sparkline } from './Sparkline';
 import { useJSON } from './useJSON';
 
 type RunTotals = operations['getRunTotals']['responses'][200]['content']['application/json'];
@@ -325,7 +326,7 @@ function Occurrences({
   return (
     <span className="occurrences">
       {total}
-      <Sparkline counts={series.counts} label={describeSeries(series.counts, bucket, counts.since)} />
+      <Sparkline counts={series.counts} range="" per={bucket} label={describeSeries(series.counts, bucket, counts.since)} />
     </span>
   );
 }

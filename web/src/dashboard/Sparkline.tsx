@@ -32,14 +32,15 @@ function round(v: number): string {
 
 /**
  * A series as a sparkline: range says what it covers ("the last 24
- * hours"), per its buckets (hour, day).
+ * hours"), per its buckets (hour, day); label, when given, is what it says
+ * instead (the overview's, which names the peak's time).
  */
-export function Sparkline({ counts, range, per }: { counts: readonly number[] | undefined; range: string; per: string }) {
+export function Sparkline({ counts, range, per, label }: { counts: readonly number[] | undefined; range: string; per: string; label?: string }) {
   if (!counts) return <span className="spark spark-none" aria-hidden="true" />;
   const total = counts.reduce((a, b) => a + b, 0);
   const peak = Math.max(0, ...counts);
   const { line, area } = sparkPaths(counts);
-  const text = `${total} in ${range}${total > 0 ? `, at most ${peak} in a${per === 'hour' ? 'n' : ''} ${per}` : ''}`;
+  const text = label ?? `${total} in ${range}${total > 0 ? `, at most ${peak} in a${per === 'hour' ? 'n' : ''} ${per}` : ''}`;
   return (
     <svg
       className="spark"

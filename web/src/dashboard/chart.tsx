@@ -1,26 +1,9 @@
-// The overview's two charts, small SVG of the dashboard's own (no chart
-// library: two shapes do not pay for one's weight): a sparkline of counts
-// over time, and a bar of a rate. Each says what it shows in text: the
-// sparkline is an image whose label gives its total, its peak and when;
-// the bar stands beside its rate written out, so it is hidden from
+// The overview's charts, small SVG of the dashboard's own (no chart
+// library: two shapes do not pay for one's weight): the errors list's
+// sparkline (Sparkline.tsx) of counts over time, whose label here gives
+// its total, its peak and when (describeSeries), and a bar of a rate,
+// which stands beside its rate written out, so it is hidden from
 // assistive technology.
-
-/** counts over time (one per bucket from since), as bars; label says them in words. */
-export function Sparkline({ counts, label, width = 120, height = 24 }: { counts: number[]; label: string; width?: number; height?: number }) {
-  const max = Math.max(1, ...counts);
-  const n = Math.max(1, counts.length);
-  const w = width / n;
-  return (
-    <svg className="sparkline" role="img" aria-label={label} viewBox={`0 0 ${width} ${height}`} width={width} height={height} preserveAspectRatio="none">
-      <line x1="0" y1={height - 0.5} x2={width} y2={height - 0.5} className="baseline" />
-      {counts.map((c, i) =>
-        c > 0 ? (
-          <rect key={i} x={i * w + w * 0.1} width={Math.max(0.8, w * 0.8)} y={height - (c / max) * height} height={(c / max) * height} />
-        ) : null,
-      )}
-    </svg>
-  );
-}
 
 /** A rate from 0 to 1 as a bar, beside its text (so hidden from assistive technology). */
 export function RateBar({ rate }: { rate: number }) {

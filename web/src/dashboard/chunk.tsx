@@ -14,9 +14,10 @@
 // stylesheet), not by the chunk: one the chunk brought would be a <link>
 // that, failed once, Vite's preloading never fetches again.
 
-import { useEffect, useState, type ReactNode } from 'react';
+import { useEffect, useState } from 'react';
 
 import { useFeed } from './feed';
+import { usePageTitle } from './page';
 
 /** A chunk: its import, and the module once loaded, for the page's life. */
 export interface Chunk<M> {
@@ -65,18 +66,19 @@ export function useChunk<M>(c: Chunk<M>): { mod: M | null; failure: string | nul
   return { mod, failure };
 }
 
-/** What a page shows while its chunk loads, or when it could not be loaded. */
+/** What a page shows while its chunk loads, or when it could not be loaded: its title (the tab's too) and why it waits. */
 export function ChunkPending({ title, titleId, className, what, failure }: {
-  title: ReactNode;
+  title: string;
   titleId: string;
   className?: string;
   /** The page in words: "the playground". */
   what: string;
   failure: string | null;
 }) {
+  usePageTitle(title);
   return (
     <section aria-labelledby={titleId} className={className}>
-      <h1 id={titleId} tabIndex={-1}>
+      <h1 id={titleId} tabIndex={-1} data-pending="">
         {title}
       </h1>
       {failure === null ? (

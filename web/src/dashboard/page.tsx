@@ -60,15 +60,20 @@ export function usePageFocus(key: string, root: { current: HTMLElement | null })
     // The focus when the page changed: what the user clicked, or <body>
     // once that was removed with the old page.
     const before = document.activeElement;
+    // A page still loading its code (chunk.tsx) has a placeholder h1
+    // (data-pending): it takes the focus, which goes on to the page's own
+    // h1 when that replaces it.
+    const pending = (e: Element | null) => e instanceof HTMLElement && e.dataset.pending !== undefined;
     const focus = (): boolean => {
       const h1 = el.querySelector('h1');
       if (!h1) return false;
-      const moved = document.activeElement !== before && document.activeElement !== document.body && document.activeElement !== null;
+      const now = document.activeElement;
+      const moved = now !== before && now !== document.body && now !== null && !pending(now);
       if (!moved) {
         if (!h1.hasAttribute('tabindex')) h1.setAttribute('tabindex', '-1');
         h1.focus();
       }
-      return true;
+      return !pending(h1);
     };
     if (focus()) return;
     const observer = new MutationObserver(() => {
