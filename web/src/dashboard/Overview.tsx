@@ -13,7 +13,7 @@ import { Cut } from './cut';
 import { useFeed } from './feed';
 import { Ago, Badge, Failure } from './format';
 import { NO_FILTERS, SINCE_PRESETS, errorHash, errorsHash, overviewHash, runsHash } from './route';
-import type { operations } from './api.gen';
+import type { operations } from '@triage/client/api';
 import type { Page, RecordSummary } from './types';
 import { usePageTitle } from './page';
 import { Sparkline } from './Sparkline';

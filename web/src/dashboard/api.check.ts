@@ -1,4 +1,5 @@
-// A type test of the generated API types (api.gen.ts), type-checked with
+// A type test of the generated API types (@triage/client/api, the client's
+// api.gen.ts), type-checked with
 // the rest of the sources (npm run typecheck; go test ./web): a client
 // posts a report with a context and reads a failed run's fault code. It is
 // not part of the dashboard's build. Were a free-form object typed
@@ -6,7 +7,7 @@
 // compile; the @ts-expect-error lines prove the types refuse what the API
 // does.
 
-import type { components, paths } from './api.gen';
+import type { components, paths } from '@triage/client/api';
 
 type ReportBody = paths['/v1/errors']['post']['requestBody']['content']['application/json'];
 type Created = paths['/v1/errors']['post']['responses'][201]['content']['application/json'];

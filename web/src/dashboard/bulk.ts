@@ -3,7 +3,7 @@
 
 import { ApiError, authHeaders } from './api';
 import { readProblem } from '@triage/kit';
-import type { components } from './api.gen';
+import type { components } from '@triage/client/api';
 
 /** A change, as PATCH /v1/errors/{error_id} and the bulk change take it. */
 export type Change = components['schemas']['Change'];

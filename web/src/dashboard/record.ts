@@ -4,7 +4,7 @@
 // run or MCP session and trace, and whether the user message contradicts
 // the fault's retryability.
 
-import type { components, paths } from './api.gen';
+import type { components, paths } from '@triage/client/api';
 import type { Feedback, Occurrence, Report } from './types';
 
 type Schemas = components['schemas'];

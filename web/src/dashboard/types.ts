@@ -1,13 +1,13 @@
 // The service's documents, as the dashboard reads them: the types
-// openapi-typescript generates (api.gen.ts, do not edit; npm run gen in
-// web/apigen) from server/openapi.json, which cmd/openapigen generates
+// openapi-typescript generates (@triage/client/api: the TypeScript
+// client's api.gen.ts, do not edit; npm run gen in web/apigen) from server/openapi.json, which cmd/openapigen generates
 // from the Go types behind the API (go generate ./server). GET /v1/errors
 // (triage.Page, triage.RecordSummary), GET /v1/errors/{error_id}
 // (triage.Record, triage.Occurrence, triage.JobRecord), the feedback
 // (triage.Feedback, triage.Outcome), a report (triage.Report), GET
 // /v1/agents (agent.Info) and GET /v1/runs/{run_id} (triage.Run).
 
-import type { components } from './api.gen';
+import type { components } from '@triage/client/api';
 
 type Schemas = components['schemas'];
 

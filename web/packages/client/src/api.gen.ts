@@ -337,6 +337,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/counts/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * AG-UI runs in a range, by agent, outcome and code: the agents' failure rates
+         * @description The tenant's runs (POST /v1/agents/{agent_id}/runs) started in the range, counted by agent and outcome, and the failed ones by their fault's code. An agent's failure rate is failed over its ended runs (runs - running). At most 20,000 runs are read, the latest started: capped says the range held more, and since is then the earliest counted run's start, so the answer's cost is bounded whatever the range holds. Runs are kept 7 days after they started (store.Retention.Runs): a longer range counts those kept.
+         */
+        get: operations["getRunTotals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/errors": {
         parameters: {
             query?: never;
@@ -2620,6 +2640,82 @@ export interface operations {
                 };
             };
             /** @description An invalid parameter, or a range of more than 744 buckets; errors lists every parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No API key (TENANT_REQUIRED). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A wrong API key (TENANT_UNAUTHORIZED). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Busy"];
+        };
+    };
+    getRunTotals: {
+        parameters: {
+            query?: {
+                /** @description The range's start: the runs started at or after it. Default: a day before until. */
+                since?: string;
+                /** @description The range's end: the runs started at or before it. Default: now. */
+                until?: string;
+                /** @description How many agents, and how many codes: those with most failed runs (then most runs). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The totals: agents with most failed runs first, then most runs; codes with most failed runs first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agents: {
+                            agent_id: string;
+                            disconnected: number;
+                            failed: number;
+                            finished: number;
+                            running: number;
+                            runs: number;
+                            shutdown: number;
+                        }[];
+                        capped?: boolean;
+                        codes: {
+                            code: string;
+                            failed: number;
+                        }[];
+                        runs: number;
+                        /** Format: date-time */
+                        since: string;
+                        /** Format: date-time */
+                        until: string;
+                    };
+                };
+            };
+            /** @description An invalid parameter, or a range that ends before it starts; errors lists every parameter. */
             400: {
                 headers: {
                     [name: string]: unknown;
