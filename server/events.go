@@ -59,7 +59,8 @@ func (s *Server) sendRuns(ctx context.Context, t store.Runs, sw *sse.Writer, cur
 // MaxReplay events; past that, a "truncated" event, and the stream goes on
 // from the newest. Besides, a "run" event (without an id, never replayed)
 // for each AG-UI run of the tenant that ends once the stream began, on any
-// instance (store.Runs.RunsEndedAfter).
+// instance, and again when a failed run is linked to its record
+// (store.Runs.RunsEndedAfter, LinkRun).
 func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request, tenant string) error {
 	ctx := r.Context()
 	if !s.streams.Acquire(tenant) {

@@ -235,6 +235,10 @@ func (s *Service) submitFailure(ctx context.Context, j store.Job, p failureJob) 
 		return nil
 	}
 	err = s.cfg.Store.Tenant(j.Tenant).LinkRun(ctx, p.RunID, fb.ErrorID)
+	if err == nil {
+		s.Changed(j.Tenant) // the run is told again, with its record (a "run" event)
+		return nil
+	}
 	if errors.Is(err, store.ErrNoRun) {
 		// Expired meanwhile: the record is there, with the run's id.
 		s.log(ctx, slog.LevelWarn, "a failed run's record could not be linked: the run is gone",

@@ -90,7 +90,10 @@ type Runs interface {
 	FinishRun(ctx context.Context, runID string, end RunEnd) (Run, error)
 	// LinkRun sets the ErrorID of a run that ended: the record its
 	// failure became an occurrence of. Linking it again overwrites it
-	// (a recording retried links the same record). It returns ErrNoRun
+	// (a recording retried links the same record). A run that ended is
+	// among RunsEndedAfter's again (its end position moves on), now with
+	// its ErrorID, so that a reader of ended runs is told of the link.
+	// It returns ErrNoRun
 	// when the tenant has no such run (expired meanwhile, or never
 	// started), and ErrInvalidRun for an empty error id or one the
 	// store cannot hold.

@@ -104,8 +104,18 @@ var runTests = []test{
 		must(t, err)
 		failed, err := tn.FinishRun(ctx, "run-1", failedEnd())
 		must(t, err)
+		ends := runsEndedAfter(t, tn, 0, 10, 1)
+		if len(ends) != 1 || ends[0].Run.ErrorID != "" {
+			t.Fatalf("RunsEndedAfter before the link = %+v, want the run, with no record", ends)
+		}
 		must(t, tn.LinkRun(ctx, "run-1", "err_0123456789abcdef"))
 		failed.ErrorID = "err_0123456789abcdef"
+		// A reader past the run's end is told of it again, with its record.
+		if again := runsEndedAfter(t, tn, ends[0].Pos, 10, 1); len(again) != 1 || again[0].Pos <= ends[0].Pos {
+			t.Errorf("RunsEndedAfter(the end's position) after the link = %+v, want the run again, further on", again)
+		} else {
+			sameRun(t, "RunsEndedAfter's linked run, past its end", again[0].Run, failed)
+		}
 		sameRun(t, "GetRun of a linked run", getRun(t, tn, "run-1"), failed)
 		page, err := tn.ListRuns(ctx, store.RunFilter{})
 		must(t, err)

@@ -170,7 +170,9 @@ func (t *tenant) LatestRunEnd(ctx context.Context) (int64, error) {
 	return pos, nil
 }
 
-// LinkRun sets a run's error_id, in one statement.
+// LinkRun sets a run's error_id, in one statement, and moves an ended
+// run's end position on, so that RunsEndedAfter's readers (the event
+// stream's "run" events) are told of it again, now with its record.
 func (t *tenant) LinkRun(ctx context.Context, runID, errorID string) error {
 	if err := checkRunID("error id", errorID, true); err != nil {
 		return t.s.errorf("link run", err)
@@ -178,7 +180,13 @@ func (t *tenant) LinkRun(ctx context.Context, runID, errorID string) error {
 	if !isText(runID) {
 		return t.s.errorf("link run", fmt.Errorf("%w: %q", store.ErrNoRun, runID)) // never stored
 	}
-	n, err := t.s.db.Writer().Exec(ctx, `UPDATE runs SET error_id = $3 WHERE tenant = $1 AND run_id = $2`, t.id, runID, errorID)
+	pos := `(SELECT COALESCE(max(ended_pos), 0) + 1 FROM runs)` // as finishRun
+	if t.s.d.XidPositions {
+		pos = `pg_current_xact_id()`
+	}
+	col := t.s.d.runEndColumn()
+	n, err := t.s.db.Writer().Exec(ctx, `UPDATE runs SET error_id = $3, `+col+` = CASE WHEN outcome = 'running' THEN `+col+` ELSE `+pos+` END
+		WHERE tenant = $1 AND run_id = $2`, t.id, runID, errorID)
 	if err == nil && n == 0 {
 		err = fmt.Errorf("%w: %q", store.ErrNoRun, runID)
 	}
