@@ -97,11 +97,24 @@ export function ErrorsPage({ filters, cursor }: { filters: ErrorFilters; cursor:
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const reloadList = list.reload;
   const reloadCounts = counts.reload;
+  // A read of the sparklines under way is left to finish (made again then,
+  // so that it misses nothing): a reload would cancel it, and under a
+  // stream of feedback it might never answer.
+  const countsOwed = useRef(false);
+  const countsLoading = counts.loading;
+  const countsLoadingNow = useRef(countsLoading); // refresh may run from an older render's timer
+  countsLoadingNow.current = countsLoading;
   const refresh = () => {
     setAsOf(Date.now());
     reloadList();
-    reloadCounts();
+    if (countsLoadingNow.current) countsOwed.current = true;
+    else reloadCounts();
   };
+  useEffect(() => {
+    if (countsLoading || !countsOwed.current) return;
+    countsOwed.current = false;
+    reloadCounts();
+  }, [countsLoading, reloadCounts]);
   const owed = useRef(false);
   const loaded = list.data !== undefined || list.error !== null;
   const loadedNow = useRef(loaded);
