@@ -62,3 +62,46 @@ func TestRedactGateUpToTheCut(t *testing.T) {
 		t.Errorf("text over the cut is not cut")
 	}
 }
+
+// FuzzFragments: the one-pass triggers and sensitive-key checks tell what
+// a strings.Contains of each fragment in the ASCII-lowered text tells, and
+// stackFrameAt what a search of every "at " in it does.
+func FuzzFragments(f *testing.F) {
+	for _, s := range []string{"Authorization: x", "AUTH", "x\n \tAt f", "\tat ", " at", "Set-Cookie", "Private_Key",
+		"file \"a.py\"", "a.GO:12", "sk", "ghp_", "plain text", "Token", "x-api-key"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		lower := []byte(s)
+		for i, c := range lower {
+			if 'A' <= c && c <= 'Z' {
+				lower[i] = c + 'a' - 'A'
+			}
+		}
+		for _, set := range []*fragments{triggers, sensitiveKeys} {
+			want := false
+			for _, list := range set.first {
+				for _, frag := range list {
+					want = want || strings.Contains(string(lower), frag)
+				}
+			}
+			if got := set.in(s); got != want {
+				t.Fatalf("in(%q) = %v, want %v", s, got, want)
+			}
+		}
+		want := false
+		for j := 0; j+3 <= len(lower) && !want; j++ {
+			if string(lower[j:j+3]) != "at " {
+				continue
+			}
+			k := j
+			for k > 0 && (lower[k-1] == ' ' || lower[k-1] == '\t') {
+				k--
+			}
+			want = k < j && (k == 0 || lower[k-1] == '\n' || lower[k-1] == '\r')
+		}
+		if got := stackFrameAt(s); got != want {
+			t.Fatalf("stackFrameAt(%q) = %v, want %v", s, got, want)
+		}
+	})
+}
