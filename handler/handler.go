@@ -183,20 +183,34 @@ type Prepared struct {
 	Key string
 	// Start is what to give State.Start.
 	Start triage.StartRequest
+
+	// fault is the report's fault when Prepare classified it (a report
+	// without an error code), for Decide not to classify it again.
+	fault *fault.Error
 }
 
 // Prepare returns what is known of r, a valid report, before it is
 // handled.
 func (h *Handler) Prepare(r *triage.Report) Prepared {
 	fp := triage.Fingerprint(r)
-	p := Prepared{Fingerprint: fp, ErrorID: triage.ErrorID(fp), Key: triage.DeliveryKey(r)}
+	p := Prepared{Fingerprint: fp, ErrorID: triage.ErrorID(fp), Key: deliveryKey(fp, r.Timestamp)}
 	code := strings.ToUpper(r.Data.ErrorCode)
 	if code == "" {
-		code = string(h.classes.Fault(r).Code)
+		p.fault = h.classes.Fault(r)
+		code = string(p.fault.Code)
 	}
 	p.Start = triage.StartRequest{Key: p.Key, AttemptKey: r.Data.QueryID + "/" + code, Agent: r.AgentID,
 		Code: code, At: r.Timestamp, Window: persistentWindow}
 	return p
+}
+
+// deliveryKey is triage.DeliveryKey of a report whose fingerprint is
+// known (that one computes it again): the fingerprint, "@" and the
+// report's time in UTC, RFC 3339 with nanoseconds.
+func deliveryKey(fingerprint string, at time.Time) string {
+	var buf [128]byte
+	b := append(append(buf[:0], fingerprint...), '@')
+	return string(at.UTC().AppendFormat(b, time.RFC3339Nano))
 }
 
 // Input is what Decide decides on.

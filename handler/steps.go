@@ -55,7 +55,9 @@ func (h *Handler) replay(_ context.Context, r *run) error {
 }
 
 func (h *Handler) classify(_ context.Context, r *run) error {
-	r.fault = h.classes.Fault(r.report)
+	if r.fault = r.in.Prepared.fault; r.fault == nil {
+		r.fault = h.classes.Fault(r.report)
+	}
 	r.class = h.classes.Classify(r.report, r.fault)
 	return nil
 }
