@@ -281,7 +281,10 @@ func sanitizeValue(v any, depth int) (any, bool) {
 	case float32:
 		return v, !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0)
 	case string:
-		return Redact(x), true
+		if r := Redact(x); r != x {
+			return r, true
+		}
+		return v, true // as it was: no new interface value to allocate
 	case error:
 		return Redact(x.Error()), true
 	case map[string]any:
