@@ -63,9 +63,10 @@ type Config struct {
 	// 2 seconds and 5 minutes.
 	RetryBase, RetryMax time.Duration
 
-	// Logger receives one structured line per report handled (error_id,
-	// query_id, severity, actions_taken, next_action), and per report
-	// refused. Defaults to nil: no logs.
+	// Logger receives one structured line per report refused (at warn or
+	// error level) and, at debug level, per report handled (error_id,
+	// query_id, severity, actions_taken, next_action); the counters count
+	// the reports handled whatever the level. Defaults to nil: no logs.
 	Logger *slog.Logger
 	// Registerer registers the handler's Prometheus metrics. Defaults to
 	// nil: the metrics are kept but not registered (see Collectors).
