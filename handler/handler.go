@@ -274,7 +274,7 @@ func (h *Handler) Decide(ctx context.Context, in Input) (*Result, error) {
 	if in.Started.First {
 		err = h.pipeline(ctx, r)
 	} else {
-		err = h.step(ctx, "replay", r, h.replay)
+		err = h.step(ctx, "replay", r, (*Handler).replay)
 	}
 	if err != nil {
 		f := fault.From(err)
@@ -287,19 +287,23 @@ func (h *Handler) Decide(ctx context.Context, in Input) (*Result, error) {
 	return &Result{Feedback: r.feedback, Jobs: r.jobs}, nil
 }
 
+// steps are the steps of a first delivery, in order: method expressions,
+// so that running them allocates no method value per report.
+var steps = [...]struct {
+	name string
+	fn   func(*Handler, context.Context, *run) error
+}{
+	{"classify", (*Handler).classify},
+	{"analyze", (*Handler).analyze},
+	{"policy", (*Handler).decide},
+	{"act", (*Handler).act},
+	{"message", (*Handler).message},
+	{"format", (*Handler).format},
+}
+
 // pipeline runs the steps of a first delivery, in order.
 func (h *Handler) pipeline(ctx context.Context, r *run) error {
-	for _, s := range []struct {
-		name string
-		fn   func(context.Context, *run) error
-	}{
-		{"classify", h.classify},
-		{"analyze", h.analyze},
-		{"policy", h.decide},
-		{"act", h.act},
-		{"message", h.message},
-		{"format", h.format},
-	} {
+	for _, s := range steps {
 		if err := h.step(ctx, s.name, r, s.fn); err != nil {
 			return fmt.Errorf("%s: %w", s.name, err)
 		}
@@ -308,14 +312,14 @@ func (h *Handler) pipeline(ctx context.Context, r *run) error {
 }
 
 // step runs one step in a span named after it.
-func (h *Handler) step(ctx context.Context, name string, r *run, fn func(context.Context, *run) error) error {
+func (h *Handler) step(ctx context.Context, name string, r *run, fn func(*Handler, context.Context, *run) error) error {
 	if !trace.SpanFromContext(ctx).IsRecording() {
-		return fn(ctx, r) // the report's span is not recorded: neither would the step's be
+		return fn(h, ctx, r) // the report's span is not recorded: neither would the step's be
 	}
 	ctx, span := h.tracer.Start(ctx, "triage.handler."+name, trace.WithAttributes(
 		attribute.String("triage.error_id", r.errorID), attribute.String("triage.query_id", r.report.Data.QueryID)))
 	defer span.End()
-	err := fn(ctx, r)
+	err := fn(h, ctx, r)
 	if err != nil {
 		span.RecordError(err)
 		span.SetStatus(codes.Error, string(fault.CodeOf(err)))
