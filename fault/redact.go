@@ -266,6 +266,59 @@ func SanitizeDetails(details map[string]any) map[string]any {
 	return out
 }
 
+// SanitizeDecoded is SanitizeDetails for details the caller owns and no
+// one else holds, as encoding/json decodes an object into a
+// map[string]any: it gives the same result, but changes details and the
+// maps and lists in it in place rather than copying them (a value of
+// another type is copied, as SanitizeDetails does). It returns nil for no
+// details.
+func SanitizeDecoded(details map[string]any) map[string]any {
+	if len(details) == 0 {
+		return nil
+	}
+	return sanitizeMapInPlace(details, 0)
+}
+
+func sanitizeMapInPlace(m map[string]any, depth int) map[string]any {
+	for k, v := range m {
+		if sensitiveKey(k) {
+			delete(m, k)
+			continue
+		}
+		if v, ok := sanitizeInPlace(v, depth); ok {
+			m[k] = v
+		} else {
+			delete(m, k)
+		}
+	}
+	return m
+}
+
+// sanitizeInPlace is sanitizeValue, changing a map[string]any or []any in
+// place.
+func sanitizeInPlace(v any, depth int) (any, bool) {
+	if depth > maxSanitizeDepth {
+		return nil, false
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		return sanitizeMapInPlace(x, depth+1), true
+	case []any:
+		if x == nil {
+			return []any{}, true // as sanitizeValue makes it
+		}
+		out := x[:0]
+		for _, e := range x {
+			if e, ok := sanitizeInPlace(e, depth+1); ok {
+				out = append(out, e)
+			}
+		}
+		clear(x[len(out):])
+		return out, true
+	}
+	return sanitizeValue(v, depth)
+}
+
 // maxSanitizeDepth bounds recursion through nested details.
 const maxSanitizeDepth = 32
 

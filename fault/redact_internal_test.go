@@ -1,6 +1,8 @@
 package fault
 
 import (
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -102,6 +104,26 @@ func FuzzFragments(f *testing.F) {
 		}
 		if got := stackFrameAt(s); got != want {
 			t.Fatalf("stackFrameAt(%q) = %v, want %v", s, got, want)
+		}
+	})
+}
+
+// FuzzSanitizeDecoded: SanitizeDecoded gives what SanitizeDetails gives,
+// on any decoded object.
+func FuzzSanitizeDecoded(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a": "x", "password": "p", "n": [1, "Bearer abcdefgh", {"token": 1}, null]}`,
+		`{"headers": {"x": 1}, "deep": {"a": {"b": {"c": [[["sk-abcdefghijkl"]]]}}}, "k": null, "f": 1.5}`,
+		`{"Authorization": "x", "list": [], "m": {}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var a, b map[string]any
+		if json.Unmarshal(data, &a) != nil || json.Unmarshal(data, &b) != nil {
+			return
+		}
+		want, got := SanitizeDetails(a), SanitizeDecoded(b)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("SanitizeDecoded(%s) = %v, SanitizeDetails %v", data, got, want)
 		}
 	})
 }
