@@ -54,7 +54,7 @@ func ampDocument(key string) json.RawMessage {
 
 // amplify runs the amplification measurement on st, named name.
 func amplify(ctx context.Context, name string, st store.Store) error {
-	base, err := service(st)
+	base, err := service(st, io.Discard)
 	if err != nil {
 		return err
 	}

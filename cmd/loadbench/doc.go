@@ -35,6 +35,24 @@
 // skips the SQLite targets; -vacuum runs VACUUM ANALYZE on the PostgreSQL
 // store after its pre-fill, as autovacuum would on a server that has it.
 //
+// The in-process services run as `triage serve` runs them (server.Serve:
+// the job worker on, the log at INFO written to a file); what they leave
+// out is the MCP bridge's agents, the dashboard and tracing, which a
+// report does not touch, and a process and loopback of their own.
+//
+//	go run ./cmd/loadbench -real [-requests 4000] [-serial 1000] [-idle 30s] [-records N] [-postgres URL] [-bin triage]
+//
+// measures the real thing instead: `triage serve` built from ./cmd/triage
+// (or -bin) and run as a child process on a loopback port, on a fresh
+// SQLite file and, with -postgres, a scratch schema, with its defaults but
+// --rate-limit -1 (its log at INFO to a file, its job worker on), beside a
+// bare child process (this program again, -bare-child: decode and encode
+// over HTTP), so that both pay a process and loopback alike. Each is
+// loaded from -concurrency clients, then from one client at a time, and
+// its CPU time per request is read from /proc/PID/stat, its log's bytes
+// per request, the jobs left in its store, and its CPU time at rest over
+// -idle after the loads (see real.go).
+//
 //	go run ./cmd/loadbench -amplify [-postgres URL]
 //
 // measures instead the process's peak RSS while clients fetch the worst

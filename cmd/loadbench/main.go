@@ -37,7 +37,27 @@ func main() {
 	records := flag.Int("records", 0, "records to store in each service's store, untimed, before its load is measured")
 	withSQLite := flag.Bool("sqlite", true, "measure the SQLite floors and the service on SQLite (false: the bare handler and PostgreSQL only)")
 	vacuum := flag.Bool("vacuum", false, "VACUUM ANALYZE the PostgreSQL store after its pre-fill, as autovacuum would (for a server that runs with autovacuum off)")
+	realMode := flag.Bool("real", false, "drive the real `triage serve` binary and a bare process, each a child process, instead (see real.go)")
+	bin := flag.String("bin", "", "with -real: the triage `binary` to run (default: build ./cmd/triage)")
+	serial := flag.Int("serial", 1000, "with -real: requests sent from one client at a time after each load")
+	idle := flag.Duration("idle", 30*time.Second, "with -real: how long each child's CPU time is read at rest after its loads (0: not)")
+	bareChild := flag.Bool("bare-child", false, "serve the bare handler as a child process of -real (internal)")
 	flag.Parse()
+	if *bareChild {
+		if err := runBareChild(); err != nil {
+			fmt.Fprintln(os.Stderr, "loadbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *realMode {
+		if err := runReal(realConfig{bin: *bin, pg: *pg, records: *records, requests: *requests, serial: *serial,
+			concurrency: *concurrency, bound: *duration, idle: *idle, withSQLite: *withSQLite}); err != nil {
+			fmt.Fprintln(os.Stderr, "loadbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *amp {
 		if err := runAmplify(*pg); err != nil {
 			fmt.Fprintln(os.Stderr, "loadbench:", err)
@@ -77,6 +97,9 @@ type result struct {
 	get     *result
 	// pg is PostgreSQL's work per request (nil: not measured).
 	pg *pgWork
+	// logB is the bytes the service logged per request (0: none or not
+	// measured).
+	logB int64
 }
 
 func (r result) rps() float64 { return float64(r.n) / r.elapsed.Seconds() }
@@ -91,6 +114,7 @@ type target struct {
 	writes writeCounter // nil: not measured
 	floor  int          // the index of the floor to compare with, -1 none
 	triage bool         // the service: prefilled and looked up
+	log    *os.File     // the service's log, nil: none
 	// settle, when set, runs after the pre-fill, untimed.
 	settle func(context.Context) error
 	// direct, when set, is a store floor: the service's writes of each
@@ -129,6 +153,10 @@ func run(requests, concurrency int, bound time.Duration, pg string, records int,
 			}
 			pg0 = w
 		}
+		var log0 int64
+		if t.log != nil {
+			log0 = fileSize(t.log)
+		}
 		var r result
 		if t.direct != nil {
 			var err error
@@ -147,6 +175,9 @@ func run(requests, concurrency int, bound time.Duration, pg string, records int,
 			r.pg = &d
 		}
 		r.written, r.floor = -1, t.floor
+		if t.log != nil && r.n > 0 {
+			r.logB = (fileSize(t.log) - log0) / int64(r.n)
+		}
 		if t.writes != nil && r.n > 0 {
 			after, err := t.writes()
 			if err != nil {
@@ -161,6 +192,14 @@ func run(requests, concurrency int, bound time.Duration, pg string, records int,
 		results = append(results, r)
 		return nil
 	}
+
+	// The services' log, as triage serve writes it to its stderr.
+	logs, err := os.CreateTemp("", "loadbench-service-*.log")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(logs.Name())
+	defer logs.Close()
 
 	bare, err := serve(http.HandlerFunc(bareHandler))
 	if err != nil {
@@ -209,11 +248,11 @@ func run(requests, concurrency int, bound time.Duration, pg string, records int,
 		}
 		defer st.Close()
 		sampled := &sampling{Store: st}
-		base, err := service(sampled)
+		base, err := service(sampled, logs)
 		if err != nil {
 			return err
 		}
-		if err := measure(target{name: "triage serve, SQLite", base: base, want: http.StatusCreated, writes: selfWrites, floor: floor2, triage: true}); err != nil {
+		if err := measure(target{name: "triage serve, SQLite", base: base, want: http.StatusCreated, writes: selfWrites, floor: floor2, triage: true, log: logs}); err != nil {
 			return err
 		}
 		if err := measure(target{name: "store alone: the service's two writes of a report, SQLite", direct: sampled, writes: selfWrites, floor: floor2}); err != nil {
@@ -257,7 +296,7 @@ func run(requests, concurrency int, bound time.Duration, pg string, records int,
 		}
 		defer pst.Close()
 		sampled := &sampling{Store: pst}
-		base, err := service(sampled)
+		base, err := service(sampled, logs)
 		if err != nil {
 			return err
 		}
@@ -265,7 +304,7 @@ func run(requests, concurrency int, bound time.Duration, pg string, records int,
 		if vacuum {
 			settle = func(ctx context.Context) error { return vacuumSchema(ctx, scratch) }
 		}
-		if err := measure(target{name: "triage serve, PostgreSQL", base: base, want: http.StatusCreated, writes: pgw, floor: pgFloorAt, triage: true, pgWork: pc, settle: settle}); err != nil {
+		if err := measure(target{name: "triage serve, PostgreSQL", base: base, want: http.StatusCreated, writes: pgw, floor: pgFloorAt, triage: true, pgWork: pc, settle: settle, log: logs}); err != nil {
 			return err
 		}
 		if err := measure(target{name: "store alone: the service's two writes of a report, PostgreSQL", direct: sampled, writes: pgw, floor: pgFloorAt, pgWork: pc}); err != nil {
@@ -279,11 +318,11 @@ func run(requests, concurrency int, bound time.Duration, pg string, records int,
 			return err
 		}
 		defer pst2.Close()
-		second, err := service(pst2)
+		second, err := service(pst2, logs)
 		if err != nil {
 			return err
 		}
-		if err := measure(target{name: "triage serve ×2 instances, one PostgreSQL", base: base, more: []string{second}, want: http.StatusCreated, writes: pgw, floor: pgFloorAt, pgWork: pc}); err != nil {
+		if err := measure(target{name: "triage serve ×2 instances, one PostgreSQL", base: base, more: []string{second}, want: http.StatusCreated, writes: pgw, floor: pgFloorAt, pgWork: pc, log: logs}); err != nil {
 			return err
 		}
 	}
@@ -310,6 +349,11 @@ func run(requests, concurrency int, bound time.Duration, pg string, records int,
 	for i, r := range results {
 		if strings.HasPrefix(r.name, "store alone") && i > 0 && r.n > 0 {
 			fmt.Printf("\n%s: %.0f %% of the store alone's rate", results[i-1].name, 100*results[i-1].rps()/r.rps())
+		}
+	}
+	for _, r := range results {
+		if r.logB > 0 {
+			fmt.Printf("\n%s: %d B of log per request", r.name, r.logB)
 		}
 	}
 	for _, r := range results {
@@ -351,13 +395,32 @@ func serve(h http.Handler) (string, error) {
 	return "http://" + ln.Addr().String(), nil
 }
 
-func service(st store.Store) (string, error) {
-	srv, err := server.New(server.Config{Store: st, RateLimit: -1, MaxConcurrent: 4096, JobPoll: -1,
-		Logger: slog.New(slog.DiscardHandler)})
+// service runs the service on st as `triage serve` runs it: server.Serve
+// (its HTTP server's timeouts, its job worker polling River, its expiry),
+// its log at INFO written as text to logw (a file: what the per-report
+// line costs is paid). No rate limit: every request is a report handled.
+// What it leaves out of `triage serve`: the MCP bridge's agents, the
+// dashboard and tracing, none of which a report touches.
+func service(st store.Store, logw io.Writer) (string, error) {
+	srv, err := server.New(server.Config{Store: st, RateLimit: -1,
+		Logger: slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelInfo}))})
 	if err != nil {
 		return "", err
 	}
-	return serve(srv)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	go func() { _ = srv.Serve(context.Background(), ln) }()
+	return "http://" + ln.Addr().String(), nil
+}
+
+func fileSize(f *os.File) int64 {
+	fi, err := f.Stat()
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
 }
 
 var run0 = time.Now().UnixNano()

@@ -260,23 +260,9 @@ func postgresTicks() (int64, error) {
 		if err != nil {
 			continue
 		}
-		// pid (comm) state ppid … utime stime: fields 14 and 15, counted
-		// after the comm, which may hold spaces.
-		s := string(stat)
-		open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-		if open < 0 || end < open || s[open+1:end] != "postgres" {
-			continue
+		if comm, ticks, ok := statTicks(string(stat)); ok && comm == "postgres" {
+			sum += ticks
 		}
-		f := strings.Fields(s[end+1:])
-		if len(f) < 13 {
-			continue
-		}
-		u, err1 := strconv.ParseInt(f[11], 10, 64)
-		st, err2 := strconv.ParseInt(f[12], 10, 64)
-		if err1 != nil || err2 != nil {
-			continue
-		}
-		sum += u + st
 	}
 	return sum, nil
 }

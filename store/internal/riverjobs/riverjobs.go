@@ -328,10 +328,17 @@ func (q *Queue[TTx]) Work(ctx context.Context, w store.JobWorker, o store.WorkOp
 		return fmt.Errorf("river: %w", err)
 	}
 	client, err := river.NewClient(q.driver, &river.Config{
-		Queues:                      map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.Workers}},
-		Workers:                     workers,
-		FetchPollInterval:           o.Poll,
-		FetchCooldown:               min(o.Poll, 100*time.Millisecond),
+		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.Workers}},
+		Workers:           workers,
+		FetchPollInterval: o.Poll,
+		FetchCooldown:     min(o.Poll, 100*time.Millisecond),
+		// SQLite has no LISTEN: River's listener there reads its
+		// notification table every 50 ms (not configurable), half of an
+		// idle server's CPU (issue 28). Without it the worker looks for
+		// due jobs every o.Poll, the most a job due now then waits (what
+		// a notification would have hastened), and a resigned leader is
+		// replaced within River's 5 s election poll.
+		PollOnly:                    q.driver.DatabaseName() == riverdriver.DatabaseNameSQLite,
 		JobTimeout:                  o.Timeout,
 		RescueStuckJobsAfter:        max(o.RescueAfter, o.Timeout+time.Second),
 		CompletedJobRetentionPeriod: CompletedRetention,
