@@ -75,19 +75,42 @@ var ErrStream = errors.New("aguirun: the stream failed")
 // Run returns the final state and the run's failure as a *fault.Error (nil
 // when it finished), or an error matching ErrStream when the stream itself
 // failed, after which the run was stopped.
+//
+// On a batch SSE Writer (sse.NewBatchWriter) Run flushes when the graph has
+// no event ready (graph.WhenIdle) and after the last event: a burst of
+// events goes out with one write, and none waits for the next.
 func Run[S any](ctx context.Context, w *agui.Writer, r *graph.Runnable[S], state S, opts Options[S]) (S, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
 	x := &writer[S]{ctx: ctx, w: w, opts: opts, open: map[string]string{}, steps: map[string]int{}}
+	final, err := x.run(r, state)
+	if ferr := w.Flush(); ferr != nil && !errors.Is(err, ErrStream) {
+		err = errors.Join(ErrStream, ferr)
+	}
+	return final, err
+}
+
+func (x *writer[S]) run(r *graph.Runnable[S], state S) (S, error) {
+	ctx, opts := x.ctx, x.opts
 	var zero S
 	if err := x.write(&agui.RunStarted{ThreadID: opts.ThreadID, RunID: opts.RunID, ParentRunID: opts.ParentRunID, Input: opts.Input}); err != nil {
 		return zero, x.stop(err)
 	}
+	// A flush's failure is the stream's: the next event's write returns
+	// it, as its own write would have failed.
+	idle := graph.WhenIdle(func() {
+		if x.flushErr == nil {
+			x.flushErr = x.w.Flush()
+		}
+	})
 	final := state
-	for ev, err := range r.Stream(ctx, state, graph.WithRunID(opts.RunID), graph.ErrorEvents()) {
+	for ev, err := range r.Stream(ctx, state, graph.WithRunID(opts.RunID), graph.ErrorEvents(), idle) {
 		if err != nil {
 			return final, x.fail(err)
+		}
+		if x.flushErr != nil {
+			return final, errors.Join(ErrStream, x.flushErr)
 		}
 		switch ev.Type {
 		case graph.EventNodeStarted:
@@ -140,6 +163,9 @@ type writer[S any] struct {
 	opts  Options[S]
 	open  map[string]string // open text messages → the node that opened them
 	steps map[string]int    // open steps, by node
+	// flushErr is the failure of a flush between events (see Run).
+	flushErr error
+	content  agui.TextMessageContent // the delta being written
 }
 
 func (x *writer[S]) write(e agui.Event) error {
@@ -179,7 +205,9 @@ func (x *writer[S]) output(node string, out any) error {
 		if o.Delta == "" {
 			return nil // TEXT_MESSAGE_CONTENT must not be empty
 		}
-		return x.write(&agui.TextMessageContent{MessageID: o.MessageID, Delta: o.Delta})
+		// The Writer keeps no event it wrote: one struct serves each delta.
+		x.content = agui.TextMessageContent{MessageID: o.MessageID, Delta: o.Delta}
+		return x.write(&x.content)
 	case EndText:
 		if _, ok := x.open[o.MessageID]; !ok {
 			return nil

@@ -27,7 +27,8 @@ func (s st) Clone() st { s.Log = append([]string(nil), s.Log...); return s }
 func stream(t *testing.T, g *graph.Runnable[st], opts aguirun.Options[st]) ([]agui.Event, error) {
 	t.Helper()
 	var buf bytes.Buffer
-	w := agui.NewWriter(sse.NewWriter(&buf), nil)
+	// A batch writer, as the server's: what Run does not flush is lost.
+	w := agui.NewWriter(sse.NewBatchWriter(&buf), nil)
 	if opts.ThreadID == "" {
 		opts.ThreadID, opts.RunID = "t1", "r1"
 	}

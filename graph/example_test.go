@@ -275,3 +275,39 @@ func ExampleConfig_onOutput() {
 	// answer #1: "world."
 	// <nil>
 }
+
+// WhenIdle tells a consumer when the run has no event waiting: the time
+// to flush what it buffered (aguirun.Run flushes its SSE stream then).
+func ExampleWhenIdle() {
+	g, err := graph.New[string]().
+		AddNode("answer", func(ctx context.Context, s string) (string, error) {
+			graph.Emit(ctx, "Hel")
+			graph.Emit(ctx, "lo")
+			return s, nil
+		}).
+		AddEdge("answer", graph.End).SetEntry("answer").Compile(nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var buffered []string
+	flush := graph.WhenIdle(func() {
+		if len(buffered) > 0 {
+			buffered = buffered[:0] // written out here, in one write
+		}
+	})
+	var text strings.Builder
+	for ev, err := range g.Stream(context.Background(), "", flush) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		if ev.Type == graph.EventOutput {
+			buffered = append(buffered, ev.Output.(string))
+			text.WriteString(ev.Output.(string))
+		}
+	}
+	fmt.Println(text.String())
+	// Output:
+	// Hello
+}

@@ -127,6 +127,7 @@ type RunOption func(*runOptions)
 type runOptions struct {
 	runID       string
 	errorEvents bool
+	idle        func()
 }
 
 // WithRunID names the run; its checkpoints are saved under this id.
@@ -137,6 +138,15 @@ func WithRunID(id string) RunOption { return func(o *runOptions) { o.runID = id 
 // EventError, instead of as the iterator's error value (seed 003's
 // raise_exceptions=False).
 func ErrorEvents() RunOption { return func(o *runOptions) { o.errorEvents = true } }
+
+// WhenIdle makes Stream call f each time its loop has been given every
+// event the run has sent so far and is about to wait for the next: the
+// moment for a consumer that writes events to a network stream to flush
+// what it has buffered, so that a burst of events costs one flush and a
+// lone event is not held back. f is called on the loop's goroutine,
+// between two of its iterations (never concurrently with the loop's body).
+// Invoke does not call it.
+func WhenIdle(f func()) RunOption { return func(o *runOptions) { o.idle = f } }
 
 // position is where a run continues: a node to run, or a node's way out.
 type position struct {

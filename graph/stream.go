@@ -78,7 +78,11 @@ func (r *Runnable[S]) Stream(ctx context.Context, state S, opts ...RunOption) it
 			close(events)
 			mu.Unlock()
 		}()
-		for e := range events {
+		for {
+			e, ok := next(events, x.opts.idle)
+			if !ok {
+				break
+			}
 			if !yield(e, nil) {
 				x.stopped.Store(true)
 				cancel()
@@ -99,4 +103,19 @@ func (r *Runnable[S]) Stream(ctx context.Context, state S, opts ...RunOption) it
 		}
 		yield(Event[S]{}, err)
 	}
+}
+
+// next receives the stream's next event; when none is waiting it first
+// calls idle (WhenIdle), if set.
+func next[S any](events <-chan Event[S], idle func()) (Event[S], bool) {
+	if idle != nil {
+		select {
+		case e, ok := <-events:
+			return e, ok
+		default:
+			idle()
+		}
+	}
+	e, ok := <-events
+	return e, ok
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/triage-go/triage/graph"
 )
@@ -127,4 +128,61 @@ func checkStream(events []graph.Event[state], err error, ran []string, failed st
 		return fmt.Sprintf("the stream ended with %v, want a cancellation of %q", err, failed)
 	}
 	return ""
+}
+
+// TestStreamWhenIdle: Stream calls WhenIdle's function when the loop has
+// had every event sent so far, and not between events that were waiting.
+func TestStreamWhenIdle(t *testing.T) {
+	var (
+		release = make(chan struct{}) // the loop has "a": the node sends more
+		sent    = make(chan struct{}) // "b", "c" and "d" wait in the stream
+		finish  = make(chan struct{}) // the loop went idle after "d"
+		log     []string
+		seenD   bool
+	)
+	g, err := graph.New[state]().
+		AddNode("n", func(ctx context.Context, s state) (state, error) {
+			graph.Emit(ctx, "a")
+			<-release
+			for _, o := range []string{"b", "c", "d"} {
+				graph.Emit(ctx, o)
+			}
+			close(sent)
+			select { // without the idle call, the check below fails
+			case <-finish:
+			case <-time.After(10 * time.Second):
+			}
+			return s, nil
+		}).
+		AddEdge("n", graph.End).SetEntry("n").Compile(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idle := graph.WhenIdle(func() {
+		log = append(log, "idle")
+		if seenD {
+			seenD = false
+			close(finish)
+		}
+	})
+	for ev, err := range g.Stream(context.Background(), state{}, idle) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Type != graph.EventOutput {
+			continue
+		}
+		log = append(log, ev.Output.(string))
+		switch ev.Output {
+		case "a":
+			close(release)
+			<-sent
+		case "d":
+			seenD = true
+		}
+	}
+	i := slices.Index(log, "a")
+	if want := []string{"a", "b", "c", "d", "idle"}; i < 0 || len(log) < i+len(want) || !slices.Equal(log[i:i+len(want)], want) {
+		t.Fatalf("log %q: want %q in it", log, want)
+	}
 }

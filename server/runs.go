@@ -174,7 +174,9 @@ func (s *Server) runContext(parent context.Context) (ctx context.Context, stop f
 // the run did: the client went away, or a keep-alive could not be written.
 func (s *Server) streamAGUI(ctx context.Context, w http.ResponseWriter, g *graph.Runnable[aguirun.AgentState], state aguirun.AgentState, in *agui.RunAgentInput, runID string) (aguirun.AgentState, bool, error) {
 	rc := http.NewResponseController(w)
-	sw := sse.NewWriter(deadlineWriter{w: w, rc: rc, timeout: runWriteTimeout})
+	// Events wait in the writer while the run has more ready, and are
+	// flushed when it has none (aguirun.Run): one write for a burst.
+	sw := sse.NewBatchWriter(deadlineWriter{w: w, rc: rc, timeout: runWriteTimeout})
 	aw := agui.NewWriter(sw, nil)
 	sse.SetHeaders(w.Header())
 	_ = rc.SetWriteDeadline(time.Now().Add(runWriteTimeout))

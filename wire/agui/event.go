@@ -438,17 +438,7 @@ var ErrInvalidEvent = errors.New("agui: invalid event")
 // way a 1.0 consumer's schema would (an error matching ErrInvalidEvent says
 // what is wrong). Unlike json.Marshal it leaves <, > and & unescaped.
 func Marshal(e Event) ([]byte, error) {
-	if isNil(e) {
-		return nil, fmt.Errorf("%w: nil event", ErrInvalidEvent)
-	}
-	if err := e.validate(); err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrInvalidEvent, e.Type(), err)
-	}
-	b, err := marshal(e)
-	if err != nil {
-		return nil, fmt.Errorf("agui: encode %s: %w", e.Type(), err)
-	}
-	return b, nil
+	return AppendMarshal(nil, e)
 }
 
 // marshal encodes v without HTML escaping: the output goes to SSE data

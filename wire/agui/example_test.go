@@ -251,3 +251,21 @@ func ExampleWriter_WriteError_openMessage() {
 	//
 	// true
 }
+
+func ExampleAppendMarshal() {
+	var buf []byte // reused for every event of the stream
+	for _, e := range []agui.Event{
+		&agui.TextMessageStart{MessageID: "m1", Role: agui.RoleAssistant},
+		&agui.TextMessageContent{MessageID: "m1", Delta: "<b>bold</b> & \"quoted\"", BaseEvent: agui.BaseEvent{Timestamp: 1700000000000}},
+	} {
+		var err error
+		if buf, err = agui.AppendMarshal(buf[:0], e); err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(string(buf))
+	}
+	// Output:
+	// {"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}
+	// {"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"<b>bold</b> & \"quoted\"","timestamp":1700000000000}
+}

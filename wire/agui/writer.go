@@ -30,7 +30,8 @@ type WriterOptions struct {
 }
 
 // Writer writes AG-UI events as Server-Sent Events: one frame per event,
-// the event's JSON on one data line, flushed at once. Its methods are safe
+// the event's JSON on one data line, flushed at once (on a batch SSE Writer,
+// from sse.NewBatchWriter, at the next Flush). Its methods are safe
 // for concurrent use, and events are written in the order they are
 // verified.
 //
@@ -56,7 +57,8 @@ type Writer struct {
 	sse   *sse.Writer
 	opts  WriterOptions
 	v     Verifier
-	ended bool // a RUN_ERROR was written
+	ended bool   // a RUN_ERROR was written
+	buf   []byte // the event being written, reused
 }
 
 // NewWriter returns a Writer on an SSE stream. The *sse.Writer may still be
@@ -73,7 +75,8 @@ func NewWriter(w *sse.Writer, opts *WriterOptions) *Writer {
 // ErrInvalidEvent for an event a 1.0 consumer's schema would reject, or one
 // matching ErrOutOfOrder for an event out of order or after a RUN_ERROR
 // (unless SkipVerify). It writes e alone: a RUN_ERROR written with
-// WriteEvent ends no open text message, which WriteError does.
+// WriteEvent ends no open text message, which WriteError does. The Writer
+// keeps no reference to e: the caller may reuse it for the next event.
 func (w *Writer) WriteEvent(e Event) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -157,10 +160,11 @@ func (w *Writer) WriteError(err error, opts *Options) error {
 func refused(err error) bool { return errors.Is(err, ErrOutOfOrder) || errors.Is(err, ErrInvalidEvent) }
 
 func (w *Writer) write(e Event) error {
-	data, err := Marshal(e)
+	data, err := AppendMarshal(w.buf[:0], e)
 	if err != nil {
 		return err
 	}
+	w.buf = data
 	if !w.opts.SkipVerify {
 		if w.ended {
 			return &SequenceError{Index: w.v.n, Type: e.Type(),
@@ -171,9 +175,13 @@ func (w *Writer) write(e Event) error {
 		}
 		w.ended = e.Type() == TypeRunError
 	}
-	f := sse.Frame{Data: string(data)}
+	var event string
 	if w.opts.EventLine {
-		f.Event = string(e.Type())
+		event = string(e.Type())
 	}
-	return w.sse.WriteFrame(f)
+	return w.sse.WriteData(event, data)
 }
+
+// Flush flushes the events the SSE Writer holds, when it is a batch Writer
+// (sse.NewBatchWriter); with any other it does nothing.
+func (w *Writer) Flush() error { return w.sse.Flush() }

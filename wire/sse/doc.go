@@ -1,6 +1,6 @@
 // Package sse frames Server-Sent Events: a Writer that streams frames to an
-// HTTP response (or any io.Writer) and flushes each one, and a Reader that
-// parses a stream the way a browser's EventSource does.
+// HTTP response (or any io.Writer) and flushes each one (or each batch),
+// and a Reader that parses a stream the way a browser's EventSource does.
 //
 // A frame on the wire is a few "field: value" lines and a blank line:
 //
@@ -23,6 +23,12 @@
 //	sw := sse.NewWriter(w)
 //	sw.WriteFrame(sse.Frame{Event: "RUN_ERROR", Data: string(payload)})
 //	sw.WriteComment("keep-alive")
+//
+// A producer that often has several events ready at once uses
+// NewBatchWriter instead: its frames wait until Flush (or a comment, or 16
+// KiB of them), so that a burst costs one write and one flush; it calls
+// Flush whenever it has nothing more ready, so no frame waits for the
+// next. WriteData writes a frame from a []byte, as JSON encoders make them.
 //
 // The Writer refuses a frame that could not be read back as written: an event
 // name or id containing a line break, an id containing NUL, text that is not

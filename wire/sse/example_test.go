@@ -73,3 +73,18 @@ func ExampleNewReaderSize() {
 	// Output:
 	// true sse: frame too large: more than 64 bytes
 }
+
+func ExampleNewBatchWriter() {
+	var out strings.Builder
+	w := sse.NewBatchWriter(&out)
+	w.WriteData("", []byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"Hel"}`))
+	w.WriteData("", []byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"lo"}`))
+	fmt.Printf("before Flush: %q\n", out.String())
+	w.Flush() // the producer has nothing more ready
+	fmt.Print(out.String())
+	// Output:
+	// before Flush: ""
+	// data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"Hel"}
+	//
+	// data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"lo"}
+}

@@ -64,15 +64,21 @@ func SetHeaders(h http.Header) {
 	h.Set("X-Accel-Buffering", "no")
 }
 
-// Writer writes frames to an event stream, flushing after each. Its methods
-// are safe for concurrent use: a heartbeat goroutine may write comments
-// while another writes events, and frames never interleave.
+// Writer writes frames to an event stream, flushing after each (or, from
+// NewBatchWriter, when told to). Its methods are safe for concurrent use:
+// a heartbeat goroutine may write comments while another writes events,
+// and frames never interleave.
 type Writer struct {
 	mu    sync.Mutex
 	w     io.Writer
 	flush func() error
 	buf   []byte
+	batch bool // frames wait in buf for Flush (NewBatchWriter)
 }
+
+// maxBatch is how many bytes of frames a batch Writer holds before it
+// writes them (unflushed) to its writer.
+const maxBatch = 16 << 10
 
 // NewWriter returns a Writer on w. Each frame is written with a single Write
 // call and then flushed:
@@ -87,6 +93,24 @@ type Writer struct {
 //   - any other writer is only written to.
 func NewWriter(w io.Writer) *Writer {
 	sw := &Writer{w: w, flush: func() error { return nil }}
+	sw.setFlush(w)
+	return sw
+}
+
+// NewBatchWriter returns a Writer on w, flushed as NewWriter's is, that
+// holds the frames it is given until Flush: a producer with several events
+// ready writes them with one Write and one flush, and calls Flush when it
+// has nothing more ready (see graph.WhenIdle), so that an event is never
+// held back waiting for the next. Frames beyond 16 KiB are written to w
+// (not flushed) as they come. A comment is written and flushed at once,
+// with the frames before it: it is a heartbeat.
+func NewBatchWriter(w io.Writer) *Writer {
+	sw := NewWriter(w)
+	sw.batch = true
+	return sw
+}
+
+func (sw *Writer) setFlush(w io.Writer) {
 	switch x := w.(type) {
 	case http.ResponseWriter:
 		rc := http.NewResponseController(x)
@@ -101,7 +125,6 @@ func NewWriter(w io.Writer) *Writer {
 	case http.Flusher:
 		sw.flush = func() error { x.Flush(); return nil }
 	}
-	return sw
 }
 
 // WriteFrame writes f and flushes it. It returns an error matching
@@ -114,8 +137,64 @@ func (w *Writer) WriteFrame(f Frame) error {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.buf = appendFrame(w.buf[:0], f)
-	return w.emit()
+	return w.frame(appendFrame(w.start(), f))
+}
+
+// WriteData writes a frame of the given event type (empty: none) whose
+// data is data, as WriteFrame(Frame{Event: event, Data: string(data)})
+// would, without the copy to a string; the Writer keeps no reference to
+// data.
+func (w *Writer) WriteData(event string, data []byte) error {
+	if err := (Frame{Event: event}).validate(); err != nil {
+		return err
+	}
+	if !utf8.Valid(data) {
+		return fmt.Errorf("%w: data is not valid UTF-8", ErrInvalidFrame)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	b := w.start()
+	if event != "" {
+		b = appendField(b, "event", event)
+	}
+	for line := range lines(data) {
+		b = appendField(b, "data", line)
+	}
+	return w.frame(append(b, '\n'))
+}
+
+// Flush writes and flushes the frames a batch Writer holds; for a Writer
+// from NewWriter, which holds none, it does nothing.
+func (w *Writer) Flush() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.buf) == 0 {
+		return nil
+	}
+	return w.emit(true)
+}
+
+// start is the buffer a frame is appended to: after the frames a batch
+// Writer holds, else empty.
+func (w *Writer) start() []byte {
+	if w.batch {
+		return w.buf
+	}
+	return w.buf[:0]
+}
+
+// frame takes b, the buffer with a frame appended, and writes it: at once
+// and flushed, or for a batch Writer once it holds more than maxBatch
+// bytes, and unflushed.
+func (w *Writer) frame(b []byte) error {
+	w.buf = b
+	switch {
+	case !w.batch:
+		return w.emit(true)
+	case len(b) >= maxBatch:
+		return w.emit(false)
+	}
+	return nil
 }
 
 // WriteComment writes a comment, which readers ignore: a heartbeat that
@@ -127,7 +206,7 @@ func (w *Writer) WriteComment(text string) error {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	b := w.buf[:0]
+	b := w.start()
 	for line := range lines(text) {
 		b = append(b, ':')
 		if line != "" {
@@ -137,12 +216,19 @@ func (w *Writer) WriteComment(text string) error {
 		b = append(b, '\n')
 	}
 	w.buf = append(b, '\n')
-	return w.emit()
+	return w.emit(true)
 }
 
-func (w *Writer) emit() error {
-	if _, err := w.w.Write(w.buf); err != nil {
+// emit writes the buffer, and flushes when flush says so. The buffer is
+// empty afterwards, written or not: a frame is never written twice.
+func (w *Writer) emit(flush bool) error {
+	_, err := w.w.Write(w.buf)
+	w.buf = w.buf[:0]
+	if err != nil {
 		return fmt.Errorf("sse: write: %w", err)
+	}
+	if !flush {
+		return nil
 	}
 	if err := w.flush(); err != nil {
 		return fmt.Errorf("sse: flush: %w", err)
@@ -172,10 +258,10 @@ func appendFrame(b []byte, f Frame) []byte {
 	return append(b, '\n')
 }
 
-func appendField(b []byte, name, value string) []byte {
+func appendField[T string | []byte](b []byte, name string, value T) []byte {
 	b = append(b, name...)
 	b = append(b, ':')
-	if value != "" {
+	if len(value) > 0 {
 		b = append(b, ' ')
 		b = append(b, value...)
 	}
@@ -185,10 +271,10 @@ func appendField(b []byte, name, value string) []byte {
 // lines yields the lines of s split at CRLF, LF and CR, as a reader splits
 // them. An empty s is one empty line; a trailing line break yields a final
 // empty line, so that joining the lines with LF gives s back.
-func lines(s string) iter.Seq[string] {
-	return func(yield func(string) bool) {
+func lines[T string | []byte](s T) iter.Seq[T] {
+	return func(yield func(T) bool) {
 		for {
-			i := strings.IndexAny(s, "\r\n")
+			i := lineBreak(s)
 			if i < 0 {
 				yield(s)
 				return
@@ -202,4 +288,14 @@ func lines(s string) iter.Seq[string] {
 			s = s[i+1:]
 		}
 	}
+}
+
+// lineBreak is the index of the first CR or LF in s, or -1.
+func lineBreak[T string | []byte](s T) int {
+	for i := range len(s) {
+		if s[i] == '\r' || s[i] == '\n' {
+			return i
+		}
+	}
+	return -1
 }
