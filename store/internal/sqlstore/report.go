@@ -21,19 +21,40 @@ import (
 // peekSQL is PeekReport's read, one statement (one snapshot): the
 // delivery's claim and feedback (as priorFeedback reads them), whether an
 // occurrence holds its key, the attempts counted under the attempt key,
-// and the failures of the window, at most $8. $1 the tenant, $2 the
-// delivery key, $3 the attempt key, $4 and $5 the agent and code, $6 and
-// $7 the window's bounds.
+// and the failures of the window (%s: peekCountSQL or peekCappedSQL).
+// $1 the tenant, $2 the delivery key, $3 the attempt key, $4 and $5 the
+// agent and code, $6 and $7 the window's bounds, $8 the cap.
 const peekSQL = `
 SELECT d.claimed_at, COALESCE(d.feedback, o.feedback), CASE WHEN d.feedback IS NULL THEN d.occurrence_id END, o.id,
 	CASE WHEN d.delivery_key IS NULL THEN FALSE
 		ELSE EXISTS (SELECT 1 FROM occurrences AS s WHERE s.tenant = $1 AND s.delivery_key = $2) END,
 	COALESCE((SELECT a.n FROM attempts AS a WHERE a.tenant = $1 AND a.attempt_key = $3), 0),
-	(SELECT count(*) FROM (SELECT 1 FROM history
-		WHERE tenant = $1 AND agent = $4 AND code = $5 AND at >= $6 AND at <= $7 LIMIT $8) AS w)
+	%s
 FROM (SELECT 1 AS one) AS x
 LEFT JOIN deliveries AS d ON d.tenant = $1 AND d.delivery_key = $2
 LEFT JOIN occurrences AS o ON o.id = d.occurrence_id AND o.tenant = d.tenant`
+
+// peekCountSQL counts the window's failures from history_counts
+// (Dialect.HistoryCounts): the key's failures, but for those after the
+// window and those before it not forgotten yet (two index ranges, empty
+// as a rule), where counting the window's rows read up to $8 of them,
+// a third of a report's CPU for an agent failing often. $8 is unused.
+const peekCountSQL = `COALESCE((SELECT c.n FROM history_counts AS c WHERE c.tenant = $1 AND c.agent = $4 AND c.code = $5), 0)
+		- (SELECT count(*) FROM history AS h WHERE h.tenant = $1 AND h.agent = $4 AND h.code = $5 AND h.at > $7)
+		- (SELECT count(*) FROM history AS h WHERE h.tenant = $1 AND h.agent = $4 AND h.code = $5 AND h.at < $6)
+		+ 0 * $8`
+
+// peekCappedSQL counts the window's failures, at most $8.
+const peekCappedSQL = `(SELECT count(*) FROM (SELECT 1 FROM history
+		WHERE tenant = $1 AND agent = $4 AND code = $5 AND at >= $6 AND at <= $7 LIMIT $8) AS w)`
+
+// peekWindow is how d's peek counts the window's failures.
+func peekWindow(d Dialect) string {
+	if d.HistoryCounts {
+		return peekCountSQL
+	}
+	return peekCappedSQL
+}
 
 // PeekReport reads what Start would answer for req, writing nothing.
 func (t *tenant) PeekReport(ctx context.Context, req triage.StartRequest) (store.Peeked, error) {
@@ -56,7 +77,7 @@ func (t *tenant) peek(ctx context.Context, req triage.StartRequest) (store.Peeke
 		saved                  bool
 		attempts, recent       int64
 	)
-	err := t.s.db.Reader().QueryRow(ctx, peekSQL, t.id, req.Key, req.AttemptKey, req.Agent, req.Code, from, to, historyCap-1).
+	err := t.s.db.Reader().QueryRow(ctx, t.s.peek, t.id, req.Key, req.AttemptKey, req.Agent, req.Code, from, to, historyCap-1).
 		Scan(&claimedAt, &doc, &pointer, &id, &saved, &attempts, &recent)
 	if err != nil {
 		return store.Peeked{}, err
