@@ -280,17 +280,21 @@ func isHexWord(w string) bool {
 // code, fault code, query and normalized message give the same
 // fingerprint. It begins with FingerprintVersion.
 func Fingerprint(r *Report) string {
-	h := sha256.New()
 	faultCode := ""
 	if r.Data.Fault != nil {
 		faultCode = string(r.Data.Fault.Code)
 	}
-	for _, part := range []string{FingerprintVersion, r.AgentID, string(r.Data.ErrorType), r.Data.ErrorCode,
+	var buf [256]byte // the parts, each followed by a zero byte
+	b := buf[:0]
+	for _, part := range [...]string{FingerprintVersion, r.AgentID, string(r.Data.ErrorType), r.Data.ErrorCode,
 		faultCode, r.Data.QueryID, NormalizeMessage(r.Data.Message)} {
-		h.Write([]byte(part))
-		h.Write([]byte{0})
+		b = append(append(b, part...), 0)
 	}
-	return FingerprintVersion + ":" + hex.EncodeToString(h.Sum(nil))
+	sum := sha256.Sum256(b)
+	var out [len(FingerprintVersion) + 1 + 2*sha256.Size]byte
+	n := copy(out[:], FingerprintVersion+":")
+	hex.Encode(out[n:], sum[:])
+	return string(out[:])
 }
 
 // ErrorID is the error_id of a fingerprint: identical errors get the same.

@@ -1,9 +1,13 @@
 package triage
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/triage-go/triage/fault"
 )
 
 func TestNormalizeMessage(t *testing.T) {
@@ -91,6 +95,32 @@ func TestFingerprint(t *testing.T) {
 // and changing the digits (keeping 0 as it is, which 0x needs) changes
 // nothing, since every digit is part of a placeholder or of a word that
 // begins with a letter.
+// TestFingerprintUnchanged: the fingerprint is the SHA-256 of the parts,
+// each followed by a zero byte, as it was first written (with a hash.Hash),
+// short parts or long: stored fingerprints and error ids stay valid.
+func TestFingerprintUnchanged(t *testing.T) {
+	for _, r := range []*Report{
+		{},
+		{AgentID: "query_engine", Data: Data{ErrorType: QueryError, ErrorCode: "DB_TIMEOUT", QueryID: "q_456", Message: "Query timed out after 30s"}},
+		{AgentID: strings.Repeat("a", 200), Data: Data{ErrorType: QueryError, QueryID: strings.Repeat("q", 120),
+			Message: strings.Repeat("long message 42 ", 40), Fault: &fault.Error{Code: fault.Timeout}}},
+	} {
+		h := sha256.New()
+		faultCode := ""
+		if r.Data.Fault != nil {
+			faultCode = string(r.Data.Fault.Code)
+		}
+		for _, part := range []string{FingerprintVersion, r.AgentID, string(r.Data.ErrorType), r.Data.ErrorCode,
+			faultCode, r.Data.QueryID, NormalizeMessage(r.Data.Message)} {
+			h.Write([]byte(part))
+			h.Write([]byte{0})
+		}
+		if got, want := Fingerprint(r), FingerprintVersion+":"+hex.EncodeToString(h.Sum(nil)); got != want {
+			t.Errorf("Fingerprint = %s, want %s", got, want)
+		}
+	}
+}
+
 func FuzzNormalizeMessage(f *testing.F) {
 	f.Add("Query 17 timed out after 30s at 2025-08-08T12:20:05Z from 10.0.0.1:5432")
 	f.Add("id 3f2b8c1e-9a4d-4f6e-8b2a-1c3d5e7f9a0b 0xdeadbeef 1,234.5 12:30:01.5 v2")

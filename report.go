@@ -361,7 +361,7 @@ func (v *validator) data(d map[string]json.RawMessage) Data {
 		} else if c, err := jsonmember.ValueOfMember(raw); err != nil { // a member of the validated report
 			v.bad("data.context", "invalid object")
 		} else {
-			out.Context = RedactContext(c.(map[string]any))
+			out.Context = redactDecoded(c.(map[string]any))
 		}
 	}
 	if raw := d["fault"]; !jsonmember.IsNull(raw) {
@@ -403,6 +403,15 @@ func RedactContext(c map[string]any) map[string]any {
 		return nil
 	}
 	if out := fault.SanitizeDetails(c); out != nil {
+		return out
+	}
+	return map[string]any{}
+}
+
+// redactDecoded is RedactContext for a context just decoded, which no one
+// else holds: redacted in place rather than copied.
+func redactDecoded(c map[string]any) map[string]any {
+	if out := fault.SanitizeDecoded(c); out != nil {
 		return out
 	}
 	return map[string]any{}

@@ -156,3 +156,13 @@ func ExampleRedact() {
 	// Output:
 	// GET https://api.example.com/v1?key=[REDACTED]&q=x: 401, Authorization: [REDACTED]
 }
+
+// SanitizeDecoded redacts an object just decoded, in place: the
+// credential's member goes, the token in the text is hidden.
+func ExampleSanitizeDecoded() {
+	var details map[string]any
+	_ = json.Unmarshal([]byte(`{"api_key": "k-123", "note": "retry with Bearer abcdefgh1234", "rows": 3}`), &details)
+	out, _ := json.Marshal(fault.SanitizeDecoded(details))
+	fmt.Println(string(out))
+	// Output: {"note":"retry with Bearer [REDACTED]","rows":3}
+}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -127,68 +128,98 @@ func RegisterSecret(secret string) {
 
 // triggers are lower-case fragments that every pattern above needs; text
 // with none of them is returned as it is, without running the patterns.
-var triggers = [][]byte{
-	[]byte("auth"), []byte("bearer"), []byte("key"), []byte("token"), []byte("secret"),
-	[]byte("passw"), []byte("sig"), []byte("cookie"), []byte("sk-"), []byte("aiza"),
-	[]byte("ghp_"), []byte("gho_"), []byte("ghu_"), []byte("ghs_"), []byte("ghr_"),
-	[]byte("xox"), []byte("akia"), []byte("://"), []byte("goroutine"), []byte("traceback"),
-	[]byte(".go:"), []byte("pwd"), []byte("basic"), []byte("eyj"), []byte("file \""),
-}
+var triggers = newFragments("auth", "bearer", "key", "token", "secret",
+	"passw", "sig", "cookie", "sk-", "aiza",
+	"ghp_", "gho_", "ghu_", "ghs_", "ghr_",
+	"xox", "akia", "://", "goroutine", "traceback",
+	".go:", "pwd", "basic", "eyj", "file \"")
 
 // mayHoldSecret reports whether s could match a pattern of Redact: it is
-// long enough to need truncating, or it holds a trigger.
+// long enough to need truncating, or it holds a trigger (ASCII letters
+// compared without case).
 func mayHoldSecret(s string) bool {
 	if len(s) > maxRedactedLen {
 		return true
 	}
-	var buf [maxRedactedLen]byte
-	b := buf[:len(s)]
-	for i := range len(s) {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		b[i] = c
-	}
-	for _, t := range triggers {
-		if bytes.Contains(b, t) {
-			return true
-		}
-	}
-	return stackFrameAt(b)
+	return triggers.in(s) || stackFrameAt(s)
 }
 
-// stackFrameAt reports whether b has a line that begins with spaces or
+// stackFrameAt reports whether s has a line that begins with spaces or
 // tabs and then "at " (a JavaScript or Java stack frame, which stackStart
-// matches): "at " alone is in half the sentences of English ("that ",
-// "format "), and would send them all through the patterns.
-func stackFrameAt(b []byte) bool {
-	for i := 0; ; {
-		j := bytes.Index(b[i:], []byte("at "))
-		if j < 0 {
-			return false
+// matches; "at" in either case): "at " alone is in half the sentences of
+// English ("that ", "format "), and would send them all through the
+// patterns.
+func stackFrameAt(s string) bool {
+	for j := 1; j+3 <= len(s); j++ {
+		if s[j]|0x20 != 'a' || s[j+1]|0x20 != 't' || s[j+2] != ' ' || (s[j-1] != ' ' && s[j-1] != '\t') {
+			continue
 		}
-		j += i
 		k := j
-		for k > 0 && (b[k-1] == ' ' || b[k-1] == '\t') {
+		for k > 0 && (s[k-1] == ' ' || s[k-1] == '\t') {
 			k--
 		}
-		if k < j && (k == 0 || b[k-1] == '\n' || b[k-1] == '\r') {
+		if k == 0 || s[k-1] == '\n' || s[k-1] == '\r' {
 			return true
 		}
-		i = j + 1
 	}
+	return false
+}
+
+// fragments finds any of a set of lower-case ASCII fragments in a text,
+// ASCII letters compared without case, in one pass: at each byte only the
+// fragments that begin with it are compared. It is what a strings.Contains
+// of each fragment in the text's ASCII-lowered copy tells, without the
+// copy and a scan per fragment.
+type fragments struct {
+	first [256][]string // the fragments by their first byte, in both cases
+}
+
+func newFragments(list ...string) *fragments {
+	f := &fragments{}
+	for _, s := range list {
+		if s == "" || strings.ToLower(s) != s {
+			panic("fault: fragment " + strconv.Quote(s) + " is empty or not lower-case")
+		}
+		c := s[0]
+		f.first[c] = append(f.first[c], s)
+		if 'a' <= c && c <= 'z' {
+			f.first[c-'a'+'A'] = append(f.first[c-'a'+'A'], s)
+		}
+	}
+	return f
+}
+
+// in reports whether s holds one of the fragments.
+func (f *fragments) in(s string) bool {
+	for i := 0; i < len(s); i++ {
+	next:
+		for _, frag := range f.first[s[i]] {
+			if len(s)-i < len(frag) {
+				continue
+			}
+			for j := 1; j < len(frag); j++ {
+				c := s[i+j]
+				if 'A' <= c && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				if c != frag[j] {
+					continue next
+				}
+			}
+			return true
+		}
+	}
+	return false
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // sensitiveKeys are detail keys that never leave the process, whatever their
 // value: credentials, raw traffic and stack traces.
-var sensitiveKeys = []string{
+var sensitiveKeys = newFragments(
 	"authorization", "api_key", "apikey", "api-key", "x-api-key", "secret",
 	"password", "passwd", "pwd", "cookie", "credential", "private_key", "stack", "traceback",
-	"header", "request_body", "response_body", "raw_request", "raw_response",
-}
+	"header", "request_body", "response_body", "raw_request", "raw_response")
 
 // exactSensitiveKeys are keys that are sensitive when they are the whole
 // name ("request" but not "request_id").
@@ -203,10 +234,8 @@ func sensitiveKey(k string) bool {
 	if exactSensitiveKeys[l] || strings.HasSuffix(l, "token") {
 		return true // token, access_token, x-auth-token; not max_tokens
 	}
-	for _, s := range sensitiveKeys {
-		if strings.Contains(l, s) {
-			return true
-		}
+	if sensitiveKeys.in(l) {
+		return true
 	}
 	return Redact(k) != k
 }
@@ -237,6 +266,59 @@ func SanitizeDetails(details map[string]any) map[string]any {
 	return out
 }
 
+// SanitizeDecoded is SanitizeDetails for details the caller owns and no
+// one else holds, as encoding/json decodes an object into a
+// map[string]any: it gives the same result, but changes details and the
+// maps and lists in it in place rather than copying them (a value of
+// another type is copied, as SanitizeDetails does). It returns nil for no
+// details.
+func SanitizeDecoded(details map[string]any) map[string]any {
+	if len(details) == 0 {
+		return nil
+	}
+	return sanitizeMapInPlace(details, 0)
+}
+
+func sanitizeMapInPlace(m map[string]any, depth int) map[string]any {
+	for k, v := range m {
+		if sensitiveKey(k) {
+			delete(m, k)
+			continue
+		}
+		if v, ok := sanitizeInPlace(v, depth); ok {
+			m[k] = v
+		} else {
+			delete(m, k)
+		}
+	}
+	return m
+}
+
+// sanitizeInPlace is sanitizeValue, changing a map[string]any or []any in
+// place.
+func sanitizeInPlace(v any, depth int) (any, bool) {
+	if depth > maxSanitizeDepth {
+		return nil, false
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		return sanitizeMapInPlace(x, depth+1), true
+	case []any:
+		if x == nil {
+			return []any{}, true // as sanitizeValue makes it
+		}
+		out := x[:0]
+		for _, e := range x {
+			if e, ok := sanitizeInPlace(e, depth+1); ok {
+				out = append(out, e)
+			}
+		}
+		clear(x[len(out):])
+		return out, true
+	}
+	return sanitizeValue(v, depth)
+}
+
 // maxSanitizeDepth bounds recursion through nested details.
 const maxSanitizeDepth = 32
 
@@ -252,7 +334,10 @@ func sanitizeValue(v any, depth int) (any, bool) {
 	case float32:
 		return v, !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0)
 	case string:
-		return Redact(x), true
+		if r := Redact(x); r != x {
+			return r, true
+		}
+		return v, true // as it was: no new interface value to allocate
 	case error:
 		return Redact(x.Error()), true
 	case map[string]any:

@@ -1,6 +1,8 @@
 package fault
 
 import (
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -61,4 +63,67 @@ func TestRedactGateUpToTheCut(t *testing.T) {
 	if long := strings.Repeat("<", 3000); len(Redact(long)) > 1100 {
 		t.Errorf("text over the cut is not cut")
 	}
+}
+
+// FuzzFragments: the one-pass triggers and sensitive-key checks tell what
+// a strings.Contains of each fragment in the ASCII-lowered text tells, and
+// stackFrameAt what a search of every "at " in it does.
+func FuzzFragments(f *testing.F) {
+	for _, s := range []string{"Authorization: x", "AUTH", "x\n \tAt f", "\tat ", " at", "Set-Cookie", "Private_Key",
+		"file \"a.py\"", "a.GO:12", "sk", "ghp_", "plain text", "Token", "x-api-key"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		lower := []byte(s)
+		for i, c := range lower {
+			if 'A' <= c && c <= 'Z' {
+				lower[i] = c + 'a' - 'A'
+			}
+		}
+		for _, set := range []*fragments{triggers, sensitiveKeys} {
+			want := false
+			for _, list := range set.first {
+				for _, frag := range list {
+					want = want || strings.Contains(string(lower), frag)
+				}
+			}
+			if got := set.in(s); got != want {
+				t.Fatalf("in(%q) = %v, want %v", s, got, want)
+			}
+		}
+		want := false
+		for j := 0; j+3 <= len(lower) && !want; j++ {
+			if string(lower[j:j+3]) != "at " {
+				continue
+			}
+			k := j
+			for k > 0 && (lower[k-1] == ' ' || lower[k-1] == '\t') {
+				k--
+			}
+			want = k < j && (k == 0 || lower[k-1] == '\n' || lower[k-1] == '\r')
+		}
+		if got := stackFrameAt(s); got != want {
+			t.Fatalf("stackFrameAt(%q) = %v, want %v", s, got, want)
+		}
+	})
+}
+
+// FuzzSanitizeDecoded: SanitizeDecoded gives what SanitizeDetails gives,
+// on any decoded object.
+func FuzzSanitizeDecoded(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a": "x", "password": "p", "n": [1, "Bearer abcdefgh", {"token": 1}, null]}`,
+		`{"headers": {"x": 1}, "deep": {"a": {"b": {"c": [[["sk-abcdefghijkl"]]]}}}, "k": null, "f": 1.5}`,
+		`{"Authorization": "x", "list": [], "m": {}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var a, b map[string]any
+		if json.Unmarshal(data, &a) != nil || json.Unmarshal(data, &b) != nil {
+			return
+		}
+		want, got := SanitizeDetails(a), SanitizeDecoded(b)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("SanitizeDecoded(%s) = %v, SanitizeDetails %v", data, got, want)
+		}
+	})
 }

@@ -2,8 +2,8 @@ package handler
 
 import (
 	"context"
-	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -64,7 +64,7 @@ func (Clarify) Run(_ context.Context, env *ActionEnv) triage.Outcome {
 	if len(prompts) > 5 {
 		prompts = prompts[:5]
 	}
-	return triage.Outcome{Action: "clarify", Status: triage.OutcomeDone, Detail: fmt.Sprintf("clarify:%d", len(prompts)), Suggestions: prompts}
+	return triage.Outcome{Action: "clarify", Status: triage.OutcomeDone, Detail: "clarify:" + strconv.Itoa(len(prompts)), Suggestions: prompts}
 }
 
 // MapSynonym maps a missing field to the field it was renamed to, when the
@@ -89,9 +89,9 @@ func (a MapSynonym) Run(ctx context.Context, env *ActionEnv) triage.Outcome {
 		return failed(out, "map_synonym:failed", err)
 	}
 	if ok {
-		out.Status, out.Detail = triage.OutcomeDone, fmt.Sprintf("map_synonym:%s->%s", field, to)
-		out.Note = fmt.Sprintf("I used “%s”, the current name of “%s”.", to, field)
-		out.Suggestions = []string{fmt.Sprintf("Use “%s” instead of “%s”", to, field)}
+		out.Status, out.Detail = triage.OutcomeDone, "map_synonym:"+field+"->"+to
+		out.Note = "I used “" + to + "”, the current name of “" + field + "”."
+		out.Suggestions = []string{"Use “" + to + "” instead of “" + field + "”"}
 		out.Data = map[string]any{"from": field, "to": to, "source": source}
 		return out
 	}
@@ -104,7 +104,7 @@ func (a MapSynonym) Run(ctx context.Context, env *ActionEnv) triage.Outcome {
 		return out
 	}
 	near := closest(field, fields, 3)
-	out.Detail = fmt.Sprintf("list_fields:%d", len(fields))
+	out.Detail = "list_fields:" + strconv.Itoa(len(fields))
 	for _, f := range near {
 		out.Suggestions = append(out.Suggestions, "Use “"+f+"”")
 	}
@@ -215,12 +215,13 @@ func (a UseCache) Run(ctx context.Context, env *ActionEnv) triage.Outcome {
 	}
 	age := env.Now.Sub(r.StoredAt)
 	out.Status, out.Detail = triage.OutcomeDone, "use_cache:true"
+	when := ago(age)
 	if r.Summary != "" {
-		out.Note = fmt.Sprintf("I can show cached results (%s) from %s.", r.Summary, ago(age))
-		out.Suggestions = []string{fmt.Sprintf("Use cached results - %s (%s)", r.Summary, ago(age))}
+		out.Note = "I can show cached results (" + r.Summary + ") from " + when + "."
+		out.Suggestions = []string{"Use cached results - " + r.Summary + " (" + when + ")"}
 	} else {
-		out.Note = fmt.Sprintf("I can show cached results from %s.", ago(age))
-		out.Suggestions = []string{"Use cached results (" + ago(age) + ")"}
+		out.Note = "I can show cached results from " + when + "."
+		out.Suggestions = []string{"Use cached results (" + when + ")"}
 	}
 	out.Data = map[string]any{"stored_at": r.StoredAt, "age_seconds": int64(age.Seconds())}
 	return out
@@ -243,7 +244,7 @@ func plural(n int, unit string) string {
 	if n == 1 {
 		return "1 " + unit
 	}
-	return fmt.Sprintf("%d %ss", n, unit)
+	return strconv.Itoa(n) + " " + unit + "s"
 }
 
 // ReduceScope proposes a narrower query: the last 12 months of a longer
@@ -258,9 +259,9 @@ func (ReduceScope) Run(_ context.Context, env *ActionEnv) triage.Outcome {
 	c := env.Report.Data.Context
 	out := triage.Outcome{Action: "reduce_scope", Data: map[string]any{}}
 	if start, end, ok := dateRange(c); ok && end.Sub(start) > 366*24*time.Hour {
-		from := end.AddDate(-1, 0, 1)
-		out.Suggestions = append(out.Suggestions, fmt.Sprintf("Narrow the date range to %s – %s", from.Format(time.DateOnly), end.Format(time.DateOnly)))
-		out.Data["date_range"] = map[string]string{"start": from.Format(time.DateOnly), "end": end.Format(time.DateOnly)}
+		from, to := end.AddDate(-1, 0, 1).Format(time.DateOnly), end.Format(time.DateOnly)
+		out.Suggestions = append(out.Suggestions, "Narrow the date range to "+from+" – "+to)
+		out.Data["date_range"] = map[string]string{"start": from, "end": to}
 		out.Detail = "reduce_scope:date_range=12m"
 	}
 	if n, ok := num(c, "row_count", "rows", "estimated_rows", "rows_scanned"); ok && n > 10_000 {
@@ -321,7 +322,7 @@ func (a Retry) Run(ctx context.Context, env *ActionEnv) triage.Outcome {
 			out.Job = &triage.Job{Retry: &job}
 		}
 	}
-	out.Status, out.Detail = triage.OutcomeDone, fmt.Sprintf("retry:%d", next)
+	out.Status, out.Detail = triage.OutcomeDone, "retry:"+strconv.Itoa(next)
 	out.Data = map[string]any{"at": job.At, "delay_seconds": fault.Seconds(delay), "by": string(by)}
 	out.Retry = &triage.RetryPlan{Attempt: next, DelaySeconds: fault.Seconds(delay), By: by}
 	return out

@@ -63,9 +63,10 @@ type Config struct {
 	// 2 seconds and 5 minutes.
 	RetryBase, RetryMax time.Duration
 
-	// Logger receives one structured line per report handled (error_id,
-	// query_id, severity, actions_taken, next_action), and per report
-	// refused. Defaults to nil: no logs.
+	// Logger receives one structured line per report refused (at warn or
+	// error level) and, at debug level, per report handled (error_id,
+	// query_id, severity, actions_taken, next_action); the counters count
+	// the reports handled whatever the level. Defaults to nil: no logs.
 	Logger *slog.Logger
 	// Registerer registers the handler's Prometheus metrics. Defaults to
 	// nil: the metrics are kept but not registered (see Collectors).
@@ -183,20 +184,34 @@ type Prepared struct {
 	Key string
 	// Start is what to give State.Start.
 	Start triage.StartRequest
+
+	// fault is the report's fault when Prepare classified it (a report
+	// without an error code), for Decide not to classify it again.
+	fault *fault.Error
 }
 
 // Prepare returns what is known of r, a valid report, before it is
 // handled.
 func (h *Handler) Prepare(r *triage.Report) Prepared {
 	fp := triage.Fingerprint(r)
-	p := Prepared{Fingerprint: fp, ErrorID: triage.ErrorID(fp), Key: triage.DeliveryKey(r)}
+	p := Prepared{Fingerprint: fp, ErrorID: triage.ErrorID(fp), Key: deliveryKey(fp, r.Timestamp)}
 	code := strings.ToUpper(r.Data.ErrorCode)
 	if code == "" {
-		code = string(h.classes.Fault(r).Code)
+		p.fault = h.classes.Fault(r)
+		code = string(p.fault.Code)
 	}
 	p.Start = triage.StartRequest{Key: p.Key, AttemptKey: r.Data.QueryID + "/" + code, Agent: r.AgentID,
 		Code: code, At: r.Timestamp, Window: persistentWindow}
 	return p
+}
+
+// deliveryKey is triage.DeliveryKey of a report whose fingerprint is
+// known (that one computes it again): the fingerprint, "@" and the
+// report's time in UTC, RFC 3339 with nanoseconds.
+func deliveryKey(fingerprint string, at time.Time) string {
+	var buf [128]byte
+	b := append(append(buf[:0], fingerprint...), '@')
+	return string(at.UTC().AppendFormat(b, time.RFC3339Nano))
 }
 
 // Input is what Decide decides on.
@@ -259,7 +274,7 @@ func (h *Handler) Decide(ctx context.Context, in Input) (*Result, error) {
 	if in.Started.First {
 		err = h.pipeline(ctx, r)
 	} else {
-		err = h.step(ctx, "replay", r, h.replay)
+		err = h.step(ctx, "replay", r, (*Handler).replay)
 	}
 	if err != nil {
 		f := fault.From(err)
@@ -272,19 +287,23 @@ func (h *Handler) Decide(ctx context.Context, in Input) (*Result, error) {
 	return &Result{Feedback: r.feedback, Jobs: r.jobs}, nil
 }
 
+// steps are the steps of a first delivery, in order: method expressions,
+// so that running them allocates no method value per report.
+var steps = [...]struct {
+	name string
+	fn   func(*Handler, context.Context, *run) error
+}{
+	{"classify", (*Handler).classify},
+	{"analyze", (*Handler).analyze},
+	{"policy", (*Handler).decide},
+	{"act", (*Handler).act},
+	{"message", (*Handler).message},
+	{"format", (*Handler).format},
+}
+
 // pipeline runs the steps of a first delivery, in order.
 func (h *Handler) pipeline(ctx context.Context, r *run) error {
-	for _, s := range []struct {
-		name string
-		fn   func(context.Context, *run) error
-	}{
-		{"classify", h.classify},
-		{"analyze", h.analyze},
-		{"policy", h.decide},
-		{"act", h.act},
-		{"message", h.message},
-		{"format", h.format},
-	} {
+	for _, s := range steps {
 		if err := h.step(ctx, s.name, r, s.fn); err != nil {
 			return fmt.Errorf("%s: %w", s.name, err)
 		}
@@ -293,14 +312,14 @@ func (h *Handler) pipeline(ctx context.Context, r *run) error {
 }
 
 // step runs one step in a span named after it.
-func (h *Handler) step(ctx context.Context, name string, r *run, fn func(context.Context, *run) error) error {
+func (h *Handler) step(ctx context.Context, name string, r *run, fn func(*Handler, context.Context, *run) error) error {
 	if !trace.SpanFromContext(ctx).IsRecording() {
-		return fn(ctx, r) // the report's span is not recorded: neither would the step's be
+		return fn(h, ctx, r) // the report's span is not recorded: neither would the step's be
 	}
 	ctx, span := h.tracer.Start(ctx, "triage.handler."+name, trace.WithAttributes(
 		attribute.String("triage.error_id", r.errorID), attribute.String("triage.query_id", r.report.Data.QueryID)))
 	defer span.End()
-	err := fn(ctx, r)
+	err := fn(h, ctx, r)
 	if err != nil {
 		span.RecordError(err)
 		span.SetStatus(codes.Error, string(fault.CodeOf(err)))

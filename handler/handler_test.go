@@ -276,7 +276,8 @@ func TestHandleTelemetry(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	var logs bytes.Buffer
-	h := newHandler(t, Config{Registerer: reg, TracerProvider: tp, Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	h := newHandler(t, Config{Registerer: reg, TracerProvider: tp,
+		Logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	fb, err := h.Handle(context.Background(), []byte(validReport))
 	if err != nil {
 		t.Fatal(err)
@@ -327,20 +328,49 @@ func TestHandleTelemetry(t *testing.T) {
 		}
 	}
 
-	// One log line per report, with seed 004's fields.
+	// At debug level, one line per report with seed 004's fields (and
+	// the details of a first delivery); the duplicate's says it is one.
 	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
-	if len(lines) != 2 {
+	if len(lines) != 3 {
 		t.Fatalf("%d log lines:\n%s", len(lines), logs.String())
 	}
-	var line map[string]any
-	if err := json.Unmarshal([]byte(lines[0]), &line); err != nil {
-		t.Fatal(err)
-	}
-	for k, want := range map[string]any{"msg": "error handled", "error_id": fb.ErrorID, "query_id": "q_456", "severity": "medium",
-		"next_action": "resume", "actions_taken": []any{"retry:2", "use_cache:false", "reduce_scope:date_range=12m"}} {
-		if got := line[k]; !jsonEqual(got, want) {
-			t.Errorf("log %s = %v, want %v", k, got, want)
+	for i, want := range []map[string]any{
+		{"level": "DEBUG", "msg": "error handled", "error_id": fb.ErrorID, "query_id": "q_456", "severity": "medium",
+			"next_action": "resume", "actions_taken": []any{"retry:2", "use_cache:false", "reduce_scope:date_range=12m"}},
+		{"level": "DEBUG", "msg": "error handled: details", "error_id": fb.ErrorID},
+		{"level": "DEBUG", "msg": "error handled", "error_id": fb.ErrorID, "duplicate": true},
+	} {
+		var line map[string]any
+		if err := json.Unmarshal([]byte(lines[i]), &line); err != nil {
+			t.Fatal(err)
 		}
+		for k, want := range want {
+			if got := line[k]; !jsonEqual(got, want) {
+				t.Errorf("log line %d: %s = %v, want %v", i+1, k, got, want)
+			}
+		}
+	}
+}
+
+// TestHandleLogsNothingAtInfo: a report handled writes no line at info
+// level (issue 28: a line per report is ~365 bytes of log a report); the
+// counter counts it.
+func TestHandleLogsNothingAtInfo(t *testing.T) {
+	var logs bytes.Buffer
+	h := newHandler(t, Config{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	for range 2 { // a first delivery and a duplicate
+		if _, err := h.Handle(context.Background(), []byte(validReport)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if logs.Len() != 0 {
+		t.Errorf("logged at info:\n%s", logs.String())
+	}
+	if v := testutil.ToFloat64(h.metrics.reports.WithLabelValues("query_error", "medium", "query_engine", "resume")); v != 1 {
+		t.Errorf("reports counter %v, want 1", v)
+	}
+	if v := testutil.ToFloat64(h.metrics.duplicates); v != 1 {
+		t.Errorf("duplicates counter %v, want 1", v)
 	}
 }
 
@@ -355,8 +385,8 @@ func TestHandleNoLeaks(t *testing.T) {
 	// user message, the suggestions or the log.
 	raw := strings.Replace(validReport, "Query timed out after 30s",
 		`Query timed out: password=hunter2 Authorization: Bearer sk-live-abcdefghijklmnop\n  at com.acme.Query.run(Query.java:42)`, 1)
-	var logs bytes.Buffer
-	h := newHandler(t, Config{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	var logs bytes.Buffer // at debug level: every line a report makes
+	h := newHandler(t, Config{Logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	fb, err := h.Handle(context.Background(), []byte(raw))
 	if err != nil {
 		t.Fatal(err)

@@ -55,7 +55,9 @@ func (h *Handler) replay(_ context.Context, r *run) error {
 }
 
 func (h *Handler) classify(_ context.Context, r *run) error {
-	r.fault = h.classes.Fault(r.report)
+	if r.fault = r.in.Prepared.fault; r.fault == nil {
+		r.fault = h.classes.Fault(r.report)
+	}
 	r.class = h.classes.Classify(r.report, r.fault)
 	return nil
 }
@@ -321,7 +323,11 @@ func hasPrefixFold(s, prefix string) bool {
 	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
 
-// telemetry counts and logs a report handled.
+// telemetry counts and logs a report handled. The log lines are at
+// debug level: at one line per report the log would grow with the traffic
+// (~365 bytes a report), and the counters (triage_handler_reports_total,
+// triage_handler_duplicates_total) already tell how many were handled and
+// how; nothing is built for them when debug is off.
 func (h *Handler) telemetry(ctx context.Context, r *run) {
 	fb := r.feedback
 	elapsed := h.cfg.Now().Sub(r.started)
@@ -331,10 +337,10 @@ func (h *Handler) telemetry(ctx context.Context, r *run) {
 	} else {
 		h.metrics.reports.WithLabelValues(string(fb.ErrorType), string(fb.Severity), h.metrics.sources.label(fb.ErrorSource), string(fb.NextAction)).Inc()
 	}
-	if h.cfg.Logger == nil {
+	if h.cfg.Logger == nil || !h.cfg.Logger.Enabled(ctx, slog.LevelDebug) {
 		return
 	}
-	h.log(ctx, slog.LevelInfo, "error handled",
+	h.log(ctx, slog.LevelDebug, "error handled",
 		slog.String("error_id", fb.ErrorID),
 		slog.String("query_id", fb.QueryID),
 		slog.String("error_type", string(fb.ErrorType)),
@@ -347,7 +353,7 @@ func (h *Handler) telemetry(ctx context.Context, r *run) {
 		slog.Bool("duplicate", fb.Duplicate),
 		slog.String("rule", r.decision.Rule),
 		slog.Duration("elapsed", elapsed))
-	if !fb.Duplicate && h.cfg.Logger.Enabled(ctx, slog.LevelDebug) {
+	if !fb.Duplicate {
 		h.log(ctx, slog.LevelDebug, "error handled: details",
 			slog.String("error_id", fb.ErrorID),
 			slog.String("fingerprint", r.in.Prepared.Fingerprint),

@@ -23,6 +23,7 @@ import (
 // its parts are joined by partSep.
 type text struct {
 	tmpl   *template.Template // nil when the text has no actions
+	fast   bool               // the fast path covers tmpl (fast.go)
 	static []string           // the parts, when it has none
 	parts  int
 	starts []int // the first line of each part in the template's source
@@ -48,9 +49,12 @@ func (t *text) render(data map[string]any) ([]string, error) {
 	buf := buffers.Get().(*bytes.Buffer)
 	defer buffers.Put(buf)
 	buf.Reset()
-	if err := t.tmpl.Execute(buf, data); err != nil {
-		field, reason := t.locate(err)
-		return nil, fmt.Errorf("%s: %s", field, reason)
+	if !t.fast || fastRender(t.tmpl.Root, buf, data) != nil {
+		buf.Reset()
+		if err := t.tmpl.Execute(buf, data); err != nil {
+			field, reason := t.locate(err)
+			return nil, fmt.Errorf("%s: %s", field, reason)
+		}
 	}
 	parts := strings.SplitN(buf.String(), partSep, t.parts)
 	if len(parts) != t.parts { // the template's control flow cannot skip a separator; a bug if it did
@@ -195,6 +199,7 @@ func (c *compiler) text(parts []string, fail func(field, format string, args ...
 		return t
 	}
 	t.tmpl, t.needs = tmpl, needsOf(tmpl)
+	t.fast = len(tmpl.Templates()) == 1 && fastable(tmpl.Root)
 	empty := newVars(&Input{Report: &triage.Report{}, Attempt: 1}, 1).templateData(needAll)
 	if _, err := t.render(empty); err != nil {
 		field, reason, _ := strings.Cut(err.Error(), ": ")

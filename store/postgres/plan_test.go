@@ -185,7 +185,8 @@ func TestRunTotalsReadTheRange(t *testing.T) {
 // records, each sort of GET /v1/errors walks its index in its order (no
 // sort step), and a search for a rare word reads the GIN index of the
 // records' words; a series by agent reads the range's hours of
-// record_counts_by_hour, a record's its range of the primary key.
+// record_counts_by_hour, a record's its range of the primary key, and
+// Expire's delete of old counts each tenant's range of the former.
 func TestRecordListsUseTheirIndexes(t *testing.T) {
 	dbURL := pgtest.FreshSchema(t)
 	s := open(t, dbURL, store.Config{})
@@ -254,6 +255,12 @@ func TestRecordListsUseTheirIndexes(t *testing.T) {
 		if plan := explain(all, allArgs); !strings.Contains(plan, c.want) || strings.Contains(plan, "Seq Scan on record_counts") {
 			t.Errorf("the plan of %+v is\n%s\nwant a scan of %s", c.f, plan, c.want)
 		}
+	}
+	// Expire deletes the old hours of each tenant's range of
+	// record_counts_by_hour (migration 0020 dropped the index on the hour).
+	if plan := explain(sqlstore.ExpireCountsSQL, []any{time.Now().UnixNano()}); !strings.Contains(plan, "record_counts_by_hour") ||
+		strings.Contains(plan, "Seq Scan on record_counts") {
+		t.Errorf("the plan of Expire's counts is\n%s\nwant each tenant's range of record_counts_by_hour", plan)
 	}
 }
 

@@ -67,6 +67,13 @@ func BenchmarkReportGrown(b *testing.B) {
 
 func oneAgent(int64) string { return "query_engine" }
 
+func oneQuery(int64) string { return "q_1" }
+
+// scatteredQuery is report i's query ID, its own as cmd/loadbench's are.
+func scatteredQuery(i int64) string {
+	return fmt.Sprintf("q_%016x", uint64(i)*0x9e3779b97f4a7c15^0x2545f491)
+}
+
 // sequentialIDs are report i's delivery key and error ID, in order.
 func sequentialIDs(i int64) (key, errorID string) {
 	return fmt.Sprintf("delivery-%d", i), fmt.Sprintf("err_%d", i)
@@ -85,35 +92,9 @@ func benchmarkReport(b *testing.B, agentOf func(int64) string, idsOf func(int64)
 		b.Fatal(err)
 	}
 	defer s.Close()
-	report := json.RawMessage(`{"agent_id":"query_engine","timestamp":"2025-08-08T12:20:05Z","status":"error","data":{"error_type":"query_error","error_code":"DB_TIMEOUT","message":"Query timed out after 30s","context":{"metric":"sales"},"query_id":"q_1"}}`)
-	fb := &triage.Feedback{ErrorID: "err_0123456789abcdef", UserMessage: "I couldn't retrieve the full sales data right now (database timeout)."}
-	feedback, _ := json.Marshal(fb)
 	var seq atomic.Int64
-	one := func(ctx context.Context, t store.Tenant) error {
-		i := seq.Add(1)
-		key, errorID := idsOf(i)
-		req := triage.StartRequest{Key: key, AttemptKey: "q|" + errorID, Agent: agentOf(i),
-			Code: "DB_TIMEOUT", At: time.Now(), Window: time.Hour}
-		occ := store.Occurrence{DeliveryKey: key, ErrorID: errorID, QueryID: "q_1",
-			AgentID: "query_engine", ErrorType: "query_error", Severity: "medium", NextAction: "retry",
-			Attempt: 1, ReportedAt: time.Now(), Report: report, Feedback: feedback,
-			Code: "DB_TIMEOUT", Title: "DB_TIMEOUT: Query timed out after 30s",
-			Jobs: []store.NewJob{{Kind: store.JobRetry, ErrorID: errorID, Payload: json.RawMessage(`{"delay":"2s"}`)}}}
-		if oneWrite {
-			p, err := t.PeekReport(ctx, req)
-			if err != nil || !p.First {
-				return fmt.Errorf("PeekReport = %+v, %v", p, err)
-			}
-			_, err = t.Report(ctx, req, p.StartResult, occ)
-			return err
-		}
-		res, err := t.Start(ctx, req)
-		if err != nil || !res.First {
-			return fmt.Errorf("Start = %+v, %v", res, err)
-		}
-		_, err = t.SaveOccurrence(ctx, occ)
-		return err
-	}
+	report := newReport(agentOf, idsOf, oneQuery, oneWrite)
+	one := func(ctx context.Context, t store.Tenant) error { return report(ctx, t, seq.Add(1)) }
 	if prefill > 0 {
 		var left atomic.Int64
 		left.Store(int64(prefill))
@@ -153,4 +134,37 @@ func benchmarkReport(b *testing.B, agentOf func(int64) string, idsOf func(int64)
 	// The process's CPU per report: on a loaded machine the time per
 	// report is mostly waiting for a CPU, this is the work.
 	b.ReportMetric(float64((processCPU()-cpu).Microseconds())/float64(b.N), "cpu-µs/report")
+}
+
+// newReport returns the store's part of new report i, as the service
+// makes it: PeekReport then Report (oneWrite), or Start then
+// SaveOccurrence (as before issue 28), with one retry job.
+func newReport(agentOf func(int64) string, idsOf func(int64) (string, string), queryOf func(int64) string, oneWrite bool) func(context.Context, store.Tenant, int64) error {
+	report := json.RawMessage(`{"agent_id":"query_engine","timestamp":"2025-08-08T12:20:05Z","status":"error","data":{"error_type":"query_error","error_code":"DB_TIMEOUT","message":"Query timed out after 30s","context":{"metric":"sales"},"query_id":"q_1"}}`)
+	fb := &triage.Feedback{ErrorID: "err_0123456789abcdef", UserMessage: "I couldn't retrieve the full sales data right now (database timeout)."}
+	feedback, _ := json.Marshal(fb)
+	return func(ctx context.Context, t store.Tenant, i int64) error {
+		key, errorID := idsOf(i)
+		req := triage.StartRequest{Key: key, AttemptKey: "q|" + errorID, Agent: agentOf(i),
+			Code: "DB_TIMEOUT", At: time.Now(), Window: time.Hour}
+		occ := store.Occurrence{DeliveryKey: key, ErrorID: errorID, QueryID: queryOf(i),
+			AgentID: "query_engine", ErrorType: "query_error", Severity: "medium", NextAction: "retry",
+			Attempt: 1, ReportedAt: time.Now(), Report: report, Feedback: feedback,
+			Code: "DB_TIMEOUT", Title: "DB_TIMEOUT: Query timed out after 30s",
+			Jobs: []store.NewJob{{Kind: store.JobRetry, ErrorID: errorID, Payload: json.RawMessage(`{"delay":"2s"}`)}}}
+		if oneWrite {
+			p, err := t.PeekReport(ctx, req)
+			if err != nil || !p.First {
+				return fmt.Errorf("PeekReport = %+v, %v", p, err)
+			}
+			_, err = t.Report(ctx, req, p.StartResult, occ)
+			return err
+		}
+		res, err := t.Start(ctx, req)
+		if err != nil || !res.First {
+			return fmt.Errorf("Start = %+v, %v", res, err)
+		}
+		_, err = t.SaveOccurrence(ctx, occ)
+		return err
+	}
 }

@@ -361,7 +361,7 @@ func (s *Store) Expire(ctx context.Context, r store.Retention) (int64, error) {
 		{`DELETE FROM idempotency WHERE started_at < $1`, r.Idempotency},
 		{`DELETE FROM attempts WHERE updated_at < $1`, r.Attempts},
 		{`DELETE FROM runs WHERE started_at < $1`, r.Runs},
-		{`DELETE FROM record_counts WHERE hour < $1 / 3600000000000`, r.Counts},
+		{ExpireCountsSQL, r.Counts},
 		// A throttle holding nothing back, idle for longer than the
 		// longest throttle, would let the next firing notify anyway.
 		{`DELETE FROM alert_throttles WHERE held = 0 AND sent_at < $1`, triage.MaxThrottle},
@@ -391,6 +391,20 @@ func (s *Store) Expire(ctx context.Context, r store.Retention) (int64, error) {
 	}
 	return total, nil
 }
+
+// ExpireCountsSQL deletes the hourly counts before the hour of $1 (in
+// nanoseconds): each tenant's range of record_counts_by_hour, the tenants
+// found one index look-up each (a walk from one to the next). An index on
+// the hour alone served it before (migrations 0019 on SQLite, 0020 on
+// PostgreSQL dropped it): every new record wrote an entry there, on
+// SQLite a random leaf (the entry ends with the error ID).
+const ExpireCountsSQL = `WITH RECURSIVE t (tenant) AS (
+		SELECT min(tenant) FROM record_counts
+		UNION ALL
+		SELECT (SELECT min(c.tenant) FROM record_counts AS c WHERE c.tenant > t.tenant) FROM t WHERE t.tenant IS NOT NULL
+	)
+	DELETE FROM record_counts WHERE tenant IN (SELECT tenant FROM t WHERE tenant IS NOT NULL)
+		AND hour < $1 / 3600000000000`
 
 // expireChunk is how many records one write of expireRecords deletes: a
 // write holds SQLite's writer, so a large expiry goes in short writes.
