@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/agent"
 	"github.com/triage-go/triage/bridge"
 	"github.com/triage-go/triage/store"
@@ -187,6 +188,14 @@ func (t refusingTenant) SaveOccurrence(ctx context.Context, o store.Occurrence) 
 		return store.Saved{}, errDiskOnFire
 	}
 	return t.Tenant.SaveOccurrence(ctx, o)
+}
+
+// Report is the report's one write: refused as SaveOccurrence is.
+func (t refusingTenant) Report(ctx context.Context, req triage.StartRequest, seen triage.StartResult, o store.Occurrence) (store.Saved, error) {
+	if t.refuse.Add(-1) >= 0 {
+		return store.Saved{}, errDiskOnFire
+	}
+	return t.Tenant.Report(ctx, req, seen, o)
 }
 
 // A store refusing the recording changes nothing of the run's stream: the

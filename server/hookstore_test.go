@@ -8,7 +8,8 @@ import (
 )
 
 // hookStore is a store whose tenants run a hook before a report's writes:
-// start before Start (a report's first write), save before SaveOccurrence.
+// start before PeekReport or Start (a report's first store call), save before
+// Report or SaveOccurrence (its commit).
 // A hook's error is the write's.
 type hookStore struct {
 	store.Store
@@ -41,4 +42,26 @@ func (t hookTenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (sto
 		}
 	}
 	return t.Tenant.SaveOccurrence(ctx, o)
+}
+
+// PeekReport is the report's first call to its store (Start's, on the
+// two-write way): the start hook's.
+func (t hookTenant) PeekReport(ctx context.Context, req triage.StartRequest) (store.Peeked, error) {
+	if t.h.start != nil {
+		if err := t.h.start(ctx); err != nil {
+			return store.Peeked{}, err
+		}
+	}
+	return t.Tenant.PeekReport(ctx, req)
+}
+
+// Report is the report's commit (SaveOccurrence's, on the two-write
+// way): the save hook's.
+func (t hookTenant) Report(ctx context.Context, req triage.StartRequest, seen triage.StartResult, o store.Occurrence) (store.Saved, error) {
+	if t.h.save != nil {
+		if err := t.h.save(ctx); err != nil {
+			return store.Saved{}, err
+		}
+	}
+	return t.Tenant.Report(ctx, req, seen, o)
 }

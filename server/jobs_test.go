@@ -404,6 +404,15 @@ func (f failingTenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (
 	return f.Tenant.SaveOccurrence(ctx, o)
 }
 
+// Report is the report's one write: it fails as SaveOccurrence does.
+func (f failingTenant) Report(ctx context.Context, req triage.StartRequest, seen triage.StartResult, o store.Occurrence) (store.Saved, error) {
+	if !*f.failed {
+		*f.failed = true
+		return store.Saved{}, errors.New("disk full")
+	}
+	return f.Tenant.Report(ctx, req, seen, o)
+}
+
 // TestSaveFailure: a report whose record could not be saved is a 503, to
 // retry in a second; the retry is handled anew (not a 409 for a minute),
 // with its jobs.

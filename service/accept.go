@@ -104,13 +104,14 @@ func (s *Service) Accept(ctx context.Context, sub Submission) (Answer, error) {
 
 // reporting is what the report path needs of a tenant's store: the
 // handler's state, the reads of store.Knowledge, the agents' callbacks
-// (store.Agents) and the commit.
+// (store.Agents), the commit and the one-write path (store.Reporter).
 type reporting interface {
 	triage.State
 	triage.Synonyms
 	triage.Cache
 	store.Agents
 	store.OccurrenceSaver
+	store.Reporter
 }
 
 // keyedReporting is reporting under an idempotency key.
@@ -161,8 +162,22 @@ func (s *Service) acceptKeyed(ctx context.Context, tenant string, t keyedReporti
 	return Answer{Status: resp.Status, ContentType: resp.ContentType, Body: resp.Body}, nil
 }
 
+// reportTries bounds how many times a report is read and decided again
+// when its one write finds that another report moved what it was decided
+// on (the attempt counted meanwhile): past it, the report goes the
+// two-write way, whose claim serialises it.
+const reportTries = 5
+
 // report decodes, handles and records one report: the status (201 or 200)
 // and the feedback's JSON.
+//
+// A report costs one write (store.Reporter): a read of what Start would
+// find (the delivery's feedback, the attempt and the window's failures),
+// the handler's decision on it, then one transaction that claims the
+// delivery, counts the attempt, records the failure and saves the
+// occurrence, its record, the delivery's completion and its jobs, when
+// what the decision was made on still holds. A repeat whose delivery is
+// saved writes nothing.
 func (s *Service) report(ctx context.Context, tenant string, t reporting, body []byte) (int, []byte, error) {
 	rep, err := triage.DecodeReport(body) // validated and redacted, once
 	if err != nil {
@@ -173,6 +188,61 @@ func (s *Service) report(ctx context.Context, tenant string, t reporting, body [
 		return 0, nil, unprocessable(err)
 	}
 	p := s.handler.Prepare(rep)
+	for range reportTries {
+		peek, err := t.PeekReport(ctx, p.Start)
+		if errors.Is(err, store.ErrTwoStep) {
+			break
+		}
+		if err != nil {
+			return 0, nil, s.failed(ctx, err, rep)
+		}
+		res, err := s.decide(ctx, t, rep, p, peek.StartResult)
+		if err != nil {
+			return 0, nil, err
+		}
+		occ, err := s.occurrence(ctx, rep, p, res)
+		if err != nil {
+			return 0, nil, err
+		}
+		var saved store.Saved
+		switch {
+		case !peek.First && peek.Saved:
+			// A repeat of a delivery saved as an occurrence: its
+			// record is committed, nothing to write.
+		case !peek.First:
+			// A repeat whose feedback was stored without an
+			// occurrence (Deliveries.Complete): saved, so that the
+			// answer means a committed record.
+			saved, err = t.SaveOccurrence(ctx, occ)
+		default:
+			saved, err = t.Report(ctx, p.Start, peek.StartResult, occ)
+			if errors.Is(err, store.ErrReportMoved) {
+				continue // decided on counts that moved: read and decide again
+			}
+			if errors.Is(err, store.ErrTwoStep) {
+				return s.reportTwoStep(ctx, tenant, t, rep, p)
+			}
+		}
+		if err != nil {
+			return 0, nil, s.failed(ctx, err, rep)
+		}
+		return s.answer(ctx, tenant, rep, occ, res.Feedback, saved)
+	}
+	return s.reportTwoStep(ctx, tenant, t, rep, p)
+}
+
+// decide runs the handler on rep, started as started.
+func (s *Service) decide(ctx context.Context, t reporting, rep *triage.Report, p handler.Prepared, started triage.StartResult) (*handler.Result, error) {
+	return s.handler.Decide(ctx, handler.Input{Report: rep, Prepared: p, Started: started,
+		Synonyms: t, Cache: t, Callbacks: callbacks{t}, Escalations: true})
+}
+
+// reportTwoStep is report in two writes, for the deliveries the one write
+// cannot take (store.ErrTwoStep) and the reports whose counts kept moving:
+// Start claims the delivery, counts the attempt and records the failure,
+// the handler decides, and SaveOccurrence saves; a failure in between
+// releases the claim.
+func (s *Service) reportTwoStep(ctx context.Context, tenant string, t reporting, rep *triage.Report, p handler.Prepared) (int, []byte, error) {
 	started, err := t.Start(ctx, p.Start)
 	if err != nil {
 		return 0, nil, s.failed(ctx, err, rep)
@@ -188,13 +258,11 @@ func (s *Service) report(ctx context.Context, tenant string, t reporting, body [
 			s.log(ctx, slog.LevelError, "releasing a delivery claim failed", slog.Any("error", fault.From(rerr)))
 		}
 	}
-	res, err := s.handler.Decide(ctx, handler.Input{Report: rep, Prepared: p, Started: started,
-		Synonyms: t, Cache: t, Callbacks: callbacks{t}, Escalations: true})
+	res, err := s.decide(ctx, t, rep, p, started)
 	if err != nil {
 		release()
 		return 0, nil, err
 	}
-	fb := res.Feedback
 	occ, err := s.occurrence(ctx, rep, p, res)
 	if err != nil {
 		release()
@@ -209,6 +277,13 @@ func (s *Service) report(ctx context.Context, tenant string, t reporting, body [
 		release()
 		return 0, nil, s.failed(ctx, err, rep)
 	}
+	return s.answer(ctx, tenant, rep, occ, res.Feedback, saved)
+}
+
+// answer is the status and document of fb, the feedback of rep, whose
+// occurrence occ is committed (saved is what its save did): the record's
+// subscribers and alert rules hear of a new occurrence first.
+func (s *Service) answer(ctx context.Context, tenant string, rep *triage.Report, occ store.Occurrence, fb *triage.Feedback, saved store.Saved) (int, []byte, error) {
 	if saved.ID != 0 { // 0: an earlier delivery saved it
 		s.Changed(tenant)
 		s.alertOnSave(context.WithoutCancel(ctx), tenant, rep, occ, saved) // the report is saved: its alerts go whatever the client does

@@ -37,7 +37,10 @@
 // user takes the smallest it needs: triage.State (the handler's per-report
 // state), Knowledge (the schema inventory and cached results, with their
 // writes), Agents (the callback URLs), OccurrenceSaver (the report path's
-// commit), Records (the reads of records and occurrences), Feed (the
+// commit), Reporter (the report path in one write: PeekReport reads what
+// triage.State.Start would find, Report claims, counts, records and saves
+// in one transaction when what the decision was made on still holds, else
+// writes nothing and returns ErrReportMoved), Records (the reads of records and occurrences), Feed (the
 // feedback in stream order, for event streams), Requests (the
 // Idempotency-Key requests), Enqueuer (a job on its own), Checkpoints
 // (graph runs), Runs (AG-UI runs), Throttles and Trends (the occurrences

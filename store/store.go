@@ -59,6 +59,7 @@ type Tenant interface {
 	Knowledge
 	Agents
 	OccurrenceSaver
+	Reporter
 	Records
 	Feed
 	Requests

@@ -17,6 +17,7 @@ func TestTenantIsItsParts(t *testing.T) {
 		reflect.TypeFor[store.Knowledge](),
 		reflect.TypeFor[store.Agents](),
 		reflect.TypeFor[store.OccurrenceSaver](),
+		reflect.TypeFor[store.Reporter](),
 		reflect.TypeFor[store.Records](),
 		reflect.TypeFor[store.Feed](),
 		reflect.TypeFor[store.Requests](),

@@ -37,8 +37,8 @@ func report(t *testing.T, queryID string) []byte {
 // report is one record all the same: when the first delivery's handling
 // is cut at the ack wait (its commit fails; a later delivery handles the
 // report anew), with a Nats-Msg-Id or without, and when its commit goes
-// through late (the delivery in between is put off, as the report is in
-// hand; the first answers).
+// through late (the delivery in between is handled too: the first to
+// commit answers, the other writes nothing).
 func TestRedeliveredOneRecord(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -73,9 +73,17 @@ func TestRedeliveredOneRecord(t *testing.T) {
 
 			first := natstest.Receive(t, onFeedback, "feedback")
 			wantHeader(t, first.Header, natsingress.HeaderStatus, "201")
+			// A report is one write (issue 28): no claim holds the
+			// report while it is in hand, so the delivery in between is
+			// handled too. A cut commit fails, and a later delivery
+			// answers; a late one races the one in between, and the
+			// first to commit answers (the other finds the delivery
+			// saved and writes nothing). Two writes answered a late
+			// commit at delivery 1 always: Start's claim put the one in
+			// between off.
 			delivered, _ := strconv.Atoi(first.Header.Get(natsingress.HeaderDelivered))
-			if c.commitLate != (delivered == 1) {
-				t.Errorf("answered at delivery %d", delivered)
+			if !c.commitLate && delivered < 2 {
+				t.Errorf("answered at delivery %d, want a later one", delivered)
 			}
 			id := feedback(t, first).ErrorID
 			b.waitAcked(t, ack)

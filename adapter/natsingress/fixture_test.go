@@ -181,8 +181,8 @@ func golden(t *testing.T, name string) []byte {
 // hooks run before a report's writes; an error a hook returns is the
 // write's.
 type hooks struct {
-	start func(context.Context) error // before Start, a report's first write
-	save  func(context.Context) error // before SaveOccurrence, its commit
+	start func(context.Context) error // before PeekReport or Start, a report's first store call
+	save  func(context.Context) error // before Report or SaveOccurrence, its commit
 	// commitLate makes SaveOccurrence commit whatever its context says,
 	// as a database that had the COMMIT before the caller's deadline.
 	commitLate bool
@@ -221,4 +221,29 @@ func (t hookTenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (sto
 		ctx = context.WithoutCancel(ctx)
 	}
 	return t.Tenant.SaveOccurrence(ctx, o)
+}
+
+// PeekReport is the report's first call to its store (Start's, on the
+// two-write way): the start hook's.
+func (t hookTenant) PeekReport(ctx context.Context, req triage.StartRequest) (store.Peeked, error) {
+	if t.h.start != nil {
+		if err := t.h.start(ctx); err != nil {
+			return store.Peeked{}, err
+		}
+	}
+	return t.Tenant.PeekReport(ctx, req)
+}
+
+// Report is the report's commit (SaveOccurrence's, on the two-write
+// way): the save hook's.
+func (t hookTenant) Report(ctx context.Context, req triage.StartRequest, seen triage.StartResult, o store.Occurrence) (store.Saved, error) {
+	if t.h.save != nil {
+		if err := t.h.save(ctx); err != nil {
+			return store.Saved{}, err
+		}
+	}
+	if t.h.commitLate {
+		ctx = context.WithoutCancel(ctx)
+	}
+	return t.Tenant.Report(ctx, req, seen, o)
 }

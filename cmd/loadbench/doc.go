@@ -28,8 +28,9 @@
 // per request: its processes' CPU time and the WAL it wrote.
 //
 // After each service's load, a store floor runs on the same store: the
-// two writes the service made of each report (Start, then SaveOccurrence
-// with its jobs; shapes sampled from the service's own), from as many
+// read and the one write the service makes of each report (PeekReport,
+// then Report with its jobs; shapes sampled from the service's own; before
+// issue 28 it was two writes, Start then SaveOccurrence), from as many
 // goroutines, without HTTP or the handler. The service's rate as a share
 // of it says how much of the service's cost is its store's. -sqlite=false
 // skips the SQLite targets; -vacuum runs VACUUM ANALYZE on the PostgreSQL

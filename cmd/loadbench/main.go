@@ -255,7 +255,7 @@ func run(requests, concurrency int, bound time.Duration, pg string, records int,
 		if err := measure(target{name: "triage serve, SQLite", base: base, want: http.StatusCreated, writes: selfWrites, floor: floor2, triage: true, log: logs}); err != nil {
 			return err
 		}
-		if err := measure(target{name: "store alone: the service's two writes of a report, SQLite", direct: sampled, writes: selfWrites, floor: floor2}); err != nil {
+		if err := measure(target{name: "store alone: the service's read and write of a report, SQLite", direct: sampled, writes: selfWrites, floor: floor2}); err != nil {
 			return err
 		}
 	}
@@ -307,7 +307,7 @@ func run(requests, concurrency int, bound time.Duration, pg string, records int,
 		if err := measure(target{name: "triage serve, PostgreSQL", base: base, want: http.StatusCreated, writes: pgw, floor: pgFloorAt, triage: true, pgWork: pc, settle: settle, log: logs}); err != nil {
 			return err
 		}
-		if err := measure(target{name: "store alone: the service's two writes of a report, PostgreSQL", direct: sampled, writes: pgw, floor: pgFloorAt, pgWork: pc}); err != nil {
+		if err := measure(target{name: "store alone: the service's read and write of a report, PostgreSQL", direct: sampled, writes: pgw, floor: pgFloorAt, pgWork: pc}); err != nil {
 			return err
 		}
 		// Two instances on the same database, the clients taking turns:

@@ -10,14 +10,16 @@ import (
 	"github.com/triage-go/triage/store"
 )
 
-// The store floor: the writes the service makes of each report, through
-// the same store, without HTTP and without the handler. A report's
-// handling writes twice: Start (claim the delivery, count the attempt,
-// record the failure) and SaveOccurrence (the occurrence, its record, the
-// delivery's completion and its jobs, in one transaction). What the
-// service can reach is bounded by how fast its store takes these two, so
-// the service's share of this floor says how much of the gap to floor 2
-// is the store's and how much the rest of the request's.
+// The store floor: the store calls the service makes of each report,
+// through the same store, without HTTP and without the handler. A
+// report's handling reads once, PeekReport (the delivery, the attempt and
+// the window's failures), and writes once, Report (the claim, the
+// attempt, the failure, the occurrence, its record, the delivery's
+// completion and its jobs, in one transaction; issue 28: it was Start,
+// then SaveOccurrence, two writes). What the service can reach is bounded
+// by how fast its store takes these, so the service's share of this floor
+// says how much of the gap to floor 2 is the store's and how much the
+// rest of the request's.
 
 // sampling is a store that keeps a copy of the first Start request and
 // occurrence the service makes, as the shapes the store floor repeats.
@@ -45,27 +47,33 @@ type samplingTenant struct {
 	s *sampling
 }
 
-func (t samplingTenant) Start(ctx context.Context, req triage.StartRequest) (triage.StartResult, error) {
+func (t samplingTenant) PeekReport(ctx context.Context, req triage.StartRequest) (store.Peeked, error) {
 	t.s.mu.Lock()
 	if t.s.start == nil {
 		r := req
 		t.s.start = &r
 	}
 	t.s.mu.Unlock()
-	return t.Tenant.Start(ctx, req)
+	return t.Tenant.PeekReport(ctx, req)
 }
 
-func (t samplingTenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (store.Saved, error) {
-	t.s.mu.Lock()
+func (t samplingTenant) Report(ctx context.Context, req triage.StartRequest, seen triage.StartResult, o store.Occurrence) (store.Saved, error) {
+	t.s.keep(o)
+	return t.Tenant.Report(ctx, req, seen, o)
+}
+
+// keep keeps o as the occurrence the floor repeats: the first, or the
+// first with jobs.
+func (s *sampling) keep(o store.Occurrence) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	// The first occurrence, or the first with jobs: a report enqueues
 	// none unless something can run it (a callback URL, a webhook).
-	if t.s.occ == nil || (len(t.s.occ.Jobs) == 0 && len(o.Jobs) > 0) {
+	if s.occ == nil || (len(s.occ.Jobs) == 0 && len(o.Jobs) > 0) {
 		c := o
 		c.Jobs = append([]store.NewJob(nil), o.Jobs...)
-		t.s.occ = &c
+		s.occ = &c
 	}
-	t.s.mu.Unlock()
-	return t.Tenant.SaveOccurrence(ctx, o)
 }
 
 // storeFloor makes n reports' writes from c goroutines, for at most
@@ -93,12 +101,13 @@ func storeFloor(name string, s *sampling, prefix string, n, c int, bound time.Du
 			}
 			occ.Jobs[k] = j
 		}
-		res, err := tn.Start(ctx, req)
-		if err == nil && !res.First {
+		p, err := tn.PeekReport(ctx, req)
+		if err == nil && !p.First {
 			err = fmt.Errorf("delivery %s not new", req.Key)
 		}
 		if err == nil {
-			_, err = tn.SaveOccurrence(ctx, occ)
+			occ.Attempt = p.Attempt
+			_, err = tn.Report(ctx, req, p.StartResult, occ)
 		}
 		return err
 	}), nil

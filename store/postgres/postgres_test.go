@@ -324,6 +324,14 @@ func TestWorkOnTwoInstances(t *testing.T) {
 // TestRiverMigration opens a schema of the migrations before River (0001
 // to 0009) whose jobs table holds a job due, one running and one that
 // succeeded: the two still to run move to River's queue, with their
+// Reports of one query and of one delivery at once, from two instances
+// on one database: on PostgreSQL the second claim of a delivery waits for
+// the first's commit, and the second count of an attempt for the first's.
+func TestReportOnInstances(t *testing.T) {
+	dbURL := pgtest.FreshSchema(t)
+	storetest.ReportOnInstances(t, func(t *testing.T) store.Store { return open(t, dbURL, store.Config{}) })
+}
+
 // attempts so far, and run; the finished one and the old tables go.
 func TestRiverMigration(t *testing.T) {
 	ctx := t.Context()

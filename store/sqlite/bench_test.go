@@ -15,23 +15,36 @@ import (
 )
 
 // BenchmarkReport runs the store's part of handling one new report, as
-// triage serve does it: Start (claim the delivery, count the attempt,
-// record the failure), then SaveOccurrence (the occurrence, its record,
-// the delivery's completion and its job, which goes into River's table in
-// the same transaction): two writes. From 16 goroutines (go test -cpu
-// sets GOMAXPROCS; the goroutines are 16 per GOMAXPROCS).
+// triage serve does it, both ways: one_write, PeekReport (a read) then
+// Report (the claim, the attempt, the failure, the occurrence, its record,
+// the delivery's completion and its job, which goes into River's table:
+// one transaction, one entry of the writer's batch; issue 28), and
+// two_writes, as it was before: Start (claim the delivery, count the
+// attempt, record the failure), then SaveOccurrence (the rest). From 16
+// goroutines (go test -cpu sets GOMAXPROCS; the goroutines are 16 per
+// GOMAXPROCS). writes/report counts the writer's entries per report,
+// cpu-µs/report the process's CPU time (Linux).
+//
+//	go test ./store/sqlite -run '^$' -bench 'BenchmarkReport$' -count 6
 func BenchmarkReport(b *testing.B) {
-	// One agent, as cmd/loadbench sends: History.Record counts every
-	// failure so far (they are all within the window).
-	b.Run("one_agent", func(b *testing.B) { benchmarkReport(b, oneAgent, sequentialIDs, 0) })
-	// An agent per report: History.Record counts one failure.
-	b.Run("agent_each", func(b *testing.B) {
-		benchmarkReport(b, func(i int64) string { return fmt.Sprint("agent_", i) }, sequentialIDs, 0)
-	})
-	// Reports of 100 errors: most count into a record that is there
-	// (which moves in the sorts' indexes and its hour's count), as a
-	// recurring error's do.
-	b.Run("one_agent_100_errors", func(b *testing.B) { benchmarkReport(b, oneAgent, hundredErrors, 0) })
+	for _, way := range []struct {
+		name     string
+		oneWrite bool
+	}{{"two_writes", false}, {"one_write", true}} {
+		b.Run(way.name, func(b *testing.B) {
+			// One agent, as cmd/loadbench sends: the window's count is
+			// of every failure so far (they are all within it).
+			b.Run("one_agent", func(b *testing.B) { benchmarkReport(b, oneAgent, sequentialIDs, 0, way.oneWrite) })
+			// An agent per report: the window holds one failure.
+			b.Run("agent_each", func(b *testing.B) {
+				benchmarkReport(b, func(i int64) string { return fmt.Sprint("agent_", i) }, sequentialIDs, 0, way.oneWrite)
+			})
+			// Reports of 100 errors: most count into a record that is
+			// there (which moves in the sorts' indexes and its hour's
+			// count), as a recurring error's do.
+			b.Run("one_agent_100_errors", func(b *testing.B) { benchmarkReport(b, oneAgent, hundredErrors, 0, way.oneWrite) })
+		})
+	}
 }
 
 // hundredErrors are report i's delivery key and one of 100 error IDs.
@@ -42,13 +55,13 @@ func hundredErrors(i int64) (key, errorID string) {
 // BenchmarkReportGrown is BenchmarkReport's one_agent on a store that
 // holds 1k and then 100k reports already (written before the timer
 // starts; 100k take about a minute), with delivery keys and error IDs
-// scattered as the service's hashes are: how the two writes slow as the
-// store grows.
+// scattered as the service's hashes are: how the report's write slows as
+// the store grows.
 //
 //	go test ./store/sqlite -run '^$' -bench BenchmarkReportGrown -benchtime 5000x
 func BenchmarkReportGrown(b *testing.B) {
 	for _, n := range []int{1_000, 100_000} {
-		b.Run(fmt.Sprintf("records_%dk", n/1000), func(b *testing.B) { benchmarkReport(b, oneAgent, scatteredIDs, n) })
+		b.Run(fmt.Sprintf("records_%dk", n/1000), func(b *testing.B) { benchmarkReport(b, oneAgent, scatteredIDs, n, true) })
 	}
 }
 
@@ -73,14 +86,14 @@ func scatteredIDs(i int64) (key, errorID string) {
 	return fmt.Sprintf("delivery-%016x", h), fmt.Sprintf("err_%016x", h^0x5bd1e995)
 }
 
-func benchmarkReport(b *testing.B, agentOf func(int64) string, idsOf func(int64) (string, string), prefill int) {
+func benchmarkReport(b *testing.B, agentOf func(int64) string, idsOf func(int64) (string, string), prefill int, oneWrite bool) {
 	s, err := Open(b.Context(), filepath.Join(b.TempDir(), "triage.db"), store.Config{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer s.Close()
 	var seq atomic.Int64
-	report := newReport(agentOf, idsOf, oneQuery)
+	report := newReport(agentOf, idsOf, oneQuery, oneWrite)
 	one := func(ctx context.Context, t store.Tenant) error { return report(ctx, t, seq.Add(1)) }
 	if prefill > 0 {
 		var left atomic.Int64
@@ -103,7 +116,7 @@ func benchmarkReport(b *testing.B, agentOf func(int64) string, idsOf func(int64)
 			b.Fatal(err)
 		}
 	}
-	batches, writes := s.writer.batches.Load(), s.writer.writes.Load()
+	batches, writes, cpu := s.writer.batches.Load(), s.writer.writes.Load(), processCPU()
 	b.SetParallelism(16)
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
@@ -117,26 +130,41 @@ func benchmarkReport(b *testing.B, agentOf func(int64) string, idsOf func(int64)
 	b.StopTimer()
 	batches, writes = s.writer.batches.Load()-batches, s.writer.writes.Load()-writes
 	b.ReportMetric(float64(writes)/float64(batches), "writes/commit")
+	b.ReportMetric(float64(writes)/float64(b.N), "writes/report")
+	// The process's CPU per report: on a loaded machine the time per
+	// report is mostly waiting for a CPU, this is the work.
+	b.ReportMetric(float64((processCPU()-cpu).Microseconds())/float64(b.N), "cpu-µs/report")
 }
 
-// newReport returns the store's two writes of new report i, as the
-// service makes them: Start, then SaveOccurrence with one retry job.
-func newReport(agentOf func(int64) string, idsOf func(int64) (string, string), queryOf func(int64) string) func(context.Context, store.Tenant, int64) error {
+// newReport returns the store's part of new report i, as the service
+// makes it: PeekReport then Report (oneWrite), or Start then
+// SaveOccurrence (as before issue 28), with one retry job.
+func newReport(agentOf func(int64) string, idsOf func(int64) (string, string), queryOf func(int64) string, oneWrite bool) func(context.Context, store.Tenant, int64) error {
 	report := json.RawMessage(`{"agent_id":"query_engine","timestamp":"2025-08-08T12:20:05Z","status":"error","data":{"error_type":"query_error","error_code":"DB_TIMEOUT","message":"Query timed out after 30s","context":{"metric":"sales"},"query_id":"q_1"}}`)
 	fb := &triage.Feedback{ErrorID: "err_0123456789abcdef", UserMessage: "I couldn't retrieve the full sales data right now (database timeout)."}
 	feedback, _ := json.Marshal(fb)
 	return func(ctx context.Context, t store.Tenant, i int64) error {
 		key, errorID := idsOf(i)
-		res, err := t.Start(ctx, triage.StartRequest{Key: key, AttemptKey: "q|" + errorID, Agent: agentOf(i),
-			Code: "DB_TIMEOUT", At: time.Now(), Window: time.Hour})
-		if err != nil || !res.First {
-			return fmt.Errorf("Start = %+v, %v", res, err)
-		}
-		_, err = t.SaveOccurrence(ctx, store.Occurrence{DeliveryKey: key, ErrorID: errorID, QueryID: queryOf(i),
+		req := triage.StartRequest{Key: key, AttemptKey: "q|" + errorID, Agent: agentOf(i),
+			Code: "DB_TIMEOUT", At: time.Now(), Window: time.Hour}
+		occ := store.Occurrence{DeliveryKey: key, ErrorID: errorID, QueryID: queryOf(i),
 			AgentID: "query_engine", ErrorType: "query_error", Severity: "medium", NextAction: "retry",
 			Attempt: 1, ReportedAt: time.Now(), Report: report, Feedback: feedback,
 			Code: "DB_TIMEOUT", Title: "DB_TIMEOUT: Query timed out after 30s",
-			Jobs: []store.NewJob{{Kind: store.JobRetry, ErrorID: errorID, Payload: json.RawMessage(`{"delay":"2s"}`)}}})
+			Jobs: []store.NewJob{{Kind: store.JobRetry, ErrorID: errorID, Payload: json.RawMessage(`{"delay":"2s"}`)}}}
+		if oneWrite {
+			p, err := t.PeekReport(ctx, req)
+			if err != nil || !p.First {
+				return fmt.Errorf("PeekReport = %+v, %v", p, err)
+			}
+			_, err = t.Report(ctx, req, p.StartResult, occ)
+			return err
+		}
+		res, err := t.Start(ctx, req)
+		if err != nil || !res.First {
+			return fmt.Errorf("Start = %+v, %v", res, err)
+		}
+		_, err = t.SaveOccurrence(ctx, occ)
 		return err
 	}
 }

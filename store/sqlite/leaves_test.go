@@ -103,7 +103,7 @@ func measureLeaves(t testing.TB, prefill, reports int) leafMeasure {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	one := newReport(oneAgent, scatteredIDs, scatteredQuery)
+	one := newReport(oneAgent, scatteredIDs, scatteredQuery, false) // the two writes its bound was measured with
 	tenant := s.Tenant("default")
 	// The prefill, from 16 goroutines as the service's clients.
 	if err := fill(ctx, tenant, one, prefill); err != nil {

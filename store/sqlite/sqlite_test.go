@@ -181,3 +181,16 @@ func BenchmarkBulkChange(b *testing.B) {
 		s.Close()
 	}
 }
+
+// Reports of one query and of one delivery at once, from two instances
+// on one file.
+func TestReportOnInstances(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "triage.db")
+	storetest.ReportOnInstances(t, func(t *testing.T) store.Store {
+		s, err := sqlite.Open(t.Context(), path, store.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}

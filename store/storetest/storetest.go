@@ -41,6 +41,7 @@ func Run(t *testing.T, open Opener) {
 		{"Cache", cacheTests},
 		{"Agents", agentsTests},
 		{"Occurrences", occurrenceTests},
+		{"Report", reportTests},
 		{"ErrorRecords", listTests},
 		{"Pages", pageTests},
 		{"Search", searchTests},

@@ -68,60 +68,66 @@ func (t *tenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (store.
 	}
 	var saved store.Saved
 	err := t.write(ctx, func(q Querier) error {
-		saved = store.Saved{}
-		var id int64
-		err := q.QueryRow(ctx, `
-			INSERT INTO occurrences (tenant, delivery_key, error_id, query_id, agent_id, error_type, severity,
-				next_action, attempt, reported_at, received_at, report, feedback, actions)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-			ON CONFLICT (tenant, delivery_key) DO NOTHING
-			RETURNING id`,
-			t.id, key, o.ErrorID, o.QueryID, o.AgentID, o.ErrorType, o.Severity,
-			o.NextAction, o.Attempt, nanos(o.ReportedAt), nanos(o.ReceivedAt), text(o.Report), text(o.Feedback),
-			text(o.Actions)).Scan(&id)
-		if errors.Is(err, sql.ErrNoRows) {
-			// Saved already. A delivery handled anew, once its claim had
-			// expired, finds its claim without feedback: the feedback the
-			// client got is this one, and the jobs it promised run. Else
-			// (a duplicate, a save repeated) nothing changes.
-			id = 0
-			return t.completeAnew(ctx, q, o)
-		}
-		if err != nil {
-			return err
-		}
-		if err := t.upsertRelease(ctx, q, o); err != nil {
-			return err
-		}
-		var (
-			count  int64
-			status string
-			doc    *string
-		)
-		if err = q.QueryRow(ctx, t.s.upsertRecord,
-			t.id, o.ErrorID, o.QueryID, o.AgentID, o.ErrorType, o.Severity,
-			nanos(o.ReceivedAt), id, o.Release, o.Environment, o.Code, o.Title).Scan(&count, &status, &doc); err != nil {
-			return err
-		}
-		saved = store.Saved{ID: id, NewRecord: count == 1}
-		w, err := decodeWorkflow(status, doc)
-		if err != nil {
-			return err
-		}
-		if saved.Workflow, saved.Transition, err = t.occur(ctx, q, o, w); err != nil {
-			return err
-		}
-		if o.DeliveryKey != "" {
-			if err := t.saveDelivery(ctx, q, o.DeliveryKey, id); err != nil {
-				return err
-			}
-		}
-		return t.enqueueAll(ctx, q, o.Jobs)
+		var err error
+		saved, err = t.saveTx(ctx, q, o, key)
+		return err
 	})
 	if err != nil {
 		return store.Saved{}, t.s.errorf("save occurrence", err)
 	}
 	return saved, nil
+}
+
+// saveTx is SaveOccurrence's transaction, in q: key is o.DeliveryKey, nil
+// for none.
+func (t *tenant) saveTx(ctx context.Context, q Querier, o store.Occurrence, key any) (store.Saved, error) {
+	var id int64
+	err := q.QueryRow(ctx, `
+		INSERT INTO occurrences (tenant, delivery_key, error_id, query_id, agent_id, error_type, severity,
+			next_action, attempt, reported_at, received_at, report, feedback, actions)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+		ON CONFLICT (tenant, delivery_key) DO NOTHING
+		RETURNING id`,
+		t.id, key, o.ErrorID, o.QueryID, o.AgentID, o.ErrorType, o.Severity,
+		o.NextAction, o.Attempt, nanos(o.ReportedAt), nanos(o.ReceivedAt), text(o.Report), text(o.Feedback),
+		text(o.Actions)).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		// Saved already. A delivery handled anew, once its claim had
+		// expired, finds its claim without feedback: the feedback the
+		// client got is this one, and the jobs it promised run. Else
+		// (a duplicate, a save repeated) nothing changes.
+		return store.Saved{}, t.completeAnew(ctx, q, o)
+	}
+	if err != nil {
+		return store.Saved{}, err
+	}
+	if err := t.upsertRelease(ctx, q, o); err != nil {
+		return store.Saved{}, err
+	}
+	var (
+		count  int64
+		status string
+		doc    *string
+	)
+	if err = q.QueryRow(ctx, t.s.upsertRecord,
+		t.id, o.ErrorID, o.QueryID, o.AgentID, o.ErrorType, o.Severity,
+		nanos(o.ReceivedAt), id, o.Release, o.Environment, o.Code, o.Title).Scan(&count, &status, &doc); err != nil {
+		return store.Saved{}, err
+	}
+	saved := store.Saved{ID: id, NewRecord: count == 1}
+	w, err := decodeWorkflow(status, doc)
+	if err != nil {
+		return store.Saved{}, err
+	}
+	if saved.Workflow, saved.Transition, err = t.occur(ctx, q, o, w); err != nil {
+		return store.Saved{}, err
+	}
+	if o.DeliveryKey != "" {
+		if err := t.saveDelivery(ctx, q, o.DeliveryKey, id); err != nil {
+			return store.Saved{}, err
+		}
+	}
+	return saved, t.enqueueAll(ctx, q, o.Jobs)
 }
 
 // completeAnew completes, with o's feedback and jobs, the claim of a
@@ -182,16 +188,9 @@ SELECT o.id, r.occurrence_count = 1, r.status, r.workflow FROM o, r`
 // delivery saved already goes on in a transaction of its own.
 func (t *tenant) saveOneStatement(ctx context.Context, o store.Occurrence, key any) (store.Saved, error) {
 	now := t.s.now()
-	rows, err := t.s.queue.Rows(t.id, o.Jobs)
+	jobs, err := t.jobArrays(o.Jobs)
 	if err != nil {
 		return store.Saved{}, err
-	}
-	n := len(rows)
-	args, kinds, states, metadata := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-	maxAttempts, scheduledAt := make([]int16, n), make([]time.Time, n)
-	for i, r := range rows {
-		args[i], kinds[i], states[i], metadata[i] = string(r.Args), r.Kind, r.State, string(r.Metadata)
-		maxAttempts[i], scheduledAt[i] = int16(min(r.MaxAttempts, math.MaxInt16)), r.ScheduledAt
 	}
 	var (
 		saved  store.Saved
@@ -201,7 +200,7 @@ func (t *tenant) saveOneStatement(ctx context.Context, o store.Occurrence, key a
 	err = t.s.db.Writer().QueryRow(ctx, t.s.saveOccurrence,
 		t.id, key, o.ErrorID, o.QueryID, o.AgentID, o.ErrorType, o.Severity,
 		o.NextAction, o.Attempt, nanos(o.ReportedAt), nanos(o.ReceivedAt), text(o.Report), text(o.Feedback),
-		text(o.Actions), nanos(now), args, kinds, maxAttempts, states, scheduledAt, metadata,
+		text(o.Actions), nanos(now), jobs.args, jobs.kinds, jobs.maxAttempts, jobs.states, jobs.scheduledAt, jobs.metadata,
 		o.Release, o.Environment, o.Code, o.Title).Scan(&saved.ID, &saved.NewRecord, &status, &doc)
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Saved{}, t.write(ctx, func(q Querier) error { return t.completeAnew(ctx, q, o) })
@@ -209,6 +208,38 @@ func (t *tenant) saveOneStatement(ctx context.Context, o store.Occurrence, key a
 	if err != nil {
 		return saved, err
 	}
+	return t.afterStatement(ctx, o, saved, status, doc)
+}
+
+// jobColumns are a report's jobs as the arrays the one-statement saves
+// insert into river_job, one element per job.
+type jobColumns struct {
+	args, kinds, states, metadata []string
+	maxAttempts                   []int16
+	scheduledAt                   []time.Time
+}
+
+// jobArrays returns the river_job rows of jobs as jobColumns.
+func (t *tenant) jobArrays(jobs []store.NewJob) (jobColumns, error) {
+	rows, err := t.s.queue.Rows(t.id, jobs)
+	if err != nil {
+		return jobColumns{}, err
+	}
+	n := len(rows)
+	c := jobColumns{args: make([]string, n), kinds: make([]string, n), states: make([]string, n), metadata: make([]string, n),
+		maxAttempts: make([]int16, n), scheduledAt: make([]time.Time, n)}
+	for i, r := range rows {
+		c.args[i], c.kinds[i], c.states[i], c.metadata[i] = string(r.Args), r.Kind, r.State, string(r.Metadata)
+		c.maxAttempts[i], c.scheduledAt[i] = int16(min(r.MaxAttempts, math.MaxInt16)), r.ScheduledAt
+	}
+	return c, nil
+}
+
+// afterStatement ends a save made in one statement, whose record's
+// workflow after it is status and doc: the workflow's step, when the
+// record is resolved or ignored, in a transaction of its own.
+func (t *tenant) afterStatement(ctx context.Context, o store.Occurrence, saved store.Saved, status string, doc *string) (store.Saved, error) {
+	var err error
 	if saved.Workflow, err = decodeWorkflow(status, doc); err != nil {
 		return saved, err
 	}

@@ -95,6 +95,18 @@ func (s *Store) keepUnreleased(c claimRef, failed time.Time) {
 	}
 }
 
+// keepsUnreleased tells whether the store keeps c, a claim it failed to
+// release.
+func (s *Store) keepsUnreleased(c claimRef) bool {
+	u := &s.unreleased
+	if u.n.Load() == 0 {
+		return false
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.claims[c] != nil
+}
+
 // holdUnreleased holds c when the store keeps it, once no one else does,
 // and returns when its release failed; false when the store does not
 // keep it. The holder ends the hold with endHold.

@@ -153,7 +153,7 @@ type Store struct {
 	d   Dialect
 	now func() time.Time
 
-	upsertRecord, saveOccurrence, lockIdem string
+	upsertRecord, saveOccurrence, report, peek, lockIdem string
 
 	// queue is the job queue.
 	queue Queue
@@ -175,6 +175,8 @@ func New(db DB, d Dialect, opts store.Config, queue Queue) *Store {
 		now:            opts.Clock(),
 		upsertRecord:   fmt.Sprintf(upsertRecordSQL, d.Least, d.Greatest),
 		saveOccurrence: fmt.Sprintf(saveCTE, d.Least, d.Greatest),
+		report:         fmt.Sprintf(reportCTE, d.Least, d.Greatest),
+		peek:           fmt.Sprintf(peekSQL, peekWindow(d)),
 		lockIdem:       selectIdemSQL + d.ForUpdate,
 		queue:          queue,
 		gate:           newGate(tenantConns(opts.TenantConns, db.Conns())),
