@@ -1,6 +1,7 @@
 package triage_test
 
 import (
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -110,5 +111,54 @@ func TestHeavyTableIsLive(t *testing.T) {
 				t.Errorf("heavy names %s for %s, which is not a package of the module", m, h.what)
 			}
 		}
+	}
+}
+
+// optionalParts are the triage command's parts built in only with a build
+// tag (cmd/triage/internal/cli's optionalTags), each with the modules it
+// brings: a default build of the command compiles none of them.
+var optionalParts = []struct {
+	tag     string
+	modules []string
+}{
+	{"openai", []string{"github.com/openai/openai-go"}},
+	{"anthropic", []string{"github.com/anthropics/anthropic-sdk-go"}},
+	{"gemini", []string{"google.golang.org/genai", "cloud.google.com"}},
+	{"riverui", []string{"riverqueue.com/riverui"}},
+}
+
+// TestTriageCommandOptionalParts checks the build tags of the triage
+// command: built without tags it depends on no module of an optional
+// part; built with one tag, on that part's modules and no other's.
+func TestTriageCommandOptionalParts(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip(errNoGo)
+	}
+	deps := func(t *testing.T, tags string) []string {
+		out, err := exec.Command("go", "list", "-deps", "-tags", tags, "./cmd/triage").Output()
+		if err != nil {
+			t.Fatalf("go list -tags %q: %v", tags, err)
+		}
+		return strings.Fields(string(out))
+	}
+	has := func(deps []string, module string) bool {
+		return slices.ContainsFunc(deps, func(p string) bool { return p == module || strings.HasPrefix(p, module+"/") })
+	}
+	for _, tags := range []string{"", "openai", "anthropic", "gemini", "riverui"} {
+		t.Run("tags="+tags, func(t *testing.T) {
+			t.Parallel()
+			d := deps(t, tags)
+			if !has(d, module+"/server") {
+				t.Fatalf("go list -deps -tags %q ./cmd/triage: %d packages, no server", tags, len(d))
+			}
+			for _, part := range optionalParts {
+				for _, m := range part.modules {
+					if want := part.tag == tags; has(d, m) != want {
+						t.Errorf("built with -tags %q, the triage command depends on %s: %v, want %v", tags, m, !want, want)
+					}
+				}
+			}
+		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -120,7 +121,7 @@ func Load(path string) (*Registry, error) {
 	return Parse(data, path)
 }
 
-var idRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var idRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
 // Parse reads an agents file's bytes; name is for messages. A file that
 // does not describe a usable registry is a CONFIG fault naming the field.
@@ -143,7 +144,7 @@ func Parse(data []byte, name string) (*Registry, error) {
 	for i, a := range doc.Agents {
 		field := fmt.Sprintf("agents[%d]", i)
 		switch {
-		case !idRe.MatchString(a.ID):
+		case !idRe().MatchString(a.ID):
 			return nil, configErr(name, field+".id", fmt.Sprintf("%q is not an id (letters, digits, '.', '_', '-'; at most 64)", a.ID))
 		case seen[a.ID]:
 			return nil, configErr(name, field+".id", fmt.Sprintf("%q appears twice", a.ID))

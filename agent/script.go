@@ -58,12 +58,21 @@ type ScriptFailure struct {
 //	warn with SERVICE_UNAVAILABLE …   a notice of that code's fault (seed
 //	                                  001's user_error) first, then the
 //	                                  answer: the prompt goes on
+//
+// They compile on first use: their bounded repeats ({1,63}) make large
+// programs, which every program that imports agent paid for at init.
 var (
-	failWith = regexp.MustCompile(`\bfail with ([A-Z][A-Z0-9_]{1,63})(?: after (\d{1,5})s)?\b`)
-	warnWith = regexp.MustCompile(`^\s*warn with ([A-Z][A-Z0-9_]{1,63})(?: after (\d{1,5})s)?\b`)
-	callRe   = regexp.MustCompile(`(?s)^\s*call ([A-Za-z_][A-Za-z0-9_.-]{0,63})\s+(\{.*\})(?:\s+then fail with [A-Z][A-Z0-9_]{1,63}(?: after \d{1,5}s)?)?\s*$`)
-	failBare = regexp.MustCompile(`(?i)^\s*fail\s*$`)
-	hangRe   = regexp.MustCompile(`(?i)^\s*hang\s*$`)
+	failWith = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\bfail with ([A-Z][A-Z0-9_]{1,63})(?: after (\d{1,5})s)?\b`)
+	})
+	warnWith = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*warn with ([A-Z][A-Z0-9_]{1,63})(?: after (\d{1,5})s)?\b`)
+	})
+	callRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?s)^\s*call ([A-Za-z_][A-Za-z0-9_.-]{0,63})\s+(\{.*\})(?:\s+then fail with [A-Z][A-Z0-9_]{1,63}(?: after \d{1,5}s)?)?\s*$`)
+	})
+	failBare = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^\s*fail\s*$`) })
+	hangRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^\s*hang\s*$`) })
 )
 
 // defaultRetryAfter is the delay a scripted retryable failure carries
@@ -108,13 +117,13 @@ func (b *scriptBackend) Prompt(ctx context.Context, session, text string, emit f
 
 	fail := b.script.Fail
 	switch {
-	case hangRe.MatchString(text):
+	case hangRe().MatchString(text):
 		<-ctx.Done()
 		return Result{}, ctx.Err()
-	case failBare.MatchString(text):
+	case failBare().MatchString(text):
 		return Result{}, errors.New("scripted failure")
 	}
-	if m := failWith.FindStringSubmatch(text); m != nil {
+	if m := failWith().FindStringSubmatch(text); m != nil {
 		fail = &ScriptFailure{Code: fault.Code(m[1])}
 		if m[2] != "" {
 			s, _ := strconv.Atoi(m[2])
@@ -122,7 +131,7 @@ func (b *scriptBackend) Prompt(ctx context.Context, session, text string, emit f
 		}
 	}
 
-	if m := warnWith.FindStringSubmatch(text); m != nil {
+	if m := warnWith().FindStringSubmatch(text); m != nil {
 		w := &ScriptFailure{Code: fault.Code(m[1])}
 		if m[2] != "" {
 			s, _ := strconv.Atoi(m[2])
@@ -130,7 +139,7 @@ func (b *scriptBackend) Prompt(ctx context.Context, session, text string, emit f
 		}
 		emit(Chunk{Notice: scriptFault(b.id, w)})
 	}
-	if m := callRe.FindStringSubmatch(text); m != nil && json.Valid([]byte(m[2])) {
+	if m := callRe().FindStringSubmatch(text); m != nil && json.Valid([]byte(m[2])) {
 		return b.call(ctx, session, m[1], m[2], fail, emit)
 	}
 

@@ -21,7 +21,7 @@ func FuzzScriptPrompt(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		b := newScript("script", Script{})
 		ctx := context.Background()
-		if hangRe.MatchString(text) {
+		if hangRe().MatchString(text) {
 			c, cancel := context.WithCancel(ctx)
 			cancel()
 			ctx = c
@@ -57,11 +57,11 @@ func FuzzScriptPrompt(f *testing.F) {
 			if res.StopReason != "end_turn" && res.StopReason != StopToolCall {
 				t.Fatalf("%q: stop reason %q", text, res.StopReason)
 			}
-			if len(calls) == 0 && !warnWith.MatchString(text) && res.Text != "You said: "+text {
+			if len(calls) == 0 && !warnWith().MatchString(text) && res.Text != "You said: "+text {
 				t.Fatalf("%q: answered %q", text, res.Text)
 			}
 		case errors.Is(err, context.Canceled):
-			if !hangRe.MatchString(text) {
+			if !hangRe().MatchString(text) {
 				t.Fatalf("%q: cancelled", text)
 			}
 		default:

@@ -17,7 +17,7 @@ func TestPrefilterSound(t *testing.T) {
 		"Error: connect ECONNREFUSED 127.0.0.1:6379", "getaddrinfo ENOTFOUND x", "panic: boom",
 		"candidate blocked: finishReason: SAFETY", "Service Unavailable", "httpx.ReadTimeout", "CANCELLED",
 	}
-	for _, r := range textRules {
+	for _, r := range textRules() {
 		if r.filter.lits == nil {
 			t.Errorf("rule %s cannot be prefiltered", r.name)
 		}
@@ -40,12 +40,12 @@ func FuzzPrefilter(f *testing.F) {
 			return // classifyText runs every rule on such text
 		}
 		lower := strings.ToLower(s)
-		for _, r := range textRules {
+		for _, r := range textRules() {
 			if r.re.MatchString(s) && !r.filter.mayMatch(lower) {
 				t.Fatalf("rule %s matches %q but its filter rules it out", r.name, s)
 			}
 		}
-		if statusInText.MatchString(s) && !hasStatusLike(s) {
+		if statusInText().MatchString(s) && !hasStatusLike(s) {
 			t.Fatalf("statusInText matches %q without a status-like number", s)
 		}
 	})

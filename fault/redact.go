@@ -20,34 +20,50 @@ const redacted = "[REDACTED]"
 
 // secretPatterns find credentials in free text. Each keeps its first group
 // (the name) and replaces the rest with [REDACTED].
-var secretPatterns = []struct {
+var secretPatterns = sync.OnceValue(func() []secretPattern {
+	out := make([]secretPattern, len(secretPatternSpecs))
+	for i, p := range secretPatternSpecs {
+		out[i] = secretPattern{regexp.MustCompile(p.pattern), p.repl}
+	}
+	return out
+})
+
+// secretPattern is one of secretPatterns, compiled.
+type secretPattern struct {
 	re   *regexp.Regexp
 	repl string
+}
+
+// secretPatternSpecs are the expressions of secretPatterns, compiled on
+// first use rather than at package init.
+var secretPatternSpecs = []struct {
+	pattern string
+	repl    string
 }{
 	// Authorization: Bearer xyz, Proxy-Authorization: Basic xyz
-	{regexp.MustCompile(`(?i)((?:proxy-)?authorization["']?\s*[:=]\s*["']?)(?:(?:bearer|basic|token)\s+)?[^\s"',;]+`), "${1}" + redacted},
+	{`(?i)((?:proxy-)?authorization["']?\s*[:=]\s*["']?)(?:(?:bearer|basic|token)\s+)?[^\s"',;]+`, "${1}" + redacted},
 	// a bare bearer token
-	{regexp.MustCompile(`(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{4,}`), "${1}" + redacted},
+	{`(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{4,}`, "${1}" + redacted},
 	// a bare basic credential: base64 with a digit, + or / in it (so that
 	// "basic authentication" stays as it is)
-	{regexp.MustCompile(`(?i)(\bbasic\s+)[A-Za-z0-9+/]*[0-9+/][A-Za-z0-9+/]*={0,2}`), "${1}" + redacted},
+	{`(?i)(\bbasic\s+)[A-Za-z0-9+/]*[0-9+/][A-Za-z0-9+/]*={0,2}`, "${1}" + redacted},
 	// a JSON Web Token, wherever it stands
-	{regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*`), redacted},
+	{`\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*`, redacted},
 	// x-api-key: xyz, api_key=xyz, "apiKey": "xyz", password=..., secret: ...
-	{regexp.MustCompile(`(?i)((?:x-goog-api-key|x-api-key|api[_-]?key|apikey|access[_-]?token|refresh[_-]?token|client[_-]?secret|secret|password|passwd|pwd|auth|token|signature|sig|cookie|set-cookie)["']?\s*[:=]\s*["']?)[^\s"'&,;}]+`), "${1}" + redacted},
+	{`(?i)((?:x-goog-api-key|x-api-key|api[_-]?key|apikey|access[_-]?token|refresh[_-]?token|client[_-]?secret|secret|password|passwd|pwd|auth|token|signature|sig|cookie|set-cookie)["']?\s*[:=]\s*["']?)[^\s"'&,;}]+`, "${1}" + redacted},
 	// key=xyz, as Google's APIs take a key in the query string
-	{regexp.MustCompile(`(\bkey=)[^\s"'&,;}]+`), "${1}" + redacted},
+	{`(\bkey=)[^\s"'&,;}]+`, "${1}" + redacted},
 	// credentials in a URL's userinfo: scheme://user:pass@host
-	{regexp.MustCompile(`(://)[^/\s:@]*:[^/\s@]+@`), "${1}" + redacted + "@"},
+	{`(://)[^/\s:@]*:[^/\s@]+@`, "${1}" + redacted + "@"},
 	// well-known key shapes: OpenAI and Anthropic (sk-...), Google (AIza...),
 	// GitHub, Slack, AWS access key ids
-	{regexp.MustCompile(`\b(?:sk-[A-Za-z0-9_-]{8,}|AIza[0-9A-Za-z_-]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16})`), redacted},
+	{`\b(?:sk-[A-Za-z0-9_-]{8,}|AIza[0-9A-Za-z_-]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16})`, redacted},
 }
 
 // stackStart finds where a stack trace begins: Go's goroutine header and
 // frames, Python's traceback header and frames, and the indented "at"
 // frames of JavaScript, Java, Kotlin and C#.
-var stackStart = regexp.MustCompile(`(?m)(?:^goroutine \d+ \[|^Traceback \(most recent call last\)|^\s*File "[^"]+", line \d+|^[ \t]+at [\w$.<>/\\-]+[ (]|^\s*\S+\.go:\d+ \+0x)`)
+var stackStart = lazyRegexp(`(?m)(?:^goroutine \d+ \[|^Traceback \(most recent call last\)|^\s*File "[^"]+", line \d+|^[ \t]+at [\w$.<>/\\-]+[ (]|^\s*\S+\.go:\d+ \+0x)`)
 
 // Redact removes credentials and stack traces from free text, for the cause
 // text that debug output and logs carry: secrets registered with
@@ -72,10 +88,10 @@ func Redact(s string) string {
 	if len(s) > 4*maxRedactedLen {
 		s, truncated = s[:cutAt(s, 4*maxRedactedLen)], true
 	}
-	if loc := stackStart.FindStringIndex(s); loc != nil {
+	if loc := stackStart().FindStringIndex(s); loc != nil {
 		s = strings.TrimRight(s[:loc[0]], " \t\r\n") + " [stack trace removed]"
 	}
-	for _, p := range secretPatterns {
+	for _, p := range secretPatterns() {
 		s = p.re.ReplaceAllString(s, p.repl)
 	}
 	if len(s) > maxRedactedLen || truncated {

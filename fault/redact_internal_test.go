@@ -18,12 +18,12 @@ func FuzzTriggers(f *testing.F) {
 		if mayHoldSecret(s) {
 			return
 		}
-		for _, p := range secretPatterns {
+		for _, p := range secretPatterns() {
 			if p.re.MatchString(s) {
 				t.Fatalf("%q matches %s but has no trigger", s, p.re)
 			}
 		}
-		if stackStart.MatchString(s) {
+		if stackStart().MatchString(s) {
 			t.Fatalf("%q starts a stack but has no trigger", s)
 		}
 	})

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"cel.dev/cel-go/cel"
 	celast "cel.dev/cel-go/common/ast"
@@ -35,7 +36,7 @@ func (c *compiler) fail(rule int, name, field, format string, args ...any) {
 		Reason: fmt.Sprintf(format, args...)})
 }
 
-var ruleNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+var ruleNamePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`) })
 
 func (c *compiler) compile(doc document) *Policy {
 	p := &Policy{name: c.file, maxAttempts: defaultMaxAttempts}
@@ -89,7 +90,7 @@ func (c *compiler) compile(doc document) *Policy {
 	return p
 }
 
-var codePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$`)
+var codePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$`) })
 
 // codes checks the codes: section and returns the default agent codes
 // with its entries merged over them.
@@ -112,7 +113,7 @@ func (c *compiler) codes(docs map[string]codeDoc) classify.Codes {
 		d := docs[code]
 		upper := strings.ToUpper(code)
 		switch {
-		case !codePattern.MatchString(code):
+		case !codePattern().MatchString(code):
 			fail(code, "", "%q: use letters, digits, '_', '-', '.' and ':', at most 64", code)
 			continue
 		case seen[upper] != "":
@@ -171,7 +172,7 @@ func (c *compiler) rule(env *cel.Env, index int, rd ruleDoc, seen map[string]int
 	switch {
 	case rd.Name == "":
 		fail("name", "missing")
-	case !ruleNamePattern.MatchString(rd.Name):
+	case !ruleNamePattern().MatchString(rd.Name):
 		fail("name", "%q: use letters, digits, '_', '-' and '.', at most 64", rd.Name)
 	case seen[rd.Name] > 0:
 		fail("name", "%q is already the name of rule %d", rd.Name, seen[rd.Name])

@@ -77,6 +77,9 @@ func (f *bridgeFlags) registry(log *slog.Logger) (*agent.Registry, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkProviders(reg, f.agents); err != nil {
+		return nil, err
+	}
 	log.Info("agents loaded", "file", f.agents, "agents", len(reg.Agents))
 	return reg, nil
 }

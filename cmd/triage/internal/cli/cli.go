@@ -256,7 +256,7 @@ func runVersion(args []string, env Env) error {
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
-	fmt.Fprintf(env.Stdout, "triage %s %s %s/%s\n", Version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(env.Stdout, "triage %s %s %s/%s\n%s\n", Version(), runtime.Version(), runtime.GOOS, runtime.GOARCH, builtInLine())
 	return nil
 }
 

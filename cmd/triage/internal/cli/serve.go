@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/triage-go/triage/adapter/riverui"
 	"github.com/triage-go/triage/bridge"
 	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/policy"
@@ -123,7 +122,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	logRepeat := fs.Int("log-repeat", server.DefaultLogRepeat, "`lines` of one warning or error message written per 10s, the others counted in one line (negative: all)")
 	problemBase := fs.String("problem-base", "", "resolve problem types against this absolute `URI` (default: relative, served at /errors/{type})")
 	corsOrigins := fs.String("cors-origins", "", "let web pages on these `origins` (comma-separated, as https://app.example.com; \"*\" alone: any, which needs API keys) call the API (/v1/…) from a browser: CORS, off by default")
-	riverUI := fs.Bool("riverui", false, "serve River's web UI for the jobs at /riverui/: every tenant's jobs, for operators, behind TRIAGE_OPERATOR_KEY (required when API keys are set)")
+	riverUI := fs.Bool("riverui", false, "serve River's web UI for the jobs at /riverui/: every tenant's jobs, for operators, behind TRIAGE_OPERATOR_KEY (required when API keys are set); in a binary built with -tags riverui")
 	var bf bridgeFlags
 	bf.register(fs)
 	fs.IntVar(&bf.maxConcurrent, "mcp-max-concurrent", bridge.DefaultMaxConcurrent, "MCP tool calls running at once at /mcp before \"Server overloaded\" (`calls`)")
@@ -195,6 +194,9 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	}
 	if slices.Contains(origins, server.CORSAllOrigins) && !keysSet(keys) {
 		return usagef(`--cors-origins "*" needs API keys (TRIAGE_API_KEYS): without them every web page a browser opens could read and change the records`)
+	}
+	if *riverUI && !riverUIBuilt {
+		return usagef("--riverui: this triage command was built without River's web UI: %s", rebuildHint("riverui"))
 	}
 	if *riverUI && keysSet(keys) && opKey == "" {
 		return usagef("--riverui needs TRIAGE_OPERATOR_KEY when API keys are set: River's UI shows and changes every tenant's jobs")
@@ -398,7 +400,7 @@ func openStore(ctx context.Context, db string) (*openedStore, error) {
 		}
 		return &openedStore{Store: st, what: "PostgreSQL " + fault.Redact(redactURL(db)),
 			riverUI: func(log *slog.Logger) (server.JobsUI, error) {
-				return riverui.New(st.RiverClient(), server.JobsUIPath, log)
+				return newRiverUI(st.RiverClient(), log)
 			}}, nil
 	}
 	st, err := sqlite.Open(octx, db, store.Config{})
@@ -407,7 +409,7 @@ func openStore(ctx context.Context, db string) (*openedStore, error) {
 	}
 	return &openedStore{Store: st, what: "SQLite " + db,
 		riverUI: func(log *slog.Logger) (server.JobsUI, error) {
-			return riverui.New(st.RiverClient(), server.JobsUIPath, log)
+			return newRiverUI(st.RiverClient(), log)
 		}}, nil
 }
 
