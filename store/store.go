@@ -292,6 +292,7 @@ type (
 	Job            = triage.JobRecord
 	JobAttempt     = triage.JobAttempt
 	Run            = triage.Run
+	RunEvent       = triage.RunEvent
 	RunPage        = triage.RunPage
 )
 
