@@ -261,4 +261,43 @@ type Run struct {
 	// it is empty). The occurrence's report names the run back
 	// (data.context.run_id).
 	ErrorID string `json:"error_id,omitempty"`
+	// Events outline the run's AG-UI stream, oldest first, as the service
+	// wrote it (see RunEvent): only a run's own read has them (not a list
+	// of runs, nor the event stream's run events), and only once it ended
+	// (a run streamed as CAP packets, or one stored before the service
+	// kept them, has none). A long stream keeps its first and its last
+	// events; EventsOmitted is how many between them were not kept.
+	Events []RunEvent `json:"events,omitempty"`
+	// EventsOmitted is the number of the stream's events left out of
+	// Events, all between its first half and its second.
+	EventsOmitted int `json:"events_omitted,omitempty"`
+}
+
+// RunEvent is one event of a run's AG-UI stream, in outline: its type,
+// time, the step, tool or custom event it names and its ids, never what it
+// carries (no message text, tool arguments or results, state, input or
+// error message: they may hold what is not the service's to keep). A
+// stretch of TEXT_MESSAGE_CONTENT events of one message, or of
+// TOOL_CALL_ARGS of one call, is one RunEvent whose Count says how many.
+type RunEvent struct {
+	// Type is the AG-UI event type (RUN_STARTED, STEP_STARTED, …).
+	Type string `json:"type"`
+	// At is the event's timestamp (the first of a stretch).
+	At time.Time `json:"at"`
+	// Count is the number of events this one stands for: 1, or more for a
+	// stretch of content or argument events.
+	Count int `json:"count"`
+	// StepName is a STEP_STARTED's or STEP_FINISHED's step.
+	StepName string `json:"step_name,omitempty"`
+	// ToolCallName is a TOOL_CALL_START's tool.
+	ToolCallName string `json:"tool_call_name,omitempty"`
+	// Name is a CUSTOM event's name.
+	Name string `json:"name,omitempty"`
+	// Code is a RUN_ERROR's code.
+	Code string `json:"code,omitempty"`
+	// MessageID, ToolCallID, Role: the ids of a text message or tool
+	// call event, and a TEXT_MESSAGE_START's role.
+	MessageID  string `json:"message_id,omitempty"`
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	Role       string `json:"role,omitempty"`
 }

@@ -128,18 +128,23 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request, tenant string) 
 		final      aguirun.AgentState
 		runErr     error
 		streamGone bool
+		events     *runOutline // an AG-UI stream's: a CAP stream keeps none
 	)
 	if wantsCAP(r) {
 		final, streamGone, runErr = s.streamCAP(ctx, w, g, state, runID)
 	} else {
-		final, streamGone, runErr = s.streamAGUI(ctx, w, g, state, in, runID)
+		events = newRunOutline(s.cfg.Now)
+		final, streamGone, runErr = s.streamAGUI(ctx, w, g, state, in, runID, events)
 	}
 	outcome, f := runOutcome(runErr, streamGone)
 	s.metrics.run(agentID, outcome, f)
 	// The RUN_ERROR is out: the failure's recording, a job enqueued with
 	// the run's end, comes after it.
-	s.svc.FinishRun(ctx, tenant, runID, agentID, runEndOf(final, outcome, f, s.recordsFailures(agentID), in.ThreadID,
-		service.TraceParent(r.Context(), r.Header)))
+	end := runEndOf(final, outcome, f, s.recordsFailures(agentID), in.ThreadID, service.TraceParent(r.Context(), r.Header))
+	if events != nil {
+		end.Events, end.EventsOmitted = events.events()
+	}
+	s.svc.FinishRun(ctx, tenant, runID, agentID, end)
 	return nil
 }
 
@@ -170,14 +175,14 @@ func (s *Server) runContext(parent context.Context) (ctx context.Context, stop f
 }
 
 // streamAGUI streams the run as AG-UI events over SSE, with a keep-alive
-// comment every Heartbeat. streamGone says the run's context ended before
+// comment every Heartbeat, and outlines them in events. streamGone says the run's context ended before
 // the run did: the client went away, or a keep-alive could not be written.
-func (s *Server) streamAGUI(ctx context.Context, w http.ResponseWriter, g *graph.Runnable[aguirun.AgentState], state aguirun.AgentState, in *agui.RunAgentInput, runID string) (aguirun.AgentState, bool, error) {
+func (s *Server) streamAGUI(ctx context.Context, w http.ResponseWriter, g *graph.Runnable[aguirun.AgentState], state aguirun.AgentState, in *agui.RunAgentInput, runID string, events *runOutline) (aguirun.AgentState, bool, error) {
 	rc := http.NewResponseController(w)
 	// Events wait in the writer while the run has more ready, and are
 	// flushed when it has none (aguirun.Run): one write for a burst.
 	sw := sse.NewBatchWriter(deadlineWriter{w: w, rc: rc, timeout: runWriteTimeout})
-	aw := agui.NewWriter(sw, nil)
+	aw := agui.NewWriter(sw, &agui.WriterOptions{Written: events.written})
 	sse.SetHeaders(w.Header())
 	_ = rc.SetWriteDeadline(time.Now().Add(runWriteTimeout))
 	w.WriteHeader(http.StatusOK)

@@ -48,6 +48,10 @@ type RunEnd struct {
 	// ThreadID and TraceParent (the request's W3C traceparent, "" for
 	// none) go into a recorded failure's report.
 	ThreadID, TraceParent string
+	// Events outline the run's stream, and EventsOmitted counts those
+	// left out of it (see store.RunEnd): written with the run's end.
+	Events        []store.RunEvent
+	EventsOmitted int
 }
 
 // FinishRun records how tenant's run runID (of agent agentID) ended and,
@@ -61,7 +65,7 @@ type RunEnd struct {
 // failure is logged (and, for a recording, counted), since the run is
 // over and its client has had the outcome.
 func (s *Service) FinishRun(ctx context.Context, tenant, runID, agentID string, end RunEnd) {
-	rec := store.RunEnd{Outcome: end.Outcome}
+	rec := store.RunEnd{Outcome: end.Outcome, Events: end.Events, EventsOmitted: end.EventsOmitted}
 	var record *Failure
 	switch end.Outcome {
 	case store.RunFinished:

@@ -42,6 +42,15 @@ type RunEnd struct {
 	// run's recording as an occurrence (JobRecordFailure), durable as
 	// soon as its end is.
 	Jobs []NewJob
+	// Events outline the run's stream, oldest first: at most
+	// MaxRunEvents, each with a Type, a Count of 1 or more, and ids and
+	// names of at most MaxRunIDBytes of UTF-8 text without NULs.
+	// EventsOmitted (0 or more) is how many of the stream's events were
+	// left out between Events' first half and its second. They are
+	// written with the end, in the same statement, and only GetRun reads
+	// them back (Run.Events, Run.EventsOmitted).
+	Events        []RunEvent
+	EventsOmitted int
 }
 
 // The bounds of a run record.
@@ -52,6 +61,9 @@ const (
 	// MaxRunFaultBytes bounds a failed run's fault document (16 KiB):
 	// the caller drops what does not fit (the details, say) before.
 	MaxRunFaultBytes = 16 << 10
+	// MaxRunEvents bounds a run's outline of events (RunEnd.Events): a
+	// longer stream keeps its first and last MaxRunEvents/2.
+	MaxRunEvents = 200
 )
 
 // The errors of the run records. Each method wraps them with what it was
@@ -71,7 +83,10 @@ var (
 	// PostgreSQL's TEXT cannot hold) or is over MaxRunIDBytes; an unknown
 	// outcome; a fault that is not a JSON object, is over
 	// MaxRunFaultBytes, or comes with an outcome other than RunFailed (or
-	// is missing for RunFailed); a negative AnswerBytes.
+	// is missing for RunFailed); a negative AnswerBytes; more than
+	// MaxRunEvents events, one without a type or with a Count under 1, an
+	// id or name over MaxRunIDBytes or not text, a negative
+	// EventsOmitted.
 	ErrInvalidRun = errors.New("store: invalid run record")
 )
 

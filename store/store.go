@@ -293,6 +293,7 @@ type (
 	Job            = triage.JobRecord
 	JobAttempt     = triage.JobAttempt
 	Run            = triage.Run
+	RunEvent       = triage.RunEvent
 	RunPage        = triage.RunPage
 )
 

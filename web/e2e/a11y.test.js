@@ -1,7 +1,8 @@
 // The dashboard's accessibility and layout, in Chromium, against `triage
 // serve`: axe-core finds no serious or critical violation on any page
 // (the errors, a record, the playground with a conversation and a failed
-// run's toast, a page that is not there, the key dialog asking and
+// run's toast, the runs, a failed run with its timeline, the overview, a
+// page that is not there, the key dialog asking and
 // refusing) in the light and the dark theme at 390 and 1280 px; the key
 // dialog keeps Tab and Shift+Tab inside it, closes on Escape and gives the
 // focus back; moving to another page moves the focus to its h1 and says
@@ -95,14 +96,48 @@ function pages(fb) {
       },
     },
     { name: 'runs', hash: '#/runs', ready: (page) => page.locator('[data-run-id]').first().waitFor() },
+    {
+      // A failed run: its facts, its timeline of events, its fault, and the
+      // record it became an occurrence of.
+      name: 'run',
+      hash: `#/runs/${A11Y_RUN}`,
+      ready: async (page) => {
+        await page.getByTestId('run-timeline').waitFor();
+        await page.getByTestId('run-record-event').waitFor({ timeout: 20_000 });
+      },
+    },
     { name: 'overview', hash: '#/overview', ready: (page) => page.getByRole('heading', { name: 'Failure rate by agent' }).waitFor() },
     { name: 'not found', hash: '#/nowhere', ready: (page) => page.getByRole('heading', { name: 'Not found' }).waitFor() },
   ];
 }
 
-test('axe: no serious or critical violation on any page, light and dark, 390 and 1280 px', { timeout: 120_000 }, async (t) => {
+/** The run the run page shows: a failed AG-UI run of echo, with a 128-character thread id. */
+const A11Y_RUN = 'run-a11y';
+
+/** Runs echo with prompt as A11Y_RUN, reading its stream to the end. */
+async function failedRun(base) {
+  const res = await fetch(`${base}/v1/agents/echo/runs`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
+    body: JSON.stringify({
+      threadId: `t${'h'.repeat(127)}`,
+      runId: A11Y_RUN,
+      state: {},
+      messages: [{ id: 'm1', role: 'user', content: 'fail with RATE_LIMITED after 3s' }],
+      tools: [],
+      context: [],
+      forwardedProps: {},
+    }),
+  });
+  const text = await res.text();
+  assert.equal(res.status, 200, text);
+  assert.match(text, /"type":"RUN_ERROR"/);
+}
+
+test('axe: no serious or critical violation on any page, light and dark, 390 and 1280 px', { timeout: 150_000 }, async (t) => {
   const svc = await startServe(t);
   const fb = await svc.post(longReport());
+  await failedRun(svc.base);
   await svc.post(report('service_outage'));
   await svc.post(report('ambiguous_input'));
   const { page, watch } = await openBrowser(t, svc.base);
@@ -248,6 +283,7 @@ test('navigation: the focus goes to the new page’s h1, the tab’s title says 
 test('layout: no page scrolls sideways at 390, 768, 1280 and 1920 px, with 128-character ids and a 200-character word', { timeout: 90_000 }, async (t) => {
   const svc = await startServe(t);
   const fb = await svc.post(longReport());
+  await failedRun(svc.base);
   await svc.post(report('service_outage'));
   const { page, watch } = await openBrowser(t, svc.base);
   for (const p of pages(fb)) {

@@ -86,7 +86,7 @@ test('the errors page: live, filtered, paginated, resumed', { timeout: 60_000 },
   assert.match(page.url(), /#\/\?severity=high$/);
   await page.getByLabel('Severity').selectOption('');
   await page.getByLabel('Agent').fill('input_parser');
-  await page.getByRole('button', { name: 'Apply' }).click();
+  await page.getByRole('button', { name: 'Apply', exact: true }).click();
   await waitFor('the input parser only', async () => (await rows(page)).map((r) => r.id).join() === ambiguous.error_id);
   assert.match(listed(), /agent_id=input_parser/);
   await page.getByLabel('Agent').fill('');

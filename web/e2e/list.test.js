@@ -131,7 +131,7 @@ test('the errors list: titles, sparklines, sort, search and filters in the URL, 
 
   // Environment and release: the API's filters.
   await page.getByLabel('Environment').fill('staging');
-  await page.getByRole('button', { name: 'Apply' }).click();
+  await page.getByRole('button', { name: 'Apply', exact: true }).click();
   await waitFor('staging alone', async () => (await rows(page)).map((r) => r.id).join() === ids.service_outage);
   assert.equal(new URL(listed()).searchParams.get('environment'), 'staging');
   await page.getByLabel('Environment').fill('');
@@ -186,19 +186,34 @@ test('the errors list: titles, sparklines, sort, search and filters in the URL, 
   await watch.check();
 });
 
-test('bulk changes: resolve, ignore and assign the rows selected', { timeout: 90_000 }, async (t) => {
+test('bulk changes: the record page’s actions, applied to the rows selected', { timeout: 120_000 }, async (t) => {
   const svc = await startServe(t);
   const ids = await seed(svc);
   const { page, watch } = await openBrowser(t, svc.base);
   const changes = () => watch.trouble.requests.filter((r) => r.url().endsWith('/v1/errors/changes'));
-  const status = async (id) => (await api(svc, `/v1/errors/${id}`)).status;
+  const lastChange = () => JSON.parse(changes().at(-1).postData());
+  const record = (id) => api(svc, `/v1/errors/${id}`);
+  const status = async (id) => (await record(id)).status;
   const check = (id) => page.locator(`li[data-error-id="${id}"] input[type=checkbox]`);
   const announce = page.getByTestId('announce');
+  // The bulk form is the record page's (ChangeForm): the same actions.
+  const bulk = page.getByRole('form', { name: 'Change the selected errors' });
+  const action = bulk.getByLabel('Action');
+  const apply = bulk.getByRole('button', { name: 'Apply to selected' });
 
   await page.goto(`${svc.base}/`);
   await waitFor('five rows', async () => (await rows(page)).length === 5);
-  const resolve = page.getByRole('button', { name: 'Resolve' });
-  assert.equal(await resolve.isDisabled(), true, 'nothing selected, nothing to resolve');
+  assert.equal(await apply.isDisabled(), true, 'nothing selected, nothing to apply');
+  assert.deepEqual(await action.locator('option').allInnerTexts(), [
+    'Resolve',
+    'Resolve in release…',
+    'Resolve in the next release',
+    'Ignore forever',
+    'Ignore for a time…',
+    'Ignore until it occurs N more times…',
+    'Unresolve',
+    'Assign…',
+  ]);
 
   // Two rows selected, resolved in one request.
   await check(ids.db_timeout).check();
@@ -206,12 +221,12 @@ test('bulk changes: resolve, ignore and assign the rows selected', { timeout: 90
   assert.equal(await page.getByTestId('selected').innerText(), '2 selected');
   assert.equal(await check(ids.db_timeout).getAttribute('aria-labelledby'), `select-${ids.db_timeout} title-${ids.db_timeout}`);
   await screenshot(page, 'dashboard-errors-bulk');
-  await resolve.click();
+  await apply.click();
   await announce.filter({ hasText: 'Resolved 2 errors.' }).waitFor();
   // The button, disabled with nothing selected, gives the focus to the select-all box.
   await waitFor('the focus on select-all', async () => page.evaluate(() => document.activeElement?.closest('label')?.textContent === 'Select all on this page'));
   assert.equal(changes().length, 1);
-  assert.deepEqual(JSON.parse(changes()[0].postData()), {
+  assert.deepEqual(lastChange(), {
     change: { status: 'resolved' },
     filter: { error_ids: [ids.db_timeout, ids.service_outage] },
   });
@@ -224,37 +239,98 @@ test('bulk changes: resolve, ignore and assign the rows selected', { timeout: 90
   });
   assert.equal(await page.getByTestId('selected').innerText(), '0 selected');
 
-  // All on the page, ignored: the two resolved ones change too.
+  // All on the page, ignored for good: the two resolved ones change too.
   await page.getByLabel('Select all on this page').check();
   assert.equal(await page.getByTestId('selected').innerText(), '5 selected');
-  await page.getByRole('button', { name: 'Ignore' }).click();
+  await action.selectOption('ignore');
+  await apply.click();
   await announce.filter({ hasText: 'Ignored 5 errors.' }).waitFor();
+  assert.deepEqual(lastChange().change, { status: 'ignored' });
   const ignored = await api(svc, '/v1/errors?status=ignored');
   assert.equal(ignored.total, 5);
   // Ignored again: nothing changes, and the page says so.
   await page.getByLabel('Select all on this page').check();
-  await page.getByRole('button', { name: 'Ignore' }).click();
+  await apply.click();
   await announce.filter({ hasText: 'Ignored 0 errors; 5 already were ignored.' }).waitFor();
 
   // One assigned, by keyboard: space selects, the assignee is typed, Enter assigns.
   await check(ids.chart_incompatible).focus();
   await page.keyboard.press('Space');
   assert.equal(await check(ids.chart_incompatible).isChecked(), true);
-  await page.getByLabel('Assignee').fill('ana');
-  await page.getByLabel('Assignee').press('Enter');
+  await action.selectOption('assign');
+  await bulk.getByLabel('Assignee').fill('ana');
+  await bulk.getByLabel('Assignee').press('Enter');
   await announce.filter({ hasText: 'Assigned 1 error to ana.' }).waitFor();
-  assert.equal((await api(svc, `/v1/errors/${ids.chart_incompatible}`)).assignee, 'ana');
-  assert.equal((await api(svc, `/v1/errors/${ids.schema_missing}`)).assignee, undefined);
+  assert.deepEqual(lastChange().change, { assignee: 'ana' });
+  assert.equal((await record(ids.chart_incompatible)).assignee, 'ana');
+  assert.equal((await record(ids.schema_missing)).assignee, undefined);
   await waitFor('the row shows its assignee', async () => (await rows(page)).find((r) => r.id === ids.chart_incompatible)?.assignee === 'assigned to @ana');
 
-  // The status filter: the unresolved, none now.
+  // Resolved in a release, with a note.
+  await check(ids.db_timeout).check();
+  await check(ids.schema_missing).check();
+  await action.selectOption('resolve_in_release');
+  await bulk.getByLabel('Release', { exact: true }).fill('1.4.2');
+  await bulk.getByLabel('Note (optional)').fill('fixed by #12');
+  await apply.click();
+  await announce.filter({ hasText: 'Resolved 2 errors in 1.4.2.' }).waitFor();
+  assert.deepEqual(lastChange().change, { status: 'resolved', resolution: { in_release: '1.4.2' }, note: 'fixed by #12' });
+  for (const id of [ids.db_timeout, ids.schema_missing]) {
+    const r = await record(id);
+    assert.equal(r.status, 'resolved');
+    assert.equal(r.resolution?.in_release, '1.4.2');
+  }
+  await bulk.getByLabel('Note (optional)').fill('');
+
+  // Resolved in the next release (one of its releases was reported).
+  await check(ids.service_outage).check();
+  await action.selectOption('resolve_next_release');
+  await apply.click();
+  await announce.filter({ hasText: 'Resolved 1 error in the next release.' }).waitFor();
+  assert.deepEqual(lastChange().change, { status: 'resolved', resolution: { in_next_release: true } });
+  assert.equal((await record(ids.service_outage)).resolution?.in_next_release, true);
+
+  // Ignored for a time.
+  await check(ids.db_timeout).check();
+  await action.selectOption('ignore_for');
+  await bulk.getByLabel('For', { exact: true }).selectOption({ label: '1 hour' });
+  await apply.click();
+  await announce.filter({ hasText: 'Ignored 1 error for 1 hour.' }).waitFor();
+  assert.deepEqual(lastChange().change, { status: 'ignored', ignore: { seconds: 3600 } });
+  const until = Date.parse((await record(ids.db_timeout)).ignore?.until);
+  assert.ok(Math.abs(until - Date.now() - 3600_000) < 120_000, `ignored until ${until}`);
+
+  // Ignored until it occurs 10 more times within an hour.
+  await check(ids.schema_missing).check();
+  await action.selectOption('ignore_until_count');
+  await bulk.getByLabel('More occurrences').fill('10');
+  await bulk.getByLabel('Within').selectOption({ label: '1 hour' });
+  await apply.click();
+  await announce.filter({ hasText: 'Ignored 1 error until 10 more within 1 hour.' }).waitFor();
+  assert.deepEqual(lastChange().change, { status: 'ignored', ignore: { count: 10, window_seconds: 3600 } });
+  assert.equal((await record(ids.schema_missing)).ignore?.count, 10);
+
+  // A change the service refuses is its problem, as on the record page:
+  // the message and the member at fault; the selection stays.
+  await check(ids.schema_missing).check();
+  await bulk.getByLabel('More occurrences').fill('1000001');
+  await apply.click();
+  const refused = page.locator('.bulk .problem[role="alert"]');
+  await refused.waitFor();
+  assert.match(await refused.innerText(), /ignore\.count/);
+  assert.match(await announce.innerText(), /^The change was not made/);
+  assert.equal(await check(ids.schema_missing).isChecked(), true);
+  assert.equal((await record(ids.schema_missing)).ignore?.count, 10);
+  await check(ids.schema_missing).uncheck();
+
+  // The status filter: the unresolved, none now; the ignored, four.
   await page.getByLabel('Status').selectOption('unresolved');
   await page.getByText('No errors match these filters.').waitFor();
   assert.equal(await page.getByTestId('total').innerText(), '0 matches');
   await page.getByLabel('Status').selectOption('ignored');
-  await waitFor('the five ignored', async () => (await rows(page)).length === 5);
+  await waitFor('the four ignored', async () => (await rows(page)).length === 4);
 
-  await watch.check();
+  await watch.check([/Failed to load resource: the server responded with a status of 422/]);
 });
 
 test('a row is a link: the keyboard reaches and opens it, a click anywhere on it opens it', { timeout: 60_000 }, async (t) => {
@@ -264,11 +340,11 @@ test('a row is a link: the keyboard reaches and opens it, a click anywhere on it
   await page.goto(`${svc.base}/`);
   await waitFor('five rows', async () => (await rows(page)).length === 5);
 
-  // Tab from the last control before the list, the assignee (its button,
-  // disabled with nothing selected, is passed over): the first row's box,
-  // then its title, the row's link.
+  // Tab from the last control before the list, the bulk form's note (its
+  // button, disabled with nothing selected, is passed over): the first
+  // row's box, then its title, the row's link.
   const first = (await rows(page))[0];
-  await page.getByLabel('Assignee').focus();
+  await page.getByLabel('Note (optional)').focus();
   await page.keyboard.press('Tab');
   assert.equal(await page.evaluate(() => document.activeElement?.closest('li')?.dataset.errorId), first.id);
   assert.equal(await page.evaluate(() => document.activeElement?.type), 'checkbox');

@@ -462,7 +462,7 @@ async function sentSize(base, path, coding) {
   });
 }
 
-test('the errors page loads no playground: its scripts are under 100 KB gzipped', { timeout: 60_000 }, async (t) => {
+test('the errors page loads no playground nor runs pages: its scripts are under 100 KB gzipped', { timeout: 60_000 }, async (t) => {
   const svc = await startServe(t);
   const { page, watch } = await openBrowser(t, svc.base);
   const scripts = () =>
@@ -475,6 +475,8 @@ test('the errors page loads no playground: its scripts are under 100 KB gzipped'
   const first = [...new Set(scripts())];
   assert.ok(first.length >= 1, 'no script was loaded');
   assert.deepEqual(first.filter((p) => /Playground/.test(p)), [], 'the errors page loaded the playground');
+  // Nor the runs pages: Runs.tsx and Run.tsx are a chunk of their own (LazyRuns.tsx).
+  assert.deepEqual(first.filter((p) => /\/assets\/runs-[\w-]+\.js$/.test(p)), [], 'the errors page loaded the runs pages');
   // As sent: Brotli to Chromium; gzip and identity measured too.
   const sizes = {};
   for (const coding of ['identity', 'gzip', 'br']) {
@@ -495,5 +497,19 @@ test('the errors page loads no playground: its scripts are under 100 KB gzipped'
   let chunk = 0;
   for (const p of playground) chunk += await sentSize(svc.base, p, 'gzip');
   t.diagnostic(`the playground's chunk: ${chunk} bytes gzipped`);
-  await watch.check();
+
+  // The runs pages are a chunk loaded when one is first opened: once, for
+  // the list and a run's page both.
+  const loaded = [...new Set(scripts())];
+  await page.getByRole('link', { name: 'Runs' }).click();
+  await page.getByRole('heading', { name: 'Runs', level: 1 }).waitFor();
+  await page.locator('table.runs, .empty').first().waitFor();
+  const runs = [...new Set(scripts())].filter((p) => !loaded.includes(p));
+  assert.equal(runs.filter((p) => /\/assets\/runs-[\w-]+\.js$/.test(p)).length, 1, `the runs pages' scripts: ${runs}`);
+  let runsChunk = 0;
+  for (const p of runs) runsChunk += await sentSize(svc.base, p, 'gzip');
+  t.diagnostic(`the runs pages' chunk: ${runsChunk} bytes gzipped`);
+  await page.goto(`${svc.base}/#/runs/never-ran`);
+  await page.locator('.problem[data-code="NOT_FOUND"]').waitFor();
+  await watch.check([/Failed to load resource: the server responded with a status of 404/]);
 });

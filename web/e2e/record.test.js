@@ -163,7 +163,7 @@ test('the record page: title, status and history, chart, ×153, jobs paged, run 
   const status = section('Status');
   await status.getByLabel('Action').selectOption('ignore_until_count');
   await status.getByLabel('More occurrences').fill('1000001');
-  await status.getByRole('button', { name: 'Apply' }).click();
+  await status.getByRole('button', { name: 'Apply', exact: true }).click();
   const refused = status.getByRole('alert');
   await refused.waitFor();
   assert.match(await refused.innerText(), /INVALID_REQUEST, HTTP 422/);
@@ -175,7 +175,7 @@ test('the record page: title, status and history, chart, ×153, jobs paged, run 
   await status.getByLabel('Action').selectOption('resolve_in_release');
   await status.getByLabel('Release').fill('1.4.3');
   await status.getByLabel('Note (optional)').fill('fixed by the upload limit check');
-  await status.getByRole('button', { name: 'Apply' }).click();
+  await status.getByRole('button', { name: 'Apply', exact: true }).click();
   await waitFor('resolved', async () => (await status.getByTestId('status').innerText()) === 'resolved');
   assert.match(await status.innerText(), /resolved\s+in 1\.4\.3/);
   let after = await api('GET', `/v1/errors/${id}`);
@@ -183,7 +183,7 @@ test('the record page: title, status and history, chart, ×153, jobs paged, run 
   assert.deepEqual(after.body.resolution, { in_release: '1.4.3' });
   await status.getByLabel('Action').selectOption('assign');
   await status.getByLabel('Assignee (empty: no one)').fill('ana');
-  await status.getByRole('button', { name: 'Apply' }).click();
+  await status.getByRole('button', { name: 'Apply', exact: true }).click();
   await waitFor('assigned', async () => /assigned to ana/.test(await status.innerText()));
   after = await api('GET', `/v1/errors/${id}`);
   assert.equal(after.body.assignee, 'ana');

@@ -1,8 +1,8 @@
 // The runs and the overview, in Chromium, against `triage serve`: AG-UI
 // runs of the default echo agent, finished and failed, appear on the runs
 // page as they end (the feed's `run` events); its filters are the query
-// of GET /v1/runs and stay in the URL; a run's page shows its events and
-// links its record, whose report names the run back; the overview says
+// of GET /v1/runs and stay in the URL; a run's page shows the timeline of
+// its AG-UI events (their outline, no content) and links its record, whose report names the run back; the overview says
 // each agent's failure rate and each code's share of the runs, and the
 // records new or regressed in its range; no page scrolls sideways at
 // 390, 768, 1,280 or 1,920 px, a long id is cut with the whole of it on
@@ -122,7 +122,7 @@ test('the runs, a run and the overview', { timeout: 120_000 }, async (t) => {
   assert.match(lastList(), /outcome=failed/);
   assert.match(page.url(), /#\/runs\?outcome=failed$/);
   await page.getByLabel('Code').fill('RATE_LIMITED');
-  await page.getByRole('button', { name: 'Apply' }).click();
+  await page.getByRole('button', { name: 'Apply', exact: true }).click();
   await waitFor('the rate-limited run only', async () => (await rows(page)).map((r) => r.id).join() === 'run-rate');
   assert.match(lastList(), /outcome=failed&code=RATE_LIMITED/);
   assert.match(page.url(), /#\/runs\?outcome=failed&code=RATE_LIMITED$/);
@@ -158,6 +158,20 @@ test('the runs, a run and the overview', { timeout: 120_000 }, async (t) => {
   assert.match(eventText, /RUN_STARTED[\s\S]*echo started on thread t-run-timeout/);
   assert.match(eventText, /RUN_ERROR[\s\S]*TIMEOUT/);
   assert.match(eventText, /recorded\s+as an occurrence of record/);
+  // The timeline is the outline of the run's AG-UI stream the service kept
+  // with its end (GET /v1/runs/{run_id}'s events): each event's type and
+  // time after the start, the step, the RUN_ERROR's code; then its record.
+  const timeoutRun = await get(svc.base, '/v1/runs/run-timeout');
+  assert.deepEqual(timeoutRun.events.map((e) => e.type), ['RUN_STARTED', 'STEP_STARTED', 'RUN_ERROR']);
+  const timeline = page.getByTestId('run-timeline');
+  const entries = async () => timeline.locator(':scope > li').evaluateAll((lis) => lis.map((li) => [li.dataset.type ?? '', li.innerText.replace(/\s+/g, ' ').trim()]));
+  const shown = await entries();
+  assert.deepEqual(shown.map(([type]) => type), ['RUN_STARTED', 'STEP_STARTED', 'RUN_ERROR', '']);
+  assert.match(shown[0][1], /^RUN_STARTED \+?\d/);
+  assert.match(shown[1][1], /step echo/);
+  assert.match(shown[2][1], /code TIMEOUT/);
+  assert.match(shown[3][1], /^recorded as an occurrence of record/);
+  assert.equal(await timeline.locator('time').first().getAttribute('datetime'), timeoutRun.events[0].at);
   assert.equal(await page.getByTestId('run-record').innerText(), timeoutRecord);
   assert.match(await page.locator('.facts').first().innerText(), /Outcome\s+failed/);
 
@@ -173,11 +187,41 @@ test('the runs, a run and the overview', { timeout: 120_000 }, async (t) => {
   await page.goto(`${svc.base}/#/runs/run-timeout`);
   await page.getByRole('heading', { name: 'Run run-timeout' }).waitFor();
 
-  // A finished run: its answer's length, no record.
+  // A finished run: its answer's length, no record; its message's content
+  // events are one line, counted, and none of its text is kept.
   await page.goto(`${svc.base}/#/runs/run-ok-1`);
   await page.getByText(/RUN_FINISHED/).waitFor();
   assert.match(await events.innerText(), /answered \d+ bytes/);
   assert.equal(await page.getByTestId('run-record').innerText(), '—');
+  const okRun = await get(svc.base, '/v1/runs/run-ok-1');
+  const okTypes = ['RUN_STARTED', 'STEP_STARTED', 'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'STEP_FINISHED', 'RUN_FINISHED'];
+  assert.deepEqual(okRun.events.map((e) => e.type), okTypes);
+  assert.deepEqual((await entries()).map(([type]) => type), okTypes);
+  const content = okRun.events[3];
+  assert.match((await entries())[3][1], new RegExp(`^TEXT_MESSAGE_CONTENT${content.count > 1 ? ` ×${content.count}` : ''} \\+`));
+  assert.match((await entries())[2][1], new RegExp(`role assistant message ${content.message_id}`));
+  assert.doesNotMatch(JSON.stringify(okRun), /You said/);
+  assert.doesNotMatch(await page.locator('main').innerText(), /You said/);
+  await screenshot(page, 'dashboard-run', { fullPage: true });
+
+  // A long stream keeps its first and last 100 events and says how many
+  // between were not kept (here the service's answer for a run made up,
+  // as such a stream would be stored).
+  await page.route('**/v1/runs/run-long', (route) => {
+    const at = (ms) => new Date(Date.parse(okRun.started_at) + ms).toISOString();
+    const ev = (i) => ({ type: i % 2 ? 'STEP_FINISHED' : 'STEP_STARTED', at: at(i), count: 1, step_name: `step-${i}` });
+    const body = { ...okRun, run_id: 'run-long', events: [...Array(100).keys()].map(ev).concat([...Array(100).keys()].map((i) => ev(i + 5100))), events_omitted: 5000 };
+    return route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(body) });
+  });
+  await page.goto(`${svc.base}/#/runs/run-long`);
+  await page.getByTestId('events-omitted').waitFor();
+  assert.equal(await page.getByTestId('events-omitted').innerText(), '5,000 events not kept (a run keeps its first and last 100)');
+  const long = await entries();
+  assert.equal(long.length, 201);
+  assert.match(long[99][1], /step step-99/);
+  assert.equal(long[100][0], '');
+  assert.match(long[101][1], /step step-5100/);
+  await page.unroute('**/v1/runs/run-long');
   // An unknown run is the API's 404.
   await page.goto(`${svc.base}/#/runs/never-ran`);
   await page.locator('.problem[data-code="NOT_FOUND"]').waitFor();

@@ -27,6 +27,14 @@ type WriterOptions struct {
 	// written elsewhere too; WriteError then writes its events as
 	// EventsFrom returns them, since the Writer cannot know what is open.
 	SkipVerify bool
+
+	// Written, when set, is called with each event after its frame was
+	// written to the stream (to a batch SSE Writer: taken into its batch,
+	// sent at its next Flush; not for an event refused, nor one whose
+	// write failed), in the order written, with the Writer's lock held:
+	// it must not call the Writer. A server keeps an outline of a run's
+	// stream with it (the run record's events).
+	Written func(Event)
 }
 
 // Writer writes AG-UI events as Server-Sent Events: one frame per event,
@@ -179,7 +187,13 @@ func (w *Writer) write(e Event) error {
 	if w.opts.EventLine {
 		event = string(e.Type())
 	}
-	return w.sse.WriteData(event, data)
+	if err := w.sse.WriteData(event, data); err != nil {
+		return err
+	}
+	if w.opts.Written != nil {
+		w.opts.Written(e)
+	}
+	return nil
 }
 
 // Flush flushes the events the SSE Writer holds, when it is a batch Writer

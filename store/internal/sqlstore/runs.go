@@ -61,6 +61,11 @@ func (t *tenant) finishRun(ctx context.Context, runID string, end store.RunEnd) 
 	}
 	run := store.Run{RunID: runID, Outcome: end.Outcome, FinishedAt: fromNanos(nanos(t.s.now())),
 		Fault: nilIfEmpty(end.Fault), AnswerBytes: end.AnswerBytes}
+	events, err := encodeRunEvents(end.Events, end.EventsOmitted)
+	if err != nil {
+		return store.Run{}, err
+	}
+	run.Events, run.EventsOmitted = normalEvents(end.Events), end.EventsOmitted
 	// The end's position: the transaction's ID on PostgreSQL, the next
 	// number on SQLite, whose writes are one at a time.
 	pos := `(SELECT COALESCE(max(ended_pos), 0) + 1 FROM runs)`
@@ -70,12 +75,11 @@ func (t *tenant) finishRun(ctx context.Context, runID string, end store.RunEnd) 
 	var started int64
 	update := func(q Execer) error {
 		return q.QueryRow(ctx, `
-		UPDATE runs SET outcome = $3, finished_at = $4, fault = $5, answer_bytes = $6, code = $7, `+t.s.d.runEndColumn()+` = `+pos+`
+		UPDATE runs SET outcome = $3, finished_at = $4, fault = $5, answer_bytes = $6, code = $7, events = $8, `+t.s.d.runEndColumn()+` = `+pos+`
 		WHERE tenant = $1 AND run_id = $2 AND outcome = 'running'
 		RETURNING thread_id, agent_id, started_at`,
-			t.id, runID, run.Outcome, nanos(run.FinishedAt), text(run.Fault), run.AnswerBytes, faultCode(run.Fault)).Scan(&run.ThreadID, &run.AgentID, &started)
+			t.id, runID, run.Outcome, nanos(run.FinishedAt), text(run.Fault), run.AnswerBytes, faultCode(run.Fault), text(events)).Scan(&run.ThreadID, &run.AgentID, &started)
 	}
-	var err error
 	if len(end.Jobs) == 0 {
 		err = update(t.s.db.Writer()) // one statement
 	} else {
@@ -213,16 +217,20 @@ func (t *tenant) getRun(ctx context.Context, runID string) (store.Run, bool, err
 	var (
 		started, finished int64
 		errorID           *string
+		events            json.RawMessage
 	)
 	err := t.s.db.Reader().QueryRow(ctx, `
-		SELECT thread_id, agent_id, outcome, started_at, finished_at, fault, answer_bytes, error_id
+		SELECT thread_id, agent_id, outcome, started_at, finished_at, fault, answer_bytes, error_id, events
 		FROM runs WHERE tenant = $1 AND run_id = $2`,
-		t.id, runID).Scan(&run.ThreadID, &run.AgentID, &run.Outcome, &started, &finished, docDest(&run.Fault), &run.AnswerBytes, &errorID)
+		t.id, runID).Scan(&run.ThreadID, &run.AgentID, &run.Outcome, &started, &finished, docDest(&run.Fault), &run.AnswerBytes, &errorID, docDest(&events))
 	run.ErrorID = deref(errorID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Run{}, false, nil
 	}
 	if err != nil {
+		return store.Run{}, false, err
+	}
+	if run.Events, run.EventsOmitted, err = decodeRunEvents(events); err != nil {
 		return store.Run{}, false, err
 	}
 	run.StartedAt, run.FinishedAt, run.Fault = fromNanos(started), fromNanos(finished), nilIfEmpty(run.Fault)
@@ -266,7 +274,7 @@ func checkRunEnd(end store.RunEnd) error {
 	if end.AnswerBytes < 0 {
 		return fmt.Errorf("%w: negative answer_bytes %d", store.ErrInvalidRun, end.AnswerBytes)
 	}
-	return nil
+	return checkRunEvents(end.Events, end.EventsOmitted)
 }
 
 // faultCode is the code of a failed run's fault, kept in its own column

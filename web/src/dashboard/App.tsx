@@ -14,8 +14,7 @@ import { Overview } from './LazyOverview';
 import { Playground } from './LazyPlayground';
 import { pageKey, usePageFocus, usePageTitle } from './page';
 import { useRoute, type Route } from './route';
-import { RunPage } from './Run';
-import { RunsPage } from './Runs';
+import { RunPage, RunsPage } from './LazyRuns';
 
 export function App() {
   return (

@@ -9,16 +9,16 @@
 // again when the feed says this error occurred again, and every few
 // seconds while a job has not finished.
 
-import { cloneElement, useCallback, useEffect, useId, useState, type FormEvent, type ReactElement, type ReactNode } from 'react';
+import { useCallback, useEffect, useId, useState, type ReactNode } from 'react';
 
 import { readProblem } from '@triage/kit';
 import { ApiError, authHeaders, getJSON, isAuthError } from './api';
 import { useAuth } from './auth';
+import { ChangeForm } from './ChangeForm';
 import { useFeed } from './feed';
 import { Ago, Badge, Failure, JSONBlock, duration, formatTime } from './format';
 import {
   CHART_RANGES,
-  STATUS_ACTIONS,
   attemptRange,
   bars,
   changeOf,
@@ -187,21 +187,6 @@ export function Cut({ text }: { text: string }) {
 
 // ---- status, its actions and its history
 
-const IGNORE_FOR: { seconds: number; label: string }[] = [
-  { seconds: 3600, label: '1 hour' },
-  { seconds: 6 * 3600, label: '6 hours' },
-  { seconds: 24 * 3600, label: '24 hours' },
-  { seconds: 7 * 24 * 3600, label: '7 days' },
-  { seconds: 30 * 24 * 3600, label: '30 days' },
-];
-
-const WINDOWS: { seconds: number; label: string }[] = [
-  { seconds: 0, label: 'any time' },
-  { seconds: 3600, label: '1 hour' },
-  { seconds: 24 * 3600, label: '24 hours' },
-  { seconds: 7 * 24 * 3600, label: '7 days' },
-];
-
 /** A workflow's condition in words, without its status: "in 1.4.2", "until 12 more". */
 function condition(w: WorkflowState): string {
   return describeState(w, formatTime).slice(w.status.length).trim();
@@ -211,21 +196,10 @@ function condition(w: WorkflowState): string {
 function StatusPanel({ record, onChanged }: { record: ErrorRecord; onChanged: () => void }) {
   const { key, refuse } = useAuth();
   const settled = record.status === 'resolved' || record.status === 'ignored';
-  const [form, setForm] = useState<StatusForm>({
-    action: settled ? 'unresolve' : 'resolve',
-    release: record.last_release ?? '',
-    seconds: 24 * 3600,
-    count: 100,
-    windowSeconds: 0,
-    assignee: record.assignee ?? '',
-    note: '',
-  });
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<Error | null>(null);
-  const set = <K extends keyof StatusForm>(k: K, v: StatusForm[K]) => setForm((f) => ({ ...f, [k]: v }));
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
+  const submit = async (form: StatusForm) => {
     setBusy(true);
     try {
       const res = await fetch(`/v1/errors/${encodeURIComponent(record.error_id)}`, {
@@ -268,93 +242,22 @@ function StatusPanel({ record, onChanged }: { record: ErrorRecord; onChanged: ()
           </span>
         )}
       </p>
-      <form className="status-form" onSubmit={(e) => void submit(e)} aria-label="Change the status">
-        <Field label="Action">
-          <select value={form.action} onChange={(e) => set('action', e.target.value as StatusForm['action'])}>
-            {STATUS_ACTIONS.map((a) => (
-              <option key={a.value} value={a.value}>
-                {a.label}
-              </option>
-            ))}
-          </select>
-        </Field>
-        {form.action === 'resolve_in_release' && (
-          <Field label="Release">
-            <input value={form.release} onChange={(e) => set('release', e.target.value)} required />
-          </Field>
-        )}
-        {form.action === 'ignore_for' && (
-          <Field label="For">
-            <select value={form.seconds} onChange={(e) => set('seconds', Number(e.target.value))}>
-              {IGNORE_FOR.map((o) => (
-                <option key={o.seconds} value={o.seconds}>
-                  {o.label}
-                </option>
-              ))}
-            </select>
-          </Field>
-        )}
-        {form.action === 'ignore_until_count' && (
-          <>
-            <Field label="More occurrences">
-              <input type="number" min={1} value={form.count} onChange={(e) => set('count', Number(e.target.value))} required />
-            </Field>
-            <Field label="Within">
-              <select value={form.windowSeconds} onChange={(e) => set('windowSeconds', Number(e.target.value))}>
-                {WINDOWS.map((o) => (
-                  <option key={o.seconds} value={o.seconds}>
-                    {o.label}
-                  </option>
-                ))}
-              </select>
-            </Field>
-          </>
-        )}
-        {form.action === 'assign' && (
-          <Field label="Assignee (empty: no one)">
-            <input value={form.assignee} onChange={(e) => set('assignee', e.target.value)} />
-          </Field>
-        )}
-        <Field label="Note (optional)" className="note">
-          <input value={form.note} onChange={(e) => set('note', e.target.value)} />
-        </Field>
-        <button type="submit" className="primary" disabled={busy}>
-          Apply
-        </button>
-      </form>
-      {error && <ChangeFailure error={error} />}
+      <ChangeForm
+        label="Change the status"
+        initial={{
+          action: settled ? 'unresolve' : 'resolve',
+          release: record.last_release ?? '',
+          seconds: 24 * 3600,
+          count: 100,
+          windowSeconds: 0,
+          assignee: record.assignee ?? '',
+          note: '',
+        }}
+        busy={busy}
+        error={error}
+        onSubmit={(f) => void submit(f)}
+      />
     </section>
-  );
-}
-
-/** A labelled control of the status form: the label names it alone (not its value). */
-function Field({ label, className, children }: { label: string; className?: string; children: ReactElement<{ id?: string }> }) {
-  const id = useId();
-  return (
-    <div className={`field${className ? ` ${className}` : ''}`}>
-      <label htmlFor={id}>{label}</label>
-      {cloneElement(children, { id })}
-    </div>
-  );
-}
-
-/** A refused change: the problem's message and the members at fault. */
-function ChangeFailure({ error }: { error: Error }) {
-  if (!(error instanceof ApiError)) return <Failure error={error} />;
-  const fields = error.problem.fieldErrors;
-  return (
-    <div className="problem" role="alert" data-code={error.problem.code}>
-      {error.problem.message} <span className="muted">({error.problem.code}, HTTP {error.status})</span>
-      {fields.length > 0 && (
-        <ul>
-          {fields.map((f) => (
-            <li key={f.field}>
-              <code>{f.field}</code> {f.message}
-            </li>
-          ))}
-        </ul>
-      )}
-    </div>
   );
 }
 

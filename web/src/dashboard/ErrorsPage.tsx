@@ -12,7 +12,9 @@ import { useEffect, useRef, useState } from 'react';
 
 import { isAuthError } from './api';
 import { useAuth } from './auth';
-import { changeErrors, type Change } from './bulk';
+import { changeErrors } from './bulk';
+import { bulkSaid, changeOf, type StatusForm } from './change';
+import { ChangeForm } from './ChangeForm';
 import { useFeed } from './feed';
 import { Ago, Badge, Failure, formatTime } from './format';
 import { ListFilters } from './ListFilters';
@@ -165,18 +167,21 @@ export function ErrorsPage({ filters, cursor }: { filters: ErrorFilters; cursor:
   // A bulk change: sent, then announced, the list made again.
   const [busy, setBusy] = useState(false);
   const [said, setSaid] = useState('');
-  const apply = async (change: Change, done: (n: number, of: number) => string) => {
+  const [failed, setFailed] = useState<Error | null>(null);
+  const apply = async (form: StatusForm) => {
     const chosen = [...selected];
     setBusy(true);
     setSaid('');
     try {
-      const n = await changeErrors(chosen, change, key);
-      setSaid(done(n, chosen.length));
+      const n = await changeErrors(chosen, changeOf(form), key);
+      setSaid(bulkSaid(form, n, chosen.length));
+      setFailed(null);
       setSelected(new Set());
       refresh();
     } catch (e) {
       if (isAuthError(e)) refuse(e.problem);
       setSaid(`The change was not made: ${e instanceof Error ? e.message : String(e)}`);
+      setFailed(e instanceof Error ? e : new Error(String(e)));
     } finally {
       setBusy(false);
     }
@@ -219,6 +224,7 @@ export function ErrorsPage({ filters, cursor }: { filters: ErrorFilters; cursor:
             selected={selected}
             setSelected={setSelected}
             busy={busy}
+            failed={failed}
             apply={apply}
           />
           <ul className="error-list" aria-label="Errors">
@@ -285,91 +291,65 @@ export function ErrorsPage({ filters, cursor }: { filters: ErrorFilters; cursor:
   );
 }
 
-/** The bar of the bulk changes: select all, and resolve, ignore or assign what is selected. */
+/**
+ * The bar of the bulk changes: select all, and the record page's form
+ * (ChangeForm), applied to what is selected: resolve (now, in a release,
+ * in the next), ignore (for good, for a time, until N more within a
+ * window), unresolve, assign.
+ */
 function Bulk({
   ids,
   selected,
   setSelected,
   busy,
+  failed,
   apply,
 }: {
   ids: string[];
   selected: ReadonlySet<string>;
   setSelected: (s: ReadonlySet<string>) => void;
   busy: boolean;
-  apply: (c: Change, done: (n: number, of: number) => string) => Promise<void>;
+  failed: Error | null;
+  apply: (f: StatusForm) => Promise<void>;
 }) {
   const all = useRef<HTMLInputElement>(null);
   const n = selected.size;
-  // A change clears the selection, which disables the button it was
-  // made with: the focus goes to the select-all box rather than be lost.
-  const change = (c: Change, done: (n: number, of: number) => string) => {
-    void apply(c, done).finally(() => all.current?.focus());
-  };
   useEffect(() => {
     if (all.current) all.current.indeterminate = n > 0 && n < ids.length;
   }, [n, ids.length]);
-  const [assignee, setAssignee] = useState('');
-  const none = n === 0 || busy;
-  const errors = (k: number) => `${k} ${k === 1 ? 'error' : 'errors'}`;
-  const already = (changed: number, of: number, was: string) =>
-    changed < of ? `; ${of - changed} already ${of - changed === 1 ? 'was' : 'were'} ${was}` : '';
   return (
     <div className="bulk" role="group" aria-label="Change the selected errors">
-      <label className="select-all">
-        <input
-          ref={all}
-          type="checkbox"
-          checked={n > 0 && n === ids.length}
-          onChange={(e) => setSelected(e.target.checked ? new Set(ids) : new Set())}
-        />
-        Select all on this page
-      </label>
-      <span className="muted" data-testid="selected">
-        {n} selected
-      </span>
-      <button
-        type="button"
-        disabled={none}
-        onClick={() => change({ status: 'resolved' }, (c, of) => `Resolved ${errors(c)}${already(c, of, 'resolved')}.`)}
-      >
-        Resolve
-      </button>
-      <button
-        type="button"
-        disabled={none}
-        onClick={() => change({ status: 'ignored' }, (c, of) => `Ignored ${errors(c)}${already(c, of, 'ignored')}.`)}
-      >
-        Ignore
-      </button>
-      <form
-        className="assign"
-        onSubmit={(e) => {
-          e.preventDefault();
-          const who = assignee.trim();
-          change({ assignee: who }, (c, of) =>
-            who ? `Assigned ${errors(c)} to ${who}${already(c, of, 'assigned to them')}.` : `Unassigned ${errors(c)}${already(c, of, 'unassigned')}.`,
-          );
-        }}
-      >
-        <label>
-          Assignee
+      <div className="bulk-select">
+        <label className="select-all">
           <input
-            name="assignee"
-            value={assignee}
-            placeholder="a name"
-            maxLength={200}
-            autoComplete="off"
-            onChange={(e) => setAssignee(e.target.value)}
+            ref={all}
+            type="checkbox"
+            checked={n > 0 && n === ids.length}
+            onChange={(e) => setSelected(e.target.checked ? new Set(ids) : new Set())}
           />
+          Select all on this page
         </label>
-        <button type="submit" className="plain" disabled={none}>
-          {assignee.trim() ? 'Assign' : 'Unassign'}
-        </button>
-      </form>
+        <span className="muted" data-testid="selected">
+          {n} selected
+        </span>
+      </div>
+      <ChangeForm
+        label="Change the selected errors"
+        submitLabel="Apply to selected"
+        initial={BULK_FORM}
+        busy={busy}
+        disabled={n === 0}
+        error={failed}
+        // A change clears the selection, which disables the button it was
+        // made with: the focus goes to the select-all box rather than be lost.
+        onSubmit={(f) => void apply(f).finally(() => all.current?.focus())}
+      />
     </div>
   );
 }
+
+/** The bulk form's first values. */
+const BULK_FORM: StatusForm = { action: 'resolve', release: '', seconds: 24 * 3600, count: 100, windowSeconds: 0, assignee: '', note: '' };
 
 /** A title "CODE: message" as its code and its message. */
 function splitTitle(r: RecordSummary): { code: string; message: string } {

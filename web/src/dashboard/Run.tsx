@@ -14,7 +14,7 @@ import { errorHash, runsHash } from './route';
 import type { Run } from './types';
 import { usePageTitle } from './page';
 import { useJSON } from './useJSON';
-import './Runs.css';
+// Runs.css is in the page's stylesheet (LazyRuns.tsx).
 
 /** How often a failed run is read again until its record is linked, in ms, and how many times. */
 const LINK_POLL = 2000;
@@ -172,12 +172,123 @@ export function RunPage({ id }: { id: string }) {
   );
 }
 
+/** How many of a long stream's first events a run keeps (store.MaxRunEvents / 2): those omitted come after them. */
+const KEPT_FIRST = 100;
+
 /**
- * The run's events, as its record keeps them: the service keeps no prompt,
- * answer or stream of a run, only when it started, how and when it ended,
- * and the record its failure became an occurrence of.
+ * The run's events: the outline of its AG-UI stream the service keeps with
+ * its end (each event's type, time, step, tool or custom name and ids,
+ * never its content), then the record its failure became an occurrence
+ * of. A run with no outline (still running, streamed as CAP, or ended
+ * before the service kept them) shows what its record says: when it
+ * started, and how it ended.
  */
 function RunEvents({ run, now }: { run: Run; now: number }) {
+  const events = run.events ?? [];
+  const omitted = run.events_omitted ?? 0;
+  if (events.length === 0) return <Lifecycle run={run} now={now} />;
+  const start = Date.parse(run.started_at);
+  const items = events.map((e, i) => <TimelineEvent key={i} event={e} start={start} run={run} />);
+  if (omitted > 0) {
+    items.splice(
+      Math.min(KEPT_FIRST, items.length),
+      0,
+      <li key="omitted" className="omitted" data-testid="events-omitted">
+        <span className="muted">
+          {omitted.toLocaleString()} {omitted === 1 ? 'event' : 'events'} not kept (a run keeps its first and last {KEPT_FIRST})
+        </span>
+      </li>,
+    );
+  }
+  return (
+    <>
+      <p className="muted small">
+        {events.length.toLocaleString()} {events.length === 1 ? 'entry' : 'entries'} of the run&apos;s AG-UI stream, its
+        outline only: the service keeps no message text, tool arguments or results.
+      </p>
+      <ol className="run-events run-timeline" aria-label="The run's events, oldest first" data-testid="run-timeline">
+        {items}
+        {run.outcome === 'disconnected' && run.finished_at && (
+          <li>
+            <span className="event-name">disconnected</span> <time dateTime={run.finished_at}>{formatTime(run.finished_at)}</time>
+            <div className="muted small">the stream failed: the client went away or stopped reading</div>
+          </li>
+        )}
+        <Recorded run={run} />
+      </ol>
+    </>
+  );
+}
+
+type RunEvent = NonNullable<Run['events']>[number];
+
+/** One event of the outline: its type, when (and how long after the start), and what it names. */
+function TimelineEvent({ event: e, start, run }: { event: RunEvent; start: number; run: Run }) {
+  const offset = Date.parse(e.at) - start;
+  const facts: [string, string][] = [];
+  if (e.step_name) facts.push(['step', e.step_name]);
+  if (e.tool_call_name) facts.push(['tool', e.tool_call_name]);
+  if (e.name) facts.push(['name', e.name]);
+  if (e.code) facts.push(['code', e.code]);
+  if (e.role) facts.push(['role', e.role]);
+  if (e.message_id) facts.push(['message', e.message_id]);
+  if (e.tool_call_id) facts.push(['call', e.tool_call_id]);
+  return (
+    <li data-type={e.type}>
+      <span className="event-name">{e.type}</span>
+      {e.count > 1 && <span className="event-count"> ×{e.count.toLocaleString()}</span>}{' '}
+      <time dateTime={e.at} title={formatTime(e.at)}>
+        {Number.isFinite(offset) && offset >= 0 ? `+${formatOffset(offset)}` : formatTime(e.at)}
+      </time>
+      {e.type === 'RUN_STARTED' && (
+        <div className="muted small">
+          {run.agent_id} started{run.thread_id ? ` on thread ${run.thread_id}` : ''}
+        </div>
+      )}
+      {e.type === 'RUN_FINISHED' && run.outcome === 'finished' && (
+        <div className="muted small">answered {run.answer_bytes.toLocaleString()} bytes</div>
+      )}
+      {facts.length > 0 && (
+        <div className="small event-facts">
+          {facts.map(([k, v]) => (
+            <span key={k}>
+              <span className="muted">{k}</span> <span className="event-value">{v}</span>
+            </span>
+          ))}
+        </div>
+      )}
+    </li>
+  );
+}
+
+/** An offset from the run's start in words: 850 ms, 1.25 s, 2 min 5 s. */
+function formatOffset(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+/** The record a failed run's failure became an occurrence of, as the last event. */
+function Recorded({ run }: { run: Run }) {
+  if (!run.error_id) return null;
+  return (
+    <li>
+      <span className="event-name">recorded</span>{' '}
+      <span>
+        as an occurrence of record{' '}
+        <a href={errorHash(run.error_id)} data-testid="run-record-event">
+          <Cut text={run.error_id} />
+        </a>
+      </span>
+    </li>
+  );
+}
+
+/**
+ * The run's events as its record's lifecycle says them, for a run with no
+ * outline: when it started, then how it ended, and its record.
+ */
+function Lifecycle({ run, now }: { run: Run; now: number }) {
   const end = run.finished_at;
   return (
     <ol className="run-events" aria-label="The run's events, oldest first">
@@ -226,17 +337,7 @@ function RunEvents({ run, now }: { run: Run; now: number }) {
           </div>
         </li>
       )}
-      {run.error_id && (
-        <li>
-          <span className="event-name">recorded</span>{' '}
-          <span>
-            as an occurrence of record{' '}
-            <a href={errorHash(run.error_id)} data-testid="run-record-event">
-              <Cut text={run.error_id} />
-            </a>
-          </span>
-        </li>
-      )}
+      <Recorded run={run} />
     </ol>
   );
 }

@@ -13,7 +13,7 @@ import { RUN_OUTCOMES, SINCE_PRESETS, errorHash, runHash, runsHash, runsQuery, t
 import type { Run } from './types';
 import { usePageTitle } from './page';
 import { useJSON } from './useJSON';
-import './Runs.css';
+// Runs.css is in the page's stylesheet (LazyRuns.tsx).
 
 /** The runs a page shows. */
 export const RUNS_PAGE_SIZE = 25;

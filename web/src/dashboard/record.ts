@@ -204,80 +204,10 @@ export function bars(c: Counts): Bar[] {
   return counts.map((n, i) => ({ start: new Date(since + i * step), count: n }));
 }
 
-// ---- the change a form asks for
+// ---- the change a form asks for: change.ts (the errors page's bulk
+// changes use it too, without the rest of this module)
 
-/** The actions of the status form. */
-export type StatusAction =
-  | 'resolve'
-  | 'resolve_in_release'
-  | 'resolve_next_release'
-  | 'ignore'
-  | 'ignore_for'
-  | 'ignore_until_count'
-  | 'unresolve'
-  | 'assign';
-
-export const STATUS_ACTIONS: { value: StatusAction; label: string }[] = [
-  { value: 'resolve', label: 'Resolve' },
-  { value: 'resolve_in_release', label: 'Resolve in release…' },
-  { value: 'resolve_next_release', label: 'Resolve in the next release' },
-  { value: 'ignore', label: 'Ignore forever' },
-  { value: 'ignore_for', label: 'Ignore for a time…' },
-  { value: 'ignore_until_count', label: 'Ignore until it occurs N more times…' },
-  { value: 'unresolve', label: 'Unresolve' },
-  { value: 'assign', label: 'Assign…' },
-];
-
-/** What the status form holds. */
-export interface StatusForm {
-  action: StatusAction;
-  release: string;
-  /** For ignore_for: seconds. */
-  seconds: number;
-  /** For ignore_until_count. */
-  count: number;
-  /** For ignore_until_count: a window in seconds, 0 for none. */
-  windowSeconds: number;
-  assignee: string;
-  note: string;
-}
-
-/** The body of the PATCH a form asks for. */
-export function changeOf(f: StatusForm): Change {
-  const c: Change = {};
-  switch (f.action) {
-    case 'resolve':
-      c.status = 'resolved';
-      break;
-    case 'resolve_in_release':
-      c.status = 'resolved';
-      c.resolution = { in_release: f.release.trim() };
-      break;
-    case 'resolve_next_release':
-      c.status = 'resolved';
-      c.resolution = { in_next_release: true };
-      break;
-    case 'ignore':
-      c.status = 'ignored';
-      break;
-    case 'ignore_for':
-      c.status = 'ignored';
-      c.ignore = { seconds: f.seconds };
-      break;
-    case 'ignore_until_count':
-      c.status = 'ignored';
-      c.ignore = f.windowSeconds > 0 ? { count: f.count, window_seconds: f.windowSeconds } : { count: f.count };
-      break;
-    case 'unresolve':
-      c.status = 'unresolved';
-      break;
-    case 'assign':
-      c.assignee = f.assignee.trim();
-      break;
-  }
-  if (f.note.trim() !== '') c.note = f.note.trim();
-  return c;
-}
+export { STATUS_ACTIONS, changeOf, type StatusAction, type StatusForm } from './change';
 
 /** A workflow state in words: "resolved in 1.4.2", "ignored until 12 more", "unresolved". */
 export function describeState(w: Partial<WorkflowState> & { status: RecordStatus }, fmt: (t: string) => string = (t) => t): string {

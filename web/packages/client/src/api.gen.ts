@@ -1063,6 +1063,10 @@ export interface components {
             answer_bytes: number;
             /** @description The error record (GET /v1/errors/{error_id}) a failed run's failure became an occurrence of, once recorded (a job does it just after the run ends); absent before, and for a run whose agent opted out (recordFailures: false). The occurrence's report names the run back in data.context.run_id. */
             error_id?: string;
+            /** @description An outline of the run's AG-UI stream, oldest first, kept with its end: each event's type, time, step, tool or custom name and ids, never its content (no message text, tool arguments or results, state or input). GET /v1/runs/{run_id} only (absent in lists and feed events); absent while running, for a CAP stream, and for a run ended before the service kept them. A long stream keeps its first and last 100. */
+            events?: components["schemas"]["RunEvent"][];
+            /** @description How many of the stream's events were not kept: all between the first 100 of events and the rest. Absent for none. */
+            events_omitted?: number;
             /** @description A failed run's fault, as RUN_ERROR carried it: code, message, http_status, category, domain, retryable, retry_after, session_valid, details (details.node: the node that failed), errors. Never debug output, even in debug mode. */
             fault?: components["schemas"]["Fault"];
             /**
@@ -1080,6 +1084,32 @@ export interface components {
             /** Format: date-time */
             started_at: string;
             thread_id: string;
+        };
+        /** @description One event of a run's AG-UI stream, in outline: what it is and names, never what it carries. */
+        RunEvent: {
+            /**
+             * Format: date-time
+             * @description The event's timestamp (the first of a stretch).
+             */
+            at: string;
+            /** @description A RUN_ERROR's code. */
+            code?: string;
+            /** @description The events this one stands for: 1, or more for a stretch of TEXT_MESSAGE_CONTENT of one message or TOOL_CALL_ARGS of one call. */
+            count: number;
+            /** @description The message a text message or tool call event belongs to. */
+            message_id?: string;
+            /** @description A CUSTOM event's name (user_error: a notice the run goes on after). */
+            name?: string;
+            /** @description A TEXT_MESSAGE_START's role. */
+            role?: string;
+            /** @description A STEP_STARTED's or STEP_FINISHED's step. */
+            step_name?: string;
+            /** @description The tool call a tool call event belongs to. */
+            tool_call_id?: string;
+            /** @description A TOOL_CALL_START's tool. */
+            tool_call_name?: string;
+            /** @description The AG-UI event type: RUN_STARTED, STEP_STARTED, TEXT_MESSAGE_CONTENT, TOOL_CALL_START, CUSTOM, RUN_FINISHED, RUN_ERROR, … */
+            type: string;
         };
         Schema: {
             fields: string[];
