@@ -240,6 +240,11 @@ type Input struct {
 	// Escalations tells that someone is told of escalations (a webhook,
 	// a log); false: the escalate action is skipped.
 	Escalations bool
+	// Tentative tells that the caller may decide the report again (its
+	// commit found that Started moved meanwhile) and calls Observe with
+	// the Result it commits: Decide then counts and logs nothing of the
+	// report, so that a report decided twice is counted once.
+	Tentative bool
 }
 
 // Result is what Decide decided: the feedback, and the work the actions
@@ -251,6 +256,8 @@ type Result struct {
 	// Jobs are the retries (for agents with a callback) and the
 	// escalations the actions asked for; none for a repeat.
 	Jobs []triage.Job
+
+	run *run // for Observe
 }
 
 // Decide handles one report: classification, root-cause analysis, the
@@ -283,8 +290,20 @@ func (h *Handler) Decide(ctx context.Context, in Input) (*Result, error) {
 		h.Refused(ctx, f, in.Report)
 		return nil, f
 	}
-	h.telemetry(ctx, r)
-	return &Result{Feedback: r.feedback, Jobs: r.jobs}, nil
+	if !in.Tentative {
+		h.telemetry(ctx, r)
+	}
+	return &Result{Feedback: r.feedback, Jobs: r.jobs, run: r}, nil
+}
+
+// Observe counts and logs res, the Result of a tentative Decide
+// (Input.Tentative) that its caller committed. It does nothing for a nil
+// Result or one Decide counted already.
+func (h *Handler) Observe(ctx context.Context, res *Result) {
+	if res == nil || res.run == nil || !res.run.in.Tentative {
+		return
+	}
+	h.telemetry(ctx, res.run)
 }
 
 // steps are the steps of a first delivery, in order: method expressions,

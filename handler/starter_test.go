@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/memory"
 )
@@ -93,5 +95,41 @@ func TestHandleStartsInOneWrite(t *testing.T) {
 	code := r.Data.ErrorCode
 	if got, _ := st.h.Record(context.Background(), r.AgentID, code, r.Timestamp.Add(10*time.Minute), persistentWindow); got != n {
 		t.Errorf("failures recorded: %d, want %d", got-1, n-1)
+	}
+}
+
+// A tentative Decide (one its caller may make again) counts nothing; the
+// caller's Observe of the Result it commits counts it, once.
+func TestDecideTentativeObservedOnce(t *testing.T) {
+	h := newHandler(t, Config{Registerer: prometheus.NewRegistry()})
+	rep, err := triage.DecodeReport([]byte(validReport))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reports := func() float64 {
+		return testutil.ToFloat64(h.metrics.reports.WithLabelValues("query_error", "medium", "query_engine", "resume"))
+	}
+	in := Input{Report: rep, Started: triage.StartResult{First: true, Attempt: 1, Recent: 1}, Tentative: true}
+	var last *Result
+	for range 3 {
+		if last, err = h.Decide(context.Background(), in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if v := reports(); v != 0 {
+		t.Fatalf("tentative decisions counted: %v", v)
+	}
+	h.Observe(context.Background(), last)
+	if v := reports(); v != 1 {
+		t.Errorf("after Observe: %v, want 1", v)
+	}
+	in.Tentative = false
+	res, err := h.Decide(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Observe(context.Background(), res) // counted by Decide already
+	if v := reports(); v != 2 {
+		t.Errorf("a decision observed twice: %v, want 2", v)
 	}
 }

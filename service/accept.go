@@ -196,7 +196,7 @@ func (s *Service) report(ctx context.Context, tenant string, t reporting, body [
 		if err != nil {
 			return 0, nil, s.failed(ctx, err, rep)
 		}
-		res, err := s.decide(ctx, t, rep, p, peek.StartResult)
+		res, err := s.decide(ctx, t, rep, p, peek.StartResult, true)
 		if err != nil {
 			return 0, nil, err
 		}
@@ -226,15 +226,17 @@ func (s *Service) report(ctx context.Context, tenant string, t reporting, body [
 		if err != nil {
 			return 0, nil, s.failed(ctx, err, rep)
 		}
+		s.handler.Observe(ctx, res) // counted once, as decided last
 		return s.answer(ctx, tenant, rep, occ, res.Feedback, saved)
 	}
 	return s.reportTwoStep(ctx, tenant, t, rep, p)
 }
 
-// decide runs the handler on rep, started as started.
-func (s *Service) decide(ctx context.Context, t reporting, rep *triage.Report, p handler.Prepared, started triage.StartResult) (*handler.Result, error) {
+// decide runs the handler on rep, started as started; tentative when the
+// report may be decided again (the one write), to be observed once saved.
+func (s *Service) decide(ctx context.Context, t reporting, rep *triage.Report, p handler.Prepared, started triage.StartResult, tentative bool) (*handler.Result, error) {
 	return s.handler.Decide(ctx, handler.Input{Report: rep, Prepared: p, Started: started,
-		Synonyms: t, Cache: t, Callbacks: callbacks{t}, Escalations: true})
+		Synonyms: t, Cache: t, Callbacks: callbacks{t}, Escalations: true, Tentative: tentative})
 }
 
 // reportTwoStep is report in two writes, for the deliveries the one write
@@ -258,7 +260,7 @@ func (s *Service) reportTwoStep(ctx context.Context, tenant string, t reporting,
 			s.log(ctx, slog.LevelError, "releasing a delivery claim failed", slog.Any("error", fault.From(rerr)))
 		}
 	}
-	res, err := s.decide(ctx, t, rep, p, started)
+	res, err := s.decide(ctx, t, rep, p, started, false)
 	if err != nil {
 		release()
 		return 0, nil, err
