@@ -1,6 +1,7 @@
 package triage_test
 
 import (
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -136,7 +137,9 @@ func TestTriageCommandOptionalParts(t *testing.T) {
 		t.Skip(errNoGo)
 	}
 	deps := func(t *testing.T, tags string) []string {
-		out, err := exec.Command("go", "list", "-deps", "-tags", tags, "./cmd/triage").Output()
+		cmd := exec.Command("go", "list", "-deps", "-tags", tags, "./cmd/triage")
+		cmd.Env = append(os.Environ(), "GOFLAGS=") // CI's GOFLAGS has -json, for go test
+		out, err := cmd.Output()
 		if err != nil {
 			t.Fatalf("go list -tags %q: %v", tags, err)
 		}

@@ -290,17 +290,20 @@ func (h *Handler) Decide(ctx context.Context, in Input) (*Result, error) {
 		h.Refused(ctx, f, in.Report)
 		return nil, f
 	}
-	if !in.Tentative {
+	res := &Result{Feedback: r.feedback, Jobs: r.jobs}
+	if in.Tentative {
+		res.run = r // counted by Observe, once committed
+	} else {
 		h.telemetry(ctx, r)
 	}
-	return &Result{Feedback: r.feedback, Jobs: r.jobs, run: r}, nil
+	return res, nil
 }
 
 // Observe counts and logs res, the Result of a tentative Decide
 // (Input.Tentative) that its caller committed. It does nothing for a nil
 // Result or one Decide counted already.
 func (h *Handler) Observe(ctx context.Context, res *Result) {
-	if res == nil || res.run == nil || !res.run.in.Tentative {
+	if res == nil || res.run == nil {
 		return
 	}
 	h.telemetry(ctx, res.run)

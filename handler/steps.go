@@ -92,7 +92,6 @@ func (h *Handler) act(ctx context.Context, r *run) error {
 	defer cancel()
 	for _, name := range r.decision.Actions {
 		out := h.runAction(ctx, h.actions[name], env)
-		h.metrics.actions.WithLabelValues(name, out.Status).Inc()
 		if out.Status == triage.OutcomeFailed {
 			h.log(ctx, slog.LevelWarn, "recovery action failed", slog.String("error_id", r.errorID),
 				slog.String("action", name), slog.String("error", out.Error))
@@ -336,6 +335,11 @@ func (h *Handler) telemetry(ctx context.Context, r *run) {
 		h.metrics.duplicates.Inc()
 	} else {
 		h.metrics.reports.WithLabelValues(string(fb.ErrorType), string(fb.Severity), h.metrics.sources.label(fb.ErrorSource), string(fb.NextAction)).Inc()
+		// The actions are counted with their report, once it is
+		// counted: a tentative decision made again runs them again.
+		for _, o := range r.outcomes {
+			h.metrics.actions.WithLabelValues(o.Action, o.Status).Inc()
+		}
 	}
 	if h.cfg.Logger == nil || !h.cfg.Logger.Enabled(ctx, slog.LevelDebug) {
 		return

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/triage-go/triage/cmd/triage/internal/cli"
 )
 
 // nodeSuite is a pinned npm project of node tests (`node --test`) that
@@ -93,7 +95,9 @@ func runNodeSuite(t *testing.T, s nodeSuite) {
 		bin += ".exe"
 	}
 	start := time.Now()
-	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	// Every optional part built in: the playground's tests run a provider
+	// agent (openai) against a fake provider.
+	if out, err := exec.CommandContext(ctx, "go", "build", "-tags", cli.AllTags, "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	t.Logf("built %s in %v", bin, time.Since(start).Round(time.Millisecond))
