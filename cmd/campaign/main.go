@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -15,8 +14,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/triage-go/triage/internal/childserve"
 )
 
 // The tenants' keys (TRIAGE_API_KEYS): A is the hostile one.
@@ -162,11 +162,9 @@ func orDash(s string) string {
 
 // proc is a running `triage serve`.
 type proc struct {
-	cmd    *exec.Cmd
+	*childserve.Process
 	base   string // http://127.0.0.1:PORT
 	stderr string // the file its log goes to
-	done   chan struct{}
-	err    error
 }
 
 // start starts `triage serve` on db, with its log appended to logFile,
@@ -176,73 +174,35 @@ func start(ctx context.Context, c config, db, logFile string, extra ...string) (
 	if err != nil {
 		return nil, err
 	}
-	defer lf.Close()
+	defer lf.Close() // the child holds its own descriptor
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--db", db, "--rate-limit", "-1"}, extra...)
-	cmd := exec.CommandContext(ctx, c.bin, args...)
 	// None of the caller's TRIAGE_ settings: the campaign's own only.
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "TRIAGE_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
+	cp, err := childserve.Start(ctx, c.bin, args, childserve.Options{
+		Env:     []string{"TRIAGE_API_KEYS=tenant-a=" + keyA + ",tenant-b=" + keyB},
+		Stderr:  lf,
+		Timeout: 30 * time.Second,
+	})
+	if errors.Is(err, childserve.ErrExited) {
+		b, _ := os.ReadFile(logFile)
+		return nil, fmt.Errorf("triage serve exited at start (%v): %s", err, tail(b, 2000))
 	}
-	cmd.Env = append(cmd.Env, "TRIAGE_API_KEYS=tenant-a="+keyA+",tenant-b="+keyB)
-	cmd.Stderr = lf
-	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	p := &proc{cmd: cmd, stderr: logFile, done: make(chan struct{})}
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if _, rest, ok := strings.Cut(sc.Text(), "listening on "); ok {
-				base, _, _ := strings.Cut(rest, " ")
-				select {
-				case addr <- base:
-				default:
-				}
-			}
-		}
-		_, _ = io.Copy(io.Discard, out)
-	}()
-	go func() { p.err = cmd.Wait(); close(p.done) }()
-	select {
-	case p.base = <-addr:
-	case <-p.done:
-		b, _ := os.ReadFile(logFile)
-		return nil, fmt.Errorf("triage serve exited at start (%v): %s", p.err, tail(b, 2000))
-	case <-time.After(30 * time.Second):
-		p.kill()
-		return nil, errors.New("triage serve did not print its address in 30 s")
-	}
-	return p, nil
+	return &proc{Process: cp, base: cp.Base, stderr: logFile}, nil
 }
 
 func tail(b []byte, n int) []byte { return b[max(0, len(b)-n):] }
 
 // stop ends the process with SIGTERM (SIGKILL after 30 s).
-func (p *proc) stop() {
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(30 * time.Second):
-		p.kill()
-	}
-}
+func (p *proc) stop() { p.Stop(30 * time.Second) }
 
 // kill ends the process with SIGKILL and waits for it.
-func (p *proc) kill() {
-	_ = p.cmd.Process.Kill()
-	<-p.done
-}
+func (p *proc) kill() { p.Kill() }
 
 // procStatus reads a field of /proc/PID/status, in bytes (0 when unknown).
 func (p *proc) procStatus(field string) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.Pid()))
 	if err != nil {
 		return 0
 	}
@@ -260,7 +220,7 @@ func (p *proc) procStatus(field string) int64 {
 // resetPeak resets the process's VmHWM to its RSS now (false where the
 // kernel does not let this process do it).
 func (p *proc) resetPeak() bool {
-	return os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", p.cmd.Process.Pid), []byte("5"), 0) == nil
+	return os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", p.Pid()), []byte("5"), 0) == nil
 }
 
 // answer is an HTTP answer, read whole.

@@ -22,7 +22,10 @@
 // root or the postgres user). -records N stores N reports in each
 // service's store, untimed, before its load, so that the cost of a report
 // can be read against the size of the store; after each service's load,
-// as many GET /v1/errors?query_id=… of the reports it posted are timed.
+// as many GET /v1/errors?query_id=… of the reports it posted are timed,
+// then 500 more from one client at a time, with this process's CPU time
+// per lookup (client and service: the figure a loaded machine moves
+// least).
 // On PostgreSQL it also runs two instances of the service on the same
 // database, the clients taking turns, and prints PostgreSQL's own work
 // per request: its processes' CPU time and the WAL it wrote.

@@ -91,10 +91,14 @@ type result struct {
 	p50, p99 time.Duration
 	// written is the bytes the target wrote to disk per request (-1:
 	// not measured), floor the index of the result it is compared with
-	// (-1: none), and get the lookups by query_id after the load.
+	// (-1: none), and get the lookups by query_id after the load; get1
+	// the same lookups from one client at a time, and getCPU this
+	// process's CPU time per lookup (client and service) over both.
 	written int64
 	floor   int
 	get     *result
+	get1    *result
+	getCPU  time.Duration
 	// pg is PostgreSQL's work per request (nil: not measured).
 	pg *pgWork
 	// logB is the bytes the service logged per request (0: none or not
@@ -186,8 +190,20 @@ func run(requests, concurrency int, bound time.Duration, pg string, records int,
 			r.written = (after - before) / int64(r.n)
 		}
 		if t.triage {
+			cpu0, err := selfCPU()
+			if err != nil {
+				return err
+			}
 			g := lookups(t.name, t.base, prefix, r.n, requests, concurrency)
-			r.get = &g
+			g1 := lookups(t.name, t.base, prefix, r.n, min(requests, serialLookups), 1)
+			cpu1, err := selfCPU()
+			if err != nil {
+				return err
+			}
+			r.get, r.get1 = &g, &g1
+			if n := g.n + g1.n; n > 0 {
+				r.getCPU = (cpu1 - cpu0) / time.Duration(n)
+			}
 		}
 		results = append(results, r)
 		return nil
@@ -349,6 +365,12 @@ func run(requests, concurrency int, bound time.Duration, pg string, records int,
 	for i, r := range results {
 		if strings.HasPrefix(r.name, "store alone") && i > 0 && r.n > 0 {
 			fmt.Printf("\n%s: %.0f %% of the store alone's rate", results[i-1].name, 100*results[i-1].rps()/r.rps())
+		}
+	}
+	for _, r := range results {
+		if r.get1 != nil && r.get1.n > 0 {
+			fmt.Printf("\n%s: GET ?query_id from one client at a time p50 %v / p99 %v; %v of this process's CPU per lookup (client and service)",
+				r.name, r.get1.p50.Round(10*time.Microsecond), r.get1.p99.Round(10*time.Microsecond), r.getCPU.Round(10*time.Microsecond))
 		}
 	}
 	for _, r := range results {

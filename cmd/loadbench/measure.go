@@ -107,6 +107,27 @@ func lookups(name, base, prefix string, posted, n, c int) result {
 	return summarize(name, lat, int(failed.Load()), time.Since(start))
 }
 
+// serialLookups is how many lookups by query_id are sent one at a time
+// after the concurrent ones: the read's own latency, without the queue
+// of 16 clients on two cores.
+const serialLookups = 500
+
+// selfCPU is this process's CPU time so far, user and system
+// (/proc/self/stat): the client's and the in-process service's. Unlike a
+// latency it does not grow with the other processes' load, only a
+// little with their contention for caches.
+func selfCPU() (time.Duration, error) {
+	stat, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return 0, err
+	}
+	_, ticks, ok := statTicks(string(stat))
+	if !ok {
+		return 0, fmt.Errorf("/proc/self/stat: %q", stat)
+	}
+	return time.Duration(ticks) * time.Second / clockTicks, nil
+}
+
 func summarize(name string, lat [][]time.Duration, failed int, elapsed time.Duration) result {
 	all := slices.Concat(lat...)
 	slices.Sort(all)

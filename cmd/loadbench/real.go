@@ -1,21 +1,20 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"database/sql"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/triage-go/triage/internal/childserve"
 )
 
 // The real thing (-real): `triage serve` built from this tree and run as a
@@ -86,7 +85,7 @@ func runReal(cfg realConfig) error {
 		t := realTarget{name: name}
 		if fill && cfg.records > 0 {
 			t0 := time.Now()
-			if err := prefill(c.base, cfg.records); err != nil {
+			if err := prefill(c.Base, cfg.records); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
 			t.fill = time.Since(t0)
@@ -107,7 +106,7 @@ func runReal(cfg realConfig) error {
 					return err
 				}
 			}
-			r := load(name, []string{c.base}, fmt.Sprintf("q_%d_%s_%d", run0, strings.Fields(name)[0], i), n, clients, cfg.bound, c.want)
+			r := load(name, []string{c.Base}, fmt.Sprintf("q_%d_%s_%d", run0, strings.Fields(name)[0], i), n, clients, cfg.bound, c.want)
 			cpu1, err := c.cpu()
 			if err != nil {
 				return err
@@ -233,11 +232,9 @@ func printReal(cfg realConfig, targets []realTarget) {
 
 // child is a server running as a child process.
 type child struct {
-	cmd  *exec.Cmd
-	base string
+	*childserve.Process
 	log  string // the file its stderr goes to, "": discarded
 	want int    // the status of a handled report
-	done chan struct{}
 }
 
 // startServe starts bin as `triage serve` on db, its log (stderr, at the
@@ -252,82 +249,42 @@ func startServe(bin, db, logFile string) (*child, error) {
 // startChild starts bin with args and reads its address off its output
 // ("listening on http://…").
 func startChild(bin string, args []string, logFile string, want int) (*child, error) {
-	cmd := exec.Command(bin, args...)
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "TRIAGE_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	c := &child{cmd: cmd, log: logFile, want: want, done: make(chan struct{})}
+	var opts childserve.Options
 	if logFile != "" {
 		f, err := os.Create(logFile)
 		if err != nil {
 			return nil, err
 		}
-		defer f.Close()
-		cmd.Stderr = f
+		defer f.Close() // the child holds its own descriptor
+		opts.Stderr = f
 	}
-	out, err := cmd.StdoutPipe()
+	p, err := childserve.Start(context.Background(), bin, args, opts)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w (log: %s)", err, logFile)
 	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	go func() { _ = cmd.Wait(); close(c.done) }()
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if _, rest, ok := strings.Cut(sc.Text(), "listening on "); ok {
-				base, _, _ := strings.Cut(rest, " ")
-				select {
-				case addr <- base:
-				default:
-				}
-			}
-		}
-		_, _ = io.Copy(io.Discard, out)
-	}()
-	select {
-	case c.base = <-addr:
-		return c, nil
-	case <-c.done:
-		return nil, fmt.Errorf("%s exited at start (log: %s)", bin, logFile)
-	case <-time.After(60 * time.Second):
-		c.stop()
-		return nil, fmt.Errorf("%s printed no address in 60 s", bin)
-	}
+	return &child{Process: p, log: logFile, want: want}, nil
 }
 
 // stop ends the child with SIGTERM, SIGKILL after 30 s.
-func (c *child) stop() {
-	_ = c.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-c.done:
-	case <-time.After(30 * time.Second):
-		_ = c.cmd.Process.Kill()
-		<-c.done
-	}
-}
+func (c *child) stop() { c.Stop(30 * time.Second) }
 
 // cpu is the child's CPU time so far, user and system
 // (/proc/PID/stat, in clock ticks).
 func (c *child) cpu() (time.Duration, error) {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", c.cmd.Process.Pid))
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", c.Pid()))
 	if err != nil {
 		return 0, err
 	}
 	_, ticks, ok := statTicks(string(stat))
 	if !ok {
-		return 0, fmt.Errorf("/proc/%d/stat: %q", c.cmd.Process.Pid, stat)
+		return 0, fmt.Errorf("/proc/%d/stat: %q", c.Pid(), stat)
 	}
 	return time.Duration(ticks) * time.Second / clockTicks, nil
 }
 
 // status reads a field of /proc/PID/status in bytes (0: unknown).
 func (c *child) status(field string) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", c.cmd.Process.Pid))
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", c.Pid()))
 	if err != nil {
 		return 0
 	}

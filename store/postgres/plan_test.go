@@ -284,3 +284,40 @@ func explainPG(t *testing.T, conn *pgx.Conn, query string, args ...any) string {
 	}
 	return strings.Join(plan, "\n")
 }
+
+// TestQueryListReadsItsRange: GET /v1/errors?query_id reads that query's
+// range of records_by_query in every sort, before and after ANALYZE (this
+// project's PostgreSQL runs with autovacuum off), rather than walk the
+// sort's index through the tenant's records as SQLite did without its
+// INDEXED BY (Dialect.ByQuery).
+func TestQueryListReadsItsRange(t *testing.T) {
+	dbURL := pgtest.FreshSchema(t)
+	s := open(t, dbURL, store.Config{})
+	defer s.Close()
+	conn := connect(t, dbURL)
+	if _, err := conn.Exec(t.Context(), `INSERT INTO records (tenant, error_id, query_id, agent_id, error_type, severity,
+			first_seen, last_seen, occurrence_count, code, title)
+		SELECT 'busy', 'e' || i, 'q_' || i, 'query_engine', 'query_error', 'low',
+			$1::bigint - i::bigint * 1000000000, $1::bigint - i::bigint * 1000000000, 1 + i % 7, 'DB_TIMEOUT', 'DB_TIMEOUT: query timed out'
+		FROM generate_series(1, 4000) AS i`, time.Now().UnixNano()); err != nil {
+		t.Fatal(err)
+	}
+	d := sqlstore.Dialect{FullText: sqlstore.TSVector}
+	for _, analyzed := range []bool{false, true} {
+		if analyzed {
+			if _, err := conn.Exec(t.Context(), "ANALYZE records"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, sort := range []string{"", store.SortFirstSeen, store.SortCount} {
+			f := store.Filter{QueryID: "q_17", Sort: sort}
+			query, args, err := sqlstore.ErrorRecordsSQL(d, time.Now(), "busy", f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if plan := explainPG(t, conn, query, args...); !strings.Contains(plan, "using records_by_query on records r") {
+				t.Errorf("analyzed %v: the plan of %+v is\n%s\nwant records_by_query's range", analyzed, f, plan)
+			}
+		}
+	}
+}

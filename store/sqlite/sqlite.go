@@ -34,6 +34,7 @@ var dialect = sqlstore.Dialect{
 		VALUES (jsonb($1), $2, $3, $4, $5, $7, jsonb($6), jsonb('[]'))`,
 	RiverTime: riverTime,
 	FullText:  sqlstore.FTS5, // migrations/0016_search.sql
+	ByQuery:   "records r INDEXED BY records_by_query",
 }
 
 // riverTime is a time as River's SQLite driver keeps it: text, in UTC, to

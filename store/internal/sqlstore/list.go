@@ -189,6 +189,13 @@ func listRecords(d Dialect, now time.Time, tenant string, f store.Filter) (recor
 		w.WriteString(" AND r.error_id = c.error_id")
 	}
 	filterRecords(w, f, now)
+	if f.QueryID != "" && d.ByQuery != "" && !l.windowed && f.Search == "" {
+		// A query's records, however few, read through its range and
+		// sorted: as many as the total counts (at most TotalCap), never
+		// the tenant's others. (A window or a search reads its own
+		// matches first.)
+		from = strings.Replace(recordFrom, "records r", d.ByQuery, 1)
+	}
 	if f.Search != "" {
 		terms, err := store.ParseSearch(f.Search)
 		if err != nil {

@@ -144,6 +144,14 @@ type Dialect struct {
 	WritesHoldConns bool
 	// FullText is how the records are searched: FTS5 or TSVector.
 	FullText FullText
+	// ByQuery, when set, is the records r of a listing by a query ID
+	// (store.Filter.QueryID) that the planner must read through that
+	// query's range of records_by_query (SQLite: records r INDEXED BY
+	// records_by_query), then sort. Without statistics SQLite walks the
+	// sort's index instead (records_by_last_seen, records_by_count),
+	// through every record of the tenant, to find the one or few of a
+	// query; PostgreSQL's statistics tell it a query ID is rare.
+	ByQuery string
 }
 
 // Store implements store.Store but for Ping, Ready and Close, which the
