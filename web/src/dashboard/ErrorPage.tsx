@@ -40,7 +40,8 @@ import {
   type TransitionPage,
   type WorkflowState,
 } from './record';
-import { jobFinished, type ErrorRecord, type Feedback, type Job, type JobAttempt, type Occurrence, type OccurrencePage, type Outcome } from './types';
+import { NO_FILTERS, errorsHash, sessionHash } from './route';
+import { jobFinished, type MCPSession, type ErrorRecord, type Feedback, type Job, type JobAttempt, type Occurrence, type OccurrencePage, type Outcome } from './types';
 import { useJSON } from './useJSON';
 import { usePageTitle } from './page';
 
@@ -402,14 +403,7 @@ function OriginView({ origin }: { origin: Origin }) {
             </a>
           </Fact>
         )}
-        {origin.sessionId && (
-          <Fact name="MCP session">
-            <code className="cut" title={origin.sessionId} data-testid="session-id">
-              {origin.sessionId}
-            </code>
-            {origin.tool && <span className="muted"> (tool {origin.tool})</span>}
-          </Fact>
-        )}
+        {origin.sessionId && <SessionFact origin={origin} sessionId={origin.sessionId} />}
         {origin.traceId && (
           <Fact name="Trace ID">
             <code className="cut" title={origin.traceId} data-testid="trace-id">
@@ -419,6 +413,31 @@ function OriginView({ origin }: { origin: Origin }) {
         )}
       </dl>
     </section>
+  );
+}
+
+/**
+ * The session that produced it: linked to the session's page when it is an
+ * MCP session the service recorded (GET /v1/sessions/{session_id} has it),
+ * else (a framework adapter's session, or one expired) to the errors list
+ * filtered by it.
+ */
+function SessionFact({ origin, sessionId }: { origin: Origin; sessionId: string }) {
+  const recorded = useJSON<MCPSession>(origin.door === 'mcp' ? `/v1/sessions/${encodeURIComponent(sessionId)}` : null);
+  const mcp = recorded.data !== undefined;
+  return (
+    <Fact name={origin.door === 'mcp' ? 'MCP session' : 'Session'}>
+      <a
+        href={mcp ? sessionHash(sessionId) : errorsHash({ ...NO_FILTERS, session_id: sessionId })}
+        className="cut"
+        title={mcp ? `MCP session ${sessionId}` : `The errors of session ${sessionId}`}
+        data-testid="session-link"
+        data-session-kind={mcp ? 'mcp' : 'errors'}
+      >
+        {sessionId}
+      </a>
+      {origin.tool && <span className="muted"> (tool {origin.tool})</span>}
+    </Fact>
   );
 }
 

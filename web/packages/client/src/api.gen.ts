@@ -854,6 +854,37 @@ export interface components {
             /** @description Why the attempt failed (secrets redacted). Absent for the successful attempt. */
             error?: string;
         };
+        /** @description The record of an MCP session opened at /mcp: its client, protocol version, times, how it ended and its counts of tool calls; no call's arguments or answers. */
+        MCPSession: {
+            /** @description Its tool calls (tools/call), written with its end; while open, those the answering instance counted so far when it holds the session, else 0. */
+            calls: number;
+            /** @description initialize's clientInfo.name (may be empty). */
+            client_name: string;
+            /** @description initialize's clientInfo.version (may be empty). */
+            client_version: string;
+            /**
+             * Format: date-time
+             * @description Absent while open.
+             */
+            ended_at?: string;
+            /** @description Those of its calls that failed: a result with isError, or a JSON-RPC error. Each recorded failure is an occurrence whose report names the session (GET /v1/errors?session_id=). */
+            failed_calls: number;
+            /** Format: date-time */
+            opened_at: string;
+            /**
+             * @description open: not ended (or its instance stopped before recording the end; it stays so until it expires); closed: its client sent DELETE /mcp; expired: unused for 30 minutes; evicted: closed to make room for another session of the tenant's, past its bound; shutdown: the service shut down.
+             * @enum {string}
+             */
+            outcome: "open" | "closed" | "expired" | "evicted" | "shutdown";
+            /** @description The MCP protocol version the session negotiated. */
+            protocol_version: string;
+            /** @description The session's Mcp-Session-Id: one session per tenant and id. */
+            session_id: string;
+        };
+        MCPSessionPage: {
+            next_cursor?: string;
+            sessions: components["schemas"]["MCPSession"][];
+        };
         /** @enum {string} */
         NextAction: "resume" | "await_user" | "escalate";
         Occurrence: {
@@ -3810,22 +3841,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        next_cursor?: string;
-                        sessions: {
-                            calls: number;
-                            client_name: string;
-                            client_version: string;
-                            /** Format: date-time */
-                            ended_at?: string;
-                            failed_calls: number;
-                            /** Format: date-time */
-                            opened_at: string;
-                            outcome: string;
-                            protocol_version: string;
-                            session_id: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["MCPSessionPage"];
                 };
             };
             /** @description An invalid filter or cursor; errors lists every parameter. */
@@ -3877,19 +3893,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        calls: number;
-                        client_name: string;
-                        client_version: string;
-                        /** Format: date-time */
-                        ended_at?: string;
-                        failed_calls: number;
-                        /** Format: date-time */
-                        opened_at: string;
-                        outcome: string;
-                        protocol_version: string;
-                        session_id: string;
-                    };
+                    "application/json": components["schemas"]["MCPSession"];
                 };
             };
             /** @description The query string is malformed (INVALID_REQUEST). */
