@@ -149,7 +149,7 @@ export function SessionsPage({ filters, cursor }: { filters: SessionFilters; cur
                 </td>
                 <td data-label="Failed" className="num">
                   {s.failed_calls > 0 ? (
-                    <a href={errorsHash({ ...NO_FILTERS, session_id: s.session_id })} aria-label={`The records of session ${s.session_id}`}>
+                    <a href={errorsHash({ ...NO_FILTERS, session_id: s.session_id })} aria-label={`${s.failed_calls} failed: the records of session ${s.session_id}`}>
                       {s.failed_calls}
                     </a>
                   ) : (
