@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
@@ -196,7 +197,7 @@ func environmentProblem(s string) string {
 // q, sort, window, limit, cursor. Every problem is reported at once.
 func parseFilter(q url.Values) (store.Filter, error) {
 	l := listQuery{q: q}
-	l.only("query_id", "agent_id", "error_type", "severity", "status", "environment", "release", "since", "q", "sort", "window", "limit", "cursor")
+	l.only("query_id", "agent_id", "error_type", "severity", "status", "environment", "release", "session_id", "since", "q", "sort", "window", "limit", "cursor")
 	f := store.Filter{QueryID: l.identifier("query_id"), AgentID: l.identifier("agent_id")}
 	if f.Environment = l.one("environment"); f.Environment != "" {
 		if msg := environmentProblem(f.Environment); msg != "" {
@@ -206,6 +207,11 @@ func parseFilter(q url.Values) (store.Filter, error) {
 	if f.Release = l.one("release"); f.Release != "" {
 		if msg := triage.CheckRelease(f.Release); msg != "" {
 			l.bad("release", msg)
+		}
+	}
+	if f.SessionID = l.one("session_id"); f.SessionID != "" {
+		if len(f.SessionID) > store.MaxSessionIDBytes || !utf8.ValidString(f.SessionID) || strings.ContainsRune(f.SessionID, 0) {
+			l.bad("session_id", "must be UTF-8 text without NULs of at most "+strconv.Itoa(store.MaxSessionIDBytes)+" bytes")
 		}
 	}
 	if f.Search = l.one("q"); f.Search != "" {
@@ -268,6 +274,22 @@ func parseWindow(v string) time.Duration {
 		return 0
 	}
 	return time.Duration(n) * unit
+}
+
+// parseSessionFilter reads the query of GET /v1/sessions: outcome, since
+// (RFC 3339), limit, cursor.
+func parseSessionFilter(q url.Values) (store.SessionFilter, error) {
+	l := listQuery{q: q}
+	l.only("outcome", "since", "limit", "cursor")
+	var f store.SessionFilter
+	if f.Outcome = l.one("outcome"); f.Outcome != "" && !slices.Contains(store.SessionOutcomes, f.Outcome) {
+		l.bad("outcome", "must be "+strings.Join(store.SessionOutcomes, ", "))
+	}
+	f.Since, f.Limit, f.Cursor = l.since("since"), l.limit(), l.one("cursor")
+	if err := l.err(); err != nil {
+		return store.SessionFilter{}, err
+	}
+	return f, nil
 }
 
 // parseRunFilter reads the query of GET /v1/runs: agent_id, outcome,

@@ -128,6 +128,7 @@ func TestOnPostgres(t *testing.T) {
 		{"EventsPastOlderTransaction", testEventsPastOlderTransaction}, {"SearchSortAndCounts", TestSearchSortAndCounts},
 		{"FailedRunsRecorded", TestFailedRunsRecorded}, {"FailedRunRecordingRetried", TestFailedRunRecordingRetried},
 		{"FailedMCPCallsRecorded", TestFailedMCPCallsRecorded}, {"RunTotals", TestRunTotals},
+		{"MCPSessionRecorded", TestMCPSessionRecorded}, {"MCPSessionEnds", TestMCPSessionEnds},
 	} {
 		t.Run(c.name, c.test)
 	}

@@ -3,6 +3,7 @@ package server
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"testing"
 	"time"
 
@@ -218,6 +219,26 @@ func FuzzDecodeAlertTarget(f *testing.F) {
 			}
 		} else {
 			checkInvalid(t, err)
+		}
+	})
+}
+
+func FuzzParseSessionFilter(f *testing.F) {
+	f.Fuzz(func(t *testing.T, query string) {
+		q, err := url.ParseQuery(query)
+		if err != nil {
+			return
+		}
+		filter, err := parseSessionFilter(q)
+		checkInvalid(t, err)
+		if err != nil {
+			return
+		}
+		if filter.Limit < 0 || filter.Limit > 500 {
+			t.Fatalf("limit %d", filter.Limit)
+		}
+		if filter.Outcome != "" && !slices.Contains(store.SessionOutcomes, filter.Outcome) {
+			t.Fatalf("outcome %q taken", filter.Outcome)
 		}
 	})
 }

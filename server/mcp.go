@@ -81,12 +81,18 @@ func mcpDefaults(cfg *Config) {
 // mcpEvents (streams resume, within bounds).
 func (s *Server) mcpHandler(b *bridge.Bridge) apiFunc {
 	b.ServeErrors(s.errorsOf)
+	sessions := newMCPSessions(s.cfg.TenantMCPSessions, b.Server(), b.Busy)
+	sessions.records = &sessionRecords{st: s.cfg.Store, log: s.log}
+	s.mcpSessions = sessions
+	b.Server().AddReceivingMiddleware(sessions.countCalls)
+	events := newMCPEvents(s.cfg.MCPEventBytesSession, s.cfg.MCPEventBytesTenant)
+	events.closed = sessions.closed
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return b.Server() },
 		&mcp.StreamableHTTPOptions{
 			Logger:              s.log,
 			MaxRequestBodyBytes: s.cfg.MCPMaxBody,
 			SessionTimeout:      MCPSessionTimeout,
-			EventStore:          newMCPEvents(s.cfg.MCPEventBytesSession, s.cfg.MCPEventBytesTenant),
+			EventStore:          events,
 		})
 	// The tenant is already known; the verifier only hands it over (the
 	// go-sdk puts it in the request's context as the token's UserID,
@@ -99,7 +105,6 @@ func (s *Server) mcpHandler(b *bridge.Bridge) apiFunc {
 		}
 		return auth.RequireBearerToken(verify, nil)(h)
 	}
-	sessions := newMCPSessions(s.cfg.TenantMCPSessions, b.Server(), b.Busy)
 	origins := http.NewCrossOriginProtection()
 	posts := service.NewShares(s.cfg.TenantConcurrent)
 	return func(w http.ResponseWriter, r *http.Request, tenant string) error {
@@ -163,6 +168,9 @@ func (s *Server) mcpHandler(b *bridge.Bridge) apiFunc {
 			}
 			version := negotiatedVersion(body.version)
 			mw.started = func() { sessions.opened(tenant, w.Header().Get("Mcp-Session-Id"), version) }
+			// Once answered, the session is recorded (its client's name and
+			// version as the go-sdk read them).
+			defer func() { sessions.initialized(w.Header().Get("Mcp-Session-Id")) }()
 			defer func() { sessions.done(w.Header().Get("Mcp-Session-Id"), false) }()
 		case known:
 			stream := r.Method == http.MethodGet
@@ -175,10 +183,17 @@ func (s *Server) mcpHandler(b *bridge.Bridge) apiFunc {
 			r = r.Clone(r.Context())
 			r.Header.Set("Authorization", "Bearer tenant")
 		}
+		deleting := r.Method == http.MethodDelete && known
+		if deleting {
+			sessions.closing(sid, true) // the end the go-sdk tells is the client's
+		}
 		withTenant(tenant).ServeHTTP(mw, r)
 		mw.finish()
-		if r.Method == http.MethodDelete && mw.code == http.StatusNoContent {
+		switch {
+		case deleting && mw.code == http.StatusNoContent:
 			sessions.forget(sid)
+		case deleting:
+			sessions.closing(sid, false)
 		}
 		return nil
 	}

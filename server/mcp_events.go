@@ -27,6 +27,9 @@ import (
 // replayed), since the index of its events is no longer known.
 type mcpEvents struct {
 	perSession, perTenant int
+	// closed is told of each session's end, once its events are
+	// forgotten (nil: no one).
+	closed func(sessionID string)
 
 	mu       sync.Mutex
 	seq      uint64
@@ -205,15 +208,20 @@ func (e *mcpEvents) After(_ context.Context, sessionID, streamID string, index i
 	}
 }
 
-// SessionClosed forgets the session's events.
+// SessionClosed forgets the session's events, and tells closed: the
+// go-sdk calls it once a session ends, however it ends (deleted, idle
+// for its timeout, or closed by the door).
 func (e *mcpEvents) SessionClosed(_ context.Context, sessionID string) error {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	if s := e.sessions[sessionID]; s != nil {
 		if e.tenants[s.tenant] -= s.bytes; e.tenants[s.tenant] <= 0 {
 			delete(e.tenants, s.tenant)
 		}
 		delete(e.sessions, sessionID)
+	}
+	e.mu.Unlock()
+	if e.closed != nil {
+		e.closed(sessionID)
 	}
 	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/triage-go/triage/store"
 )
 
 // mcpSessions keeps what /mcp knows of each MCP session the go-sdk holds:
@@ -31,6 +33,11 @@ type mcpSessions struct {
 	tick    uint64 // counts the requests' starts and ends: the order of use
 	byID    map[string]*mcpSession
 	opening map[string]int // tenant → sessions being opened now
+	// ending are the sessions closed (evicted, deleted) whose go-sdk
+	// session has not yet told its end (mcpEvents.SessionClosed).
+	ending map[string]*mcpSession
+	// records writes the sessions' records (nil: none are written).
+	records *sessionRecords
 }
 
 // mcpSession is one session's entry.
@@ -43,6 +50,15 @@ type mcpSession struct {
 	ready   bool      // the client sent notifications/initialized
 	posts   int       // POSTs and DELETEs in progress
 	streams int       // GET streams open
+	// The record's: the client's name and version (initialize's
+	// clientInfo), whether the open was recorded (the end is then), how
+	// it ends when the door closes it (store.SessionEvicted,
+	// store.SessionClosed; "" for the go-sdk's idle timeout), and its
+	// tool calls, and failed ones, so far.
+	client, clientVersion string
+	recorded              bool
+	reason                string
+	calls, failed         int64
 }
 
 // mcpHandshake is how long a session that answered initialize is kept
@@ -51,7 +67,8 @@ type mcpSession struct {
 const mcpHandshake = 10 * time.Second
 
 func newMCPSessions(max int, server *mcp.Server, busy func(string) bool) *mcpSessions {
-	return &mcpSessions{max: max, server: server, busy: busy, byID: map[string]*mcpSession{}, opening: map[string]int{}}
+	return &mcpSessions{max: max, server: server, busy: busy, byID: map[string]*mcpSession{}, opening: map[string]int{},
+		ending: map[string]*mcpSession{}}
 }
 
 // now is the next tick; m.mu is held.
@@ -84,9 +101,10 @@ func (m *mcpSessions) open(tenant string) bool {
 		for ss := range m.server.Sessions() {
 			live[ss.ID()] = true
 		}
-		for id := range m.byID {
+		for id, s := range m.byID {
 			if !live[id] {
 				delete(m.byID, id)
+				m.records.end(s, store.SessionExpired)
 			}
 		}
 	}
@@ -97,6 +115,8 @@ func (m *mcpSessions) open(tenant string) bool {
 			m.mu.Unlock()
 			return false
 		}
+		m.byID[victim].reason = store.SessionEvicted
+		m.ending[victim] = m.byID[victim]
 		delete(m.byID, victim)
 	}
 	m.opening[tenant]++
@@ -209,11 +229,15 @@ func (m *mcpSessions) done(id string, stream bool) {
 	}
 }
 
-// forget drops the session's entry (it was deleted).
+// forget drops the session's entry (it was deleted): its end is
+// recorded as closed, unless the go-sdk told it already.
 func (m *mcpSessions) forget(id string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	delete(m.byID, id)
+	if s, ok := m.byID[id]; ok {
+		delete(m.byID, id)
+		m.records.end(s, store.SessionClosed)
+	}
 }
 
 // negotiatedVersion is the protocol version the go-sdk's server answers

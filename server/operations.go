@@ -116,6 +116,9 @@ var operations = []route{
 			{Name: "release", In: "query", Description: "Only the errors first or last seen in this release: the first or the latest occurrence to name a release named it (first_release, last_release; a record keeps those two, not the releases in between).", Schema: apidoc.Obj{
 				"type": "string", "maxLength": triage.MaxRelease,
 			}},
+			{Name: "session_id", In: "query", Description: "Only the errors with an occurrence whose report names this session (data.context.session_id: an MCP session's failed tool calls, GET /v1/sessions/{session_id}, or a framework adapter's session), among the tenant's latest 10,000 occurrences (store.MaxSessionScan): no index of sessions is kept per report, so an older occurrence is not found.", Schema: apidoc.Obj{
+				"type": "string", "maxLength": store.MaxSessionIDBytes,
+			}},
 			{Name: "since", In: "query", Description: "Only errors last seen at or after this time.", Schema: apidoc.Obj{
 				"type":   "string",
 				"format": "date-time",
@@ -634,6 +637,48 @@ var operations = []route{
 			opNoKey,
 			opWrongKey,
 			{Status: 404, Description: "No such run for this tenant: never started, expired, or another tenant's (NOT_FOUND)."},
+			opRateLimited,
+			opBusy,
+		},
+	}},
+	{api: (*Server).listSessions, Operation: apidoc.Operation{
+		Method: "GET", Path: "/v1/sessions", ID: "listSessions",
+		Summary:     "List MCP sessions",
+		Description: "The tenant's records of the MCP sessions opened at /mcp, the latest opened first, as GET /v1/sessions/{session_id} returns each. Kept 7 days after the session opened (store.Retention.Sessions).",
+		Params: []apidoc.Param{
+			{Name: "outcome", In: "query", Description: "Only the sessions that ended so (open: not ended).", Schema: apidoc.Obj{
+				"type": "string",
+				"enum": apidoc.List{"open", "closed", "expired", "evicted", "shutdown"},
+			}},
+			{Name: "since", In: "query", Description: "Only sessions opened at or after this time.", Schema: apidoc.Obj{
+				"type":   "string",
+				"format": "date-time",
+			}},
+			opLimit,
+			opCursor,
+		},
+		OK: []apidoc.Answer{
+			{Status: 200, Description: "A page of MCP session records, the latest opened first.", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Of[triage.MCPSessionPage]()}}},
+		},
+		Problems: opListProblems,
+	}},
+	{api: (*Server).getSession, Operation: apidoc.Operation{
+		Method: "GET", Path: "/v1/sessions/{session_id}", ID: "getSession",
+		Summary:     "An MCP session's record",
+		Description: "The tenant's record of the MCP session with this Mcp-Session-Id: its client (initialize's clientInfo), protocol version, when it opened and ended, how it ended (closed by its client's DELETE, expired after 30 minutes unused, evicted to make room for another of the tenant's, or shutdown), and its tool calls and failed ones, written with its end (an open session's are those the answering instance counted so far, when it holds the session). GET /v1/errors?session_id= lists the records its failed calls became. Kept 7 days after the session opened (store.Retention.Sessions).",
+		Params: []apidoc.Param{
+			{Name: "session_id", In: "path", Required: true, Description: "The session's Mcp-Session-Id.", Schema: apidoc.Obj{
+				"type": "string",
+			}},
+		},
+		OK: []apidoc.Answer{
+			{Status: 200, Description: "The session's record.", Content: []apidoc.Media{{ContentType: "application/json", Schema: apidoc.Of[triage.MCPSession]()}}},
+		},
+		Problems: []apidoc.Problem{
+			{Status: 400, Description: "The query string is malformed (INVALID_REQUEST)."},
+			opNoKey,
+			opWrongKey,
+			{Status: 404, Description: "No such MCP session for this tenant: never recorded, expired, or another tenant's (NOT_FOUND)."},
 			opRateLimited,
 			opBusy,
 		},

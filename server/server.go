@@ -45,10 +45,12 @@ type Server struct {
 	metrics   *httpMetrics
 	mux       *http.ServeMux
 	mcp       apiFunc // /mcp's handler, when the service runs agents (Config.Bridge)
-	problems  *problem.Options
-	log       *slog.Logger
-	runs      *runs
-	ready     readiness // the ingresses' checks, besides the store's
+	// mcpSessions are /mcp's sessions (nil without Config.Bridge).
+	mcpSessions *mcpSessions
+	problems    *problem.Options
+	log         *slog.Logger
+	runs        *runs
+	ready       readiness // the ingresses' checks, besides the store's
 	// jobsUI is River's web UI (Config.JobsUI), operator the SHA-256 of
 	// Config.OperatorKey, crossOrigin the UI's guard against changes
 	// another origin's page makes with the operator's credentials.
@@ -291,12 +293,21 @@ func (s *Server) Close() {
 		// prompt cancelled and is answered SERVICE_UNAVAILABLE, retryable
 		// (the go-sdk writes no answer on a closing connection), within
 		// the bridge's shutdown timeout; then the connections close.
+		if s.mcpSessions != nil {
+			s.mcpSessions.records.shutdown() // their ends are the shutdown's
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), bridge.DefaultShutdownTimeout)
 		if err := s.cfg.Bridge.Shutdown(ctx); err != nil {
 			s.log.Warn("MCP calls still unanswered at shutdown", slog.Any("error", err))
 		}
 		cancel()
 		s.cfg.Bridge.Disconnect()
+		if s.mcpSessions != nil {
+			s.mcpSessions.endAll(store.SessionShutdown)
+			if !s.mcpSessions.records.wait(service.RunRecordTimeout) {
+				s.log.Warn("MCP sessions' ends still being recorded at shutdown")
+			}
+		}
 	}
 	s.logs.Flush()
 }

@@ -66,6 +66,7 @@ type Tenant interface {
 	Enqueuer
 	Checkpoints
 	Runs
+	MCPSessions
 	Throttles
 	Workflows
 	AlertRules
@@ -359,6 +360,11 @@ type Filter struct {
 	Status triage.Status
 	// ErrorIDs, when not empty, keeps these records only.
 	ErrorIDs []string
+	// SessionID keeps the records with an occurrence whose report names
+	// this session (data.context.session_id: an MCP session's failed
+	// calls, a framework adapter's session), among the tenant's latest
+	// MaxSessionScan occurrences.
+	SessionID string
 	// Search keeps the records whose title, code, agent or query have a
 	// word beginning with each of its terms (ParseSearch).
 	Search string
@@ -606,6 +612,10 @@ type Retention struct {
 	// goes too). Until then its run id cannot be used again. Default 7
 	// days.
 	Runs time.Duration
+	// Sessions: the record of an MCP session, by when it opened, whatever
+	// its outcome (a session still recorded as open, whose instance
+	// stopped, goes too). Default 7 days.
+	Sessions time.Duration
 	// Counts: the hourly counts of occurrences (Trends), by their hour.
 	// Default DefaultCountRetention (30 days).
 	Counts time.Duration
@@ -620,7 +630,8 @@ const (
 	DefaultCheckpointRetention         = 7 * 24 * time.Hour
 	DefaultFinishedCheckpointRetention = 24 * time.Hour
 
-	DefaultRunRetention = 7 * 24 * time.Hour
+	DefaultRunRetention     = 7 * 24 * time.Hour
+	DefaultSessionRetention = 7 * 24 * time.Hour
 )
 
 // WithDefaults returns r with its zero fields set to the defaults.
@@ -642,6 +653,9 @@ func (r Retention) WithDefaults() Retention {
 	}
 	if r.Runs <= 0 {
 		r.Runs = DefaultRunRetention
+	}
+	if r.Sessions <= 0 {
+		r.Sessions = DefaultSessionRetention
 	}
 	if r.Counts <= 0 {
 		r.Counts = DefaultCountRetention

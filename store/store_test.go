@@ -24,6 +24,7 @@ func TestTenantIsItsParts(t *testing.T) {
 		reflect.TypeFor[store.Enqueuer](),
 		reflect.TypeFor[store.Checkpoints](),
 		reflect.TypeFor[store.Runs](),
+		reflect.TypeFor[store.MCPSessions](),
 		reflect.TypeFor[store.Throttles](),
 		reflect.TypeFor[store.Workflows](),
 		reflect.TypeFor[store.AlertRules](),

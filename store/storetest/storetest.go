@@ -51,6 +51,7 @@ func Run(t *testing.T, open Opener) {
 		{"Concurrency", concurrencyTests},
 		{"Checkpoints", checkpointTests},
 		{"Runs", runTests},
+		{"Sessions", sessionTests},
 		{"RunEvents", runEventTests},
 		{"Throttles", throttleTests},
 		{"Shares", shareTests},

@@ -1,7 +1,8 @@
 // The dashboard's accessibility and layout, in Chromium, against `triage
 // serve`: axe-core finds no serious or critical violation on any page
 // (the errors, a record, the playground with a conversation and a failed
-// run's toast, the runs, a failed run with its timeline, the overview, a
+// run's toast, the runs, a failed run with its timeline, the overview, the
+// MCP sessions and a session with the record of its failed call, a
 // page that is not there, the key dialog asking and
 // refusing) in the light and the dark theme at 390 and 1280 px; the key
 // dialog keeps Tab and Shift+Tab inside it, closes on Escape and gives the
@@ -14,7 +15,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { WIDTHS, checkA11y, checkWidth, forEachView, openBrowser, report, screenshot, startServe, waitFor } from './helpers.js';
+import { WIDTHS, checkA11y, checkWidth, forEachView, mcpSession, openBrowser, report, screenshot, startServe, waitFor } from './helpers.js';
 
 const KEY = 'key-acme-0123456789abcdef';
 
@@ -63,7 +64,7 @@ const LIGHT = 'rgb(247, 248, 250)';
 const DARK = 'rgb(13, 17, 23)';
 
 /** The pages of a service without keys, each opened and waited for: the name, the hash, and what shows it is ready. */
-function pages(fb) {
+function pages(fb, sid) {
   return [
     { name: 'errors', hash: '#/', ready: (page) => page.locator(`li[data-error-id="${fb.error_id}"]`).waitFor() },
     {
@@ -107,6 +108,13 @@ function pages(fb) {
       },
     },
     { name: 'overview', hash: '#/overview', ready: (page) => page.getByRole('heading', { name: 'Failure rate by agent' }).waitFor() },
+    { name: 'sessions', hash: '#/sessions', ready: (page) => page.locator('[data-session-id]').first().waitFor() },
+    {
+      // An MCP session whose failed call became a record, linked.
+      name: 'session',
+      hash: `#/sessions/${sid}`,
+      ready: (page) => page.getByTestId('session-records').locator('a').first().waitFor({ timeout: 20_000 }),
+    },
     { name: 'not found', hash: '#/nowhere', ready: (page) => page.getByRole('heading', { name: 'Not found' }).waitFor() },
   ];
 }
@@ -140,10 +148,11 @@ test('axe: no serious or critical violation on any page, light and dark, 390 and
   await failedRun(svc.base);
   await svc.post(report('service_outage'));
   await svc.post(report('ambiguous_input'));
+  const sid = await mcpSession(svc.base, { client: { name: `client-${'c'.repeat(120)}`, version: '9.9.9' }, ok: 1, fail: 1, close: true });
   const { page, watch } = await openBrowser(t, svc.base);
   // Every page in every view, the failures listed together.
   const failures = [];
-  for (const p of pages(fb)) {
+  for (const p of pages(fb, sid)) {
     await page.goto(`${svc.base}/${p.hash}`);
     await p.ready(page);
     await forEachView(page, async (v) => {
@@ -285,8 +294,9 @@ test('layout: no page scrolls sideways at 390, 768, 1280 and 1920 px, with 128-c
   const fb = await svc.post(longReport());
   await failedRun(svc.base);
   await svc.post(report('service_outage'));
+  const sid = await mcpSession(svc.base, { client: { name: `client-${'c'.repeat(120)}`, version: '9.9.9' }, fail: 1 });
   const { page, watch } = await openBrowser(t, svc.base);
-  for (const p of pages(fb)) {
+  for (const p of pages(fb, sid)) {
     await page.goto(`${svc.base}/${p.hash}`);
     await p.ready(page);
     for (const width of WIDTHS) {

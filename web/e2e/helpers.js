@@ -423,3 +423,44 @@ export async function forEachView(page, fn, views = VIEWS) {
     await page.setViewportSize({ width: 1280, height: 720 });
   }
 }
+
+/**
+ * Opens an MCP session at base's /mcp as a raw client would (initialize
+ * with clientInfo, then notifications/initialized), makes fail tool calls
+ * that fail (sessions_create with an agent the registry does not have)
+ * and ok calls that do not (agents_discover), and closes it (DELETE) when
+ * close; returns its Mcp-Session-Id.
+ */
+export async function mcpSession(base, { client = { name: 'e2e-client', version: '1.2.3' }, fail = 0, ok = 0, close = false, headers = {} } = {}) {
+  const h = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers };
+  const post = async (sid, body) => {
+    const res = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: { ...h, ...(sid ? { 'Mcp-Session-Id': sid, 'Mcp-Protocol-Version': '2025-06-18' } : {}) },
+      body: JSON.stringify(body),
+    });
+    const text = await res.text();
+    assert.ok(res.status === 200 || res.status === 202, `POST /mcp ${body.method}: ${res.status} ${text}`);
+    return { res, text };
+  };
+  const init = await post('', {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: client },
+  });
+  const sid = init.res.headers.get('Mcp-Session-Id');
+  assert.ok(sid, `initialize gave no session: ${init.text}`);
+  await post(sid, { jsonrpc: '2.0', method: 'notifications/initialized' });
+  let id = 2;
+  for (let i = 0; i < ok; i++) await post(sid, { jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'agents_discover', arguments: {} } });
+  for (let i = 0; i < fail; i++) {
+    const { text } = await post(sid, { jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'sessions_create', arguments: { agentId: 'nobody' } } });
+    assert.match(text, /"isError":true/);
+  }
+  if (close) {
+    const res = await fetch(`${base}/mcp`, { method: 'DELETE', headers: { ...h, 'Mcp-Session-Id': sid } });
+    assert.equal(res.status, 204, await res.text());
+  }
+  return sid;
+}

@@ -82,3 +82,24 @@ func FuzzDecodeListCursor(f *testing.F) {
 		}
 	})
 }
+
+func FuzzDecodeSessionCursor(f *testing.F) {
+	f.Fuzz(func(t *testing.T, c string) {
+		opened, id, err := decodeSessionCursor(c)
+		if err != nil {
+			if !errors.Is(err, store.ErrBadCursor) || opened != 0 || id != "" {
+				t.Fatalf("%q: %d %q, %v", c, opened, id, err)
+			}
+			return
+		}
+		if opened < 0 || id == "" || !isText(id) {
+			t.Fatalf("%q: %d %q", c, opened, id)
+		}
+		if o, i, err := decodeSessionCursor(encodeSessionCursor(opened, id)); err != nil || o != opened || i != id {
+			t.Fatalf("%q: %d %q encodes to a cursor of %d %q, %v", c, opened, id, o, i, err)
+		}
+		if _, _, err := decodeRunCursor(c); err == nil {
+			t.Fatalf("%q: a sessions cursor taken for runs", c)
+		}
+	})
+}

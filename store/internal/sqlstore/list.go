@@ -189,6 +189,9 @@ func listRecords(d Dialect, now time.Time, tenant string, f store.Filter) (recor
 		w.WriteString(" AND r.error_id = c.error_id")
 	}
 	filterRecords(w, f, now)
+	if f.SessionID != "" {
+		w.WriteString(" AND r.error_id IN (" + sessionRecordsSQL(d, w, f.SessionID) + ")")
+	}
 	if f.QueryID != "" && d.ByQuery != "" && !l.windowed && f.Search == "" {
 		// A query's records, however few, read through its range and
 		// sorted: as many as the total counts (at most TotalCap), never

@@ -369,6 +369,7 @@ func (s *Store) Expire(ctx context.Context, r store.Retention) (int64, error) {
 		{`DELETE FROM idempotency WHERE started_at < $1`, r.Idempotency},
 		{`DELETE FROM attempts WHERE updated_at < $1`, r.Attempts},
 		{`DELETE FROM runs WHERE started_at < $1`, r.Runs},
+		{`DELETE FROM mcp_sessions WHERE opened_at < $1`, r.Sessions},
 		{ExpireCountsSQL, r.Counts},
 		// A throttle holding nothing back, idle for longer than the
 		// longest throttle, would let the next firing notify anyway.

@@ -255,6 +255,10 @@ func (t *tenant) ChangeRecord(ctx context.Context, errorID string, c triage.Chan
 // write, walking them by seq, the latest first: a record the change moves
 // out of f's selection (by status) is behind the walk, so it ends.
 func (t *tenant) ChangeRecords(ctx context.Context, f store.Filter, c triage.Change, by string) ([]string, error) {
+	if f.SessionID != "" {
+		// The listing's alone: a bulk change must never ignore a filter.
+		return nil, t.s.errorf("change records", errors.New("a bulk change has no session filter"))
+	}
 	now := t.s.now()
 	var releases triage.Releases
 	if nextRelease(c) {

@@ -15,6 +15,7 @@ import { Playground } from './LazyPlayground';
 import { pageKey, usePageFocus, usePageTitle } from './page';
 import { useRoute, type Route } from './route';
 import { RunPage, RunsPage } from './LazyRuns';
+import { SessionPage, SessionsPage } from './LazySessions';
 
 export function App() {
   return (
@@ -55,6 +56,9 @@ function Shell() {
           <a href="#/runs" aria-current={route.page === 'runs' || route.page === 'run' ? 'page' : undefined}>
             Runs
           </a>
+          <a href="#/sessions" aria-current={route.page === 'sessions' || route.page === 'session' ? 'page' : undefined}>
+            Sessions
+          </a>
           <a href="#/playground" aria-current={route.page === 'playground' ? 'page' : undefined}>
             Playground
           </a>
@@ -92,6 +96,10 @@ function Page({ route }: { route: Route }) {
       return <RunsPage filters={route.filters} cursor={route.cursor} />;
     case 'run':
       return <RunPage key={route.id} id={route.id} />;
+    case 'sessions':
+      return <SessionsPage filters={route.filters} cursor={route.cursor} />;
+    case 'session':
+      return <SessionPage key={route.id} id={route.id} />;
     case 'overview':
       return <Overview range={route.range} />;
     case 'missing':

@@ -30,16 +30,16 @@ import {
   durationWords,
   groupOccurrences,
   originOf,
-  runHash,
   type ChartRange,
   type Counts,
   type JobPage,
   type OccurrenceGroup,
-  type Origin,
   type StatusForm,
   type TransitionPage,
   type WorkflowState,
 } from './record';
+import { Fact } from './Fact';
+import { OriginLine, OriginView } from './Origin';
 import { jobFinished, type ErrorRecord, type Feedback, type Job, type JobAttempt, type Occurrence, type OccurrencePage, type Outcome } from './types';
 import { useJSON } from './useJSON';
 import { usePageTitle } from './page';
@@ -386,69 +386,6 @@ export function Bars({ counts }: { counts: Counts }) {
   );
 }
 
-// ---- where it came from
-
-/** The run (a link to its page) or MCP session, and the trace, that produced the latest occurrence. */
-function OriginView({ origin }: { origin: Origin }) {
-  if (!origin.runId && !origin.sessionId && !origin.traceId) return null;
-  return (
-    <section aria-labelledby="origin-title">
-      <h2 id="origin-title">Where it came from</h2>
-      <dl className="facts">
-        {origin.runId && (
-          <Fact name="AG-UI run">
-            <a href={runHash(origin.runId)} className="cut" title={origin.runId} data-testid="run-link">
-              {origin.runId}
-            </a>
-          </Fact>
-        )}
-        {origin.sessionId && (
-          <Fact name="MCP session">
-            <code className="cut" title={origin.sessionId} data-testid="session-id">
-              {origin.sessionId}
-            </code>
-            {origin.tool && <span className="muted"> (tool {origin.tool})</span>}
-          </Fact>
-        )}
-        {origin.traceId && (
-          <Fact name="Trace ID">
-            <code className="cut" title={origin.traceId} data-testid="trace-id">
-              {origin.traceId}
-            </code>
-          </Fact>
-        )}
-      </dl>
-    </section>
-  );
-}
-
-/** The links of one occurrence, in a line: run, session, trace. */
-function OriginLine({ report }: { report: unknown }) {
-  const o = originOf(report);
-  if (!o.runId && !o.sessionId && !o.traceId) return null;
-  return (
-    <div className="small origin-line">
-      {o.runId && (
-        <a href={runHash(o.runId)} className="cut" title={`Run ${o.runId}`}>
-          run {o.runId}
-        </a>
-      )}
-      {o.sessionId && (
-        <span className="cut" title={`MCP session ${o.sessionId}`}>
-          {' '}
-          session {o.sessionId}
-        </span>
-      )}
-      {o.traceId && (
-        <span className="cut" title={`Trace ${o.traceId}`}>
-          {' '}
-          trace <code>{o.traceId}</code>
-        </span>
-      )}
-    </div>
-  );
-}
-
 // ---- what the user is told, the cause and the recovery
 
 function FeedbackView({ fb }: { fb: Feedback }) {
@@ -734,15 +671,6 @@ export function Jobs({ jobs, children }: { jobs: Job[]; children?: ReactNode }) 
       )}
       {children}
     </section>
-  );
-}
-
-function Fact({ name, children }: { name: string; children: ReactNode }) {
-  return (
-    <div>
-      <dt>{name}</dt>
-      <dd>{children}</dd>
-    </div>
   );
 }
 

@@ -1,6 +1,6 @@
 // The errors page's search, filters and sort, all in the URL's hash: a
 // choice applies at once; the words typed (search, agent, environment,
-// release) when submitted, or with the next choice. The agent field
+// release, session) when submitted, or with the next choice. The agent field
 // suggests the agents that reported in the last 30 days (GET /v1/counts
 // by agent, read when the field is first focused). On a narrow window the
 // filters but the search and the sort fold under a button.
@@ -12,11 +12,11 @@ import { ERROR_TYPES, SEVERITIES } from './types';
 import { useJSON } from './useJSON';
 
 /** The fields typed, applied on submit. */
-const TYPED = ['q', 'agent_id', 'environment', 'release'] as const;
+const TYPED = ['q', 'agent_id', 'environment', 'release', 'session_id'] as const;
 type Typed = Pick<ErrorFilters, (typeof TYPED)[number]>;
 
 function typed(f: ErrorFilters): Typed {
-  return { q: f.q, agent_id: f.agent_id, environment: f.environment, release: f.release };
+  return { q: f.q, agent_id: f.agent_id, environment: f.environment, release: f.release, session_id: f.session_id };
 }
 
 /** GET /v1/counts' answer, as far as the suggestions read it. */
@@ -110,6 +110,7 @@ export function ListFilters({ filters }: { filters: ErrorFilters }) {
         </label>
         {text('environment', 'Environment', 'any environment', { maxLength: 64 })}
         {text('release', 'Release', 'any release', { maxLength: 200 })}
+        {text('session_id', 'Session', 'any session', { maxLength: 256 })}
         <label>
           Since
           <select name="since" value={filters.since} onChange={(e) => set({ since: e.target.value })}>

@@ -50,6 +50,7 @@ describe('routes', () => {
     const filters: ErrorFilters = {
       q: 'db_timeout "x" & y',
       status: 'unresolved',
+      session_id: 'S-1 &x',
       agent_id: 'a b',
       error_type: 'query_error',
       severity: '',
@@ -82,7 +83,7 @@ describe('routes', () => {
     // count of that window.
     const all = new URLSearchParams(
       listQuery(
-        { q: 'timed out', status: 'ignored', agent_id: 'a', error_type: 'query_error', severity: 'low', environment: 'prod', release: '1.2', since: '24h', sort: 'count' },
+        { q: 'timed out', status: 'ignored', agent_id: 'a', error_type: 'query_error', severity: 'low', environment: 'prod', release: '1.2', session_id: 'S1', since: '24h', sort: 'count' },
         '',
         25,
         now,
@@ -96,6 +97,7 @@ describe('routes', () => {
       severity: 'low',
       environment: 'prod',
       release: '1.2',
+      session_id: 'S1',
       sort: 'count',
       since: '2025-08-07T12:00:00.000Z',
       window: '24h',

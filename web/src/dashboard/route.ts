@@ -8,6 +8,8 @@
 //	#/runs                  the AG-UI runs, filtered: #/runs?agent_id=…&outcome=failed&code=…&since=24h&cursor=…
 //	#/runs/{run_id}         one run
 //	#/overview              failure rates and new or regressed records: #/overview?range=7d
+//	#/sessions              the MCP sessions, filtered: #/sessions?outcome=closed&since=24h&cursor=…
+//	#/sessions/{session_id} one MCP session, with the records its failed calls became
 
 import { useEffect, useState } from 'react';
 
@@ -27,6 +29,8 @@ export interface ErrorFilters {
   environment: string;
   /** A release a record was first or last seen in. */
   release: string;
+  /** A session an occurrence's report names (data.context.session_id). */
+  session_id: string;
   /** A preset (1h, 24h, 7d, 30d) or "" for any time. */
   since: string;
   /** last_seen ("", the default), first_seen or count. */
@@ -42,6 +46,7 @@ export const NO_FILTERS: ErrorFilters = {
   severity: '',
   environment: '',
   release: '',
+  session_id: '',
   since: '',
   sort: '',
 };
@@ -63,6 +68,8 @@ export type Route =
   | { page: 'runs'; filters: RunFilters; cursor: string }
   | { page: 'run'; id: string }
   | { page: 'overview'; range: string }
+  | { page: 'sessions'; filters: SessionFilters; cursor: string }
+  | { page: 'session'; id: string }
   | { page: 'missing'; hash: string };
 
 /** The filters of the runs page: the query of GET /v1/runs (since as a preset). */
@@ -77,6 +84,17 @@ export interface RunFilters {
 
 /** The outcomes of a run (GET /v1/runs?outcome=). */
 export const RUN_OUTCOMES = ['running', 'finished', 'failed', 'disconnected', 'shutdown'] as const;
+
+/** The filters of the sessions page: the query of GET /v1/sessions (since as a preset). */
+export interface SessionFilters {
+  /** open, closed, expired, evicted, shutdown, or "" for any. */
+  outcome: string;
+  /** A preset (1h, 24h, 7d, 30d) or "" for any time. */
+  since: string;
+}
+
+/** The outcomes of an MCP session (GET /v1/sessions?outcome=). */
+export const SESSION_OUTCOMES = ['open', 'closed', 'expired', 'evicted', 'shutdown'] as const;
 
 /** The overview's default range. */
 export const DEFAULT_RANGE = '24h';
@@ -117,6 +135,20 @@ export function parseHash(hash: string): Route {
   }
   const run = /^\/runs\/([^/]+)$/.exec(path);
   if (run?.[1]) return { page: 'run', id: decodeURIComponent(run[1]) };
+  if (path === '/sessions') {
+    const since = query.get('since') ?? '';
+    const outcome = query.get('outcome') ?? '';
+    return {
+      page: 'sessions',
+      filters: {
+        outcome: (SESSION_OUTCOMES as readonly string[]).includes(outcome) ? outcome : '',
+        since: since in SINCE_PRESETS ? since : '',
+      },
+      cursor: query.get('cursor') ?? '',
+    };
+  }
+  const session = /^\/sessions\/([^/]+)$/.exec(path);
+  if (session?.[1]) return { page: 'session', id: decodeURIComponent(session[1]) };
   if (path === '/overview') {
     const range = query.get('range') ?? '';
     return { page: 'overview', range: range in SINCE_PRESETS ? range : DEFAULT_RANGE };
@@ -168,6 +200,31 @@ export function runHash(id: string): string {
   return `#/runs/${encodeURIComponent(id)}`;
 }
 
+/** The hash of the sessions page with filters (empty ones left out) and a cursor. */
+export function sessionsHash(filters: SessionFilters = { outcome: '', since: '' }, cursor = ''): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(filters)) if (v) q.set(k, v);
+  if (cursor) q.set('cursor', cursor);
+  const s = q.toString();
+  return s ? `#/sessions?${s}` : '#/sessions';
+}
+
+/** The hash of one MCP session's page (a record's page links to it). */
+export function sessionHash(id: string): string {
+  return `#/sessions/${encodeURIComponent(id)}`;
+}
+
+/** The query of GET /v1/sessions for filters, a cursor and a page size. */
+export function sessionsQuery(filters: SessionFilters, cursor: string, limit: number, now = Date.now()): string {
+  const q = new URLSearchParams();
+  if (filters.outcome) q.set('outcome', filters.outcome);
+  const preset = SINCE_PRESETS[filters.since];
+  if (preset) q.set('since', new Date(now - preset.ms).toISOString());
+  q.set('limit', String(limit));
+  if (cursor) q.set('cursor', cursor);
+  return q.toString();
+}
+
 export function overviewHash(range = DEFAULT_RANGE): string {
   return range === DEFAULT_RANGE ? '#/overview' : `#/overview?range=${encodeURIComponent(range)}`;
 }
@@ -195,7 +252,7 @@ export function runsQuery(filters: RunFilters, cursor: string, limit: number, no
  */
 export function listQuery(filters: ErrorFilters, cursor: string, limit: number, now = Date.now()): string {
   const q = new URLSearchParams();
-  for (const k of ['q', 'status', 'agent_id', 'error_type', 'severity', 'environment', 'release', 'sort'] as const) {
+  for (const k of ['q', 'status', 'agent_id', 'error_type', 'severity', 'environment', 'release', 'session_id', 'sort'] as const) {
     if (filters[k]) q.set(k, filters[k]);
   }
   const preset = SINCE_PRESETS[filters.since];

@@ -41,6 +41,10 @@ export type OccurrencePage = Schemas['OccurrencePage'];
 export type AgentInfo = Schemas['AgentInfo'];
 /** The record of an AG-UI agent run (GET /v1/runs/{run_id}). */
 export type Run = Schemas['Run'];
+/** The record of an MCP session at /mcp (GET /v1/sessions/{session_id}). */
+export type MCPSession = Schemas['MCPSession'];
+/** A page of GET /v1/sessions. */
+export type MCPSessionPage = Schemas['MCPSessionPage'];
 /** A fault's JSON (fault.Payload): a failed run's, a report's. */
 export type Fault = Schemas['Fault'];
 

@@ -567,6 +567,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List MCP sessions
+         * @description The tenant's records of the MCP sessions opened at /mcp, the latest opened first, as GET /v1/sessions/{session_id} returns each. Kept 7 days after the session opened (store.Retention.Sessions).
+         */
+        get: operations["listSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An MCP session's record
+         * @description The tenant's record of the MCP session with this Mcp-Session-Id: its client (initialize's clientInfo), protocol version, when it opened and ended, how it ended (closed by its client's DELETE, expired after 30 minutes unused, evicted to make room for another of the tenant's, or shutdown), and its tool calls and failed ones, written with its end (an open session's are those the answering instance counted so far, when it holds the session). GET /v1/errors?session_id= lists the records its failed calls became. Kept 7 days after the session opened (store.Retention.Sessions).
+         */
+        get: operations["getSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -813,6 +853,37 @@ export interface components {
             duration_ns?: number;
             /** @description Why the attempt failed (secrets redacted). Absent for the successful attempt. */
             error?: string;
+        };
+        /** @description The record of an MCP session opened at /mcp: its client, protocol version, times, how it ended and its counts of tool calls; no call's arguments or answers. */
+        MCPSession: {
+            /** @description Its tool calls (tools/call), written with its end; while open, those the answering instance counted so far when it holds the session, else 0. */
+            calls: number;
+            /** @description initialize's clientInfo.name (may be empty). */
+            client_name: string;
+            /** @description initialize's clientInfo.version (may be empty). */
+            client_version: string;
+            /**
+             * Format: date-time
+             * @description Absent while open.
+             */
+            ended_at?: string;
+            /** @description Those of its calls that failed: a result with isError, or a JSON-RPC error. Each recorded failure is an occurrence whose report names the session (GET /v1/errors?session_id=). */
+            failed_calls: number;
+            /** Format: date-time */
+            opened_at: string;
+            /**
+             * @description open: not ended (or its instance stopped before recording the end; it stays so until it expires); closed: its client sent DELETE /mcp; expired: unused for 30 minutes; evicted: closed to make room for another session of the tenant's, past its bound; shutdown: the service shut down.
+             * @enum {string}
+             */
+            outcome: "open" | "closed" | "expired" | "evicted" | "shutdown";
+            /** @description The MCP protocol version the session negotiated. */
+            protocol_version: string;
+            /** @description The session's Mcp-Session-Id: one session per tenant and id. */
+            session_id: string;
+        };
+        MCPSessionPage: {
+            next_cursor?: string;
+            sessions: components["schemas"]["MCPSession"][];
         };
         /** @enum {string} */
         NextAction: "resume" | "await_user" | "escalate";
@@ -2793,6 +2864,8 @@ export interface operations {
                 environment?: string;
                 /** @description Only the errors first or last seen in this release: the first or the latest occurrence to name a release named it (first_release, last_release; a record keeps those two, not the releases in between). */
                 release?: string;
+                /** @description Only the errors with an occurrence whose report names this session (data.context.session_id: an MCP session's failed tool calls, GET /v1/sessions/{session_id}, or a framework adapter's session), among the tenant's latest 10,000 occurrences (store.MaxSessionScan): no index of sessions is kept per report, so an older occurrence is not found. */
+                session_id?: string;
                 /** @description Only errors last seen at or after this time. */
                 since?: string;
                 /** @description Full-text search: the records whose title, code, agent or query have a word beginning with each word of q (words are the runs of letters and digits, case ignored; every other character separates them and none is syntax: "DB_TIMEOUT" is db and timeout, "plan" finds the agent planner-v2). At most 200 bytes and 8 words. */
@@ -3733,6 +3806,125 @@ export interface operations {
             };
             /** @description The document is invalid; errors lists every field. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Busy"];
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: {
+                /** @description Only the sessions that ended so (open: not ended). */
+                outcome?: "open" | "closed" | "expired" | "evicted" | "shutdown";
+                /** @description Only sessions opened at or after this time. */
+                since?: string;
+                /** @description Page size. */
+                limit?: number;
+                /** @description next_cursor of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of MCP session records, the latest opened first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MCPSessionPage"];
+                };
+            };
+            /** @description An invalid filter or cursor; errors lists every parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No API key (TENANT_REQUIRED). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A wrong API key (TENANT_UNAUTHORIZED). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Busy"];
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session's Mcp-Session-Id. */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session's record. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MCPSession"];
+                };
+            };
+            /** @description The query string is malformed (INVALID_REQUEST). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No API key (TENANT_REQUIRED). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A wrong API key (TENANT_UNAUTHORIZED). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such MCP session for this tenant: never recorded, expired, or another tenant's (NOT_FOUND). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

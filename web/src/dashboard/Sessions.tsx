@@ -1,0 +1,298 @@
+// The MCP sessions: GET /v1/sessions, a page of the sessions opened at
+// /mcp (the latest opened first) with their client, outcome, tool calls,
+// failed calls, opening and duration; filters (outcome, since) and
+// pagination by cursor, all in the URL. And one session's page: its facts
+// and the records its failed calls became (GET /v1/errors?session_id=),
+// each linked.
+
+import { useEffect, useState } from 'react';
+
+import { isAuthError } from './api';
+import { Cut, runDuration } from './cut';
+import { useFeed } from './feed';
+import { Ago, Badge, Failure, formatTime } from './format';
+import { NO_FILTERS, SESSION_OUTCOMES, SINCE_PRESETS, errorHash, errorsHash, sessionHash, sessionsHash, sessionsQuery, type SessionFilters } from './route';
+import type { MCPSession, MCPSessionPage, Page } from './types';
+import { usePageTitle } from './page';
+import { useJSON } from './useJSON';
+// Sessions.css is in the page's stylesheet (LazySessions.tsx).
+
+/** The sessions a page shows. */
+export const SESSIONS_PAGE_SIZE = 25;
+
+/** The records a session's page shows. */
+export const SESSION_RECORDS = 50;
+
+function go(hash: string) {
+  window.location.hash = hash;
+}
+
+/** A session's client: its name and version, or a dash. */
+function client(s: MCPSession): string {
+  return [s.client_name, s.client_version].filter((v) => v).join(' ') || '—';
+}
+
+export function SessionsPage({ filters, cursor }: { filters: SessionFilters; cursor: string }) {
+  const [asOf, setAsOf] = useState(() => Date.now());
+  const list = useJSON<MCPSessionPage>(`/v1/sessions?${sessionsQuery(filters, cursor, SESSIONS_PAGE_SIZE, asOf)}`);
+  const [newer, setNewer] = useState<string[]>([]);
+  const filterKey = JSON.stringify(filters);
+  const [shownFilters, setShownFilters] = useState(filterKey);
+  if (shownFilters !== filterKey) {
+    setShownFilters(filterKey);
+    setNewer([]);
+    setAsOf(Date.now());
+  }
+  // A session's failure recorded, or the feed back: read the page again.
+  const reload = list.reload;
+  useFeed((e) => {
+    if (e.type === 'open' || e.type === 'truncated') reload();
+  });
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), 30_000);
+    return () => clearInterval(t);
+  }, []);
+
+  const sessions = list.data?.sessions ?? [];
+  const next = list.data?.next_cursor;
+  const filtered = Object.values(filters).some((v) => v !== '');
+
+  usePageTitle('Sessions');
+  return (
+    <section aria-labelledby="sessions-title">
+      <div className="title-row">
+        <h1 id="sessions-title" tabIndex={-1}>
+          MCP sessions
+        </h1>
+        {list.loading && <span className="muted">Loading…</span>}
+      </div>
+      <form className="filters" role="search" aria-label="Filter the sessions" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Outcome
+          <select name="outcome" value={filters.outcome} onChange={(e) => go(sessionsHash({ ...filters, outcome: e.target.value }))}>
+            <option value="">any outcome</option>
+            {SESSION_OUTCOMES.map((o) => (
+              <option key={o} value={o}>
+                {o}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Opened
+          <select name="since" value={filters.since} onChange={(e) => go(sessionsHash({ ...filters, since: e.target.value }))}>
+            <option value="">any time</option>
+            {Object.entries(SINCE_PRESETS).map(([k, p]) => (
+              <option key={k} value={k}>
+                {p.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        {filtered && (
+          <a className="clear" href={sessionsHash()}>
+            Clear
+          </a>
+        )}
+      </form>
+      {list.error && <Failure error={list.error} />}
+      {list.data && sessions.length === 0 && (
+        <p className="empty">
+          {filtered || cursor
+            ? 'No sessions match these filters.'
+            : 'No MCP sessions yet. Each session a client opens at /mcp (an initialize) appears here, kept 7 days.'}
+        </p>
+      )}
+      {sessions.length > 0 && (
+        <table className="sessions">
+          <caption className="muted small">The latest opened first</caption>
+          <thead>
+            <tr>
+              <th scope="col" className="col-session">
+                Session
+              </th>
+              <th scope="col">Client</th>
+              <th scope="col" className="col-outcome">
+                Outcome
+              </th>
+              <th scope="col" className="col-calls num">
+                Calls
+              </th>
+              <th scope="col" className="col-calls num">
+                Failed
+              </th>
+              <th scope="col" className="col-started">
+                Opened
+              </th>
+              <th scope="col" className="col-duration num">
+                Duration
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {sessions.map((s) => (
+              <tr key={s.session_id} data-session-id={s.session_id} data-outcome={s.outcome}>
+                <td className="session" data-label="Session">
+                  <a href={sessionHash(s.session_id)} aria-label={`Session ${s.session_id}`}>
+                    <Cut text={s.session_id} />
+                  </a>
+                </td>
+                <td data-label="Client">
+                  <Cut text={client(s)} />
+                </td>
+                <td data-label="Outcome">
+                  <Badge kind="session-outcome" value={s.outcome} />
+                </td>
+                <td data-label="Calls" className="num">
+                  {s.calls}
+                </td>
+                <td data-label="Failed" className="num">
+                  {s.failed_calls > 0 ? (
+                    <a href={errorsHash({ ...NO_FILTERS, session_id: s.session_id })} aria-label={`${s.failed_calls} failed: the records of session ${s.session_id}`}>
+                      {s.failed_calls}
+                    </a>
+                  ) : (
+                    s.failed_calls
+                  )}
+                </td>
+                <td data-label="Opened">
+                  <Ago time={s.opened_at} now={now} />
+                </td>
+                <td data-label="Duration" className="num">
+                  {runDuration(s.opened_at, s.ended_at, now)}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {(cursor || next) && (
+        <nav className="pager" aria-label="Pages of sessions">
+          <button
+            type="button"
+            disabled={!cursor}
+            onClick={() => {
+              const prev = newer.at(-1) ?? '';
+              setNewer(newer.slice(0, -1));
+              go(sessionsHash(filters, prev));
+            }}
+          >
+            ← Newer
+          </button>
+          <span className="muted">{cursor && newer.length === 0 ? 'Older sessions' : `Page ${newer.length + 1}`}</span>
+          <button
+            type="button"
+            disabled={!next}
+            onClick={() => {
+              setNewer([...newer, cursor]);
+              go(sessionsHash(filters, next));
+            }}
+          >
+            Older →
+          </button>
+        </nav>
+      )}
+    </section>
+  );
+}
+
+export function SessionPage({ id }: { id: string }) {
+  const res = useJSON<MCPSession>(`/v1/sessions/${encodeURIComponent(id)}`);
+  const records = useJSON<Page>(`/v1/errors?session_id=${encodeURIComponent(id)}&limit=${SESSION_RECORDS}`);
+  const s = res.data;
+  const reloadSession = res.reload;
+  const reloadRecords = records.reload;
+  // A failure of the session recorded (a feedback), or the feed back: read again.
+  useFeed((e) => {
+    if (e.type === 'open' || e.type === 'truncated' || (e.type === 'feedback' && s?.outcome === 'open')) {
+      reloadSession();
+      reloadRecords();
+    }
+  });
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (s?.outcome !== 'open') return;
+    const t = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(t);
+  }, [s?.outcome]);
+
+  const list = records.data?.records ?? [];
+  usePageTitle(`Session ${id}`);
+  return (
+    <section aria-labelledby="session-title">
+      <p className="small">
+        <a href={sessionsHash()}>← Sessions</a>
+      </p>
+      <h1 id="session-title" tabIndex={-1}>
+        MCP session <code className="cut-anywhere">{id}</code>
+      </h1>
+      {res.error && !isAuthError(res.error) && <Failure error={res.error} />}
+      {!s && res.loading && <p className="muted">Loading…</p>}
+      {s && (
+        <dl className="facts">
+          <div>
+            <dt>Client</dt>
+            <dd>
+              <Cut text={client(s)} focusable />
+            </dd>
+          </div>
+          <div>
+            <dt>Protocol</dt>
+            <dd>{s.protocol_version || '—'}</dd>
+          </div>
+          <div>
+            <dt>Outcome</dt>
+            <dd>
+              <Badge kind="session-outcome" value={s.outcome} />
+            </dd>
+          </div>
+          <div>
+            <dt>Opened</dt>
+            <dd>
+              <Ago time={s.opened_at} now={now} /> <span className="muted small">({formatTime(s.opened_at)})</span>
+            </dd>
+          </div>
+          <div>
+            <dt>Duration</dt>
+            <dd>
+              {runDuration(s.opened_at, s.ended_at, now)}
+              {s.outcome === 'open' && <span className="muted"> so far</span>}
+            </dd>
+          </div>
+          <div>
+            <dt>Tool calls</dt>
+            <dd data-testid="session-calls">
+              {s.calls}, {s.failed_calls} failed
+            </dd>
+          </div>
+        </dl>
+      )}
+      <h2>Records of its failed calls</h2>
+      {records.error && !isAuthError(records.error) && <Failure error={records.error} />}
+      {records.data && list.length === 0 && (
+        <p className="empty">None: no failure of this session is among the tenant’s latest 10,000 occurrences.</p>
+      )}
+      {list.length > 0 && (
+        <ul className="session-records" data-testid="session-records">
+          {list.map((r) => (
+            <li key={r.error_id}>
+              <a href={errorHash(r.error_id)}>
+                <Cut text={r.title || r.error_id} />
+              </a>
+              <span className="muted small">
+                {' '}
+                {r.agent_id} · {r.occurrence_count} {r.occurrence_count === 1 ? 'occurrence' : 'occurrences'} · last seen <Ago time={r.last_seen} now={now} />
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+      {records.data && (records.data.next_cursor || records.data.total > list.length) && (
+        <p className="small">
+          <a href={errorsHash({ ...NO_FILTERS, session_id: id })}>All {records.data.total.toLocaleString('en')} in the errors list</a>
+        </p>
+      )}
+    </section>
+  );
+}
