@@ -196,7 +196,7 @@ func (s *Service) report(ctx context.Context, tenant string, t reporting, body [
 		if err != nil {
 			return 0, nil, s.failed(ctx, err, rep)
 		}
-		res, err := s.decide(ctx, t, rep, p, peek.StartResult, true)
+		res, err := s.decide(ctx, t, rep, p, peek.StartResult, peek.Read, true)
 		if err != nil {
 			return 0, nil, err
 		}
@@ -227,16 +227,17 @@ func (s *Service) report(ctx context.Context, tenant string, t reporting, body [
 			return 0, nil, s.failed(ctx, err, rep)
 		}
 		s.handler.Observe(ctx, res) // counted once, as decided last
-		return s.answer(ctx, tenant, rep, occ, res.Feedback, saved)
+		return s.answer(ctx, tenant, rep, occ, res.Feedback, saved, peek.Read)
 	}
 	return s.reportTwoStep(ctx, tenant, t, rep, p)
 }
 
-// decide runs the handler on rep, started as started; tentative when the
-// report may be decided again (the one write), to be observed once saved.
-func (s *Service) decide(ctx context.Context, t reporting, rep *triage.Report, p handler.Prepared, started triage.StartResult, tentative bool) (*handler.Result, error) {
+// decide runs the handler on rep, started as started (read: what the peek
+// read besides, if it did); tentative when the report may be decided again
+// (the one write), to be observed once saved.
+func (s *Service) decide(ctx context.Context, t reporting, rep *triage.Report, p handler.Prepared, started triage.StartResult, read store.PeekedReads, tentative bool) (*handler.Result, error) {
 	return s.handler.Decide(ctx, handler.Input{Report: rep, Prepared: p, Started: started,
-		Synonyms: t, Cache: t, Callbacks: callbacks{t}, Escalations: true, Tentative: tentative})
+		Synonyms: t, Cache: t, Callbacks: callbacks{t: t, read: read, agent: p.Start.Agent}, Escalations: true, Tentative: tentative})
 }
 
 // reportTwoStep is report in two writes, for the deliveries the one write
@@ -260,7 +261,7 @@ func (s *Service) reportTwoStep(ctx context.Context, tenant string, t reporting,
 			s.log(ctx, slog.LevelError, "releasing a delivery claim failed", slog.Any("error", fault.From(rerr)))
 		}
 	}
-	res, err := s.decide(ctx, t, rep, p, started, false)
+	res, err := s.decide(ctx, t, rep, p, started, store.PeekedReads{}, false)
 	if err != nil {
 		release()
 		return 0, nil, err
@@ -279,16 +280,17 @@ func (s *Service) reportTwoStep(ctx context.Context, tenant string, t reporting,
 		release()
 		return 0, nil, s.failed(ctx, err, rep)
 	}
-	return s.answer(ctx, tenant, rep, occ, res.Feedback, saved)
+	return s.answer(ctx, tenant, rep, occ, res.Feedback, saved, store.PeekedReads{})
 }
 
 // answer is the status and document of fb, the feedback of rep, whose
-// occurrence occ is committed (saved is what its save did): the record's
-// subscribers and alert rules hear of a new occurrence first.
-func (s *Service) answer(ctx context.Context, tenant string, rep *triage.Report, occ store.Occurrence, fb *triage.Feedback, saved store.Saved) (int, []byte, error) {
+// occurrence occ is committed (saved is what its save did; read what its
+// peek read besides, if it did): the record's subscribers and alert rules
+// hear of a new occurrence first.
+func (s *Service) answer(ctx context.Context, tenant string, rep *triage.Report, occ store.Occurrence, fb *triage.Feedback, saved store.Saved, read store.PeekedReads) (int, []byte, error) {
 	if saved.ID != 0 { // 0: an earlier delivery saved it
 		s.Changed(tenant)
-		s.alertOnSave(context.WithoutCancel(ctx), tenant, rep, occ, saved) // the report is saved: its alerts go whatever the client does
+		s.alertOnSave(context.WithoutCancel(ctx), tenant, rep, occ, saved, read) // the report is saved: its alerts go whatever the client does
 	}
 	if saved.WorkflowErr != nil { // saved; the record's next occurrence takes the step
 		s.log(ctx, slog.LevelError, "updating a record's workflow after its occurrence failed",

@@ -72,11 +72,11 @@ func (a alertJob) throttleKey() string {
 // The record's workflow feeds the event here: New from saved.NewRecord;
 // Regressed and Status are unresolved until the store's save tells the
 // record's status and transition.
-func (s *Service) alertOnSave(ctx context.Context, tenant string, rep *triage.Report, o store.Occurrence, saved store.Saved) {
+func (s *Service) alertOnSave(ctx context.Context, tenant string, rep *triage.Report, o store.Occurrence, saved store.Saved, read store.PeekedReads) {
 	if saved.ID == 0 {
 		return
 	}
-	rules, err := s.alertRules(ctx, tenant)
+	rules, err := s.alertRulesAt(ctx, tenant, read)
 	if err != nil || len(rules) == 0 {
 		if err != nil {
 			s.log(ctx, slog.LevelError, "reading the alert rules failed", slog.String("tenant", tenant), slog.Any("error", fault.From(err)))
@@ -224,6 +224,31 @@ func (s *Service) alertRules(ctx context.Context, tenant string) ([]triage.Alert
 	}
 	rules, _, err := s.cfg.Store.Tenant(tenant).AlertRules(ctx)
 	return rules, err
+}
+
+// alertRulesAt is alertRules for a report whose peek read the version of
+// the tenant's rules (read): the rules kept for that version, else read
+// and kept under it (rules read after the peek are its version's or
+// newer; a newer version's peek reads them again).
+func (s *Service) alertRulesAt(ctx context.Context, tenant string, read store.PeekedReads) ([]triage.AlertRule, error) {
+	if _, ok := s.cfg.Alerts[tenant]; ok || !read.Valid {
+		return s.alertRules(ctx, tenant)
+	}
+	if c, ok := s.rulesAt.Load(tenant); ok && c.(keptRules).version == read.AlertRules {
+		return c.(keptRules).rules, nil
+	}
+	rules, err := s.alertRules(ctx, tenant)
+	if err == nil {
+		s.rulesAt.Store(tenant, keptRules{read.AlertRules, rules})
+	}
+	return rules, err
+}
+
+// keptRules are a tenant's alert rules as read after a peek that answered
+// version (store.PeekedReads.AlertRules).
+type keptRules struct {
+	version int64
+	rules   []triage.AlertRule
 }
 
 // alertTarget returns a tenant's target by name.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -79,6 +80,9 @@ type Service struct {
 	events  *Events
 	worker  *worker
 	announcing
+	// rulesAt keeps the tenants' alert rules by the version a report's
+	// peek read (keptRules, by tenant: alertRulesAt).
+	rulesAt sync.Map
 }
 
 // New returns a Service.
@@ -145,10 +149,19 @@ func (s *Service) Events() *Events { return s.events }
 // Handler is the engine the service runs.
 func (s *Service) Handler() *handler.Handler { return s.handler }
 
-// callbacks tells whether a tenant's agent registered a callback URL.
-type callbacks struct{ t store.Agents }
+// callbacks tells whether a tenant's agent registered a callback URL: for
+// agent, what the report's peek read with it (read), when it did; else
+// from the store.
+type callbacks struct {
+	t     store.Agents
+	read  store.PeekedReads
+	agent string
+}
 
 func (c callbacks) HasCallback(ctx context.Context, agentID string) (bool, error) {
+	if c.read.Valid && agentID == c.agent {
+		return c.read.Callback, nil
+	}
 	a, ok, err := c.t.Agent(ctx, agentID)
 	return ok && a.CallbackURL != "", err
 }

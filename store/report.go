@@ -61,6 +61,28 @@ type Peeked struct {
 	// by Deliveries.Complete alone) is saved with SaveOccurrence, so that
 	// its answer means a committed record.
 	Saved bool
+	// Read is what the rest of the report's handling would otherwise read
+	// in reads of its own, read in the peek's snapshot.
+	Read PeekedReads
+}
+
+// PeekedReads is what a PeekReport read besides the delivery, for the
+// rest of the report's handling: each a round trip less on a store over a
+// network (PostgreSQL).
+type PeekedReads struct {
+	// Valid tells that the fields were read (false: the store does not
+	// read them; read them as before).
+	Valid bool
+	// Callback tells whether the request's agent has a callback URL
+	// (Agents.Agent's CallbackURL is not empty): triage.Callbacks's
+	// answer for it.
+	Callback bool
+	// AlertRules is the version of the tenant's alert rules: 0 for none
+	// ever set, else a number each change makes greater
+	// (ChangeAlertRules). Rules read by AlertRules after a peek answered
+	// v are v's or newer; a cache of them kept under v is current while
+	// the peeks answer v.
+	AlertRules int64
 }
 
 // ErrReportMoved is Report's error when what its decision was made on

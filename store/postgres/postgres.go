@@ -62,6 +62,12 @@ const DefaultMaxConns = 32
 // lacks. The tables go to the first schema of the search path, which the
 // URL may set (search_path=…).
 func Open(ctx context.Context, url string, opts store.Config) (*Store, error) {
+	return open(ctx, url, opts, nil)
+}
+
+// open is Open, with configure (when not nil) given the pool's
+// configuration before the pool is made: the tests' tracer.
+func open(ctx context.Context, url string, opts store.Config, configure func(*pgxpool.Config)) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		// pgx's parse errors leave the password out.
@@ -72,6 +78,9 @@ func Open(ctx context.Context, url string, opts store.Config) (*Store, error) {
 		// a busy service's requests behind each other's commits; the
 		// database batches concurrent commits itself.
 		cfg.MaxConns = DefaultMaxConns
+	}
+	if configure != nil {
+		configure(cfg)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

@@ -101,6 +101,58 @@ var reportTests = []test{
 			t.Errorf("tenant b's PeekReport(d1) = %+v, %v; want first, attempt 1, recent 1", p, err)
 		}
 	}},
+	{"PeekReadsCallbackAndAlertRules", func(t *testing.T, e *env) {
+		ctx := t.Context()
+		tn := e.s.Tenant("a")
+		req := reportRequest("d1", "q1", e.clock.Now())
+		p, err := tn.PeekReport(ctx, req)
+		must(t, err)
+		if !p.Read.Valid {
+			t.Skip("this store's PeekReport reads the delivery alone")
+		}
+		if p.Read.Callback || p.Read.AlertRules != 0 {
+			t.Fatalf("PeekReport's reads before any agent or rule = %+v; want no callback, version 0", p.Read)
+		}
+		must(t, tn.PutAgent(ctx, store.Agent{ID: "other", CallbackURL: "https://other.example"}))
+		must(t, tn.PutAgent(ctx, store.Agent{ID: req.Agent}))
+		if p, err := tn.PeekReport(ctx, req); err != nil || p.Read.Callback {
+			t.Fatalf("PeekReport's reads, the agent registered without a URL = %+v, %v; want no callback", p.Read, err)
+		}
+		must(t, tn.PutAgent(ctx, store.Agent{ID: req.Agent, CallbackURL: "https://agent.example"}))
+		// The clock does not move: each change's version is greater all
+		// the same.
+		var versions []int64
+		for i := range 3 {
+			must(t, tn.ChangeAlertRules(ctx, func(r []triage.AlertRule, tg []triage.AlertTarget) ([]triage.AlertRule, []triage.AlertTarget, error) {
+				return append(r, triage.AlertRule{ID: fmt.Sprint("r", i), When: triage.TriggerNew}), tg, nil
+			}))
+			p, err := tn.PeekReport(ctx, req)
+			must(t, err)
+			if !p.Read.Callback {
+				t.Fatalf("PeekReport's reads, the agent's URL set = %+v; want its callback", p.Read)
+			}
+			if len(versions) > 0 && p.Read.AlertRules <= versions[len(versions)-1] {
+				t.Fatalf("the alert rules' versions after each change: %v then %d; want each greater", versions, p.Read.AlertRules)
+			}
+			versions = append(versions, p.Read.AlertRules)
+		}
+		// A refused change leaves the version.
+		_ = tn.ChangeAlertRules(ctx, func([]triage.AlertRule, []triage.AlertTarget) ([]triage.AlertRule, []triage.AlertTarget, error) {
+			return nil, nil, errors.New("no")
+		})
+		// A repeat's peek reads them too.
+		_, _, err = report(ctx, tn, req, "e1")
+		must(t, err)
+		p, err = tn.PeekReport(ctx, req)
+		must(t, err)
+		if p.First || !p.Read.Valid || !p.Read.Callback || p.Read.AlertRules != versions[len(versions)-1] {
+			t.Fatalf("a repeat's PeekReport = %+v; want its reads, version %d", p, versions[len(versions)-1])
+		}
+		// Another tenant's are its own.
+		if p, err := e.s.Tenant("b").PeekReport(ctx, req); err != nil || p.Read.Callback || p.Read.AlertRules != 0 {
+			t.Errorf("tenant b's PeekReport reads = %+v, %v; want none", p.Read, err)
+		}
+	}},
 	{"StaleAttemptIsMoved", func(t *testing.T, e *env) {
 		ctx := t.Context()
 		tn := e.s.Tenant("a")

@@ -147,7 +147,9 @@ func (t *tenant) ChangeAlertRules(ctx context.Context, change func([]triage.Aler
 		if targets, err = json.Marshal(tg); err != nil {
 			return err
 		}
-		_, err = q.Exec(ctx, `UPDATE alert_rules SET rules = $2, targets = $3, updated_at = $4 WHERE tenant = $1`,
+		// updated_at is the rules' version (store.PeekedReads): greater
+		// after every change, whatever the clocks of the instances do.
+		_, err = q.Exec(ctx, `UPDATE alert_rules SET rules = $2, targets = $3, updated_at = `+t.s.d.Greatest+`($4, updated_at + 1) WHERE tenant = $1`,
 			t.id, string(rules), string(targets), nanos(t.s.now()))
 		return err
 	})

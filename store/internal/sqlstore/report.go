@@ -21,7 +21,10 @@ import (
 // peekSQL is PeekReport's read, one statement (one snapshot): the
 // delivery's claim and feedback (as priorFeedback reads them), whether an
 // occurrence holds its key, the attempts counted under the attempt key,
-// and the failures of the window (%s: peekCountSQL or peekCappedSQL).
+// the failures of the window (%s: peekCountSQL or peekCappedSQL), and
+// what the rest of the report's handling would read in round trips of
+// its own: whether the agent has a callback URL (Agent), and the version
+// of the tenant's alert rules (alertRulesVersion).
 // $1 the tenant, $2 the delivery key, $3 the attempt key, $4 and $5 the
 // agent and code, $6 and $7 the window's bounds, $8 the cap.
 const peekSQL = `
@@ -29,7 +32,9 @@ SELECT d.claimed_at, COALESCE(d.feedback, o.feedback), CASE WHEN d.feedback IS N
 	CASE WHEN d.delivery_key IS NULL THEN FALSE
 		ELSE EXISTS (SELECT 1 FROM occurrences AS s WHERE s.tenant = $1 AND s.delivery_key = $2) END,
 	COALESCE((SELECT a.n FROM attempts AS a WHERE a.tenant = $1 AND a.attempt_key = $3), 0),
-	%s
+	%s,
+	EXISTS (SELECT 1 FROM agents AS g WHERE g.tenant = $1 AND g.agent_id = $4 AND g.callback_url <> ''),
+	COALESCE((SELECT r.updated_at FROM alert_rules AS r WHERE r.tenant = $1), 0)
 FROM (SELECT 1 AS one) AS x
 LEFT JOIN deliveries AS d ON d.tenant = $1 AND d.delivery_key = $2
 LEFT JOIN occurrences AS o ON o.id = d.occurrence_id AND o.tenant = d.tenant`
@@ -76,13 +81,15 @@ func (t *tenant) peek(ctx context.Context, req triage.StartRequest) (store.Peeke
 		doc                    *string
 		saved                  bool
 		attempts, recent       int64
+		read                   store.PeekedReads
 	)
 	err := t.s.db.Reader().QueryRow(ctx, t.s.peek, t.id, req.Key, req.AttemptKey, req.Agent, req.Code, from, to, historyCap-1).
-		Scan(&claimedAt, &doc, &pointer, &id, &saved, &attempts, &recent)
+		Scan(&claimedAt, &doc, &pointer, &id, &saved, &attempts, &recent, &read.Callback, &read.AlertRules)
 	if err != nil {
 		return store.Peeked{}, err
 	}
-	first := store.Peeked{StartResult: triage.StartResult{First: true, Attempt: int(attempts) + 1, Recent: int(recent) + 1}}
+	read.Valid = true
+	first := store.Peeked{StartResult: triage.StartResult{First: true, Attempt: int(attempts) + 1, Recent: int(recent) + 1}, Read: read}
 	switch {
 	case claimedAt == nil:
 		return first, nil
@@ -91,13 +98,13 @@ func (t *tenant) peek(ctx context.Context, req triage.StartRequest) (store.Peeke
 		if err := json.Unmarshal([]byte(*doc), &fb); err != nil {
 			return store.Peeked{}, err
 		}
-		return store.Peeked{StartResult: triage.StartResult{Prior: fb}, Saved: saved}, nil
+		return store.Peeked{StartResult: triage.StartResult{Prior: fb}, Saved: saved, Read: read}, nil
 	case pointer != nil && id == nil:
 		return store.Peeked{}, store.ErrTwoStep // saved as an occurrence that is gone: Start releases the claim
 	case *claimedAt < nanos(t.s.now().Add(-store.ClaimLease)):
 		return first, nil // in flight, lost: taken over
 	}
-	return store.Peeked{}, nil // in flight
+	return store.Peeked{Read: read}, nil // in flight
 }
 
 // reportFailed marks the errors the one-statement Report raises to roll
