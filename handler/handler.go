@@ -308,7 +308,8 @@ func (h *Handler) decideWith(ctx context.Context, in Input, attrs trace.SpanStar
 		h.Refused(ctx, f, in.Report)
 		return nil, f
 	}
-	res := &Result{Feedback: r.feedback, Jobs: r.jobs}
+	res := &r.result // one allocation for the run and its result
+	*res = Result{Feedback: r.feedback, Jobs: r.jobs}
 	if in.Tentative {
 		res.run = r // counted by Observe, once committed
 	} else {

@@ -40,6 +40,9 @@ type run struct {
 	suggestions []string
 
 	feedback *triage.Feedback
+
+	env    ActionEnv // the actions', in the run's allocation
+	result Result    // Decide's
 }
 
 // replay answers a repeat with the feedback of its first delivery.
@@ -82,7 +85,8 @@ func (h *Handler) decide(_ context.Context, r *run) error {
 // is recorded as failed; it never stops the pipeline. The jobs the
 // actions ask for are collected for the Result.
 func (h *Handler) act(ctx context.Context, r *run) error {
-	env := &ActionEnv{ErrorID: r.errorID, Report: r.report, Class: r.class, Cause: r.cause, Fault: r.fault,
+	env := &r.env
+	*env = ActionEnv{ErrorID: r.errorID, Report: r.report, Class: r.class, Cause: r.cause, Fault: r.fault,
 		Attempt: r.in.Started.Attempt, MaxAttempts: h.policy.MaxAttempts(), Decision: r.decision, Now: h.cfg.Now(),
 		Synonyms: r.in.Synonyms, Cache: r.in.Cache, Callbacks: r.in.Callbacks, Escalations: r.in.Escalations}
 	r.outcomes = make([]triage.Outcome, 0, len(r.decision.Actions))
