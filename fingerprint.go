@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"strings"
 	"time"
+
+	"github.com/triage-go/triage/internal/oneline"
 )
 
 // FingerprintVersion names the normalization the fingerprint uses. It is
@@ -31,28 +33,50 @@ const FingerprintVersion = "v1"
 //
 // Other words are kept as they are.
 func NormalizeMessage(msg string) string {
-	msg = strings.Join(strings.Fields(msg), " ")
-	if strings.IndexFunc(msg, isDigitRune) < 0 {
+	msg = oneline.Join(msg)
+	if !hasDigit(msg) {
 		return msg // every placeholder replaces a part with a digit
 	}
-	var b strings.Builder
-	b.Grow(len(msg))
+	var buf [256]byte
+	return string(appendParts(buf[:0], msg))
+}
+
+// appendNormalized appends NormalizeMessage(msg) to b.
+func appendNormalized(b []byte, msg string) []byte {
+	if msg = oneline.Join(msg); !hasDigit(msg) {
+		return append(b, msg...)
+	}
+	return appendParts(b, msg)
+}
+
+// appendParts appends msg, on one line, to b with its parts replaced by
+// their placeholders.
+func appendParts(b []byte, msg string) []byte {
 	for i := 0; i < len(msg); {
 		if !isWord(msg[i]) || i > 0 && isWord(msg[i-1]) {
-			b.WriteByte(msg[i])
+			b = append(b, msg[i])
 			i++
 			continue
 		}
 		if end, ph := matchPart(msg, i); end > i {
-			b.WriteString(ph)
+			b = append(b, ph...)
 			i = end
 			continue
 		}
 		end := wordEnd(msg, i)
-		b.WriteString(msg[i:end])
+		b = append(b, msg[i:end]...)
 		i = end
 	}
-	return b.String()
+	return b
+}
+
+func hasDigit(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if isDigit(s[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 func isDigitRune(r rune) bool { return r >= '0' && r <= '9' }
@@ -287,9 +311,10 @@ func Fingerprint(r *Report) string {
 	var buf [256]byte // the parts, each followed by a zero byte
 	b := buf[:0]
 	for _, part := range [...]string{FingerprintVersion, r.AgentID, string(r.Data.ErrorType), r.Data.ErrorCode,
-		faultCode, r.Data.QueryID, NormalizeMessage(r.Data.Message)} {
+		faultCode, r.Data.QueryID} {
 		b = append(append(b, part...), 0)
 	}
+	b = append(appendNormalized(b, r.Data.Message), 0)
 	sum := sha256.Sum256(b)
 	var out [len(FingerprintVersion) + 1 + 2*sha256.Size]byte
 	n := copy(out[:], FingerprintVersion+":")

@@ -126,6 +126,12 @@ func FuzzNormalizeMessage(f *testing.F) {
 	f.Add("id 3f2b8c1e-9a4d-4f6e-8b2a-1c3d5e7f9a0b 0xdeadbeef 1,234.5 12:30:01.5 v2")
 	f.Fuzz(func(t *testing.T, msg string) {
 		got := NormalizeMessage(msg)
+		if want := normalizeMessageBuilder(msg); got != want {
+			t.Fatalf("NormalizeMessage(%q) = %q, but as first written %q", msg, got, want)
+		}
+		if app := string(appendNormalized([]byte("x\x00"), msg)); app != "x\x00"+got {
+			t.Fatalf("appendNormalized(%q) appends %q, NormalizeMessage gives %q", msg, app[2:], got)
+		}
 		if again := NormalizeMessage(got); again != got {
 			t.Fatalf("not idempotent: %q → %q → %q", msg, got, again)
 		}
@@ -150,4 +156,32 @@ func FuzzNormalizeMessage(f *testing.F) {
 			t.Fatalf("changing digits changed the result:\n%q → %q\n%q → %q", msg, got, shifted, other)
 		}
 	})
+}
+
+// normalizeMessageBuilder is NormalizeMessage as first written (fields
+// joined, then a strings.Builder), which FuzzNormalizeMessage holds
+// NormalizeMessage and the Fingerprint's appendNormalized to.
+func normalizeMessageBuilder(msg string) string {
+	msg = strings.Join(strings.Fields(msg), " ")
+	if strings.IndexFunc(msg, isDigitRune) < 0 {
+		return msg
+	}
+	var b strings.Builder
+	b.Grow(len(msg))
+	for i := 0; i < len(msg); {
+		if !isWord(msg[i]) || i > 0 && isWord(msg[i-1]) {
+			b.WriteByte(msg[i])
+			i++
+			continue
+		}
+		if end, ph := matchPart(msg, i); end > i {
+			b.WriteString(ph)
+			i = end
+			continue
+		}
+		end := wordEnd(msg, i)
+		b.WriteString(msg[i:end])
+		i = end
+	}
+	return b.String()
 }

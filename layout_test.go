@@ -80,9 +80,10 @@ var layers = [][]string{
 	// the text classifier's model (classify), the renderings of the code
 	// table (the generators), the log guard (server, the ACP workers), the
 	// reading of Accept headers (server, web), the vocabulary of the
-	// API's description (server's operations, cmd/openapigen).
+	// API's description (server's operations, cmd/openapigen), text put
+	// on one line (the root's fingerprint and title, the handler's texts).
 	{"internal/jsonmember", "internal/textclass", "internal/taxonomy", "internal/tsgen/render", "internal/logguard",
-		"internal/negotiate", "internal/apidoc"},
+		"internal/negotiate", "internal/apidoc", "internal/oneline"},
 	{"fault"},
 }
 

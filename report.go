@@ -269,6 +269,9 @@ func checkRelease(s string) string {
 
 // checkTags lists what is wrong with tags, in the order of their names.
 func checkTags(tags map[string]string) []fault.FieldError {
+	if len(tags) == 0 {
+		return nil
+	}
 	var errs []fault.FieldError
 	if len(tags) > MaxTags {
 		errs = append(errs, fault.FieldError{Field: "tags", Message: fmt.Sprintf("has %d tags; at most %d", len(tags), MaxTags)})
@@ -422,11 +425,42 @@ func redactDecoded(c map[string]any) map[string]any {
 // ("data.context.rows[1].note"), sorted. The path is made only for an
 // error: a walk of a valid context allocates nothing.
 func contextText(c map[string]any) []fault.FieldError {
+	if validText(c) {
+		return nil
+	}
 	var buf [8]step
 	w := textWalk{path: buf[:0]}
 	w.value(c)
 	slices.SortFunc(w.errs, func(a, b fault.FieldError) int { return strings.Compare(a.Field, b.Field) })
 	return w.errs
+}
+
+// validText reports whether every string of v, and every member name, is
+// valid UTF-8: textWalk finds none to report.
+func validText(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return utf8.ValidString(x)
+	case map[string]any:
+		for k, e := range x {
+			if !utf8.ValidString(k) || !validText(e) {
+				return false
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if !validText(e) {
+				return false
+			}
+		}
+	case []string:
+		for _, e := range x {
+			if !utf8.ValidString(e) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 type textWalk struct {

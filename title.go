@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/internal/oneline"
 )
 
 // MaxTitle bounds a record's title, in bytes.
@@ -22,7 +23,7 @@ func (r *Report) Title() (code, title string) {
 	if code == "" && r.Data.Fault != nil {
 		code = string(r.Data.Fault.Code)
 	}
-	msg := strings.Join(strings.Fields(fault.Redact(r.Data.Message)), " ")
+	msg := oneline.Join(fault.Redact(r.Data.Message))
 	switch {
 	case code == "":
 		title = msg

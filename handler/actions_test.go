@@ -214,3 +214,76 @@ func TestEscalateWebhook(t *testing.T) {
 		t.Errorf("headers: Idempotency-Key %q, Content-Type %q", key, ctype)
 	}
 }
+
+// deadlineAction records the deadline of the context it runs with.
+type deadlineAction struct {
+	name string
+	got  *[]time.Time
+}
+
+func (a deadlineAction) Name() string { return a.name }
+func (a deadlineAction) Run(ctx context.Context, _ *ActionEnv) triage.Outcome {
+	d, ok := ctx.Deadline()
+	if !ok {
+		d = time.Time{}
+	}
+	*a.got = append(*a.got, d)
+	return triage.Outcome{Status: triage.OutcomeDone}
+}
+
+// embeddedClarify is a custom action that embeds a built-in one that
+// ignores its context, and reads its own.
+type embeddedClarify struct {
+	Clarify
+	deadlineAction
+}
+
+func (a embeddedClarify) Name() string { return a.deadlineAction.Name() }
+func (a embeddedClarify) Run(ctx context.Context, env *ActionEnv) triage.Outcome {
+	return a.deadlineAction.Run(ctx, env)
+}
+
+// TestActionsShareOneDeadline: every action of a report that reads its
+// context gets one deadline, ActionTimeout after the actions began, when
+// a built-in action that reads none (and gets none made for it) runs
+// first too; a custom action that embeds such a built-in one is still
+// custom.
+func TestActionsShareOneDeadline(t *testing.T) {
+	p, err := policy.Parse("deadline.yaml", []byte(`version: 1
+rules:
+  - name: all
+    default: true
+    actions: [clarify, suggest_chart, first, second, embedded]
+    next_action: await_user
+    severity: low
+    message: Which do you mean?
+`), &policy.Options{Actions: []string{"first", "second", "embedded"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []time.Time
+	h := newHandler(t, Config{Policy: p, ActionTimeout: time.Hour, Actions: []Action{
+		deadlineAction{name: "first", got: &got}, deadlineAction{name: "second", got: &got},
+		embeddedClarify{deadlineAction: deadlineAction{name: "embedded", got: &got}},
+	}})
+	before := time.Now()
+	fb, err := h.Handle(context.Background(), []byte(validReport))
+	after := time.Now()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"clarify:2", "suggest_conversion:bar", "first:done", "second:done", "embedded:done"}; !slices.Equal(fb.AutomatedActions, want) {
+		t.Errorf("automated_actions %q, want %q", fb.AutomatedActions, want)
+	}
+	if len(got) != 3 {
+		t.Fatalf("%d deadlines recorded, want 3", len(got))
+	}
+	for i, d := range got {
+		if d != got[0] {
+			t.Errorf("action %d's deadline %v, the first's %v: not one deadline", i, d, got[0])
+		}
+		if d.Before(before.Add(time.Hour)) || d.After(after.Add(time.Hour)) {
+			t.Errorf("action %d's deadline %v, not an hour after the actions began (%v – %v)", i, d, before, after)
+		}
+	}
+}

@@ -268,13 +268,31 @@ type Result struct {
 // first delivery is still being handled is a SESSION_BUSY fault. Its
 // errors are *fault.Error values.
 func (h *Handler) Decide(ctx context.Context, in Input) (*Result, error) {
+	return h.decideWith(ctx, in, nil)
+}
+
+// spanKindInternal is the kind of the report's span, made once: the
+// option is a closure.
+var spanKindInternal = trace.WithSpanKind(trace.SpanKindInternal)
+
+// spanAttributes are the attributes of a report's spans: its error_id
+// and query_id.
+func spanAttributes(p *Prepared, r *triage.Report) trace.SpanStartEventOption {
+	return trace.WithAttributes(attribute.String("triage.error_id", p.ErrorID), attribute.String("triage.query_id", r.Data.QueryID))
+}
+
+// decideWith is Decide, its span given attrs (spanAttributes of the
+// report, which Handle made for its own span already), or making them
+// when nil.
+func (h *Handler) decideWith(ctx context.Context, in Input, attrs trace.SpanStartEventOption) (*Result, error) {
 	started := h.cfg.Now()
 	if in.Prepared.Key == "" {
 		in.Prepared = h.Prepare(in.Report)
 	}
-	ctx, span := h.tracer.Start(ctx, "triage.handler.handle", trace.WithSpanKind(trace.SpanKindInternal),
-		trace.WithAttributes(attribute.String("triage.error_id", in.Prepared.ErrorID),
-			attribute.String("triage.query_id", in.Report.Data.QueryID)))
+	if attrs == nil {
+		attrs = spanAttributes(&in.Prepared, in.Report)
+	}
+	ctx, span := h.tracer.Start(ctx, "triage.handler.handle", spanKindInternal, attrs)
 	defer span.End()
 	r := &run{in: in, report: in.Report, errorID: in.Prepared.ErrorID, started: started}
 	var err error
@@ -290,7 +308,8 @@ func (h *Handler) Decide(ctx context.Context, in Input) (*Result, error) {
 		h.Refused(ctx, f, in.Report)
 		return nil, f
 	}
-	res := &Result{Feedback: r.feedback, Jobs: r.jobs}
+	res := &r.result // one allocation for the run and its result
+	*res = Result{Feedback: r.feedback, Jobs: r.jobs}
 	if in.Tentative {
 		res.run = r // counted by Observe, once committed
 	} else {

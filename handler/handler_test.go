@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
@@ -315,6 +316,9 @@ func TestHandleTelemetry(t *testing.T) {
 		if strings.HasPrefix(s.Name(), "triage.handler.") && !strings.HasPrefix(s.Name(), "triage.handler.action.") &&
 			(attrs["triage.error_id"] != fb.ErrorID || attrs["triage.query_id"] != "q_456") {
 			t.Errorf("span %s attributes %v", s.Name(), attrs)
+		}
+		if s.Name() == "triage.handler.handle" && s.SpanKind() != trace.SpanKindInternal {
+			t.Errorf("span %s kind %v", s.Name(), s.SpanKind())
 		}
 	}
 	for name, want := range map[string]int{

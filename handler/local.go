@@ -4,9 +4,6 @@ import (
 	"context"
 	"log/slog"
 
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/trace"
-
 	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
 )
@@ -52,8 +49,8 @@ func (h *Handler) HandleReport(ctx context.Context, r *triage.Report) (*triage.F
 // the process.
 func (h *Handler) handle(ctx context.Context, r *triage.Report) (*triage.Feedback, error) {
 	p := h.Prepare(r)
-	sctx, span := h.tracer.Start(ctx, "triage.handler.start", trace.WithAttributes(
-		attribute.String("triage.error_id", p.ErrorID), attribute.String("triage.query_id", r.Data.QueryID)))
+	attrs := spanAttributes(&p, r) // this span's and Decide's
+	sctx, span := h.tracer.Start(ctx, "triage.handler.start", attrs)
 	started, err := h.cfg.State.Start(sctx, p.Start)
 	span.End()
 	if err != nil {
@@ -61,8 +58,8 @@ func (h *Handler) handle(ctx context.Context, r *triage.Report) (*triage.Feedbac
 		h.Refused(ctx, f, r)
 		return nil, f
 	}
-	res, err := h.Decide(ctx, Input{Report: r, Prepared: p, Started: started,
-		Synonyms: h.cfg.Synonyms, Cache: h.cfg.Cache, Escalations: h.cfg.Notifier != nil})
+	res, err := h.decideWith(ctx, Input{Report: r, Prepared: p, Started: started,
+		Synonyms: h.cfg.Synonyms, Cache: h.cfg.Cache, Escalations: h.cfg.Notifier != nil}, attrs)
 	if err == nil && started.First {
 		if cerr := h.cfg.State.Complete(ctx, p.Key, res.Feedback); cerr != nil {
 			err = fault.From(storeFailure("deliveries", cerr))

@@ -63,16 +63,16 @@ func analyze(ctx context.Context, a analysis) (triage.RootCause, error) {
 			}
 			if ok {
 				return triage.RootCause{Cause: triage.CauseSchemaDrift, Confidence: 0.85, Evidence: []string{
-					fmt.Sprintf("field %q is not in the schema of %q", field, source),
-					fmt.Sprintf("%q is a known synonym of %q", field, to),
+					"field " + strconv.Quote(field) + " is not in the schema of " + strconv.Quote(source),
+					strconv.Quote(field) + " is a known synonym of " + strconv.Quote(to),
 				}}, nil
 			}
 		}
-		ev := []string{"a field the query needs is not in the schema"}
+		first := "a field the query needs is not in the schema"
 		if field != "" {
-			ev[0] = fmt.Sprintf("field %q is not in the schema", field)
+			first = "field " + strconv.Quote(field) + " is not in the schema"
 		}
-		return triage.RootCause{Cause: triage.CauseMissingField, Confidence: 0.7, Evidence: append(ev, "no known synonym")}, nil
+		return triage.RootCause{Cause: triage.CauseMissingField, Confidence: 0.7, Evidence: []string{first, "no known synonym"}}, nil
 	case triage.ChartError:
 		ev := []string{"the chart type does not fit the data"}
 		if chart := str(c, "chart", "chart_type"); chart != "" {
@@ -85,7 +85,7 @@ func analyze(ctx context.Context, a analysis) (triage.RootCause, error) {
 	case triage.InputError:
 		ev := []string{"the request can be read more than one way"}
 		if cands := list(c, "candidates", "interpretations", "options"); len(cands) > 0 {
-			ev = append(ev, fmt.Sprintf("%d interpretations", len(cands)))
+			ev = append(ev, strconv.Itoa(len(cands))+" interpretations")
 		}
 		return triage.RootCause{Cause: triage.CauseAmbiguousInput, Confidence: 0.75, Evidence: ev}, nil
 	case triage.ValidationError:
@@ -144,7 +144,7 @@ func outage(code string, f *fault.Error) bool {
 func heavy(c map[string]any) []string {
 	var ev []string
 	if n, ok := num(c, "row_count", "rows", "estimated_rows", "rows_scanned"); ok && n >= heavyRows {
-		ev = append(ev, fmt.Sprintf("%s rows", humanInt(n)))
+		ev = append(ev, humanInt(n)+" rows")
 	}
 	if start, end, ok := dateRange(c); ok {
 		if days := end.Sub(start).Hours() / 24; days >= heavyDays {

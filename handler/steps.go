@@ -15,6 +15,7 @@ import (
 	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/classify"
 	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/internal/oneline"
 	"github.com/triage-go/triage/policy"
 )
 
@@ -39,6 +40,9 @@ type run struct {
 	suggestions []string
 
 	feedback *triage.Feedback
+
+	env    ActionEnv // the actions', in the run's allocation
+	result Result    // Decide's
 }
 
 // replay answers a repeat with the feedback of its first delivery.
@@ -81,17 +85,28 @@ func (h *Handler) decide(_ context.Context, r *run) error {
 // is recorded as failed; it never stops the pipeline. The jobs the
 // actions ask for are collected for the Result.
 func (h *Handler) act(ctx context.Context, r *run) error {
-	env := &ActionEnv{ErrorID: r.errorID, Report: r.report, Class: r.class, Cause: r.cause, Fault: r.fault,
+	env := &r.env
+	*env = ActionEnv{ErrorID: r.errorID, Report: r.report, Class: r.class, Cause: r.cause, Fault: r.fault,
 		Attempt: r.in.Started.Attempt, MaxAttempts: h.policy.MaxAttempts(), Decision: r.decision, Now: h.cfg.Now(),
 		Synonyms: r.in.Synonyms, Cache: r.in.Cache, Callbacks: r.in.Callbacks, Escalations: r.in.Escalations}
 	r.outcomes = make([]triage.Outcome, 0, len(r.decision.Actions))
 	if len(r.decision.Actions) == 0 {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, h.cfg.ActionTimeout)
-	defer cancel()
+	// The actions share one deadline. The context that carries it (and
+	// its timer) is made for the first action that reads a context: the
+	// built-in actions that look nothing up ignore theirs.
+	deadline := time.Now().Add(h.cfg.ActionTimeout)
+	actx, bounded := ctx, false
 	for _, name := range r.decision.Actions {
-		out := h.runAction(ctx, h.actions[name], env)
+		a := h.actions[name]
+		if !bounded && !ignoresContext(a, env) {
+			var cancel context.CancelFunc
+			actx, cancel = context.WithDeadline(ctx, deadline)
+			defer cancel()
+			bounded = true
+		}
+		out := h.runAction(actx, a, env)
 		if out.Status == triage.OutcomeFailed {
 			h.log(ctx, slog.LevelWarn, "recovery action failed", slog.String("error_id", r.errorID),
 				slog.String("action", name), slog.String("error", out.Error))
@@ -103,6 +118,19 @@ func (h *Handler) act(ctx context.Context, r *run) error {
 		r.outcomes = append(r.outcomes, out)
 	}
 	return nil
+}
+
+// ignoresContext reports whether a, run with env, reads nothing of its
+// context: one of the built-in actions (their own types, not a type that
+// embeds one) that look nothing up.
+func ignoresContext(a Action, env *ActionEnv) bool {
+	switch a.(type) {
+	case Clarify, SuggestChart, ReduceScope, Escalate:
+		return true
+	case Retry:
+		return env.Callbacks == nil
+	}
+	return false
 }
 
 func (h *Handler) runAction(ctx context.Context, a Action, env *ActionEnv) (out triage.Outcome) {
@@ -145,7 +173,17 @@ func (h *Handler) message(_ context.Context, r *run) error {
 		msg = fallbackMessage(r.class.Type)
 	}
 	r.userMessage = msg
+	// Room for the actions' suggestions too, which format adds.
+	n := len(r.decision.Suggestions)
+	for _, o := range r.outcomes {
+		if o.Status != triage.OutcomeFailed {
+			n += len(o.Suggestions)
+		}
+	}
 	r.suggestions = nil
+	if n > 0 {
+		r.suggestions = make([]string, 0, n)
+	}
 	for _, sg := range r.decision.Suggestions {
 		if sg = oneLine(sg); sg != "" {
 			r.suggestions = append(r.suggestions, sg)
@@ -159,31 +197,7 @@ const maxUserMessage = 600
 
 // oneLine is text fit for a user: redacted, on one line, its spaces
 // collapsed.
-func oneLine(text string) string {
-	text = fault.Redact(text)
-	if isOneLine(text) {
-		return text
-	}
-	return strings.Join(strings.Fields(text), " ")
-}
-
-// isOneLine reports whether text is already what strings.Fields and a
-// join would make of it: ASCII, single spaces between words, none at the
-// ends.
-func isOneLine(text string) bool {
-	if text == "" || text[0] == ' ' || text[len(text)-1] == ' ' {
-		return text == ""
-	}
-	for i := 0; i < len(text); i++ {
-		switch c := text[i]; {
-		case c >= 0x80 || c < ' ':
-			return false // other spaces (Unicode, control) are for strings.Fields
-		case c == ' ' && text[i+1] == ' ':
-			return false
-		}
-	}
-	return true
-}
+func oneLine(text string) string { return oneline.Join(fault.Redact(text)) }
 
 // fallbackMessage is the message for a type when the policy's rule gave
 // none.
@@ -225,8 +239,11 @@ func (h *Handler) format(_ context.Context, r *run) error {
 			RetryAfter: retryAfterSeconds(r.fault.RetryAfter)},
 	}
 	fb.ContextPreserved = len(fb.Context) > 0 || fb.ContextRef != ""
-	msg := []string{r.userMessage}
-	suggestions := slices.Clone(r.suggestions)
+	var parts [4]string // the message and the notes; most have one or two
+	msg := append(parts[:0], r.userMessage)
+	// The policy's suggestions, then the actions': message made
+	// r.suggestions for this, and refine copies what it keeps.
+	suggestions := r.suggestions
 	done := 0
 	for _, o := range r.outcomes {
 		fb.AutomatedActions = append(fb.AutomatedActions, o.Detail)
@@ -298,10 +315,13 @@ func boundText(s string, n int) string {
 // an action's suggestion that begins with a policy suggestion ("Narrow the
 // date range to 2024-08-02 – 2025-08-01" after "Narrow the date range")
 // takes its place; suggestions equal but for case are kept once; at most
-// six remain.
+// six remain. It works in in's array, which it reads ahead of where it
+// writes; the result is never nil.
 func refine(in []string, n int) []string {
-	out := make([]string, n, len(in))
-	copy(out, in[:n])
+	if len(in) == 0 {
+		return []string{}
+	}
+	out := in[:n]
 	for _, s := range in[n:] {
 		if i := slices.IndexFunc(out[:n], func(p string) bool { return hasPrefixFold(s, p) }); i >= 0 && len(s) > len(out[i]) {
 			out[i] = s

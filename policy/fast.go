@@ -39,41 +39,50 @@ const (
 )
 
 // fastFunc is a template function called directly: its parameters, the
-// kind of its variadic ones when it has them, and the call.
+// kind of its variadic ones when it has them, and the call; text, for a
+// function that returns a string, is the call without the string put in
+// an interface (an allocation), for a pipeline whose value is printed.
 type fastFunc struct {
 	params   []kind
 	variadic bool
 	vkind    kind
 	call     func(args []any) any
+	text     func(args []any) string
+}
+
+// textFunc is a fastFunc that returns a string.
+func textFunc(params []kind, variadic bool, vkind kind, text func(args []any) string) fastFunc {
+	return fastFunc{params: params, variadic: variadic, vkind: vkind, text: text, call: func(a []any) any { return text(a) }}
 }
 
 // fastFuncs are the functions of funcs the fast path calls; a template
 // that calls another (a builtin: and, len, printf…) runs on text/template.
 var fastFuncs = map[string]fastFunc{
-	"str":        {params: []kind{kAny}, call: func(a []any) any { return str(a[0]) }},
+	"str":        textFunc([]kind{kAny}, false, 0, func(a []any) string { return str(a[0]) }),
 	"list":       {variadic: true, vkind: kAny, call: func(a []any) any { return list(a...) }},
-	"first":      {variadic: true, vkind: kAny, call: func(a []any) any { return first(a...) }},
-	"pick":       {params: []kind{kAny, kString}, call: func(a []any) any { return pick(a[0], a[1].(string)) }},
+	"first":      textFunc(nil, true, kAny, func(a []any) string { return first(a...) }),
+	"pick":       textFunc([]kind{kAny, kString}, false, 0, func(a []any) string { return pick(a[0], a[1].(string)) }),
 	"pickList":   {params: []kind{kAny, kString}, call: func(a []any) any { return pickList(a[0], a[1].(string)) }},
-	"default":    {params: []kind{kAny}, variadic: true, vkind: kAny, call: func(a []any) any { return defaultValue(a[0], a[1:]...) }},
-	"join":       {params: []kind{kAny, kString}, call: func(a []any) any { return join(a[0], a[1].(string)) }},
-	"choices":    {params: []kind{kAny, kString}, call: func(a []any) any { return choicesOf(a[0], a[1].(string)) }},
+	"default":    textFunc([]kind{kAny}, true, kAny, func(a []any) string { return defaultValue(a[0], a[1:]...) }),
+	"join":       textFunc([]kind{kAny, kString}, false, 0, func(a []any) string { return join(a[0], a[1].(string)) }),
+	"choices":    textFunc([]kind{kAny, kString}, false, 0, func(a []any) string { return choicesOf(a[0], a[1].(string)) }),
 	"take":       {params: []kind{kInt, kAny}, call: func(a []any) any { return take(a[0].(int), a[1]) }},
-	"quote":      {params: []kind{kAny}, call: func(a []any) any { return quote(a[0]) }},
-	"human":      {params: []kind{kAny}, call: func(a []any) any { return human(a[0]) }},
-	"capitalize": {params: []kind{kAny}, call: func(a []any) any { return capitalize(a[0]) }},
-	"lower":      {params: []kind{kAny}, call: func(a []any) any { return lower(a[0]) }},
+	"quote":      textFunc([]kind{kAny}, false, 0, func(a []any) string { return quote(a[0]) }),
+	"human":      textFunc([]kind{kAny}, false, 0, func(a []any) string { return human(a[0]) }),
+	"capitalize": textFunc([]kind{kAny}, false, 0, func(a []any) string { return capitalize(a[0]) }),
+	"lower":      textFunc([]kind{kAny}, false, 0, func(a []any) string { return lower(a[0]) }),
 	"oneOf": {params: []kind{kAny}, variadic: true, vkind: kString, call: func(a []any) any {
-		opts := make([]string, len(a)-1)
-		for i, o := range a[1:] {
-			opts[i] = o.(string)
+		var buf [8]string
+		opts := buf[:0]
+		for _, o := range a[1:] {
+			opts = append(opts, o.(string))
 		}
 		return oneOf(a[0], opts...)
 	}},
 	"timeLike":  {variadic: true, vkind: kAny, call: func(a []any) any { return timeLike(a...) }},
-	"altChart":  {params: []kind{kAny, kBool}, call: func(a []any) any { return altChart(a[0], a[1].(bool)) }},
-	"frequency": {params: []kind{kAny}, call: func(a []any) any { return frequency(a[0]) }},
-	"duration":  {params: []kind{kAny}, call: func(a []any) any { return duration(a[0]) }},
+	"altChart":  textFunc([]kind{kAny, kBool}, false, 0, func(a []any) string { return altChart(a[0], a[1].(bool)) }),
+	"frequency": textFunc([]kind{kAny}, false, 0, func(a []any) string { return frequency(a[0]) }),
+	"duration":  textFunc([]kind{kAny}, false, 0, func(a []any) string { return duration(a[0]) }),
 }
 
 // argKind is the kind of a call's i-th argument of n, or false when the
@@ -204,9 +213,64 @@ func plainInt(n *parse.NumberNode) bool {
 
 // fastState is one run of the fast path.
 type fastState struct {
-	buf  *bytes.Buffer
-	vars []fastVar
-	args []any
+	buf    *bytes.Buffer
+	vars   []fastVar
+	args   []any
+	consts map[*parse.StringNode]any
+}
+
+// stringConsts are the string literals of a tree, each put in an
+// interface once (fastState.consts) rather than at each use.
+func stringConsts(root *parse.ListNode) map[*parse.StringNode]any {
+	consts := map[*parse.StringNode]any{}
+	var node func(n parse.Node)
+	pipe := func(p *parse.PipeNode) {
+		if p != nil {
+			for _, c := range p.Cmds {
+				for _, a := range c.Args {
+					node(a)
+				}
+			}
+		}
+	}
+	node = func(n parse.Node) {
+		switch n := n.(type) {
+		case *parse.StringNode:
+			consts[n] = n.Text
+		case *parse.PipeNode:
+			pipe(n)
+		case *parse.ListNode:
+			if n != nil {
+				for _, c := range n.Nodes {
+					node(c)
+				}
+			}
+		case *parse.ActionNode:
+			pipe(n.Pipe)
+		case *parse.IfNode:
+			pipe(n.Pipe)
+			node(n.List)
+			node(n.ElseList)
+		case *parse.WithNode:
+			pipe(n.Pipe)
+			node(n.List)
+			node(n.ElseList)
+		case *parse.RangeNode:
+			pipe(n.Pipe)
+			node(n.List)
+			node(n.ElseList)
+		}
+	}
+	node(root)
+	return consts
+}
+
+// str is a string literal as an interface.
+func (s *fastState) str(n *parse.StringNode) any {
+	if v, ok := s.consts[n]; ok {
+		return v
+	}
+	return n.Text
 }
 
 type fastVar struct {
@@ -217,8 +281,9 @@ type fastVar struct {
 var fastStates = sync.Pool{New: func() any { return &fastState{vars: make([]fastVar, 0, 8), args: make([]any, 0, 16)} }}
 
 // fastRender writes the template's output on data to buf, or gives up
-// (errGiveUp; buf then holds part of it).
-func fastRender(root *parse.ListNode, buf *bytes.Buffer, data map[string]any) (err error) {
+// (errGiveUp; buf then holds part of it). consts are stringConsts(root),
+// or nil.
+func fastRender(root *parse.ListNode, consts map[*parse.StringNode]any, buf *bytes.Buffer, data map[string]any) (err error) {
 	s := fastStates.Get().(*fastState)
 	defer func() {
 		if v := recover(); v != nil {
@@ -226,10 +291,10 @@ func fastRender(root *parse.ListNode, buf *bytes.Buffer, data map[string]any) (e
 		}
 		clear(s.vars[:cap(s.vars)])
 		clear(s.args[:cap(s.args)])
-		s.vars, s.args, s.buf = s.vars[:0], s.args[:0], nil
+		s.vars, s.args, s.buf, s.consts = s.vars[:0], s.args[:0], nil, nil
 		fastStates.Put(s)
 	}()
-	s.buf = buf
+	s.buf, s.consts = buf, consts
 	s.vars = append(s.vars, fastVar{"$", data})
 	return s.walk(data, root)
 }
@@ -244,16 +309,14 @@ func (s *fastState) walk(dot any, l *parse.ListNode) error {
 			s.buf.Write(n.Text)
 		case *parse.CommentNode:
 		case *parse.ActionNode:
-			v, err := s.pipeline(dot, n.Pipe)
-			if err != nil {
-				return err
-			}
 			if len(n.Pipe.Decl) == 0 {
-				text, ok := v.(string)
-				if !ok {
-					return errGiveUp
+				if err := s.print(dot, n.Pipe); err != nil {
+					return err
 				}
-				s.buf.WriteString(text)
+				continue
+			}
+			if _, err := s.pipeline(dot, n.Pipe); err != nil {
+				return err
 			}
 		case *parse.IfNode:
 			if err := s.ifOrWith(dot, n.Pipe, n.List, n.ElseList, false); err != nil {
@@ -392,6 +455,45 @@ func (s *fastState) pipeline(dot any, p *parse.PipeNode) (any, error) {
 	return v, nil
 }
 
+// print evaluates a pipeline that declares nothing and prints its value,
+// which must be a string: as pipeline does, but a last command that calls
+// a function returning a string (the str guard, most often) has it
+// written without putting it in an interface.
+func (s *fastState) print(dot any, p *parse.PipeNode) error {
+	last := len(p.Cmds) - 1
+	var v any
+	for i, c := range p.Cmds[:last] {
+		var err error
+		if v, err = s.command(dot, c, v, i > 0); err != nil {
+			return err
+		}
+		if v == nil {
+			v = noValue{}
+		}
+	}
+	if id, ok := p.Cmds[last].Args[0].(*parse.IdentifierNode); ok {
+		if f, ok := fastFuncs[id.Ident]; ok && f.text != nil {
+			args, err := s.pushArgs(dot, &f, p.Cmds[last].Args[1:], v, last > 0)
+			if err != nil {
+				return err
+			}
+			s.buf.WriteString(f.text(args))
+			s.args = s.args[:len(s.args)-len(args)]
+			return nil
+		}
+	}
+	v, err := s.command(dot, p.Cmds[last], v, last > 0)
+	if err != nil {
+		return err
+	}
+	text, ok := v.(string)
+	if !ok {
+		return errGiveUp
+	}
+	s.buf.WriteString(text)
+	return nil
+}
+
 func (s *fastState) command(dot any, c *parse.CommandNode, final any, piped bool) (any, error) {
 	switch n := c.Args[0].(type) {
 	case *parse.IdentifierNode:
@@ -405,7 +507,7 @@ func (s *fastState) command(dot any, c *parse.CommandNode, final any, piped bool
 	case *parse.PipeNode:
 		return s.pipeline(dot, n)
 	case *parse.StringNode:
-		return n.Text, nil
+		return s.str(n), nil
 	case *parse.BoolNode:
 		return n.True, nil
 	case *parse.NumberNode:
@@ -450,6 +552,19 @@ func (s *fastState) call(dot any, name string, argNodes []parse.Node, final any,
 	if !ok {
 		return nil, errGiveUp
 	}
+	args, err := s.pushArgs(dot, &f, argNodes, final, piped)
+	if err != nil {
+		return nil, err
+	}
+	v := f.call(args)
+	s.args = s.args[:len(s.args)-len(args)]
+	return v, nil
+}
+
+// pushArgs evaluates the arguments of a call to f (and the value piped to
+// it) onto s.args, and returns them: the caller takes them off once the
+// call returns. On an error they are off already.
+func (s *fastState) pushArgs(dot any, f *fastFunc, argNodes []parse.Node, final any, piped bool) ([]any, error) {
 	n := len(argNodes)
 	if piped {
 		n++
@@ -458,11 +573,11 @@ func (s *fastState) call(dot any, name string, argNodes []parse.Node, final any,
 	for range n {
 		s.args = append(s.args, nil)
 	}
-	defer func() { s.args = s.args[:base] }()
 	for i, a := range argNodes {
 		k, _ := f.argKind(i, n)
 		v, err := s.arg(dot, a, k)
 		if err != nil {
+			s.args = s.args[:base]
 			return nil, err
 		}
 		s.args[base+i] = v
@@ -471,11 +586,12 @@ func (s *fastState) call(dot any, name string, argNodes []parse.Node, final any,
 		k, _ := f.argKind(n-1, n)
 		v, err := convert(final, k)
 		if err != nil {
+			s.args = s.args[:base]
 			return nil, err
 		}
 		s.args[base+n-1] = v
 	}
-	return f.call(s.args[base : base+n]), nil
+	return s.args[base : base+n], nil
 }
 
 func (s *fastState) arg(dot any, n parse.Node, k kind) (any, error) {
@@ -483,7 +599,7 @@ func (s *fastState) arg(dot any, n parse.Node, k kind) (any, error) {
 	var err error
 	switch n := n.(type) {
 	case *parse.StringNode:
-		return n.Text, nil
+		return s.str(n), nil
 	case *parse.BoolNode:
 		return n.True, nil
 	case *parse.NumberNode:

@@ -29,6 +29,8 @@ var fastTemplates = []string{
 	`{{.context.a | pick .context}} {{take .context.n .context.list}} {{altChart .context.a .context.b}}`,
 	`{{range .context.m}}{{.}}{{end}}{{len .context.list}}{{printf "%v" .context.a}}`,
 	`{{.context.a.b.c}}{{.message}}{{.error_code}}{{.report.context.a}}`,
+	`{{.context.a | lower | capitalize}} {{quote (pick .context "a|b")}} {{choices (take 2 .context.list) "and"}}`,
+	`{{oneOf .context.a "a" "b" "c" "d" "e" "f" "g" "h" "pie"}} {{"x" | quote}} {{$y := "lit"}}{{$y | lower}}{{take 1 "z"}}`,
 }
 
 // contexts for TestFastText, as JSON: the shapes agents send and some
@@ -129,7 +131,7 @@ func checkFast(t *testing.T, c map[string]any) (printed, gaveUp int) {
 		if err != nil {
 			t.Fatalf("%s: %v", src, err)
 		}
-		texts = append(texts, &text{tmpl: tmpl, fast: fastable(tmpl.Root), parts: 1})
+		texts = append(texts, &text{tmpl: tmpl, fast: fastable(tmpl.Root), consts: stringConsts(tmpl.Root), parts: 1})
 	}
 	for _, f := range []*fault.Error{nil, fault.New(fault.ServiceUnavailable, "", fault.WithRetryAfter(30*time.Second))} {
 		for _, attempt := range []int{1, 4} {
@@ -143,7 +145,7 @@ func checkFast(t *testing.T, c map[string]any) (printed, gaveUp int) {
 				if !tx.fast {
 					continue
 				}
-				gerr := fastRender(tx.tmpl.Root, &got, data)
+				gerr := fastRender(tx.tmpl.Root, tx.consts, &got, data)
 				if isDefault(tx) {
 					if gerr == nil {
 						printed++
@@ -185,6 +187,9 @@ func TestFastFuncs(t *testing.T) {
 			continue
 		}
 		typ := reflect.TypeOf(fn)
+		if returnsText := typ.Out(0).Kind() == reflect.String; returnsText != (f.text != nil) {
+			t.Errorf("%s: returns a string %v, has a text call %v", name, returnsText, f.text != nil)
+		}
 		fixed := typ.NumIn()
 		if typ.IsVariadic() {
 			fixed--

@@ -22,9 +22,10 @@ import (
 // template so that the suggestions see the variables the message declares:
 // its parts are joined by partSep.
 type text struct {
-	tmpl   *template.Template // nil when the text has no actions
-	fast   bool               // the fast path covers tmpl (fast.go)
-	static []string           // the parts, when it has none
+	tmpl   *template.Template        // nil when the text has no actions
+	fast   bool                      // the fast path covers tmpl (fast.go)
+	consts map[*parse.StringNode]any // its string literals, for the fast path
+	static []string                  // the parts, when it has none
 	parts  int
 	starts []int // the first line of each part in the template's source
 	needs  needs
@@ -49,7 +50,7 @@ func (t *text) render(data map[string]any) ([]string, error) {
 	buf := buffers.Get().(*bytes.Buffer)
 	defer buffers.Put(buf)
 	buf.Reset()
-	if !t.fast || fastRender(t.tmpl.Root, buf, data) != nil {
+	if !t.fast || fastRender(t.tmpl.Root, t.consts, buf, data) != nil {
 		buf.Reset()
 		if err := t.tmpl.Execute(buf, data); err != nil {
 			field, reason := t.locate(err)
@@ -200,6 +201,9 @@ func (c *compiler) text(parts []string, fail func(field, format string, args ...
 	}
 	t.tmpl, t.needs = tmpl, needsOf(tmpl)
 	t.fast = len(tmpl.Templates()) == 1 && fastable(tmpl.Root)
+	if t.fast {
+		t.consts = stringConsts(tmpl.Root)
+	}
 	empty := newVars(&Input{Report: &triage.Report{}, Attempt: 1}, 1).templateData(needAll)
 	if _, err := t.render(empty); err != nil {
 		field, reason, _ := strings.Cut(err.Error(), ": ")

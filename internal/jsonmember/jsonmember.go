@@ -204,9 +204,25 @@ func StringOfMember(raw json.RawMessage) (s string, ok bool) {
 // the two to the same answers.
 func members(data []byte) map[string]json.RawMessage {
 	data = bytes.Clone(data)
+	text := string(data) // the names are slices of it: one copy for them all
 	m := make(map[string]json.RawMessage, 8)
-	eachMember(data, func(key string, val []byte) { m[key] = val })
-	return m
+	i := skipSpace(data, 0) + 1 // past '{'
+	for {
+		i = skipSpace(data, i)
+		if data[i] == '}' {
+			return m
+		}
+		end := stringEnd(data, i)
+		key, _ := textString(text[i:end]) // a valid document's: it decodes
+		i = skipSpace(data, end) + 1      // past ':'
+		i = skipSpace(data, i)
+		vend := valueEnd(data, i)
+		m[key] = data[i:vend:vend]
+		i = skipSpace(data, vend)
+		if data[i] == ',' {
+			i++
+		}
+	}
 }
 
 // eachMember calls do with each member of a valid JSON object, in document
@@ -248,7 +264,7 @@ func eachItem(data []byte, do func(item []byte)) {
 	}
 }
 
-func skipSpace(data []byte, i int) int {
+func skipSpace[T ~string | ~[]byte](data T, i int) int {
 	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
 		i++
 	}
@@ -256,7 +272,7 @@ func skipSpace(data []byte, i int) int {
 }
 
 // stringEnd returns the index after the string that opens at i.
-func stringEnd(data []byte, i int) int {
+func stringEnd[T ~string | ~[]byte](data T, i int) int {
 	for i++; i < len(data); i++ {
 		switch data[i] {
 		case '\\':
@@ -269,7 +285,7 @@ func stringEnd(data []byte, i int) int {
 }
 
 // valueEnd returns the index after the valid value that begins at i.
-func valueEnd(data []byte, i int) int {
+func valueEnd[T ~string | ~[]byte](data T, i int) int {
 	switch data[i] {
 	case '"':
 		return stringEnd(data, i)
@@ -502,53 +518,7 @@ func Value(data []byte) (any, error) {
 // ValueOfMember is Value for a member's raw value that Object returned,
 // which is valid JSON already: it does not validate it again.
 func ValueOfMember(data []byte) (any, error) {
-	return value(bytes.TrimSpace(data))
-}
-
-// value decodes a valid value without the space around it.
-func value(data []byte) (any, error) {
-	var err error
-	switch data[0] {
-	case '{':
-		m := map[string]any{}
-		eachMember(data, func(name string, val []byte) {
-			if err == nil {
-				m[name], err = value(val)
-			}
-		})
-		if err != nil {
-			return nil, err
-		}
-		return m, nil
-	case '[':
-		a := []any{}
-		eachItem(data, func(item []byte) {
-			var v any
-			if err == nil {
-				v, err = value(item)
-				a = append(a, v)
-			}
-		})
-		if err != nil {
-			return nil, err
-		}
-		return a, nil
-	case '"':
-		return stringValue(data)
-	case 't':
-		return true, nil
-	case 'f':
-		return false, nil
-	case 'n':
-		return nil, nil
-	}
-	f, err := strconv.ParseFloat(string(data), 64)
-	if err != nil {
-		// encoding/json fails the same way on a number beyond float64.
-		var v any
-		return nil, json.Unmarshal(data, &v)
-	}
-	return f, nil
+	return textValue(string(bytes.TrimSpace(data)))
 }
 
 // stringValue decodes a JSON string: its bytes when plain, else through
