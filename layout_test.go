@@ -81,9 +81,11 @@ var layers = [][]string{
 	// table (the generators), the log guard (server, the ACP workers), the
 	// reading of Accept headers (server, web), the vocabulary of the
 	// API's description (server's operations, cmd/openapigen), text put
-	// on one line (the root's fingerprint and title, the handler's texts).
+	// on one line (the root's fingerprint and title, the handler's texts),
+	// a child triage serve started and its address read (loadbench -real,
+	// the campaign).
 	{"internal/jsonmember", "internal/textclass", "internal/taxonomy", "internal/tsgen/render", "internal/logguard",
-		"internal/negotiate", "internal/apidoc", "internal/oneline"},
+		"internal/negotiate", "internal/apidoc", "internal/oneline", "internal/childserve"},
 	{"fault"},
 }
 
