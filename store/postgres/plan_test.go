@@ -257,8 +257,10 @@ func TestRecordListsUseTheirIndexes(t *testing.T) {
 		}
 	}
 	// Expire deletes the old hours of each tenant's range of
-	// record_counts_by_hour (migration 0020 dropped the index on the hour).
-	if plan := explain(sqlstore.ExpireCountsSQL, []any{time.Now().UnixNano()}); !strings.Contains(plan, "record_counts_by_hour") ||
+	// record_counts_by_hour (migration 0020 dropped the index on the hour;
+	// since 0022 the tenants go as an array: joined, the planner read the
+	// whole primary key).
+	if plan := explain(sqlstore.ExpireCountsAnySQL, []any{time.Now().UnixNano()}); !strings.Contains(plan, "record_counts_by_hour") ||
 		strings.Contains(plan, "Seq Scan on record_counts") {
 		t.Errorf("the plan of Expire's counts is\n%s\nwant each tenant's range of record_counts_by_hour", plan)
 	}
