@@ -73,7 +73,8 @@ func countBuckets(c store.Counts) int {
 //
 // record_counts is keyed by the record's seq (migrations 0021 on SQLite,
 // 0022 on PostgreSQL: a new record's count appends): a series by record
-// sums by seq and then looks each record up by its key for its error ID,
+// sums by seq and then looks each sum's record up by its key for its
+// error ID,
 // and the records asked for by error ID are found by the records' unique
 // index first.
 func CountsSQL(tenant string, f store.CountFilter, first, hours, n int64) (top string, args []any,
@@ -113,8 +114,11 @@ func CountsSQL(tenant string, f store.CountFilter, first, hours, n int64) (top s
 	limit := countLimit(f.Limit)
 	cond, condArgs := w.String(), slices.Clone(w.args)
 	if byRecord {
-		top = `SELECT r.error_id, c.total FROM (SELECT seq, CAST(sum(n) AS BIGINT) AS total FROM record_counts WHERE ` + cond +
-			` GROUP BY seq) AS c CROSS JOIN records AS r WHERE r.seq = c.seq ORDER BY c.total DESC, r.error_id LIMIT ` + w.arg(limit)
+		// Each record's error ID by its key, a subquery per row: as a join,
+		// PostgreSQL read every record (a hash join) once the range held
+		// a tenth of them.
+		top = `SELECT ` + errorIDOfSeq + ` AS error_id, c.total FROM (SELECT seq, CAST(sum(n) AS BIGINT) AS total FROM record_counts WHERE ` + cond +
+			` GROUP BY seq) AS c ORDER BY total DESC, error_id LIMIT ` + w.arg(limit)
 	} else {
 		top = `SELECT ` + key + `, CAST(sum(n) AS BIGINT) AS total FROM record_counts WHERE ` + cond +
 			` GROUP BY ` + key + ` ORDER BY total DESC, ` + key + ` LIMIT ` + w.arg(limit)
@@ -128,12 +132,15 @@ func CountsSQL(tenant string, f store.CountFilter, first, hours, n int64) (top s
 		q := `SELECT ` + key + `, (hour - $2) / ` + fmt.Sprint(hours) + ` AS b, CAST(sum(n) AS BIGINT) AS m FROM record_counts WHERE ` +
 			b.String() + ` GROUP BY ` + key + `, b`
 		if byRecord {
-			q = `SELECT r.error_id, c.b, c.m FROM (` + q + `) AS c CROSS JOIN records AS r WHERE r.seq = c.seq`
+			q = `SELECT ` + errorIDOfSeq + `, c.b, c.m FROM (` + q + `) AS c`
 		}
 		return q, b.args
 	}
 	return top, w.args, buckets, nil
 }
+
+// errorIDOfSeq is the error ID of the record of c.seq, looked up by its key.
+const errorIDOfSeq = `(SELECT r.error_id FROM records AS r WHERE r.seq = c.seq)`
 
 // counts reads the series f asks for in q.
 func (t *tenant) counts(ctx context.Context, q Querier, f store.CountFilter) (store.Counts, error) {
