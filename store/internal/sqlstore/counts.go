@@ -70,12 +70,19 @@ func countBuckets(c store.Counts) int {
 // tests: top, the keys' totals (the Limit with most occurrences), with
 // its arguments; then buckets(keys), the buckets of those keys, with its
 // arguments.
+//
+// record_counts is keyed by the record's seq (migrations 0022 on SQLite,
+// 0023 on PostgreSQL: a new record's count appends): a series by record
+// sums by seq and then looks each sum's record up by its key for its
+// error ID,
+// and the records asked for by error ID are found by the records' unique
+// index first.
 func CountsSQL(tenant string, f store.CountFilter, first, hours, n int64) (top string, args []any,
 	buckets func(keys []string) (string, []any), err error) {
 	var key string
 	switch f.By {
 	case "", store.CountByRecord:
-		key = "error_id"
+		key = "seq"
 	case store.CountByAgent:
 		key = "agent_id"
 	case store.CountByCode:
@@ -83,6 +90,7 @@ func CountsSQL(tenant string, f store.CountFilter, first, hours, n int64) (top s
 	default:
 		return "", nil, nil, fmt.Errorf("unknown series %q", f.By)
 	}
+	byRecord := key == "seq"
 	w := newWhere("tenant", tenant)
 	w.cond("hour >=", first)
 	w.cond("hour <", first+hours*n)
@@ -91,29 +99,48 @@ func CountsSQL(tenant string, f store.CountFilter, first, hours, n int64) (top s
 		for i, v := range values {
 			list[i] = w.arg(v)
 		}
+		if byRecord {
+			w.WriteString(" AND seq IN (SELECT seq FROM records WHERE tenant = $1 AND error_id IN (" + strings.Join(list, ", ") + "))")
+			return
+		}
 		w.WriteString(" AND " + column + " IN (" + strings.Join(list, ", ") + ")")
 	}
 	if len(f.ErrorIDs) > 0 {
-		if key != "error_id" || len(f.ErrorIDs) > store.MaxLimit {
+		if !byRecord || len(f.ErrorIDs) > store.MaxLimit {
 			return "", nil, nil, fmt.Errorf("error ids select at most %d records, of series by record", store.MaxLimit)
 		}
-		in(w, "error_id", f.ErrorIDs)
+		in(w, key, f.ErrorIDs)
 	}
 	limit := countLimit(f.Limit)
 	cond, condArgs := w.String(), slices.Clone(w.args)
-	top = `SELECT ` + key + `, CAST(sum(n) AS BIGINT) AS total FROM record_counts WHERE ` + cond +
-		` GROUP BY ` + key + ` ORDER BY total DESC, ` + key + ` LIMIT ` + w.arg(limit)
+	if byRecord {
+		// Each record's error ID by its key, a subquery per row: as a join,
+		// PostgreSQL read every record (a hash join) once the range held
+		// a tenth of them.
+		top = `SELECT ` + errorIDOfSeq + ` AS error_id, c.total FROM (SELECT seq, CAST(sum(n) AS BIGINT) AS total FROM record_counts WHERE ` + cond +
+			` GROUP BY seq) AS c ORDER BY total DESC, error_id LIMIT ` + w.arg(limit)
+	} else {
+		top = `SELECT ` + key + `, CAST(sum(n) AS BIGINT) AS total FROM record_counts WHERE ` + cond +
+			` GROUP BY ` + key + ` ORDER BY total DESC, ` + key + ` LIMIT ` + w.arg(limit)
+	}
 	buckets = func(keys []string) (string, []any) {
 		b := &where{args: slices.Clone(condArgs)}
 		b.WriteString(cond)
 		if keys != nil {
 			in(b, key, keys)
 		}
-		return `SELECT ` + key + `, (hour - $2) / ` + fmt.Sprint(hours) + ` AS b, CAST(sum(n) AS BIGINT) FROM record_counts WHERE ` +
-			b.String() + ` GROUP BY ` + key + `, b`, b.args
+		q := `SELECT ` + key + `, (hour - $2) / ` + fmt.Sprint(hours) + ` AS b, CAST(sum(n) AS BIGINT) AS m FROM record_counts WHERE ` +
+			b.String() + ` GROUP BY ` + key + `, b`
+		if byRecord {
+			q = `SELECT ` + errorIDOfSeq + `, c.b, c.m FROM (` + q + `) AS c`
+		}
+		return q, b.args
 	}
 	return top, w.args, buckets, nil
 }
+
+// errorIDOfSeq is the error ID of the record of c.seq, looked up by its key.
+const errorIDOfSeq = `(SELECT r.error_id FROM records AS r WHERE r.seq = c.seq)`
 
 // counts reads the series f asks for in q.
 func (t *tenant) counts(ctx context.Context, q Querier, f store.CountFilter) (store.Counts, error) {

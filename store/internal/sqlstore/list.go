@@ -182,11 +182,12 @@ func listRecords(d Dialect, now time.Time, tenant string, f store.Filter) (recor
 	from := recordFrom
 	if l.windowed {
 		// The records seen in the window, with their counts in it.
-		from = `(SELECT error_id, CAST(sum(n) AS BIGINT) AS n FROM record_counts WHERE tenant = $1 AND hour >= ` + w.arg(l.hour) + ` AND hour < ` + w.arg(l.end) +
-			` GROUP BY error_id) c CROSS JOIN records r LEFT JOIN occurrences o ON o.id = r.latest_id`
+		from = `(SELECT seq, CAST(sum(n) AS BIGINT) AS n FROM record_counts WHERE tenant = $1 AND hour >= ` + w.arg(l.hour) + ` AND hour < ` + w.arg(l.end) +
+			` GROUP BY seq) c CROSS JOIN records r LEFT JOIN occurrences o ON o.id = r.latest_id`
 		// CROSS JOIN: SQLite reads c first and looks each record up
-		// (PostgreSQL reorders as it sees fit).
-		w.WriteString(" AND r.error_id = c.error_id")
+		// (PostgreSQL reorders as it sees fit), by its key: record_counts
+		// is keyed by the record's seq.
+		w.WriteString(" AND r.seq = c.seq")
 	}
 	filterRecords(w, f, now)
 	if f.SessionID != "" {

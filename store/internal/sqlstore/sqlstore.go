@@ -370,7 +370,7 @@ func (s *Store) Expire(ctx context.Context, r store.Retention) (int64, error) {
 		{`DELETE FROM attempts WHERE updated_at < $1`, r.Attempts},
 		{`DELETE FROM runs WHERE started_at < $1`, r.Runs},
 		{`DELETE FROM mcp_sessions WHERE opened_at < $1`, r.Sessions},
-		{ExpireCountsSQL, r.Counts},
+		{expireCounts(s.d), r.Counts},
 		// A throttle holding nothing back, idle for longer than the
 		// longest throttle, would let the next firing notify anyway.
 		{`DELETE FROM alert_throttles WHERE held = 0 AND sent_at < $1`, triage.MaxThrottle},
@@ -407,13 +407,33 @@ func (s *Store) Expire(ctx context.Context, r store.Retention) (int64, error) {
 // the hour alone served it before (migrations 0019 on SQLite, 0020 on
 // PostgreSQL dropped it): every new record wrote an entry there, on
 // SQLite a random leaf (the entry ends with the error ID).
-const ExpireCountsSQL = `WITH RECURSIVE t (tenant) AS (
+const ExpireCountsSQL = `WITH RECURSIVE t (tenant) AS (` + countTenants + `)
+	DELETE FROM record_counts WHERE tenant IN (SELECT tenant FROM t WHERE tenant IS NOT NULL)
+		AND hour < $1 / 3600000000000`
+
+// ExpireCountsAnySQL is ExpireCountsSQL on PostgreSQL: the tenants as an
+// array, so that the index's range is (tenant = ANY, hour <). With
+// record_counts keyed by (tenant, seq, hour) (migration 0023) the planner
+// joined the tenants by hash instead and read the whole primary key, the
+// smaller index, for the hours (its second column but one).
+const ExpireCountsAnySQL = `WITH RECURSIVE t (tenant) AS (` + countTenants + `)
+	DELETE FROM record_counts WHERE tenant = ANY (ARRAY(SELECT tenant FROM t WHERE tenant IS NOT NULL))
+		AND hour < $1 / 3600000000000`
+
+// countTenants walks record_counts' tenants, one index look-up each.
+const countTenants = `
 		SELECT min(tenant) FROM record_counts
 		UNION ALL
 		SELECT (SELECT min(c.tenant) FROM record_counts AS c WHERE c.tenant > t.tenant) FROM t WHERE t.tenant IS NOT NULL
-	)
-	DELETE FROM record_counts WHERE tenant IN (SELECT tenant FROM t WHERE tenant IS NOT NULL)
-		AND hour < $1 / 3600000000000`
+	`
+
+// expireCounts is d's ExpireCountsSQL.
+func expireCounts(d Dialect) string {
+	if d.Name == "postgres" {
+		return ExpireCountsAnySQL
+	}
+	return ExpireCountsSQL
+}
 
 // expireChunk is how many records one write of expireRecords deletes: a
 // write holds SQLite's writer, so a large expiry goes in short writes.
@@ -474,7 +494,6 @@ func (s *Store) expireRecords(ctx context.Context, cutoff int64) (int64, error) 
 						(SELECT delivery_key FROM occurrences WHERE tenant = $1 AND error_id = $2 AND delivery_key IS NOT NULL)`,
 					`DELETE FROM occurrences WHERE tenant = $1 AND error_id = $2`,
 					`DELETE FROM record_transitions WHERE tenant = $1 AND error_id = $2`,
-					`DELETE FROM record_counts WHERE tenant = $1 AND error_id = $2`,
 					`DELETE FROM river_job WHERE args->>'tenant' = $1 AND args->>'error_id' = $2`, // finished: see noPendingJob
 				} {
 					n, err := q.Exec(ctx, del, k.tenant, k.errorID)
@@ -483,6 +502,12 @@ func (s *Store) expireRecords(ctx context.Context, cutoff int64) (int64, error) 
 					}
 					deleted += n
 				}
+				// The record's hourly counts, by its seq (their key).
+				n, err = q.Exec(ctx, `DELETE FROM record_counts WHERE tenant = $1 AND seq = $2`, k.tenant, k.seq)
+				if err != nil {
+					return err
+				}
+				deleted += n
 			}
 			return nil
 		})
