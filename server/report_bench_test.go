@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -114,9 +115,13 @@ func benchReport(i int64) string {
 	return fmt.Sprintf(`{"agent_id":"query_engine","timestamp":"2025-08-08T12:20:05Z","status":"error","data":{"error_type":"query_error","error_code":"DB_TIMEOUT","message":"Query timed out after 30s","context":{"metric":"sales","group_by":"month","date_range":{"start":"2015-01-01","end":"2025-08-01"},"row_count":48000000},"query_id":"q_%d_%d"}}`, benchRun, i)
 }
 
-// serveReport serves report i, which must be answered 201.
+// serveReport serves report i, which must be answered 201. Its context
+// ends when it is answered, as net/http's does (a store's reads may pay
+// for watching it).
 func serveReport(srv *Server, i int64) error {
-	r := httptest.NewRequest(http.MethodPost, "/v1/errors", strings.NewReader(benchReport(i)))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r := httptest.NewRequestWithContext(ctx, http.MethodPost, "/v1/errors", strings.NewReader(benchReport(i)))
 	r.Header.Set("Content-Type", "application/json")
 	w := httptest.NewRecorder()
 	srv.ServeHTTP(w, r)
