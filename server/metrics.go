@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -72,6 +73,7 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // mode).
 func (s *Server) observe(route string, h http.Handler) http.Handler {
 	tracer := newRequestTracer(s.cfg.TracerProvider, s.cfg.Propagator)
+	m := s.metrics.route(route)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
@@ -91,14 +93,40 @@ func (s *Server) observe(route string, h http.Handler) http.Handler {
 			if status == 0 {
 				status = http.StatusOK
 			}
-			s.metrics.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
+			m.request(status)
 			if route != "GET /v1/events" {
-				s.metrics.duration.WithLabelValues(route).Observe(time.Since(start).Seconds())
+				m.duration().Observe(time.Since(start).Seconds())
 			}
 			endRequestSpan(span, status)
 		}()
 		h.ServeHTTP(sw, r)
 	})
+}
+
+// routeMetrics are a route's children of the request metrics, each made
+// on first use (a route never served has no series) and then kept, so
+// that a request looks up no label values.
+type routeMetrics struct {
+	m        *httpMetrics
+	route    string
+	duration func() prometheus.Observer
+	// byStatus holds the requests counter of each status served so far
+	// (int → prometheus.Counter).
+	byStatus sync.Map
+}
+
+func (m *httpMetrics) route(route string) *routeMetrics {
+	return &routeMetrics{m: m, route: route,
+		duration: sync.OnceValue(func() prometheus.Observer { return m.duration.WithLabelValues(route) })}
+}
+
+// request counts a request answered with status.
+func (rm *routeMetrics) request(status int) {
+	c, ok := rm.byStatus.Load(status)
+	if !ok {
+		c, _ = rm.byStatus.LoadOrStore(status, rm.m.requests.WithLabelValues(rm.route, strconv.Itoa(status)))
+	}
+	c.(prometheus.Counter).Inc()
 }
 
 func panicText(v any) string {

@@ -524,6 +524,9 @@ func (s *Server) handle(h handlerFunc) http.Handler {
 // semicolon): url.Values would drop the pair silently, and a filter the
 // client meant would be ignored.
 func checkQuery(r *http.Request) error {
+	if r.URL.RawQuery == "" {
+		return nil
+	}
 	if _, err := url.ParseQuery(r.URL.RawQuery); err != nil {
 		return fault.Invalid("The query string is malformed: "+queryReason(err)+".",
 			fault.FieldError{Field: "query", Message: "must be percent-encoded name=value pairs joined by &"})

@@ -296,6 +296,11 @@ func (s *Service) answer(ctx context.Context, tenant string, rep *triage.Report,
 		s.log(ctx, slog.LevelError, "updating a record's workflow after its occurrence failed",
 			slog.String("error_id", occ.ErrorID), slog.Any("error", fault.From(saved.WorkflowErr)))
 	}
+	if !fb.Duplicate && len(occ.Feedback) > 0 {
+		// The occurrence's feedback is this answer's, encoded once: it
+		// differs only for a duplicate (Duplicate is false in the store).
+		return http.StatusCreated, occ.Feedback, nil
+	}
 	out, err := triage.MarshalDocument(fb)
 	if err != nil {
 		return 0, nil, err
@@ -399,7 +404,7 @@ func (s *Service) log(ctx context.Context, level slog.Level, msg string, attrs .
 // CheckContentType refuses a media type that is not JSON (415); "" is
 // JSON.
 func CheckContentType(ct string) error {
-	if ct == "" {
+	if ct == "" || ct == "application/json" { // as clients send it: nothing to parse
 		return nil
 	}
 	mt, _, err := mime.ParseMediaType(ct)

@@ -9,10 +9,15 @@
 // report with its feedback committed as one such row. They bound what any
 // design that answers only once a report is durable can reach here.
 //
-//	go run ./cmd/loadbench [-requests 4000] [-concurrency 16] [-duration 20s] [-postgres URL] [-records N] [-sqlite=false] [-vacuum]
+//	go run ./cmd/loadbench [-requests 4000] [-concurrency 16] [-serial 1000] [-duration 20s] [-postgres URL] [-records N] [-sqlite=false] [-vacuum]
 //
 // Each request is a new report (its own query_id), so every one is fully
-// handled and committed (201). The count and the time are bounded. With
+// handled and committed (201). The count and the time are bounded. After
+// each target's load from -concurrency clients, -serial requests are sent
+// from one client at a time (0: none), and a second table puts their p50
+// side by side: each service's (and its store floor's) as a multiple of
+// its floor's (floor 2's on SQLite, the PostgreSQL floor's) and of the
+// bare handler's, so that the one-client ratio is measured in one run. With
 // -postgres, a PostgreSQL floor (the bare handler and one durable
 // PostgreSQL insert per request) runs before the service on PostgreSQL.
 //
@@ -53,9 +58,12 @@
 // bare child process (this program again, -bare-child: decode and encode
 // over HTTP), so that both pay a process and loopback alike. Each is
 // loaded from -concurrency clients, then from one client at a time, and
-// its CPU time per request is read from /proc/PID/stat, its log's bytes
-// per request, the jobs left in its store, and its CPU time at rest over
-// -idle after the loads (see real.go).
+// so is floor 2 in a child process of its own (this program again,
+// -floor2-child: the handler and one durable SQLite row, as in process),
+// whose req/s and p50 each row is also given a share and a multiple of.
+// Each child's CPU time per request is read from /proc/PID/stat, its
+// log's bytes per request, the jobs left in its store, and its CPU time
+// at rest over -idle after the loads (see real.go).
 //
 //	go run ./cmd/loadbench -amplify [-postgres URL]
 //

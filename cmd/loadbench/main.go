@@ -39,10 +39,18 @@ func main() {
 	vacuum := flag.Bool("vacuum", false, "VACUUM ANALYZE the PostgreSQL store after its pre-fill, as autovacuum would (for a server that runs with autovacuum off)")
 	realMode := flag.Bool("real", false, "drive the real `triage serve` binary and a bare process, each a child process, instead (see real.go)")
 	bin := flag.String("bin", "", "with -real: the triage `binary` to run (default: build ./cmd/triage)")
-	serial := flag.Int("serial", 1000, "with -real: requests sent from one client at a time after each load")
+	serial := flag.Int("serial", 1000, "requests sent from one client at a time after each load (0: none): the one-client latency")
 	idle := flag.Duration("idle", 30*time.Second, "with -real: how long each child's CPU time is read at rest after its loads (0: not)")
 	bareChild := flag.Bool("bare-child", false, "serve the bare handler as a child process of -real (internal)")
+	floor2Child := flag.String("floor2-child", "", "serve floor 2 on this new SQLite `file` as a child process of -real (internal)")
 	flag.Parse()
+	if *floor2Child != "" {
+		if err := runFloor2Child(*floor2Child); err != nil {
+			fmt.Fprintln(os.Stderr, "loadbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *bareChild {
 		if err := runBareChild(); err != nil {
 			fmt.Fprintln(os.Stderr, "loadbench:", err)
@@ -76,7 +84,7 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if err := run(*requests, *concurrency, *duration, *pg, *records, *withSQLite, *vacuum); err != nil {
+	if err := run(*requests, *concurrency, *serial, *duration, *pg, *records, *withSQLite, *vacuum); err != nil {
 		fmt.Fprintln(os.Stderr, "loadbench:", err)
 		pprof.StopCPUProfile()
 		os.Exit(1)
@@ -104,6 +112,9 @@ type result struct {
 	// logB is the bytes the service logged per request (0: none or not
 	// measured).
 	logB int64
+	// one is the same target's load from one client at a time, after
+	// this one (nil: not measured).
+	one *result
 }
 
 func (r result) rps() float64 { return float64(r.n) / r.elapsed.Seconds() }
@@ -126,7 +137,7 @@ type target struct {
 	direct *sampling
 }
 
-func run(requests, concurrency int, bound time.Duration, pg string, records int, withSQLite, vacuum bool) error {
+func run(requests, concurrency, serial int, bound time.Duration, pg string, records int, withSQLite, vacuum bool) error {
 	ctx := context.Background()
 	var results []result
 	measure := func(t target) error {
@@ -188,6 +199,20 @@ func run(requests, concurrency int, bound time.Duration, pg string, records int,
 				return err
 			}
 			r.written = (after - before) / int64(r.n)
+		}
+		if serial > 0 && t.more == nil {
+			// One client at a time: what a request costs when nothing
+			// is batched with it, the latency a lone client sees.
+			var one result
+			if t.direct != nil {
+				var err error
+				if one, err = storeFloor(t.name, t.direct, prefix+"_one", serial, 1, bound); err != nil {
+					return err
+				}
+			} else {
+				one = load(t.name, []string{t.base}, prefix+"_one", serial, 1, bound, t.want)
+			}
+			r.one = &one
 		}
 		if t.triage {
 			cpu0, err := selfCPU()
@@ -384,7 +409,33 @@ func run(requests, concurrency int, bound time.Duration, pg string, records int,
 		}
 	}
 	fmt.Println()
+	printSerial(results, serial)
 	return nil
+}
+
+// printSerial prints the one-client loads beside each other, each p50 as
+// a multiple of its floor's (floor 2's for the SQLite service and its
+// store, the PostgreSQL floor's for PostgreSQL's) and of the bare
+// handler's.
+func printSerial(results []result, serial int) {
+	if serial <= 0 || len(results) == 0 || results[0].one == nil {
+		return
+	}
+	bare := results[0].one
+	fmt.Printf("\none client at a time, %d requests each:\n\n", serial)
+	fmt.Printf("| target | requests | failed | p50 | p99 | p50 / its floor's | p50 / bare's |\n|---|---|---|---|---|---|---|\n")
+	for _, r := range results {
+		o := r.one
+		if o == nil {
+			continue
+		}
+		ratio := ""
+		if r.floor > 0 && results[r.floor].one != nil && results[r.floor].one.p50 > 0 {
+			ratio = fmt.Sprintf("%.2f× (%s)", float64(o.p50)/float64(results[r.floor].one.p50), strings.SplitN(results[r.floor].name, ":", 2)[0])
+		}
+		fmt.Printf("| %s | %d | %d | %v | %v | %s | %.1f× |\n", r.name, o.n, o.failed, o.p50.Round(10*time.Microsecond),
+			o.p99.Round(10*time.Microsecond), ratio, float64(o.p50)/float64(max(bare.p50, 1)))
+	}
 }
 
 // bareHandler decodes the report and encodes a feedback of the same shape

@@ -116,7 +116,16 @@ func (q dbQuerier) Query(ctx context.Context, query string, args ...any) (sqlsto
 	return rows, nil
 }
 
+// QueryRow runs a one-row read. Its context is checked before, not
+// watched during it: the store's one-row reads are bounded (a lookup by
+// key, or a count up to a bound), and watching a context that can end (a
+// request's) costs two goroutines a statement, database/sql's and the
+// driver's, each made and ended.
 func (q dbQuerier) QueryRow(ctx context.Context, query string, args ...any) sqlstore.Row {
+	if err := ctx.Err(); err != nil {
+		return errRow{err}
+	}
+	ctx = context.WithoutCancel(ctx)
 	if s := q.cache.prepare(ctx, query); s != nil {
 		return s.QueryRowContext(ctx, args...)
 	}

@@ -30,10 +30,13 @@ func openTest(t *testing.T) (*Store, string) {
 	return s, path
 }
 
+// insertSQL adds an attempts row.
+const insertSQL = `INSERT INTO attempts (tenant, attempt_key, n, updated_at) VALUES ('t', $1, 1, 0)`
+
 // insert is a write that adds the attempts row key.
 func insert(key string) func(sqlstore.Querier) error {
 	return func(q sqlstore.Querier) error {
-		_, err := q.Exec(context.Background(), `INSERT INTO attempts (tenant, attempt_key, n, updated_at) VALUES ('t', $1, 1, 0)`, key)
+		_, err := q.Exec(context.Background(), insertSQL, key)
 		return err
 	}
 }
