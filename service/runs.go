@@ -37,11 +37,11 @@ func (s *Service) StartRun(ctx context.Context, tenant string, run store.Run) er
 // not run). A door may write what tells its client the run started (an
 // AG-UI RUN_STARTED) before commit returns, and nothing the run does.
 func (s *Service) StartRunEarly(ctx context.Context, tenant string, run store.Run) (commit func() error, err error) {
-	_, commit, err = s.cfg.Store.Tenant(tenant).StartRunEarly(ctx, run)
+	_, committed, err := s.cfg.Store.Tenant(tenant).StartRunEarly(ctx, run)
 	if err != nil {
 		return nil, startRunError(err)
 	}
-	return func() error { return startRunError(commit()) }, nil
+	return func() error { return startRunError(committed()) }, nil
 }
 
 // startRunError is a start's error as the door hears it: ErrRunExists
