@@ -140,7 +140,7 @@ func (w *writer) writeEarly(ctx context.Context, fn func(sqlstore.Querier) error
 		// every request it started, whatever the caller's ctx.
 		return func() error { return w.answer(<-r.done) }, nil
 	case res := <-r.done:
-		return nil, w.answer(res)
+		return w.settled(res)
 	case <-ctx.Done():
 		if r.state.CompareAndSwap(queued, cancelled) {
 			return nil, ctx.Err()
@@ -149,21 +149,31 @@ func (w *writer) writeEarly(ctx context.Context, fn func(sqlstore.Querier) error
 		case <-r.ran:
 			return func() error { return w.answer(<-r.done) }, nil
 		case res := <-r.done:
-			return nil, w.answer(res)
+			return w.settled(res)
 		}
 	case <-w.exited:
 		select {
 		case <-r.ran:
 			return func() error { return w.answer(<-r.done) }, nil
 		case res := <-r.done:
-			return nil, w.answer(res)
+			return w.settled(res)
 		default:
 			if !r.state.CompareAndSwap(queued, cancelled) {
-				return nil, w.answer(<-r.done) // cannot happen: the writer took it
+				return w.settled(<-r.done) // cannot happen: the writer took it
 			}
 			return nil, ErrClosed
 		}
 	}
+}
+
+// settled is writeEarly's answer when the write's outcome came before the
+// caller heard that it ran (both may be ready at once): its error, or a
+// commit with nothing left to wait for.
+func (w *writer) settled(res result) (func() error, error) {
+	if err := w.answer(res); err != nil {
+		return nil, err
+	}
+	return func() error { return nil }, nil
 }
 
 // send queues fn for the writer (with a ran channel when early).

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -97,4 +98,25 @@ func TestWriteEarlyCancelled(t *testing.T) {
 	if stored(t, s, "x") {
 		t.Error("a write cancelled before it started ran")
 	}
+}
+
+// A writeEarly that succeeds always returns a commit, even when its
+// caller hears of the commit's end before it hears the write ran.
+func TestWriteEarlyAlwaysCommits(t *testing.T) {
+	s, _ := openTest(t)
+	w := s.writer
+	var wg sync.WaitGroup
+	for i := range 64 {
+		wg.Go(func() {
+			commit, err := w.writeEarly(t.Context(), insert(fmt.Sprint("k", i)))
+			if err != nil || commit == nil {
+				t.Errorf("write %d: %v, commit %v", i, err, commit != nil)
+				return
+			}
+			if err := commit(); err != nil {
+				t.Errorf("write %d's commit: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
 }
