@@ -6,10 +6,12 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/triage-go/triage/aguirun"
+	"github.com/triage-go/triage/fault"
 	"github.com/triage-go/triage/graph"
 	"github.com/triage-go/triage/wire/agui"
 	"github.com/triage-go/triage/wire/sse"
@@ -109,5 +111,52 @@ func TestRunFlushFailure(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the run went on after its stream failed")
+	}
+}
+
+// TestRunReady: RUN_STARTED is flushed before the graph's first burst, and
+// Options.Ready is called then, before the graph starts; an error from it
+// ends the run with its RUN_ERROR, the graph never started.
+func TestRunReady(t *testing.T) {
+	for _, fail := range []bool{false, true} {
+		out := &flushed{flushes: make(chan string, 64)}
+		var ran atomic.Bool
+		g, err := graph.New[st]().
+			AddNode("n", func(ctx context.Context, s st) (st, error) {
+				ran.Store(true)
+				graph.Emit(ctx, aguirun.Text{MessageID: "m", Delta: "hi"})
+				return s, nil
+			}).
+			AddEdge("n", graph.End).SetEntry("n").Compile(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		readyErr := fault.New(fault.ServiceUnavailable, "Storage is unavailable; please retry shortly.")
+		var atReady string
+		ready := func() error {
+			if ran.Load() {
+				t.Error("the graph started before Ready returned")
+			}
+			select {
+			case atReady = <-out.flushes:
+			default:
+			}
+			if fail {
+				return readyErr
+			}
+			return nil
+		}
+		w := agui.NewWriter(sse.NewBatchWriter(out), nil)
+		_, err = aguirun.Run(context.Background(), w, g, st{}, aguirun.Options[st]{ThreadID: "t", RunID: "r", Ready: ready})
+		if !strings.Contains(atReady, `"type":"RUN_STARTED"`) || strings.Contains(atReady, "STEP_STARTED") {
+			t.Errorf("flushed when Ready was called: %q, want RUN_STARTED alone", atReady)
+		}
+		s := out.buf.String()
+		switch {
+		case fail && (fault.CodeOf(err) != fault.ServiceUnavailable || ran.Load() || !strings.Contains(s, `"type":"RUN_ERROR"`) || strings.Contains(s, "STEP_STARTED")):
+			t.Errorf("Ready failed: Run = %v, graph ran %v, stream:\n%s", err, ran.Load(), s)
+		case !fail && (err != nil || !ran.Load() || !strings.Contains(s, `"type":"RUN_FINISHED"`)):
+			t.Errorf("Ready succeeded: Run = %v, graph ran %v, stream:\n%s", err, ran.Load(), s)
+		}
 	}
 }

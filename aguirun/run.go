@@ -45,6 +45,12 @@ type Options[S any] struct {
 	Errors *agui.Options
 	// Now tells the time of the events' timestamps (default time.Now).
 	Now func() time.Time
+	// Ready, when set, is called once RUN_STARTED is written and flushed,
+	// before the graph starts: the graph runs once it returns nil, and an
+	// error from it ends the run with that error's RUN_ERROR, the graph
+	// never started. A server waits in it for the run's record to be
+	// committed, while the client already reads RUN_STARTED.
+	Ready func() error
 }
 
 // ErrStream is the error Run returns when the stream itself failed (the
@@ -76,9 +82,10 @@ var ErrStream = errors.New("aguirun: the stream failed")
 // when it finished), or an error matching ErrStream when the stream itself
 // failed, after which the run was stopped.
 //
-// On a batch SSE Writer (sse.NewBatchWriter) Run flushes when the graph has
-// no event ready (graph.WhenIdle) and after the last event: a burst of
-// events goes out with one write, and none waits for the next.
+// On a batch SSE Writer (sse.NewBatchWriter) Run flushes after RUN_STARTED,
+// when the graph has no event ready (graph.WhenIdle) and after the last
+// event: a burst of events goes out with one write, and none waits for
+// the next.
 func Run[S any](ctx context.Context, w *agui.Writer, r *graph.Runnable[S], state S, opts Options[S]) (S, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -96,6 +103,16 @@ func (x *writer[S]) run(r *graph.Runnable[S], state S) (S, error) {
 	var zero S
 	if err := x.write(&agui.RunStarted{ThreadID: opts.ThreadID, RunID: opts.RunID, ParentRunID: opts.ParentRunID, Input: opts.Input}); err != nil {
 		return zero, x.stop(err)
+	}
+	// The first event goes out at once, not with the graph's first
+	// burst: the client hears the run started while the graph starts.
+	if err := x.w.Flush(); err != nil {
+		return zero, errors.Join(ErrStream, err)
+	}
+	if opts.Ready != nil {
+		if err := opts.Ready(); err != nil {
+			return zero, x.fail(err)
+		}
 	}
 	// A flush's failure is the stream's: the next event's write returns
 	// it, as its own write would have failed.

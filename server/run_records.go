@@ -15,8 +15,11 @@ import (
 
 // startRunRecord records that a run starts, before its stream: a run id
 // the tenant used already is a 409 problem, an id the store cannot hold a
-// 400, a storage failure a 503; none starts the stream.
-func (s *Server) startRunRecord(ctx context.Context, tenant string, in *agui.RunAgentInput, runID, agentID string) error {
+// 400, a storage failure a 503; none starts the stream. It returns once
+// the start is decided (service.StartRunEarly), with commit, which
+// returns once it is durable: nil, or the 503's fault, after which the
+// run must not run.
+func (s *Server) startRunRecord(ctx context.Context, tenant string, in *agui.RunAgentInput, runID, agentID string) (commit func() error, err error) {
 	var fields []fault.FieldError
 	for _, c := range []struct{ field, id string }{{"runId", runID}, {"threadId", in.ThreadID}} {
 		if strings.ContainsRune(c.id, 0) {
@@ -24,9 +27,17 @@ func (s *Server) startRunRecord(ctx context.Context, tenant string, in *agui.Run
 		}
 	}
 	if len(fields) > 0 {
-		return fault.Invalid("The RunAgentInput is invalid.", fields...)
+		return nil, fault.Invalid("The RunAgentInput is invalid.", fields...)
 	}
-	err := s.svc.StartRun(ctx, tenant, store.Run{RunID: runID, ThreadID: in.ThreadID, AgentID: agentID})
+	committed, err := s.svc.StartRunEarly(ctx, tenant, store.Run{RunID: runID, ThreadID: in.ThreadID, AgentID: agentID})
+	if err != nil {
+		return nil, startRunFault(err, runID)
+	}
+	return func() error { return startRunFault(committed(), runID) }, nil
+}
+
+// startRunFault is a run's start's error as the client hears it.
+func startRunFault(err error, runID string) error {
 	switch {
 	case errors.Is(err, store.ErrRunExists):
 		return fault.New(fault.InvalidRequest, "This runId was used already: each run needs a runId of its own.",

@@ -177,11 +177,11 @@ type recordingTenant struct {
 
 var errDiskOnFire = errors.New("disk on fire")
 
-func (t recordingTenant) StartRun(ctx context.Context, r store.Run) (store.Run, error) {
+func (t recordingTenant) StartRunEarly(ctx context.Context, r store.Run) (store.Run, func() error, error) {
 	if t.s.failStart {
-		return store.Run{}, errDiskOnFire
+		return store.Run{}, nil, errDiskOnFire
 	}
-	return t.Tenant.StartRun(ctx, r)
+	return t.Tenant.StartRunEarly(ctx, r)
 }
 
 func (t recordingTenant) FinishRun(ctx context.Context, runID string, end store.RunEnd) (store.Run, error) {

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"sync"
 	"time"
@@ -78,7 +79,9 @@ func (rs *runs) reserve(owner, agentID string) (func(), error) {
 // going away cancels the run; so does the service shutting down (Close),
 // whose RUN_ERROR says so (shuttingDown). The run is recorded before the
 // stream starts and its outcome after it ends (see run_records.go and
-// service.Service.StartRun, FinishRun).
+// service.Service.StartRunEarly, FinishRun): RUN_STARTED goes out once
+// the start is decided, while it commits, and the agent runs once it is
+// committed; a commit that fails ends the stream with its RUN_ERROR.
 func (s *Server) postRun(w http.ResponseWriter, r *http.Request, tenant string) error {
 	if s.runs == nil {
 		return fault.New(fault.CapabilityNotFound, "This service runs no agents.")
@@ -120,8 +123,19 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request, tenant string) 
 		runID = uuid.NewString()
 	}
 	state := aguirun.AgentState{AgentID: agentID, Owner: tenant, Prompt: prompt, History: history, MessageID: aguirun.MessageID(runID)}
-	if err := s.startRunRecord(ctx, tenant, in, runID, agentID); err != nil {
+	commit, err := s.startRunRecord(ctx, tenant, in, runID, agentID)
+	if err != nil {
 		return err
+	}
+	// committed waits for the start's commit, once: before the agent
+	// runs, and in any case before the run's end is written.
+	var (
+		commitOnce sync.Once
+		commitErr  error
+	)
+	committed := func() error {
+		commitOnce.Do(func() { commitErr = commit() })
+		return commitErr
 	}
 
 	var (
@@ -131,13 +145,27 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request, tenant string) 
 		events     *runOutline // an AG-UI stream's: a CAP stream keeps none
 	)
 	if wantsCAP(r) {
+		// CAP has no event that says a run started: its stream starts
+		// once the start is durable, and a failed commit is a problem.
+		if err := committed(); err != nil {
+			return err
+		}
 		final, streamGone, runErr = s.streamCAP(ctx, w, g, state, runID)
 	} else {
+		// RUN_STARTED goes out while the start commits; the agent runs
+		// only once it is committed (aguirun.Options.Ready).
 		events = newRunOutline(s.cfg.Now)
-		final, streamGone, runErr = s.streamAGUI(ctx, w, g, state, in, runID, events)
+		final, streamGone, runErr = s.streamAGUI(ctx, w, g, state, in, runID, events, committed)
 	}
 	outcome, f := runOutcome(runErr, streamGone)
 	s.metrics.run(agentID, outcome, f)
+	if err := committed(); err != nil {
+		// The start was undone (its RUN_ERROR said so, if the stream
+		// still took it): no record to end, and the client may run it
+		// again with the same runId.
+		s.log.Warn("an AG-UI run's start could not be recorded", slog.String("agent", agentID), slog.Any("error", fault.From(err)))
+		return nil
+	}
 	// The RUN_ERROR is out: the failure's recording, a job enqueued with
 	// the run's end, comes after it.
 	end := runEndOf(final, outcome, f, s.recordsFailures(agentID), in.ThreadID, service.TraceParent(r.Context(), r.Header))
@@ -177,7 +205,7 @@ func (s *Server) runContext(parent context.Context) (ctx context.Context, stop f
 // streamAGUI streams the run as AG-UI events over SSE, with a keep-alive
 // comment every Heartbeat, and outlines them in events. streamGone says the run's context ended before
 // the run did: the client went away, or a keep-alive could not be written.
-func (s *Server) streamAGUI(ctx context.Context, w http.ResponseWriter, g *graph.Runnable[aguirun.AgentState], state aguirun.AgentState, in *agui.RunAgentInput, runID string, events *runOutline) (aguirun.AgentState, bool, error) {
+func (s *Server) streamAGUI(ctx context.Context, w http.ResponseWriter, g *graph.Runnable[aguirun.AgentState], state aguirun.AgentState, in *agui.RunAgentInput, runID string, events *runOutline, ready func() error) (aguirun.AgentState, bool, error) {
 	rc := http.NewResponseController(w)
 	// Events wait in the writer while the run has more ready, and are
 	// flushed when it has none (aguirun.Run): one write for a burst.
@@ -211,6 +239,7 @@ func (s *Server) streamAGUI(ctx context.Context, w http.ResponseWriter, g *graph
 		ThreadID: in.ThreadID, RunID: runID, ParentRunID: in.ParentRunID,
 		Errors: &agui.Options{Debug: s.cfg.Debug},
 		Now:    s.cfg.Now,
+		Ready:  ready,
 	})
 	streamGone := ctx.Err() != nil
 	cancel()

@@ -23,7 +23,30 @@ const RunRecordTimeout = 5 * time.Second
 // answer in its own terms, or is a SERVICE_UNAVAILABLE *fault.Error (the
 // store failed). No run should start on an error.
 func (s *Service) StartRun(ctx context.Context, tenant string, run store.Run) error {
-	_, err := s.cfg.Store.Tenant(tenant).StartRun(ctx, run)
+	commit, err := s.StartRunEarly(ctx, tenant, run)
+	if err != nil {
+		return err
+	}
+	return commit()
+}
+
+// StartRunEarly is StartRun answered before the start is durable (see
+// store.Runs.StartRunEarly): its errors are StartRun's, and commit
+// returns once the start is committed, nil or a SERVICE_UNAVAILABLE
+// *fault.Error (the commit failed: the start is undone, and the run must
+// not run). A door may write what tells its client the run started (an
+// AG-UI RUN_STARTED) before commit returns, and nothing the run does.
+func (s *Service) StartRunEarly(ctx context.Context, tenant string, run store.Run) (commit func() error, err error) {
+	_, committed, err := s.cfg.Store.Tenant(tenant).StartRunEarly(ctx, run)
+	if err != nil {
+		return nil, startRunError(err)
+	}
+	return func() error { return startRunError(committed()) }, nil
+}
+
+// startRunError is a start's error as the door hears it: ErrRunExists
+// and ErrInvalidRun as they are, any other a SERVICE_UNAVAILABLE.
+func startRunError(err error) error {
 	if err != nil && !errors.Is(err, store.ErrRunExists) && !errors.Is(err, store.ErrInvalidRun) {
 		return store.Unavailable(err)
 	}

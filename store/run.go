@@ -98,6 +98,22 @@ type Runs interface {
 	// the tenant has a run with that id, whatever its outcome, and changes
 	// nothing; of concurrent starts of one id, one succeeds.
 	StartRun(ctx context.Context, r Run) (Run, error)
+	// StartRunEarly is StartRun in two steps, for a caller with work to
+	// do while the start commits (a stream's first event): it returns,
+	// with commit, once the start is decided, and commit returns once it
+	// is committed (durable), with nil, or with StartRun's error. On
+	// SQLite, where a commit is an fsync in the writer's batch,
+	// StartRunEarly returns when the insert ran and its batch is about to
+	// commit, and commit waits for that commit: a start of the same id
+	// meanwhile, here or in another process, waits for it and gets
+	// ErrRunExists. If the commit fails, the start is undone and commit
+	// returns the error: the caller must not run the run then. Elsewhere
+	// (PostgreSQL's one statement) StartRunEarly returns once committed
+	// and commit returns nil. Errors found before the commit
+	// (ErrRunExists, ErrInvalidRun, a failed statement) are StartRunEarly's,
+	// with a nil commit; ErrRunExists only once the transaction that found
+	// the id taken committed. The caller must call commit.
+	StartRunEarly(ctx context.Context, r Run) (Run, func() error, error)
 	// FinishRun records how a running run ended, finished now, and
 	// returns the record. A run ends once: for a run that ended already
 	// it returns ErrRunEnded and changes nothing; ErrNoRun when the

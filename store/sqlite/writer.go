@@ -40,6 +40,9 @@ type request struct {
 	fn    func(sqlstore.Querier) error
 	state atomic.Int32
 	done  chan result // buffered: the writer never blocks on it
+	// ran, when not nil, hears (buffered, once) that fn ran without error
+	// in a transaction the writer is about to commit (see writeEarly).
+	ran chan struct{}
 
 	// Set by the writer while it runs fn.
 	err      error
@@ -109,22 +112,104 @@ func newWriter(db *sql.DB) *writer {
 // commit. The ctx fn's statements are given does not interrupt them.
 // A panic of fn is raised again in the caller.
 func (w *writer) write(ctx context.Context, fn func(sqlstore.Querier) error) error {
-	if err := ctx.Err(); err != nil {
+	r, err := w.send(ctx, fn, false)
+	if err != nil {
 		return err
+	}
+	return w.await(ctx, r)
+}
+
+// writeEarly is write answered early: it returns, with commit, as soon as
+// fn has run without error in a transaction whose every write ran and
+// which the writer is about to commit; commit waits for that commit and
+// returns what write would have (nil once it is durable; the commit's
+// error, or ErrClosed, otherwise). Until commit returns nil, fn's effects
+// are not durable, and are lost if the commit fails; but no later write
+// of this store runs before the commit ends, so none can see them and
+// then find them gone. When fn fails, or the write never ran, writeEarly
+// waits for the answer as write does and returns its error, with commit
+// nil. The caller must call commit: the writer answers it.
+func (w *writer) writeEarly(ctx context.Context, fn func(sqlstore.Querier) error) (commit func() error, err error) {
+	r, err := w.send(ctx, fn, true)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-r.ran:
+		// fn ran and its transaction is committing: the writer answers
+		// every request it started, whatever the caller's ctx.
+		return func() error { return w.answer(<-r.done) }, nil
+	case res := <-r.done:
+		return w.settled(res)
+	case <-ctx.Done():
+		if r.state.CompareAndSwap(queued, cancelled) {
+			return nil, ctx.Err()
+		}
+		select {
+		case <-r.ran:
+			return func() error { return w.answer(<-r.done) }, nil
+		case res := <-r.done:
+			return w.settled(res)
+		}
+	case <-w.exited:
+		select {
+		case <-r.ran:
+			return func() error { return w.answer(<-r.done) }, nil
+		case res := <-r.done:
+			return w.settled(res)
+		default:
+			if !r.state.CompareAndSwap(queued, cancelled) {
+				return w.settled(<-r.done) // cannot happen: the writer took it
+			}
+			return nil, ErrClosed
+		}
+	}
+}
+
+// settled is writeEarly's answer when the write's outcome came before the
+// caller heard that it ran (both may be ready at once): its error, or a
+// commit with nothing left to wait for.
+func (w *writer) settled(res result) (func() error, error) {
+	if err := w.answer(res); err != nil {
+		return nil, err
+	}
+	return func() error { return nil }, nil
+}
+
+// send queues fn for the writer (with a ran channel when early).
+func (w *writer) send(ctx context.Context, fn func(sqlstore.Querier) error, early bool) (*request, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	select {
 	case <-w.quit:
-		return ErrClosed
+		return nil, ErrClosed
 	default:
 	}
 	r := &request{ctx: ctx, fn: fn, done: make(chan result, 1)}
+	if early {
+		r.ran = make(chan struct{}, 1)
+	}
 	select {
 	case w.reqs <- r:
+		return r, nil
 	case <-ctx.Done():
-		return ctx.Err()
+		return nil, ctx.Err()
 	case <-w.quit:
-		return ErrClosed
+		return nil, ErrClosed
 	}
+}
+
+// answer returns res's error, raising its panic again.
+func (w *writer) answer(res result) error {
+	if res.panicked {
+		panic(res.panicVal)
+	}
+	return res.err
+}
+
+// await waits for r's answer, or for ctx to end before r started.
+func (w *writer) await(ctx context.Context, r *request) error {
 	var res result
 	select {
 	case res = <-r.done:
@@ -148,10 +233,7 @@ func (w *writer) write(ctx context.Context, fn func(sqlstore.Querier) error) err
 			return ErrClosed
 		}
 	}
-	if res.panicked {
-		panic(res.panicVal)
-	}
-	return res.err
+	return w.answer(res)
 }
 
 // stop makes the writer run the writes queued and exit, and waits for it.
@@ -266,10 +348,21 @@ func (w *writer) runTx(batch []*request) (rest []*request) {
 			return w.runCareful(ran, live[i+1:])
 		}
 	}
+	announce(ran)
 	cerr := tx.Commit()
 	q.prepareMissed(w.ctx)
 	w.finish(ran, cerr)
 	return nil
+}
+
+// announce tells the early writes of ran that ran without error (see
+// writeEarly) that their transaction is about to commit.
+func announce(ran []*request) {
+	for _, r := range ran {
+		if r.ran != nil && r.err == nil && !r.panicked {
+			r.ran <- struct{}{}
+		}
+	}
 }
 
 // runCareful runs again, in one transaction, the writes again (started,
@@ -322,6 +415,7 @@ func (w *writer) runCareful(again, pending []*request) (rest []*request) {
 			return all[i+1:]
 		}
 	}
+	announce(ran)
 	w.finish(ran, tx.Commit())
 	return nil
 }
@@ -397,6 +491,19 @@ func (e execer) Exec(ctx context.Context, query string, args ...any) (int64, err
 		return err
 	})
 	return n, err
+}
+
+// ExecEarly runs the statement as a write of its own and returns once it
+// ran, before its commit: see writer.writeEarly and
+// sqlstore.EarlyExecer.
+func (e execer) ExecEarly(ctx context.Context, query string, args ...any) (int64, func() error, error) {
+	var n int64
+	commit, err := e.w.writeEarly(ctx, func(q sqlstore.Querier) error {
+		var err error
+		n, err = q.Exec(ctx, query, args...)
+		return err
+	})
+	return n, commit, err
 }
 
 // QueryRow runs the statement when its row is scanned.

@@ -251,6 +251,59 @@ var runTests = []test{
 			t.Errorf("%d concurrent starts of one run id: %d started, %d refused, errors %v; want 1 and %d", n, started, refused, failures, n-1)
 		}
 	}},
+	{"StartEarly", func(t *testing.T, e *env) {
+		// Concurrent early starts of one id: one is decided and commits,
+		// the others are refused before any commit of theirs.
+		const n = 16
+		tn := e.s.Tenant("a")
+		var (
+			wg       sync.WaitGroup
+			mu       sync.Mutex
+			winner   string
+			started  int
+			refused  int
+			failures []error
+		)
+		for i := range n {
+			wg.Go(func() {
+				thread := fmt.Sprint("t", i)
+				_, commit, err := tn.StartRunEarly(t.Context(), store.Run{RunID: "run", ThreadID: thread, AgentID: "echo"})
+				if err == nil {
+					if commit == nil {
+						err = errors.New("no commit")
+					} else {
+						err = commit()
+					}
+				} else if commit != nil {
+					err = errors.Join(err, errors.New("a commit with an error"))
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case err == nil:
+					started++
+					winner = thread
+				case errors.Is(err, store.ErrRunExists):
+					refused++
+				default:
+					failures = append(failures, err)
+				}
+			})
+		}
+		wg.Wait()
+		if started != 1 || refused != n-1 || len(failures) > 0 {
+			t.Fatalf("%d concurrent early starts of one run id: %d started, %d refused, errors %v; want 1 and %d", n, started, refused, failures, n-1)
+		}
+		if r := getRun(t, tn, "run"); r.ThreadID != winner || r.Outcome != store.RunRunning {
+			t.Errorf("the run %+v, want thread %s running", r, winner)
+		}
+		if _, err := tn.StartRun(t.Context(), store.Run{RunID: "run", AgentID: "echo"}); !errors.Is(err, store.ErrRunExists) {
+			t.Errorf("StartRun after an early start: %v, want ErrRunExists", err)
+		}
+		if _, commit, err := tn.StartRunEarly(t.Context(), store.Run{RunID: "", AgentID: "echo"}); !errors.Is(err, store.ErrInvalidRun) || commit != nil {
+			t.Errorf("an early start without a run id: %v (commit %v), want ErrInvalidRun and no commit", err, commit != nil)
+		}
+	}},
 	{"FinishTwice", func(t *testing.T, e *env) {
 		ctx := t.Context()
 		tn := e.s.Tenant("a")

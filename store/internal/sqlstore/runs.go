@@ -18,28 +18,69 @@ import (
 // StartRun records a run as running, in one statement: an insert that
 // does nothing on (tenant, run_id) taken.
 func (t *tenant) StartRun(ctx context.Context, r store.Run) (store.Run, error) {
+	run, commit, err := t.StartRunEarly(ctx, r)
+	if err == nil {
+		err = commit()
+	}
+	if err != nil {
+		return store.Run{}, err
+	}
+	return run, nil
+}
+
+// StartRunEarly is StartRun's insert, answered before its commit where
+// the database's writer can (EarlyExecer: SQLite's group commit), and
+// once committed otherwise (PostgreSQL's single statement: commit then
+// has nothing left to wait for).
+func (t *tenant) StartRunEarly(ctx context.Context, r store.Run) (store.Run, func() error, error) {
 	for _, c := range []struct {
 		what, id string
 		required bool
 	}{{"run id", r.RunID, true}, {"thread id", r.ThreadID, false}, {"agent id", r.AgentID, true}} {
 		if err := checkRunID(c.what, c.id, c.required); err != nil {
-			return store.Run{}, t.s.errorf("start run", err)
+			return store.Run{}, nil, t.s.errorf("start run", err)
 		}
 	}
 	run := store.Run{RunID: r.RunID, ThreadID: r.ThreadID, AgentID: r.AgentID, Outcome: store.RunRunning,
 		StartedAt: fromNanos(nanos(t.s.now()))}
-	n, err := t.s.db.Writer().Exec(ctx, `
+	const insert = `
 		INSERT INTO runs (tenant, run_id, thread_id, agent_id, outcome, started_at, finished_at, fault, answer_bytes)
 		VALUES ($1, $2, $3, $4, $5, $6, 0, NULL, 0)
-		ON CONFLICT (tenant, run_id) DO NOTHING`,
-		t.id, run.RunID, run.ThreadID, run.AgentID, run.Outcome, nanos(run.StartedAt))
+		ON CONFLICT (tenant, run_id) DO NOTHING`
+	args := []any{t.id, run.RunID, run.ThreadID, run.AgentID, run.Outcome, nanos(run.StartedAt)}
+	var (
+		n      int64
+		commit func() error
+		err    error
+	)
+	if ew, ok := t.s.db.Writer().(EarlyExecer); ok {
+		n, commit, err = ew.ExecEarly(ctx, insert, args...)
+	} else {
+		n, err = t.s.db.Writer().Exec(ctx, insert, args...)
+	}
 	if err == nil && n == 0 {
-		err = fmt.Errorf("%w: %q", store.ErrRunExists, r.RunID)
+		// The id is taken: a 409 only once the transaction that found
+		// it taken commits (had it failed, a start that took the id in
+		// that same transaction would have lost it too).
+		if commit != nil {
+			err = commit()
+		}
+		if err == nil {
+			err = fmt.Errorf("%w: %q", store.ErrRunExists, r.RunID)
+		}
 	}
 	if err != nil {
-		return store.Run{}, t.s.errorf("start run", err)
+		return store.Run{}, nil, t.s.errorf("start run", err)
 	}
-	return run, nil
+	if commit == nil {
+		return run, func() error { return nil }, nil
+	}
+	return run, func() error {
+		if err := commit(); err != nil {
+			return t.s.errorf("start run", err)
+		}
+		return nil
+	}, nil
 }
 
 // FinishRun records how a running run ended, in one statement: an update

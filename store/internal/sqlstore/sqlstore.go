@@ -45,6 +45,19 @@ type Execer interface {
 	QueryRow(ctx context.Context, query string, args ...any) Row
 }
 
+// EarlyExecer is an Execer that can answer a statement before its commit
+// is durable: ExecEarly returns once the statement ran and its
+// transaction is about to commit, with commit, which waits for that
+// commit and returns its error (nil: durable). Until then no other write
+// can see the statement's effects (a later write of the database runs
+// after the commit, or waits for it), and they are lost if the commit
+// fails. When the statement fails, ExecEarly returns its error and a nil
+// commit. SQLite's writer, whose commit is an fsync, is one; a DB whose
+// Writer is not runs the statement with Exec.
+type EarlyExecer interface {
+	ExecEarly(ctx context.Context, query string, args ...any) (rowsAffected int64, commit func() error, err error)
+}
+
 // DB is a database as the store uses it.
 type DB interface {
 	// Writer runs single statements that write, each atomic on its own.
