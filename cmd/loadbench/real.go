@@ -7,9 +7,11 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -441,5 +443,9 @@ func runFloor2Child(db string) error {
 		return err
 	}
 	fmt.Printf("floor 2 process listening on %s\n", base)
-	select {} // until the parent's SIGTERM
+	// Until the parent's SIGTERM (its scratch file is left as it is).
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	<-ctx.Done()
+	return nil
 }
