@@ -80,7 +80,13 @@ test('the runs, a run and the overview', { timeout: 120_000 }, async (t) => {
   assert.equal(await run(svc.base, 'run-ok-2', 'hi there'), 'RUN_FINISHED');
   assert.equal(await run(svc.base, 'run-timeout', 'fail with TIMEOUT'), 'RUN_ERROR');
   assert.equal(await run(svc.base, LONG, 'fail with SERVICE_UNAVAILABLE'), 'RUN_ERROR');
-  await waitFor('five runs, listed live', async () => (await rows(page)).length === 5);
+  // Each run is listed live when it starts and again when it ends: wait
+  // for the five ends (a run's end may reach the page after its start's
+  // row, and after the next run's).
+  await waitFor('five runs, listed live with their ends', async () => {
+    const r = await rows(page);
+    return r.length === 5 && r.every((x) => x.outcome !== 'running');
+  });
   const listed = await rows(page);
   assert.deepEqual(
     listed.map((r) => [r.id, r.outcome]),
