@@ -250,8 +250,11 @@ test('the runs, a run and the overview', { timeout: 120_000 }, async (t) => {
   assert.equal(await page.locator('nav[aria-label="Pages"] a[aria-current="page"]').innerText(), 'Overview');
   const echo = page.locator('[data-testid="agent-rates"] tr[data-agent="echo"]');
   await echo.waitFor();
-  const echoCells = await echo.locator('th, td').allInnerTexts();
-  assert.deepEqual(echoCells.slice(0, 4).map((s) => s.trim()), ['echo', '26', '3', '12 %']);
+  // The row may be drawn before the runs' totals have counted the last
+  // run's end: wait for them, then hold them to the figures.
+  const echoCells = async () => (await echo.locator('th, td').allInnerTexts()).slice(0, 4).map((s) => s.trim());
+  await waitFor("echo's totals, the last run counted", async () => (await echoCells())[1] === '26');
+  assert.deepEqual(await echoCells(), ['echo', '26', '3', '12 %']);
   assert.equal(await page.getByTestId('runs-total').innerText(), '26');
   const codes = page.getByTestId('code-rates');
   // The runs' three codes, then the report's (DB_TIMEOUT), of no run.
