@@ -24,9 +24,12 @@
 // For each target it reports the bytes written to disk per request: this
 // process's write_bytes (/proc/self/io) for the in-process SQLite targets,
 // the PostgreSQL server processes' for the PostgreSQL ones (readable as
-// root or the postgres user). -records N stores N reports in each
-// service's store, untimed, before its load, so that the cost of a report
-// can be read against the size of the store; after each service's load,
+// root or the postgres user; the postmaster left out, whose count holds
+// every backend it reaped, of whichever session). -records N stores N
+// reports in each service's store, untimed, before its load, so that the
+// cost of a report can be read against the size of the store (on
+// PostgreSQL a CHECKPOINT follows, where the role may, so that the fill's
+// pages are not written during the load); after each service's load,
 // as many GET /v1/errors?query_id=… of the reports it posted are timed,
 // then 500 more from one client at a time, with this process's CPU time
 // per lookup (client and service: the figure a loaded machine moves

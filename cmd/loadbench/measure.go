@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -164,8 +165,13 @@ func procWrites(pid string) (int64, error) {
 // postgresWrites sums write_bytes over the machine's PostgreSQL processes
 // (their comm is "postgres"): the server's backends, WAL writer,
 // checkpointer and background writer. It needs the right to read their
-// /proc/PID/io (root, or the postgres user). A backend that exits takes
-// its count with it; the load's connections live through the run.
+// /proc/PID/io (root, or the postgres user). The postmaster (the one whose
+// parent is not a postgres process) is left out: Linux adds the counts of
+// each child it reaps to its own, so a backend of any session that exited
+// during the load (another run's, a test's) was counted whole, its
+// writes from before the load included. A backend that exits during the
+// load takes its count with it; the load's connections live through the
+// run.
 func postgresWrites() (int64, error) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
@@ -178,7 +184,7 @@ func postgresWrites() (int64, error) {
 			continue
 		}
 		comm, err := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
-		if err != nil || strings.TrimSpace(string(comm)) != "postgres" {
+		if err != nil || strings.TrimSpace(string(comm)) != "postgres" || !postgresChild(e.Name()) {
 			continue
 		}
 		n, err := procWrites(e.Name())
@@ -192,6 +198,26 @@ func postgresWrites() (int64, error) {
 		return 0, fmt.Errorf("no postgres process on this machine")
 	}
 	return sum, nil
+}
+
+// postgresChild tells whether process pid's parent is a postgres process:
+// false for the postmaster.
+func postgresChild(pid string) bool {
+	stat, err := os.ReadFile(filepath.Join("/proc", pid, "stat"))
+	if err != nil {
+		return false
+	}
+	// pid (comm) state ppid ...: comm may hold spaces, not ')'.
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return false
+	}
+	f := strings.Fields(string(stat[i+1:]))
+	if len(f) < 2 {
+		return false
+	}
+	comm, err := os.ReadFile(filepath.Join("/proc", f[1], "comm"))
+	return err == nil && strings.TrimSpace(string(comm)) == "postgres"
 }
 
 // pgFloor is the PostgreSQL floor: the bare handler with each request

@@ -211,12 +211,17 @@ func (t *tenant) reportTx(ctx context.Context, q Querier, req triage.StartReques
 // occurrence saved meanwhile under the key (a lost claim taken over:
 // reportSaved, for Start's way).
 //
+// The occurrence's id comes from its identity column's sequence, named as
+// PostgreSQL names it (occurrences_id_seq, in the schema the statement is
+// prepared in): pg_get_serial_sequence looked the name up in pg_depend
+// at every call, ~8 µs of the statement's ~440.
+//
 // $1-$25 are saveCTE's; $26 the lapsed claims' bound, $27 the attempt
 // key, $28 the attempts counted when peeked, $29 and $30 the failure's
 // agent and code, $31 its time and $32 the window's start.
 const reportCTE = `
 WITH id AS (
-	SELECT nextval(pg_get_serial_sequence('occurrences', 'id')) AS id
+	SELECT nextval('occurrences_id_seq') AS id
 ), claimed AS (
 	INSERT INTO deliveries (tenant, delivery_key, claimed_at, occurrence_id) SELECT $1, $2, $15, id FROM id
 	ON CONFLICT (tenant, delivery_key) DO UPDATE SET claimed_at = excluded.claimed_at, occurrence_id = excluded.occurrence_id
