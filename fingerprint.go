@@ -352,12 +352,11 @@ func deliveryKey(fingerprint string, at time.Time) string {
 // in their timestamps' order, and a store indexing its deliveries by key
 // inserts each new one at the end of the index (its right-most leaf,
 // written once for a commit's reports) instead of at a random place (a
-// leaf of its own per report). The key was formerly
-// the fingerprint, "@" and the time in RFC 3339 with nanoseconds (trailing
-// zeros dropped); the SQLite and PostgreSQL stores rewrite the keys they
-// hold to this form when they migrate (SQLite migration 0023, PostgreSQL
-// 0024), so that a report delivered before the upgrade is still a repeat
-// after it. A State of another kind keeping keys across an upgrade holds
-// the old form: a report delivered before and again after is a new
-// delivery to it.
+// leaf of its own per report). The key was formerly the fingerprint, "@"
+// and the time in RFC 3339 with nanoseconds (trailing zeros dropped); the
+// SQLite and PostgreSQL stores rewrite the keys they hold to this form
+// when they migrate (SQLite migration 0023, PostgreSQL 0024), so that a
+// report delivered before the upgrade is still a repeat after it. A State
+// of another kind keeping keys across an upgrade holds the old form: a
+// report delivered before and again after is a new delivery to it.
 func DeliveryKey(r *Report) string { return deliveryKey(Fingerprint(r), r.Timestamp) }
