@@ -328,14 +328,35 @@ func ErrorID(fingerprint string) string {
 	return "err_" + sum[:16]
 }
 
+// deliveryTimeLayout is the time's layout in a delivery key: UTC, fixed
+// width, nanoseconds, so that the keys' byte order is their times' order
+// (for years 0000 to 9999, those a report's JSON timestamp can hold).
+const deliveryTimeLayout = "20060102T150405.000000000Z"
+
 // deliveryKey identifies one delivery of a report: the same error reported
 // at the same moment is a duplicate (a pipeline retrying its POST), while a
 // later report of the same error is a new attempt.
 func deliveryKey(fingerprint string, at time.Time) string {
-	return fingerprint + "@" + at.UTC().Format(time.RFC3339Nano)
+	var buf [128]byte
+	b := append(at.UTC().AppendFormat(buf[:0], deliveryTimeLayout), '/')
+	return string(append(b, fingerprint...))
 }
 
 // DeliveryKey identifies one delivery of a report (its fingerprint at its
 // timestamp): the key under which Deliveries keeps the feedback, and under
-// which a service stores the occurrence.
+// which a service stores the occurrence. It is the report's time in UTC,
+// fixed width with nanoseconds, then "/" and its fingerprint, e.g.
+// "20250808T122005.000000000Z/v1:3f9a…" (94 bytes).
+//
+// The time comes first so that keys sort by time: reports arrive roughly
+// in their timestamps' order, and a store indexing its deliveries by key
+// inserts each new one at the end of the index (its right-most leaf,
+// written once for a commit's reports) instead of at a random place (a
+// leaf of its own per report). The key was formerly the fingerprint, "@"
+// and the time in RFC 3339 with nanoseconds (trailing zeros dropped); the
+// SQLite and PostgreSQL stores rewrite the keys they hold to this form
+// when they migrate (SQLite migration 0023, PostgreSQL 0024), so that a
+// report delivered before the upgrade is still a repeat after it. A State
+// of another kind keeping keys across an upgrade holds the old form: a
+// report delivered before and again after is a new delivery to it.
 func DeliveryKey(r *Report) string { return deliveryKey(Fingerprint(r), r.Timestamp) }

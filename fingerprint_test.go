@@ -185,3 +185,48 @@ func normalizeMessageBuilder(msg string) string {
 	}
 	return b.String()
 }
+
+// TestDeliveryKey: the key is the report's time in UTC, fixed width with
+// nanoseconds, "/" and the fingerprint; one instant in any time zone gives
+// one key, and the keys' byte order is their times' order (what lets a
+// store's index of them append), across fractions, seconds, days and years.
+func TestDeliveryKey(t *testing.T) {
+	r := &Report{AgentID: "query_engine", Data: Data{ErrorType: QueryError, ErrorCode: "DB_TIMEOUT", QueryID: "q_456",
+		Message: "Query timed out after 30s"}}
+	fp := Fingerprint(r)
+	for _, c := range []struct {
+		at   time.Time
+		want string
+	}{
+		{time.Date(2025, 8, 8, 12, 20, 5, 0, time.UTC), "20250808T122005.000000000Z/"},
+		{time.Date(2025, 8, 8, 12, 20, 5, 500_000_000, time.UTC), "20250808T122005.500000000Z/"},
+		{time.Date(2025, 8, 8, 14, 20, 5, 123456789, time.FixedZone("CEST", 2*3600)), "20250808T122005.123456789Z/"},
+		{time.Date(2025, 8, 8, 12, 20, 5, 7, time.UTC), "20250808T122005.000000007Z/"},
+		{time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), "00010101T000000.000000000Z/"},
+	} {
+		r.Timestamp = c.at
+		if got := DeliveryKey(r); got != c.want+fp || len(got) != 94 {
+			t.Errorf("DeliveryKey at %v = %q (%d bytes), want %q", c.at, got, len(got), c.want+fp)
+		}
+	}
+	base := time.Date(2025, 12, 31, 23, 59, 59, 999_999_990, time.UTC)
+	times := []time.Time{time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(9999, 12, 31, 23, 59, 59, 999_999_999, time.UTC)}
+	for _, d := range []time.Duration{1, 9, 10, 11, 100, time.Microsecond, time.Second, time.Hour, 24 * time.Hour, 400 * 24 * time.Hour} {
+		times = append(times, base.Add(d), base.Add(-d))
+	}
+	for i := range 200 { // spread over the years a JSON timestamp can hold
+		n := (uint64(i)*0x9e3779b97f4a7c15 ^ 0x2545f491) % uint64(9999*365*24*3600)
+		times = append(times, time.Unix(time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).Unix()+int64(n), int64(i*7919)).UTC())
+	}
+	for _, a := range times {
+		for _, b := range times {
+			r.Timestamp = a
+			ka := DeliveryKey(r)
+			r.Timestamp = b
+			kb := DeliveryKey(r)
+			if got, want := strings.Compare(ka, kb), a.Compare(b); got != want {
+				t.Fatalf("keys at %v and %v compare %d, their times %d:\n%s\n%s", a, b, got, want, ka, kb)
+			}
+		}
+	}
+}

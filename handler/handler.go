@@ -206,12 +206,13 @@ func (h *Handler) Prepare(r *triage.Report) Prepared {
 }
 
 // deliveryKey is triage.DeliveryKey of a report whose fingerprint is
-// known (that one computes it again): the fingerprint, "@" and the
-// report's time in UTC, RFC 3339 with nanoseconds.
+// known (that one computes it again): the report's time in UTC, fixed
+// width with nanoseconds (so that keys sort by time), "/" and the
+// fingerprint.
 func deliveryKey(fingerprint string, at time.Time) string {
 	var buf [128]byte
-	b := append(append(buf[:0], fingerprint...), '@')
-	return string(at.UTC().AppendFormat(b, time.RFC3339Nano))
+	b := append(at.UTC().AppendFormat(buf[:0], "20060102T150405.000000000Z"), '/')
+	return string(append(b, fingerprint...))
 }
 
 // Input is what Decide decides on.

@@ -21,9 +21,12 @@ import (
 )
 
 // reportBody is the report of request i of a load with prefix: each its
-// own query_id, so each is a new occurrence, fully handled and committed.
+// own query_id, so each is a new occurrence, fully handled and committed,
+// and its time when it is made, as a service's reports come (their
+// delivery keys begin with it, triage.DeliveryKey).
 func reportBody(prefix string, i int64) string {
-	return fmt.Sprintf(`{"agent_id":"query_engine","timestamp":"2025-08-08T12:20:05Z","status":"error","data":{"error_type":"query_error","error_code":"DB_TIMEOUT","message":"Query timed out after 30s","context":{"metric":"sales","group_by":"month","date_range":{"start":"2015-01-01","end":"2025-08-01"},"row_count":48000000},"query_id":"%s_%d"}}`, prefix, i)
+	return fmt.Sprintf(`{"agent_id":"query_engine","timestamp":%q,"status":"error","data":{"error_type":"query_error","error_code":"DB_TIMEOUT","message":"Query timed out after 30s","context":{"metric":"sales","group_by":"month","date_range":{"start":"2015-01-01","end":"2025-08-01"},"row_count":48000000},"query_id":"%s_%d"}}`,
+		time.Now().UTC().Format(time.RFC3339Nano), prefix, i)
 }
 
 // prefill posts n reports to base from 32 clients, untimed, so that the
