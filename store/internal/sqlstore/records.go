@@ -15,10 +15,9 @@ import (
 // upsertRecordSQL counts an occurrence into its error's record: the record
 // takes the fields of the occurrence received last, and points at it for
 // the report and the feedback ($8, the occurrence's id); $9 and $10 are
-// its release and environment, $11 and $12 its code and title. %[1]s and
-// %[2]s are the dialect's least and greatest.
-// $13 is the seq a new record takes (the occurrence's record_seq: see
-// saveTx).
+// its release and environment, $11 and $12 its code and title, $13 the
+// seq a new record takes (the occurrence's record_seq: see saveTx).
+// %[1]s and %[2]s are the dialect's least and greatest.
 const upsertRecordSQL = `
 	INSERT INTO records (tenant, error_id, query_id, agent_id, error_type, severity,
 		first_seen, last_seen, occurrence_count, latest_id, first_release, last_release, last_environment, code, title, seq)
