@@ -64,10 +64,16 @@ func TestOccurrencesBySeqMigration(t *testing.T) {
 				return err
 			}
 		}
-		return storetest.FillOldOccurrences(now, func(query string, args ...any) error {
-			_, err := tx.Exec(ctx, query, args...)
-			return err
-		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A statement each, committed on its own: an occurrence's xid (its
+	// stream position) is its transaction's, unique.
+	err = storetest.FillOldOccurrences(now, func(query string, args ...any) error {
+		_, err := conn.Exec(ctx, query, args...)
+		return err
 	})
 	if err != nil {
 		t.Fatal(err)
