@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -65,8 +66,15 @@ func TestStreamsReadTheirTenantsRange(t *testing.T) {
 }
 
 // TestCountOccurrencesReadsTheWindow: counting an error's occurrences in
-// a window (an ignore condition, an alert rule) reads that window's range
-// of occurrences_by_error, once the planner knows the table is large.
+// a window (an ignore condition, an alert rule) looks the record's seq up
+// through the records' unique index, then reads that window's range of
+// occurrences_by_record, once the planner knows the table is large. So do
+// a record's pages of occurrences (their sizes, then their documents, in
+// the page's order: no sort) and Expire's deletes of an expired record's
+// occurrences and their deliveries; each of its other deletes reads its
+// own index. Since migration 0025 the occurrences are found by the
+// record's seq, not its error ID (a hash), so that a new record's go at
+// the end of the index.
 func TestCountOccurrencesReadsTheWindow(t *testing.T) {
 	dbURL := pgtest.FreshSchema(t)
 	s := open(t, dbURL, store.Config{})
@@ -80,13 +88,60 @@ func TestCountOccurrencesReadsTheWindow(t *testing.T) {
 		}
 	}
 	conn := connect(t, dbURL)
-	if _, err := conn.Exec(t.Context(), "ANALYZE occurrences"); err != nil {
+	// Other tenants' records and occurrences make the tables as large as
+	// a store's are, where a scan costs more than the ranges.
+	if _, err := conn.Exec(t.Context(), `
+		INSERT INTO records (tenant, error_id, query_id, agent_id, error_type, severity, first_seen, last_seen, occurrence_count)
+		SELECT 't' || (i % 10), 'x' || i, 'q', 'agent', 'query_error', 'low', 0, 0, 10 FROM generate_series(1, 5000) AS i;
+		INSERT INTO occurrences (tenant, delivery_key, error_id, record_seq, query_id, agent_id, error_type, severity,
+			next_action, attempt, reported_at, received_at, xid)
+		SELECT r.tenant, r.error_id || '@' || j, r.error_id, r.seq, 'q', 'agent', 'query_error', 'low', 'resume', 1, j, j, NULL
+		FROM records AS r, generate_series(1, 10) AS j WHERE r.tenant <> 'a';
+		INSERT INTO deliveries (tenant, delivery_key, claimed_at, occurrence_id)
+		SELECT tenant, delivery_key, 0, id FROM occurrences WHERE tenant <> 'a';
+		ANALYZE occurrences; ANALYZE records; ANALYZE deliveries`); err != nil {
 		t.Fatal(err)
 	}
+	byRecord := func(text string) bool {
+		return (strings.Contains(text, "on occurrences_by_record") || strings.Contains(text, "using occurrences_by_record")) &&
+			strings.Contains(text, "record_seq = ") && !strings.Contains(text, "Seq Scan")
+	}
 	text := explainPG(t, conn, sqlstore.CountOccurrencesSQL, "a", "e1", 0, 10)
-	if !strings.Contains(text, "on occurrences_by_error") && !strings.Contains(text, "using occurrences_by_error") || !strings.Contains(text, "Index Cond: ((tenant = ") ||
-		!strings.Contains(text, "(received_at >= ") || strings.Contains(text, "Seq Scan") {
-		t.Errorf("the plan of\n%s\nis\n%s\nwant a scan of occurrences_by_error's range for the error and the window", sqlstore.CountOccurrencesSQL, text)
+	if !byRecord(text) || !strings.Contains(text, "(received_at >= ") || !strings.Contains(text, "records_tenant_error_id_key") {
+		t.Errorf("the plan of\n%s\nis\n%s\nwant the record's seq by its error ID, then a scan of occurrences_by_record's range for the record and the window",
+			sqlstore.CountOccurrencesSQL, text)
+	}
+	var seq int64
+	if err := conn.QueryRow(t.Context(), `SELECT seq FROM records WHERE tenant = 'a' AND error_id = 'e1'`).Scan(&seq); err != nil {
+		t.Fatal(err)
+	}
+	page, _, err := a.Occurrences(t.Context(), "e1", store.OccurrenceFilter{Limit: 3})
+	if err != nil || page.Next == "" {
+		t.Fatalf("no second page: %+v, %v", page, err)
+	}
+	for _, cursor := range []string{"", page.Next} {
+		sizes, docs, args, err := sqlstore.OccurrencePageSQL("a", seq, 3, cursor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []struct {
+			query string
+			args  []any
+		}{{sizes, args}, {docs, append(slices.Clone(args), int64(1), int64(1))}} {
+			if text := explainPG(t, conn, q.query, q.args...); !byRecord(text) || strings.Contains(text, "Sort") {
+				t.Errorf("the plan of\n%s\nis\n%s\nwant the record's range of occurrences_by_record, in order (no sort)", q.query, text)
+			}
+		}
+	}
+	for i, want := range []string{"occurrences_by_record", "occurrences_by_record", "record_transitions", "river_job_by_error", "record_counts_pkey"} {
+		del := sqlstore.ExpireRecordSQL[i]
+		var key any = "e1"
+		if del.BySeq {
+			key = seq
+		}
+		if text := explainPG(t, conn, del.Query, "a", key); !strings.Contains(text, want) || strings.Contains(text, "Seq Scan") {
+			t.Errorf("the plan of\n%s\nis\n%s\nwant a read of %s and no scan", del.Query, text, want)
+		}
 	}
 }
 

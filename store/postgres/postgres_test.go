@@ -131,15 +131,17 @@ func TestStreamWaitsForOlderTransactions(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck // committed below
-	if _, err := tx.Exec(ctx, `INSERT INTO records (tenant, error_id, query_id, agent_id, error_type, severity,
-			first_seen, last_seen, occurrence_count) VALUES ('a', 'slow', 'q', 'agent', 'query_error', 'low', 0, 0, 1)`); err != nil {
+	var slowSeq int64
+	if err := tx.QueryRow(ctx, `INSERT INTO records (tenant, error_id, query_id, agent_id, error_type, severity,
+			first_seen, last_seen, occurrence_count) VALUES ('a', 'slow', 'q', 'agent', 'query_error', 'low', 0, 0, 1)
+			RETURNING seq`).Scan(&slowSeq); err != nil {
 		t.Fatal(err)
 	}
 	var slowID int64
-	if err := tx.QueryRow(ctx, `INSERT INTO occurrences (tenant, delivery_key, error_id, query_id, agent_id, error_type,
+	if err := tx.QueryRow(ctx, `INSERT INTO occurrences (tenant, delivery_key, error_id, record_seq, query_id, agent_id, error_type,
 			severity, next_action, attempt, reported_at, received_at, feedback)
-			VALUES ('a', 'slow', 'slow', 'q', 'agent', 'query_error', 'low', 'resume', 1, 0, 0, '{"n": 1}')
-			RETURNING id`).Scan(&slowID); err != nil {
+			VALUES ('a', 'slow', 'slow', $1, 'q', 'agent', 'query_error', 'low', 'resume', 1, 0, 0, '{"n": 1}')
+			RETURNING id`, slowSeq).Scan(&slowID); err != nil {
 		t.Fatal(err)
 	}
 

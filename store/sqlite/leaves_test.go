@@ -63,9 +63,12 @@ func TestLeavesPerReport(t *testing.T) {
 // record_counts_by_hour append, two random leaves fewer); 8.9 once the
 // delivery key began with the report's time (11.1 with the key of before
 // and the same test: deliveries and the occurrences' unique index append,
-// 1.29 and 1.28 leaves per report before, 0.22 and 0.21 after).
+// 1.29 and 1.28 leaves per report before, 0.22 and 0.21 after); 9.7 with
+// the key of before after 0024 (the occurrences found by their record's
+// seq: occurrences_by_record appends where occurrences_by_error took a
+// random leaf); 7.9 with both.
 const (
-	leavesBound          = 9.5
+	leavesBound          = 8.5
 	defaultLeavesPrefill = 2_000
 )
 

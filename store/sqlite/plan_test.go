@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"encoding/base64"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -99,18 +100,129 @@ func explain(t *testing.T, s *Store, query string, args ...any) []string {
 }
 
 // TestCountOccurrencesReadsTheWindow: counting an error's occurrences in
-// a window (an ignore condition, an alert rule) reads that window's range
-// of occurrences_by_error, and no row.
+// a window (an ignore condition, an alert rule) looks the record's seq up
+// by its error ID, then reads that window's range of
+// occurrences_by_record, and no row.
 func TestCountOccurrencesReadsTheWindow(t *testing.T) {
 	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "triage.db"), store.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	want := "SEARCH occurrences USING COVERING INDEX occurrences_by_error (tenant=? AND error_id=? AND received_at>?)"
-	plan := strings.Join(explain(t, s, sqlstore.CountOccurrencesSQL, "a", "e1", 0, 10), "\n")
-	if !strings.Contains(plan, want) {
-		t.Errorf("the plan of\n%s\nis\n%s\nwant %s", sqlstore.CountOccurrencesSQL, plan, want)
+	plan := explain(t, s, sqlstore.CountOccurrencesSQL, "a", "e1", 0, 10)
+	want := []string{
+		"SEARCH occurrences USING COVERING INDEX occurrences_by_record (tenant=? AND record_seq=? AND received_at>?)",
+		"SEARCH records USING COVERING INDEX sqlite_autoindex_records_1 (tenant=? AND error_id=?)",
+	}
+	for _, w := range want {
+		if !slices.Contains(plan, w) || slices.ContainsFunc(plan, func(l string) bool { return strings.HasPrefix(l, "SCAN occurrences") }) {
+			t.Errorf("the plan of\n%s\nis\n%s\nwant %s", sqlstore.CountOccurrencesSQL, strings.Join(plan, "\n"), w)
+		}
+	}
+}
+
+// TestOccurrencesReadTheirRecordsRange: a page of a record's occurrences
+// (GET /v1/errors/{id} and its occurrences' pages), its sizes and then its
+// documents, reads the record's range of occurrences_by_record in the
+// page's order, with no sort; so do Expire's deletes of an expired
+// record's occurrences and their deliveries, and each of its other
+// deletes its own index's range. Since migration 0024 the occurrences are
+// found by the record's seq, not its error ID (a hash), so that a new
+// record's go at the end of the index.
+func TestOccurrencesReadTheirRecordsRange(t *testing.T) {
+	s, _ := openTest(t)
+	cursor := base64.RawURLEncoding.EncodeToString([]byte("occ:100:10"))
+	for _, c := range []struct {
+		cursor string
+		want   string
+	}{
+		{"", "SEARCH occurrences USING INDEX occurrences_by_record (tenant=? AND record_seq=?)"},
+		{cursor, "SEARCH occurrences USING INDEX occurrences_by_record (tenant=? AND record_seq=? AND received_at<?)"},
+	} {
+		sizes, docs, args, err := sqlstore.OccurrencePageSQL("a", 3, 10, c.cursor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []struct {
+			query string
+			args  []any
+		}{{sizes, args}, {docs, append(slices.Clone(args), 100, 10)}} {
+			plan := explain(t, s, q.query, q.args...)
+			if len(plan) != 1 || !strings.HasPrefix(plan[0], "SEARCH occurrences USING INDEX occurrences_by_record (tenant=? AND record_seq=?") ||
+				q.query == sizes && plan[0] != c.want {
+				t.Errorf("the plan of\n%s\nis\n%s\nwant the record's range of occurrences_by_record, in order (no sort)",
+					q.query, strings.Join(plan, "\n"))
+			}
+		}
+	}
+	for i, want := range [][]string{
+		{"SEARCH deliveries USING PRIMARY KEY (tenant=? AND delivery_key=?)", "LIST SUBQUERY 1",
+			"SEARCH occurrences USING INDEX occurrences_by_record (tenant=? AND record_seq=?)"},
+		{"SEARCH occurrences USING COVERING INDEX occurrences_by_record (tenant=? AND record_seq=?)"},
+		{"SEARCH record_transitions USING INDEX record_transitions_by_error (tenant=? AND error_id=?)"},
+		{"SEARCH river_job USING INDEX river_job_by_error (<expr>=? AND <expr>=?)"},
+		{"SEARCH record_counts USING PRIMARY KEY (tenant=? AND seq=?)"},
+	} {
+		del := sqlstore.ExpireRecordSQL[i]
+		if plan := explain(t, s, del.Query, "a", 1); !slices.Equal(plan, want) {
+			t.Errorf("the plan of\n%s\nis\n%s\nwant\n%s", del.Query, strings.Join(plan, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
+
+// TestRecordDeleteLooksItsOccurrencesUp: deleting a record (Expire) has
+// SQLite's foreign key check look its occurrences up (the deferred key of
+// occurrences on the record's tenant and seq, since migration 0024)
+// through occurrences_by_record, not a scan of the table: with the key on
+// the error ID and no index of it left, each delete would have read every
+// occurrence. EXPLAIN QUERY PLAN does not show the check; its bytecode
+// opens the index and seeks in it.
+func TestRecordDeleteLooksItsOccurrencesUp(t *testing.T) {
+	s, _ := openTest(t)
+	ctx := t.Context()
+	roots := map[int64]string{}
+	rows, err := s.read.QueryContext(ctx, `SELECT rootpage, name FROM sqlite_schema WHERE tbl_name = 'occurrences'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var root int64
+		var name string
+		if err := rows.Scan(&root, &name); err != nil {
+			t.Fatal(err)
+		}
+		roots[root] = name
+	}
+	rows.Close()
+	const query = `DELETE FROM records WHERE tenant = 'a' AND error_id = 'e'`
+	rows, err = s.read.QueryContext(ctx, "EXPLAIN "+query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	opened := map[int64]string{} // cursor → what it reads of occurrences
+	var seeks []string
+	for rows.Next() {
+		var (
+			addr, p1, p2, p3 int64
+			op               string
+			p4, p5, comment  any
+		)
+		if err := rows.Scan(&addr, &op, &p1, &p2, &p3, &p4, &p5, &comment); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case op == "OpenRead" && roots[p2] != "":
+			opened[p1] = roots[p2]
+		case opened[p1] != "" && (op == "SeekGE" || op == "Rewind"):
+			seeks = append(seeks, op+" "+opened[p1])
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(seeks, []string{"SeekGE occurrences_by_record"}) {
+		t.Errorf("%s reads occurrences by %v, want one seek of occurrences_by_record (the foreign key's check)", query, seeks)
 	}
 }
 

@@ -41,8 +41,8 @@ func TestWriteEarly(t *testing.T) {
 	w := s.writer
 	dangling := func(q sqlstore.Querier) error { // breaks a deferred foreign key: the COMMIT fails
 		_, err := q.Exec(context.Background(), `
-			INSERT INTO occurrences (tenant, error_id, query_id, agent_id, error_type, severity, next_action, attempt, reported_at, received_at)
-			VALUES ('t', 'err_none', 'q', 'a', 'x', 'low', 'resume', 1, 0, 0)`)
+			INSERT INTO occurrences (tenant, error_id, record_seq, query_id, agent_id, error_type, severity, next_action, attempt, reported_at, received_at)
+			VALUES ('t', 'err_none', 0, 'q', 'a', 'x', 'low', 'resume', 1, 0, 0)`)
 		return err
 	}
 	errs, commits, early := earlyInOneBatch(t, w, block(t, w), insert("a"), dangling)

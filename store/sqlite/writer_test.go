@@ -254,8 +254,8 @@ func TestBatchCommitFailureFailsAll(t *testing.T) {
 	// COMMIT fails.
 	dangling := func(q sqlstore.Querier) error {
 		_, err := q.Exec(context.Background(), `
-			INSERT INTO occurrences (tenant, error_id, query_id, agent_id, error_type, severity, next_action, attempt, reported_at, received_at)
-			VALUES ('t', 'err_none', 'q', 'a', 'x', 'low', 'resume', 1, 0, 0)`)
+			INSERT INTO occurrences (tenant, error_id, record_seq, query_id, agent_id, error_type, severity, next_action, attempt, reported_at, received_at)
+			VALUES ('t', 'err_none', 0, 'q', 'a', 'x', 'low', 'resume', 1, 0, 0)`)
 		return err
 	}
 	fns := []func(sqlstore.Querier) error{insert("a"), dangling, insert("b")}

@@ -62,14 +62,14 @@ func (t *tenant) ErrorRecord(ctx context.Context, errorID string) (store.Record,
 	var r store.Record
 	err := t.read(ctx, func(q Querier) error {
 		r = store.Record{}
-		_, err := t.scanSummary(q.QueryRow(ctx, `SELECT `+recordColumns+` FROM `+recordFrom+` WHERE r.tenant = $1 AND r.error_id = $2`,
+		seq, err := t.scanSummary(q.QueryRow(ctx, `SELECT `+recordColumns+` FROM `+recordFrom+` WHERE r.tenant = $1 AND r.error_id = $2`,
 			t.id, errorID), &r.RecordSummary, t.s.now(), docDest(&r.Report), docDest(&r.Feedback))
 		if err != nil {
 			return err
 		}
 		r.Report, r.Feedback = nilIfEmpty(r.Report), nilIfEmpty(r.Feedback)
 		budget := store.PageBytes - int64(len(r.Report)+len(r.Feedback))
-		page, err := t.occurrences(ctx, q, errorID, store.DefaultOccurrenceLimit, budget, nil)
+		page, err := t.occurrences(ctx, q, seq, store.DefaultOccurrenceLimit, budget, nil)
 		if err != nil {
 			return err
 		}
@@ -118,8 +118,8 @@ func (t *tenant) Occurrences(ctx context.Context, errorID string, f store.Occurr
 	var page store.OccurrencePage
 	found := false
 	err := t.read(ctx, func(q Querier) error {
-		var one int
-		err := q.QueryRow(ctx, `SELECT 1 FROM records WHERE tenant = $1 AND error_id = $2`, t.id, errorID).Scan(&one)
+		var seq int64
+		err := q.QueryRow(ctx, `SELECT seq FROM records WHERE tenant = $1 AND error_id = $2`, t.id, errorID).Scan(&seq)
 		if errors.Is(err, sql.ErrNoRows) {
 			found = false
 			return nil
@@ -128,7 +128,7 @@ func (t *tenant) Occurrences(ctx context.Context, errorID string, f store.Occurr
 			return err
 		}
 		found = true
-		page, err = t.occurrences(ctx, q, errorID, limit, budget, after)
+		page, err = t.occurrences(ctx, q, seq, limit, budget, after)
 		return err
 	})
 	if err != nil {
@@ -144,21 +144,16 @@ func (t *tenant) Occurrences(ctx context.Context, errorID string, f store.Occurr
 // by received_at, then ID, the latest first.
 type occurrenceKey struct{ received, id int64 }
 
-// occurrences reads a page of an error's occurrences in q: those after
+// occurrences reads a page of the occurrences of the record whose seq is
+// seq in q (its range of occurrences_by_record): those after
 // after (from the latest when nil), at most limit, and no more than fit in
 // budget bytes of documents but always one. It reads the sizes of the
 // documents first (from the rows' headers on SQLite, the TOAST pointers
 // on PostgreSQL: the documents are not read), then the documents of the
 // occurrences that fit: it holds the page and nothing more.
-func (t *tenant) occurrences(ctx context.Context, q Querier, errorID string, limit int, budget int64,
+func (t *tenant) occurrences(ctx context.Context, q Querier, seq int64, limit int, budget int64,
 	after *occurrenceKey) (store.OccurrencePage, error) {
-	where := ` FROM occurrences WHERE tenant = $1 AND error_id = $2`
-	args := []any{t.id, errorID}
-	if after != nil {
-		where += ` AND (received_at < $3 OR (received_at = $3 AND id < $4))`
-		args = append(args, after.received, after.id)
-	}
-	const order = ` ORDER BY received_at DESC, id DESC LIMIT $`
+	sizes, docs, args := occurrencePageSQL(t.id, seq, limit, after)
 	page := store.OccurrencePage{Occurrences: []store.Occurrence{}}
 	var (
 		last       occurrenceKey
@@ -166,9 +161,7 @@ func (t *tenant) occurrences(ctx context.Context, q Querier, errorID string, lim
 		used       int64
 		more, full bool
 	)
-	rows, err := q.Query(ctx, `SELECT received_at, id, COALESCE(octet_length(report), 0) + COALESCE(octet_length(feedback), 0)
-		+ COALESCE(octet_length(actions), 0)`+where+order+strconv.Itoa(len(args)+1),
-		append(args, limit+1)...) // one more tells whether there is a next page
+	rows, err := q.Query(ctx, sizes, args...)
 	err = scanAll(rows, err, func(row Row) error {
 		if full {
 			return nil
@@ -191,10 +184,8 @@ func (t *tenant) occurrences(ctx context.Context, q Querier, errorID string, lim
 		return page, err
 	}
 	// The documents of the n that fit: down to the last of them.
-	args = append(args, last.received, last.id, n)
-	rows, err = q.Query(ctx, `SELECT `+occurrenceColumns+where+` AND (received_at > $`+strconv.Itoa(len(args)-2)+
-		` OR (received_at = $`+strconv.Itoa(len(args)-2)+` AND id >= $`+strconv.Itoa(len(args)-1)+`))`+order+strconv.Itoa(len(args)),
-		args...)
+	args[len(args)-1] = n
+	rows, err = q.Query(ctx, docs, append(args, last.received, last.id)...)
 	err = scanAll(rows, err, func(row Row) error {
 		o, err := scanOccurrence(row)
 		page.Occurrences = append(page.Occurrences, o)
@@ -207,6 +198,46 @@ func (t *tenant) occurrences(ctx context.Context, q Querier, errorID string, lim
 		page.Next = encodeOccurrenceCursor(last)
 	}
 	return page, nil
+}
+
+// OccurrencePageSQL is occurrencePageSQL for the plan tests, after the
+// page a cursor ends ("" for the first).
+func OccurrencePageSQL(tenant string, seq int64, limit int, cursor string) (sizes, docs string, args []any, err error) {
+	var after *occurrenceKey
+	if cursor != "" {
+		k, err := decodeOccurrenceCursor(cursor)
+		if err != nil {
+			return "", "", nil, err
+		}
+		after = &k
+	}
+	sizes, docs, args = occurrencePageSQL(tenant, seq, limit, after)
+	return sizes, docs, args, nil
+}
+
+// occurrencePageSQL returns the two reads of a page of the occurrences of
+// tenant's record whose seq is seq, the latest received first, after
+// after (from the latest when nil): sizes reads the keys and documents'
+// sizes of limit+1 (one more tells whether there is a next page), docs
+// the documents down to the last that fits, given as two more arguments
+// (its received_at and id) after args, whose last (sizes' limit) the
+// caller sets to how many fit. Both read the record's range of
+// occurrences_by_record (the plan tests check it).
+func occurrencePageSQL(tenant string, seq int64, limit int, after *occurrenceKey) (sizes, docs string, args []any) {
+	where := ` FROM occurrences WHERE tenant = $1 AND record_seq = $2`
+	args = []any{tenant, seq}
+	if after != nil {
+		where += ` AND (received_at < $3 OR (received_at = $3 AND id < $4))`
+		args = append(args, after.received, after.id)
+	}
+	args = append(args, limit+1)
+	n := len(args)
+	order := ` ORDER BY received_at DESC, id DESC LIMIT $` + strconv.Itoa(n)
+	sizes = `SELECT received_at, id, COALESCE(octet_length(report), 0) + COALESCE(octet_length(feedback), 0)
+		+ COALESCE(octet_length(actions), 0)` + where + order
+	docs = `SELECT ` + occurrenceColumns + where + ` AND (received_at > $` + strconv.Itoa(n+1) +
+		` OR (received_at = $` + strconv.Itoa(n+1) + ` AND id >= $` + strconv.Itoa(n+2) + `))` + order
+	return sizes, docs, args
 }
 
 // occurrenceCursorPrefix tells an occurrences' cursor from a records' one.
@@ -333,7 +364,8 @@ func (w *where) equal(column, v string) {
 
 // CountOccurrences counts an error's occurrences received at or after
 // since, up to atMost: a walk of at most atMost entries of
-// occurrences_by_error (tenant, error_id, received_at, id).
+// occurrences_by_record (tenant, record_seq, received_at, id), after a
+// look-up of the record's seq.
 func (t *tenant) CountOccurrences(ctx context.Context, errorID string, since time.Time, atMost int) (int, error) {
 	if atMost <= 0 {
 		return 0, nil
@@ -349,6 +381,8 @@ func (t *tenant) CountOccurrences(ctx context.Context, errorID string, since tim
 
 // CountOccurrencesSQL is CountOccurrences' query: $1 the tenant, $2 the
 // error, $3 since (nanoseconds), $4 atMost. Its plan tests check that it
-// reads occurrences_by_error's range only.
+// reads the record's seq through the records' unique index, then
+// occurrences_by_record's range only.
 const CountOccurrencesSQL = `SELECT count(*) FROM (SELECT 1 FROM occurrences
-	WHERE tenant = $1 AND error_id = $2 AND received_at >= $3 LIMIT $4) AS c`
+	WHERE tenant = $1 AND record_seq = (SELECT seq FROM records WHERE tenant = $1 AND error_id = $2)
+	AND received_at >= $3 LIMIT $4) AS c`

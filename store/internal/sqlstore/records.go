@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/triage-go/triage/store"
@@ -13,12 +15,13 @@ import (
 // upsertRecordSQL counts an occurrence into its error's record: the record
 // takes the fields of the occurrence received last, and points at it for
 // the report and the feedback ($8, the occurrence's id); $9 and $10 are
-// its release and environment, $11 and $12 its code and title. %[1]s and
-// %[2]s are the dialect's least and greatest.
+// its release and environment, $11 and $12 its code and title, $13 the
+// seq a new record takes (the occurrence's record_seq: see saveTx).
+// %[1]s and %[2]s are the dialect's least and greatest.
 const upsertRecordSQL = `
 	INSERT INTO records (tenant, error_id, query_id, agent_id, error_type, severity,
-		first_seen, last_seen, occurrence_count, latest_id, first_release, last_release, last_environment, code, title)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $7, 1, $8, $9, $9, $10, $11, $12)` + recordConflictSQL
+		first_seen, last_seen, occurrence_count, latest_id, first_release, last_release, last_environment, code, title, seq)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $7, 1, $8, $9, $9, $10, $11, $12, $13)` + recordConflictSQL
 
 // recordConflictSQL is how a record's upsert counts an occurrence into a
 // record that is there already (%[1]s and %[2]s: Least and Greatest), and
@@ -78,19 +81,29 @@ func (t *tenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (store.
 	return saved, nil
 }
 
+// recordSeqSQL is the seq of the record of error $3 of tenant $1: its
+// own, or, for an error without a record, the one its record will take,
+// one past the largest ever taken (SQLite's AUTOINCREMENT keeps that in
+// sqlite_sequence; saveTx runs only where the dialect has no writable
+// CTEs, SQLite, whose writes are serialised).
+const recordSeqSQL = `COALESCE((SELECT seq FROM records WHERE tenant = $1 AND error_id = $3),
+	max(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'records'), 0), COALESCE((SELECT max(seq) FROM records), 0)) + 1)`
+
 // saveTx is SaveOccurrence's transaction, in q: key is o.DeliveryKey, nil
-// for none.
+// for none. The occurrence is found by its record's seq
+// (occurrences_by_record), which it takes before its record is upserted:
+// a new record then takes that seq.
 func (t *tenant) saveTx(ctx context.Context, q Querier, o store.Occurrence, key any) (store.Saved, error) {
-	var id int64
+	var id, seq int64
 	err := q.QueryRow(ctx, `
-		INSERT INTO occurrences (tenant, delivery_key, error_id, query_id, agent_id, error_type, severity,
+		INSERT INTO occurrences (tenant, delivery_key, error_id, record_seq, query_id, agent_id, error_type, severity,
 			next_action, attempt, reported_at, received_at, report, feedback, actions)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+		VALUES ($1, $2, $3, `+recordSeqSQL+`, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 		ON CONFLICT (tenant, delivery_key) DO NOTHING
-		RETURNING id`,
+		RETURNING id, record_seq`,
 		t.id, key, o.ErrorID, o.QueryID, o.AgentID, o.ErrorType, o.Severity,
 		o.NextAction, o.Attempt, nanos(o.ReportedAt), nanos(o.ReceivedAt), text(o.Report), text(o.Feedback),
-		text(o.Actions)).Scan(&id)
+		text(o.Actions)).Scan(&id, &seq)
 	if errors.Is(err, sql.ErrNoRows) {
 		// Saved already. A delivery handled anew, once its claim had
 		// expired, finds its claim without feedback: the feedback the
@@ -111,7 +124,7 @@ func (t *tenant) saveTx(ctx context.Context, q Querier, o store.Occurrence, key 
 	)
 	if err = q.QueryRow(ctx, t.s.upsertRecord,
 		t.id, o.ErrorID, o.QueryID, o.AgentID, o.ErrorType, o.Severity,
-		nanos(o.ReceivedAt), id, o.Release, o.Environment, o.Code, o.Title).Scan(&count, &status, &doc); err != nil {
+		nanos(o.ReceivedAt), id, o.Release, o.Environment, o.Code, o.Title, seq).Scan(&count, &status, &doc); err != nil {
 		return store.Saved{}, err
 	}
 	saved := store.Saved{ID: id, NewRecord: count == 1}
@@ -146,18 +159,34 @@ func (t *tenant) completeAnew(ctx context.Context, q Querier, o store.Occurrence
 }
 
 // saveCTE is SaveOccurrence in one statement, where the dialect has
-// writable CTEs: it inserts the occurrence and, when it is new (o has its
-// row), counts it into its record, completes its delivery and inserts its
-// jobs into River's river_job (given as arrays, one element per job), and
-// adds its release ($22) to the tenant's releases. It returns the
-// occurrence's id, whether it created its record, and the record's
-// workflow (status and document) after the upsert: saveOneStatement goes
-// on to the workflow's step only when the record is resolved or ignored.
+// writable CTEs: unless an occurrence holds the delivery key already
+// (prior), it counts the occurrence into its record (which points at the
+// occurrence's id, taken from its sequence first, and gives its seq),
+// inserts the occurrence under the record's seq (occurrences_by_record:
+// a new record's go at the end of the index), completes its delivery and
+// inserts its jobs into River's river_job (given as arrays, one element
+// per job), and adds its release ($22) to the tenant's releases. It
+// returns the occurrence's id, whether it created its record, and the
+// record's workflow (status and document) after the upsert:
+// saveOneStatement goes on to the workflow's step only when the record is
+// resolved or ignored. An occurrence saved under the key by a transaction
+// that committed after the statement's snapshot leaves o empty after r
+// wrote: the final SELECT then fails on purpose (reportSaved, as in
+// reportCTE), which rolls the record's count back, and the save is
+// taken for one made already.
 const saveCTE = `
-WITH o AS (
-	INSERT INTO occurrences (tenant, delivery_key, error_id, query_id, agent_id, error_type, severity,
+WITH id AS (
+	SELECT nextval(pg_get_serial_sequence('occurrences', 'id')) AS id
+	WHERE NOT EXISTS (SELECT 1 FROM occurrences AS s WHERE s.tenant = $1 AND s.delivery_key = $2)
+), r AS (
+	INSERT INTO records (tenant, error_id, query_id, agent_id, error_type, severity,
+		first_seen, last_seen, occurrence_count, latest_id, first_release, last_release, last_environment, code, title)
+	SELECT $1, $3, $4, $5, $6, $7, $11, $11, 1, id, $22::text, $22::text, $23::text, $24, $25 FROM id` + recordConflictSQL + `, seq
+), o AS (
+	INSERT INTO occurrences (id, tenant, delivery_key, error_id, record_seq, query_id, agent_id, error_type, severity,
 		next_action, attempt, reported_at, received_at, report, feedback, actions)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+	OVERRIDING SYSTEM VALUE
+	SELECT id.id, $1, $2, $3, r.seq, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14 FROM id, r
 	ON CONFLICT (tenant, delivery_key) DO NOTHING
 	RETURNING id
 ), rel AS (
@@ -165,10 +194,6 @@ WITH o AS (
 	SELECT $1, $22::text, $11 FROM o WHERE $22::text <> ''
 	ON CONFLICT (tenant, name) DO NOTHING
 	RETURNING 1
-), r AS (
-	INSERT INTO records (tenant, error_id, query_id, agent_id, error_type, severity,
-		first_seen, last_seen, occurrence_count, latest_id, first_release, last_release, last_environment, code, title)
-	SELECT $1, $3, $4, $5, $6, $7, $11, $11, 1, id, $22::text, $22::text, $23::text, $24, $25 FROM o` + recordConflictSQL + `
 ), d AS (
 	INSERT INTO deliveries (tenant, delivery_key, claimed_at, occurrence_id)
 	SELECT $1, $2, $15, id FROM o WHERE $2::text IS NOT NULL
@@ -181,7 +206,8 @@ WITH o AS (
 		AS u(args, kind, max_attempts, state, scheduled_at, metadata)
 	RETURNING 1
 )
-SELECT o.id, r.occurrence_count = 1, r.status, r.workflow FROM o, r`
+SELECT (CASE WHEN EXISTS (SELECT 1 FROM o) THEN '1' ELSE '` + reportSaved + `' END)::int,
+	(SELECT id FROM o), r.occurrence_count = 1, r.status, r.workflow FROM r`
 
 // saveOneStatement is SaveOccurrence with saveCTE: one round trip for a
 // new occurrence, where the transaction took one per statement; a
@@ -193,6 +219,8 @@ func (t *tenant) saveOneStatement(ctx context.Context, o store.Occurrence, key a
 		return store.Saved{}, err
 	}
 	var (
+		state  int
+		id     *int64
 		saved  store.Saved
 		status string
 		doc    *string
@@ -201,13 +229,19 @@ func (t *tenant) saveOneStatement(ctx context.Context, o store.Occurrence, key a
 		t.id, key, o.ErrorID, o.QueryID, o.AgentID, o.ErrorType, o.Severity,
 		o.NextAction, o.Attempt, nanos(o.ReportedAt), nanos(o.ReceivedAt), text(o.Report), text(o.Feedback),
 		text(o.Actions), nanos(now), jobs.args, jobs.kinds, jobs.maxAttempts, jobs.states, jobs.scheduledAt, jobs.metadata,
-		o.Release, o.Environment, o.Code, o.Title).Scan(&saved.ID, &saved.NewRecord, &status, &doc)
-	if errors.Is(err, sql.ErrNoRows) {
+		o.Release, o.Environment, o.Code, o.Title).Scan(&state, &id, &saved.NewRecord, &status, &doc)
+	if errors.Is(err, sql.ErrNoRows) || err != nil && strings.Contains(err.Error(), reportSaved) {
+		// Saved already (seen in the snapshot, or committed since: ON
+		// CONFLICT DO NOTHING waits for the other transaction's end).
 		return store.Saved{}, t.write(ctx, func(q Querier) error { return t.completeAnew(ctx, q, o) })
 	}
 	if err != nil {
 		return saved, err
 	}
+	if id == nil {
+		return store.Saved{}, fmt.Errorf("the statement saved no occurrence (state %d)", state)
+	}
+	saved.ID = *id
 	return t.afterStatement(ctx, o, saved, status, doc)
 }
 

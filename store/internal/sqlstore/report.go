@@ -209,7 +209,10 @@ func (t *tenant) reportTx(ctx context.Context, q Querier, req triage.StartReques
 // final SELECT then fails on purpose (a cast of reportMoved to an
 // integer), which rolls the statement back, claim included. So does an
 // occurrence saved meanwhile under the key (a lost claim taken over:
-// reportSaved, for Start's way).
+// reportSaved, for Start's way). The record is upserted before the
+// occurrence is inserted (the record points at the occurrence's id, and
+// the occurrence is found by the record's seq, occurrences_by_record):
+// the rollback takes its count back with the rest.
 //
 // The occurrence's id comes from its identity column's sequence, named as
 // PostgreSQL names it (occurrences_id_seq, in the schema the statement is
@@ -246,11 +249,16 @@ WITH id AS (
 	DELETE FROM history
 	WHERE tenant = $1 AND agent = $29 AND code = $30 AND at < $32 AND EXISTS (SELECT 1 FROM attempt)
 	RETURNING 1
+), r AS (
+	INSERT INTO records (tenant, error_id, query_id, agent_id, error_type, severity,
+		first_seen, last_seen, occurrence_count, latest_id, first_release, last_release, last_environment, code, title)
+	SELECT $1, $3, $4, $5, $6, $7, $11, $11, 1, id, $22::text, $22::text, $23::text, $24, $25 FROM id
+	WHERE EXISTS (SELECT 1 FROM attempt)` + recordConflictSQL + `, seq
 ), o AS (
-	INSERT INTO occurrences (id, tenant, delivery_key, error_id, query_id, agent_id, error_type, severity,
+	INSERT INTO occurrences (id, tenant, delivery_key, error_id, record_seq, query_id, agent_id, error_type, severity,
 		next_action, attempt, reported_at, received_at, report, feedback, actions)
 	OVERRIDING SYSTEM VALUE
-	SELECT id, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14 FROM id WHERE EXISTS (SELECT 1 FROM attempt)
+	SELECT id.id, $1, $2, $3, r.seq, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14 FROM id, r
 	ON CONFLICT (tenant, delivery_key) DO NOTHING
 	RETURNING id
 ), rel AS (
@@ -258,10 +266,6 @@ WITH id AS (
 	SELECT $1, $22::text, $11 FROM o WHERE $22::text <> ''
 	ON CONFLICT (tenant, name) DO NOTHING
 	RETURNING 1
-), r AS (
-	INSERT INTO records (tenant, error_id, query_id, agent_id, error_type, severity,
-		first_seen, last_seen, occurrence_count, latest_id, first_release, last_release, last_environment, code, title)
-	SELECT $1, $3, $4, $5, $6, $7, $11, $11, 1, id, $22::text, $22::text, $23::text, $24, $25 FROM o` + recordConflictSQL + `
 ), j AS (
 	INSERT INTO river_job (args, kind, max_attempts, state, scheduled_at, metadata)
 	SELECT u.args::jsonb, u.kind, u.max_attempts, u.state::river_job_state, u.scheduled_at, u.metadata::jsonb

@@ -458,6 +458,24 @@ const noPendingJob = `NOT EXISTS (SELECT 1 FROM river_job j
 	WHERE j.args->>'tenant' = r.tenant AND j.args->>'error_id' = r.error_id
 	AND j.state IN ('available', 'pending', 'retryable', 'running', 'scheduled'))`
 
+// ExpireRecordSQL are the deletes of what an expired record leaves, $1 its
+// tenant and $2 its seq (BySeq) or its error ID: the occurrences' delivery
+// claims, the occurrences (by the record's seq: occurrences_by_record),
+// its workflow's transitions, its finished jobs (see noPendingJob) and its
+// hourly counts (by its seq, their key). Each reads its own index's range
+// (the plan tests check it).
+var ExpireRecordSQL = []struct {
+	Query string
+	BySeq bool
+}{
+	{`DELETE FROM deliveries WHERE tenant = $1 AND delivery_key IN
+		(SELECT delivery_key FROM occurrences WHERE tenant = $1 AND record_seq = $2 AND delivery_key IS NOT NULL)`, true},
+	{`DELETE FROM occurrences WHERE tenant = $1 AND record_seq = $2`, true},
+	{`DELETE FROM record_transitions WHERE tenant = $1 AND error_id = $2`, false},
+	{`DELETE FROM river_job WHERE args->>'tenant' = $1 AND args->>'error_id' = $2`, false},
+	{`DELETE FROM record_counts WHERE tenant = $1 AND seq = $2`, true},
+}
+
 // expireRecords deletes the records last seen before cutoff, without a
 // job still to run, with their occurrences, the occurrences' delivery
 // claims (else a repeat of a delivery would replay the feedback of an
@@ -502,25 +520,17 @@ func (s *Store) expireRecords(ctx context.Context, cutoff int64) (int64, error) 
 					continue // seen again, or a job to run, since the read
 				}
 				deleted += n
-				for _, del := range []string{
-					`DELETE FROM deliveries WHERE tenant = $1 AND delivery_key IN
-						(SELECT delivery_key FROM occurrences WHERE tenant = $1 AND error_id = $2 AND delivery_key IS NOT NULL)`,
-					`DELETE FROM occurrences WHERE tenant = $1 AND error_id = $2`,
-					`DELETE FROM record_transitions WHERE tenant = $1 AND error_id = $2`,
-					`DELETE FROM river_job WHERE args->>'tenant' = $1 AND args->>'error_id' = $2`, // finished: see noPendingJob
-				} {
-					n, err := q.Exec(ctx, del, k.tenant, k.errorID)
+				for _, del := range ExpireRecordSQL {
+					var key any = k.errorID
+					if del.BySeq {
+						key = k.seq
+					}
+					n, err := q.Exec(ctx, del.Query, k.tenant, key)
 					if err != nil {
 						return err
 					}
 					deleted += n
 				}
-				// The record's hourly counts, by its seq (their key).
-				n, err = q.Exec(ctx, `DELETE FROM record_counts WHERE tenant = $1 AND seq = $2`, k.tenant, k.seq)
-				if err != nil {
-					return err
-				}
-				deleted += n
 			}
 			return nil
 		})
