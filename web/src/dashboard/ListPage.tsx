@@ -8,6 +8,7 @@
 import { useEffect, useState, type ReactNode } from 'react';
 
 import { Failure } from './format';
+import { Pager } from './Pager';
 import type { JSONState } from './useJSON';
 
 /** A column of the list's table. */
@@ -136,32 +137,7 @@ export function ListPage<T>({
           </tbody>
         </table>
       )}
-      {(cursor || next) && (
-        <nav className="pager" aria-label={`Pages of ${name}`}>
-          <button
-            type="button"
-            disabled={!cursor}
-            onClick={() => {
-              const prev = newer.at(-1) ?? '';
-              setNewer(newer.slice(0, -1));
-              go(prev);
-            }}
-          >
-            ← Newer
-          </button>
-          <span className="muted">{cursor && newer.length === 0 ? `Older ${name}` : `Page ${newer.length + 1}`}</span>
-          <button
-            type="button"
-            disabled={!next}
-            onClick={() => {
-              setNewer([...newer, cursor]);
-              if (next) go(next);
-            }}
-          >
-            Older →
-          </button>
-        </nav>
-      )}
+      <Pager label={`Pages of ${name}`} older={`Older ${name}`} cursor={cursor} next={next} newer={newer} setNewer={setNewer} go={go} />
     </section>
   );
 }

@@ -6,11 +6,12 @@
 
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 
+import { Choice, SINCE_OPTIONS, named } from './Choice';
 import { Cut, runDuration } from './cut';
 import { useFeed } from './feed';
 import { Ago, Badge } from './format';
 import { ListPage, useNow, usePaging, type Column } from './ListPage';
-import { RUN_OUTCOMES, SINCE_PRESETS, errorHash, runHash, runsHash, runsQuery, type RunFilters } from './route';
+import { RUN_OUTCOMES, errorHash, runHash, runsHash, runsQuery, type RunFilters } from './route';
 import type { Run } from './types';
 import { usePageTitle } from './page';
 import { useJSON } from './useJSON';
@@ -152,32 +153,12 @@ function RunFiltersForm({ filters }: { filters: RunFilters }) {
         Agent
         <input name="agent_id" value={agent} placeholder="any agent" onChange={(e) => setAgent(e.target.value)} />
       </label>
-      <label>
-        Outcome
-        <select name="outcome" value={filters.outcome} onChange={(e) => set({ outcome: e.target.value })}>
-          <option value="">any outcome</option>
-          {RUN_OUTCOMES.map((o) => (
-            <option key={o} value={o}>
-              {o}
-            </option>
-          ))}
-        </select>
-      </label>
+      <Choice label="Outcome" name="outcome" value={filters.outcome} any="any outcome" options={named(RUN_OUTCOMES)} onChange={(v) => set({ outcome: v })} />
       <label>
         Code
         <input name="code" value={code} placeholder="any code" onChange={(e) => setCode(e.target.value)} />
       </label>
-      <label>
-        Since
-        <select name="since" value={filters.since} onChange={(e) => set({ since: e.target.value })}>
-          <option value="">any time</option>
-          {Object.entries(SINCE_PRESETS).map(([k, p]) => (
-            <option key={k} value={k}>
-              {p.label}
-            </option>
-          ))}
-        </select>
-      </label>
+      <Choice label="Since" name="since" value={filters.since} any="any time" options={SINCE_OPTIONS} onChange={(v) => set({ since: v })} />
       <button type="submit">Apply</button>
       {Object.values(filters).some((v) => v !== '') && (
         <a className="clear" href={runsHash(NO_FILTERS)}>

@@ -8,11 +8,12 @@
 import { useEffect, useState } from 'react';
 
 import { isAuthError } from './api';
+import { Choice, SINCE_OPTIONS, named } from './Choice';
 import { Cut, runDuration } from './cut';
 import { useFeed } from './feed';
 import { Ago, Badge, Failure, formatTime } from './format';
 import { ListPage, useNow, usePaging, type Column } from './ListPage';
-import { NO_FILTERS, SESSION_OUTCOMES, SINCE_PRESETS, errorHash, errorsHash, sessionHash, sessionsHash, sessionsQuery, type SessionFilters } from './route';
+import { NO_FILTERS, SESSION_OUTCOMES, errorHash, errorsHash, sessionHash, sessionsHash, sessionsQuery, type SessionFilters } from './route';
 import type { MCPSession, MCPSessionPage, Page } from './types';
 import { usePageTitle } from './page';
 import { useJSON } from './useJSON';
@@ -83,28 +84,15 @@ export function SessionsPage({ filters, cursor }: { filters: SessionFilters; cur
       list={list}
       filters={
         <form className="filters" role="search" aria-label="Filter the sessions" onSubmit={(e) => e.preventDefault()}>
-          <label>
-            Outcome
-            <select name="outcome" value={filters.outcome} onChange={(e) => go(sessionsHash({ ...filters, outcome: e.target.value }))}>
-              <option value="">any outcome</option>
-              {SESSION_OUTCOMES.map((o) => (
-                <option key={o} value={o}>
-                  {o}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label>
-            Opened
-            <select name="since" value={filters.since} onChange={(e) => go(sessionsHash({ ...filters, since: e.target.value }))}>
-              <option value="">any time</option>
-              {Object.entries(SINCE_PRESETS).map(([k, p]) => (
-                <option key={k} value={k}>
-                  {p.label}
-                </option>
-              ))}
-            </select>
-          </label>
+          <Choice
+            label="Outcome"
+            name="outcome"
+            value={filters.outcome}
+            any="any outcome"
+            options={named(SESSION_OUTCOMES)}
+            onChange={(v) => go(sessionsHash({ ...filters, outcome: v }))}
+          />
+          <Choice label="Opened" name="since" value={filters.since} any="any time" options={SINCE_OPTIONS} onChange={(v) => go(sessionsHash({ ...filters, since: v }))} />
           {filtered && (
             <a className="clear" href={sessionsHash()}>
               Clear
