@@ -4,7 +4,6 @@ import (
 	"database/sql"
 	"path/filepath"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/riverqueue/river/riverdriver/riversqlite"
@@ -15,6 +14,42 @@ import (
 	"github.com/triage-go/triage/store/storetest"
 )
 
+// oldSchema makes the database at path of the schema of the migrations up
+// to last (River's first: 0010 uses its table), and fills it with the
+// statements fill executes, in one transaction: a database an older
+// build left, which Open then migrates the rest of the way.
+func oldSchema(t *testing.T, path string, last int64, fill func(exec storetest.Exec) error) {
+	t.Helper()
+	ctx := t.Context()
+	write, err := sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer write.Close()
+	write.SetMaxOpenConns(1)
+	queue, err := riverjobs.New(riversqlite.New(write), txOf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := queue.MigrateDB(ctx); err != nil {
+		t.Fatal(err)
+	}
+	w := newWriter(write)
+	defer w.stop()
+	if applied, err := sqlstore.MigrateTo(ctx, database{w: w}, dialect, migrationFiles, "migrations", last); err != nil || len(applied) == 0 || applied[len(applied)-1] != last {
+		t.Fatalf("migrating to %04d: %v, %v", last, applied, err)
+	}
+	err = w.write(ctx, func(q sqlstore.Querier) error {
+		return fill(func(query string, args ...any) error {
+			_, err := q.Exec(ctx, query, args...)
+			return err
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestCountsBySeqMigration migrates a database of the schema before
 // migration 0022 (record_counts keyed by the record's error ID) whose
 // records were counted: their hourly counts move to the record's seq, a
@@ -23,48 +58,8 @@ import (
 func TestCountsBySeqMigration(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "triage.db")
-	write, err := sql.Open("sqlite", dsn(path, true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	write.SetMaxOpenConns(1)
-	queue, err := riverjobs.New(riversqlite.New(write), txOf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := queue.MigrateDB(ctx); err != nil { // 0010 uses River's table
-		t.Fatal(err)
-	}
-	entries, err := migrationFiles.ReadDir("migrations")
-	if err != nil {
-		t.Fatal(err)
-	}
-	v21 := fstest.MapFS{}
-	for _, e := range entries {
-		if e.Name() < "0022" {
-			data, err := migrationFiles.ReadFile("migrations/" + e.Name())
-			if err != nil {
-				t.Fatal(err)
-			}
-			v21["m/"+e.Name()] = &fstest.MapFile{Data: data}
-		}
-	}
-	w := newWriter(write)
-	if applied, err := sqlstore.Migrate(ctx, database{w: w}, dialect, v21, "m"); err != nil || len(applied) != 21 {
-		t.Fatalf("migrating to 0021: %v, %v", applied, err)
-	}
 	now := time.Now().UTC()
-	err = w.write(ctx, func(q sqlstore.Querier) error {
-		return storetest.FillOldCounts(now, func(query string, args ...any) error {
-			_, err := q.Exec(ctx, query, args...)
-			return err
-		})
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.stop()
-	write.Close()
+	oldSchema(t, path, 21, func(exec storetest.Exec) error { return storetest.FillOldCounts(now, exec) })
 
 	s, err := Open(ctx, path, store.Config{})
 	if err != nil {
