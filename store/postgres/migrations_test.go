@@ -1,6 +1,7 @@
 package postgres_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -30,4 +31,31 @@ func TestCountsBySeqMigration(t *testing.T) {
 		t.Errorf("record_counts still has an error_id column (%d, %v)", errorIDs, err)
 	}
 	storetest.CheckMigratedCounts(t, s, now)
+}
+
+// TestOccurrencesByReceivedMigration: migration 0027 indexes the
+// occurrences a store holds already, and a recorded session's records are
+// read through it: the store is filled, the migration undone (its index
+// dropped, its version forgotten), and the store opened again.
+func TestOccurrencesByReceivedMigration(t *testing.T) {
+	ctx := t.Context()
+	dbURL := pgtest.FreshSchema(t)
+	now := time.Now().UTC()
+	opts := store.Config{Now: func() time.Time { return now }}
+	s := open(t, dbURL, opts)
+	storetest.FillSessionRecords(t, s, now)
+	s.Close()
+	conn := connect(t, dbURL)
+	if _, err := conn.Exec(ctx, `DROP INDEX occurrences_by_received; DELETE FROM schema_migrations WHERE version = 27`); err != nil {
+		t.Fatal(err)
+	}
+
+	s = open(t, dbURL, opts)
+	defer s.Close()
+	var def string
+	if err := conn.QueryRow(ctx, `SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() AND indexname = 'occurrences_by_received'`).
+		Scan(&def); err != nil || !strings.HasSuffix(def, "(tenant, received_at)") {
+		t.Fatalf("occurrences_by_received: %q, %v", def, err)
+	}
+	storetest.CheckSessionRecords(t, s)
 }

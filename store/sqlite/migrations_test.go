@@ -77,3 +77,42 @@ func TestCountsBySeqMigration(t *testing.T) {
 		t.Errorf("tenant a has %d rows of counts (%v), want 2 (one per record and hour)", rows, err)
 	}
 }
+
+// TestOccurrencesByReceivedMigration: migration 0026 indexes the
+// occurrences a store holds already, and a recorded session's records are
+// read through it: the store is filled, the migration undone (its index
+// dropped, its version forgotten), and the store opened again.
+func TestOccurrencesByReceivedMigration(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "triage.db")
+	now := time.Now().UTC()
+	opts := store.Config{Now: func() time.Time { return now }}
+	s, err := Open(ctx, path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.FillSessionRecords(t, s, now)
+	err = s.writer.write(ctx, func(q sqlstore.Querier) error {
+		_, err := q.Exec(ctx, `DROP INDEX occurrences_by_received; DELETE FROM schema_migrations WHERE version = 26`)
+		return err
+	})
+	var n int
+	if err == nil {
+		err = s.read.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM pragma_index_info('occurrences_by_received'))
+			+ (SELECT count(*) FROM schema_migrations WHERE version = 26)`).Scan(&n)
+	}
+	s.Close()
+	if err != nil || n != 0 {
+		t.Fatalf("undoing migration 0026: %v (%d left)", err, n)
+	}
+
+	s, err = Open(ctx, path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM pragma_index_info('occurrences_by_received')`).Scan(&n); err != nil || n != 2 {
+		t.Fatalf("occurrences_by_received has %d columns (%v), want 2", n, err)
+	}
+	storetest.CheckSessionRecords(t, s)
+}

@@ -284,3 +284,33 @@ var sessionTests = []test{
 		}
 	}},
 }
+
+// FillSessionRecords saves, through s (its clock at now), tenant a's
+// record of session S1, opened 15 minutes before now and closed at now,
+// and occurrences naming it: one received in its window, one an hour
+// before it and one three hours after it. CheckSessionRecords checks
+// that its records are the window's: a migration test fills a store,
+// undoes the migration of occurrences_by_received, and checks again once
+// the store is opened (and so migrated) again.
+func FillSessionRecords(t *testing.T, s store.Store, now time.Time) {
+	t.Helper()
+	a := s.Tenant("a")
+	_, err := a.EndSession(t.Context(), store.MCPSession{SessionID: "S1", Outcome: store.SessionClosed, OpenedAt: now.Add(-15 * time.Minute)})
+	must(t, err)
+	for _, o := range []store.Occurrence{
+		sessionOccurrence("d1", "e-before", "S1", now.Add(-time.Hour)),
+		sessionOccurrence("d2", "e-during", "S1", now.Add(-10*time.Minute)),
+		sessionOccurrence("d3", "e-after", "S1", now.Add(3*time.Hour)),
+	} {
+		save(t, a, o)
+	}
+}
+
+// CheckSessionRecords checks the records of FillSessionRecords' session.
+func CheckSessionRecords(t *testing.T, s store.Store) {
+	t.Helper()
+	got, total := pageAll(t, s.Tenant("a"), store.Filter{SessionID: "S1"})
+	if !slices.Equal(got, []string{"e-during"}) || total != 1 {
+		t.Errorf("the records of session S1 = %v (total %d), want [e-during]", got, total)
+	}
+}
