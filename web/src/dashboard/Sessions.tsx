@@ -192,7 +192,7 @@ export function SessionPage({ id }: { id: string }) {
       <h2>Records of its failed calls</h2>
       {records.error && !isAuthError(records.error) && <Failure error={records.error} />}
       {records.data && list.length === 0 && (
-        <p className="empty">None: no failure of this session is among the tenant’s latest 10,000 occurrences.</p>
+        <p className="empty">None: no failure of this session was recorded while it was open (or within two hours of its end).</p>
       )}
       {list.length > 0 && (
         <ul className="session-records" data-testid="session-records">
