@@ -116,7 +116,7 @@ var operations = []route{
 			{Name: "release", In: "query", Description: "Only the errors first or last seen in this release: the first or the latest occurrence to name a release named it (first_release, last_release; a record keeps those two, not the releases in between).", Schema: apidoc.Obj{
 				"type": "string", "maxLength": triage.MaxRelease,
 			}},
-			{Name: "session_id", In: "query", Description: "Only the errors with an occurrence whose report names this session (data.context.session_id: an MCP session's failed tool calls, GET /v1/sessions/{session_id}, or a framework adapter's session), among the tenant's latest 10,000 occurrences (store.MaxSessionScan): no index of sessions is kept per report, so an older occurrence is not found.", Schema: apidoc.Obj{
+			{Name: "session_id", In: "query", Description: "Only the errors with an occurrence whose report names this session (data.context.session_id: an MCP session's failed tool calls, GET /v1/sessions/{session_id}, or a framework adapter's session), among at most 10,000 of the tenant's occurrences (store.MaxSessionScan): of a recorded MCP session, the first received from its opening to two hours after its end; of another id, the tenant's latest, so that an older occurrence is not found. No index of sessions is kept per report.", Schema: apidoc.Obj{
 				"type": "string", "maxLength": store.MaxSessionIDBytes,
 			}},
 			{Name: "since", In: "query", Description: "Only errors last seen at or after this time.", Schema: apidoc.Obj{

@@ -98,6 +98,17 @@ type SessionFilter struct {
 // SessionOutcomes are the outcomes a session record may have.
 var SessionOutcomes = []string{SessionOpen, SessionClosed, SessionExpired, SessionEvicted, SessionShutdown}
 
-// MaxSessionScan bounds the occurrences Filter.SessionID reads: the
-// tenant's latest.
+// MaxSessionScan bounds the occurrences Filter.SessionID reads: of a
+// recorded session, the first received from its opening on; of another
+// session id, the tenant's latest.
 const MaxSessionScan = 10_000
+
+// The occurrences Filter.SessionID reads for a recorded session are those
+// received from SessionRecordsEarly before it opened (an instance's clock
+// behind the one that opened it) to SessionRecordsLate after it ended (a
+// failed call's recording job retried, or rescued from a stopped instance
+// after DefaultJobRescueAfter); of an open session, up to now.
+const (
+	SessionRecordsEarly = time.Minute
+	SessionRecordsLate  = 2 * time.Hour
+)

@@ -362,8 +362,11 @@ type Filter struct {
 	ErrorIDs []string
 	// SessionID keeps the records with an occurrence whose report names
 	// this session (data.context.session_id: an MCP session's failed
-	// calls, a framework adapter's session), among the tenant's latest
-	// MaxSessionScan occurrences.
+	// calls, a framework adapter's session), among MaxSessionScan of the
+	// tenant's occurrences: for a session the tenant has a record of
+	// (MCPSessions), the first received from its opening to its end
+	// (SessionRecordsEarly, SessionRecordsLate); for another id, the
+	// tenant's latest.
 	SessionID string
 	// Search keeps the records whose title, code, agent or query have a
 	// word beginning with each of its terms (ParseSearch).

@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -14,7 +15,7 @@ import (
 )
 
 func Example() {
-	s, closeStore := openStore()
+	s, closeStore := openStore(store.Config{})
 	defer closeStore()
 	ctx := context.Background()
 
@@ -58,7 +59,7 @@ func Example() {
 // A job saved with its occurrence runs on River, on whichever instance
 // shares the database, with the trace context it was enqueued in.
 func Example_jobs() {
-	s, closeStore := openStore()
+	s, closeStore := openStore(store.Config{})
 	defer closeStore()
 	ctx := context.Background()
 
@@ -90,12 +91,69 @@ func Example_jobs() {
 
 // openStore opens a store in a temporary directory; closeStore closes it
 // and removes the directory.
-func openStore() (s *sqlite.Store, closeStore func()) {
+// The record of an MCP session, opened and ended (by the service's /mcp,
+// which counts its tool calls), and the records its failed calls became:
+// the occurrences whose report names it (data.context.session_id),
+// received while it was open.
+func Example_sessions() {
+	now := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+	s, closeStore := openStore(store.Config{Now: func() time.Time { return now }})
+	defer closeStore()
+	ctx := context.Background()
+
+	acme := s.Tenant("acme")
+	if _, err := acme.OpenSession(ctx, store.MCPSession{SessionID: "mcp-7f3a", ClientName: "claude-code",
+		ClientVersion: "2.1.0", ProtocolVersion: "2025-06-18"}); err != nil {
+		log.Fatal(err)
+	}
+	now = now.Add(2 * time.Minute) // a tool call fails, and is reported
+	if _, err := acme.SaveOccurrence(ctx, store.Occurrence{
+		DeliveryKey: "triage-mcp-1", ErrorID: "err_91d0", QueryID: "mcp:sessions_prompt", AgentID: "planner",
+		ErrorType: "system_error", Severity: "high", NextAction: "escalate",
+		Report: json.RawMessage(`{"agent_id":"planner","data":{"message":"boom","context":{"door":"mcp","session_id":"mcp-7f3a"}}}`),
+	}); err != nil {
+		log.Fatal(err)
+	}
+	now = now.Add(3 * time.Minute) // the client closes the session
+	if _, err := acme.EndSession(ctx, store.MCPSession{SessionID: "mcp-7f3a", Outcome: store.SessionClosed, Calls: 4, FailedCalls: 1}); err != nil {
+		log.Fatal(err)
+	}
+
+	m, found, err := acme.GetSession(ctx, "mcp-7f3a")
+	if err != nil || !found {
+		log.Fatal(found, err)
+	}
+	fmt.Println(m.SessionID, m.ClientName, m.Outcome, m.Calls, m.FailedCalls, m.EndedAt.Sub(m.OpenedAt))
+	page, err := acme.ListSessions(ctx, store.SessionFilter{Outcome: store.SessionClosed})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("closed sessions:", len(page.Sessions))
+	records, err := acme.ErrorRecords(ctx, store.Filter{SessionID: "mcp-7f3a"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, r := range records.Records {
+		fmt.Println("its failure:", r.ErrorID, r.AgentID)
+	}
+	_, err = acme.EndSession(ctx, store.MCPSession{SessionID: "mcp-7f3a", Outcome: store.SessionExpired})
+	fmt.Println("ended again:", errors.Is(err, store.ErrSessionEnded))
+	_, found, err = s.Tenant("globex").GetSession(ctx, "mcp-7f3a")
+	fmt.Println("another tenant sees it:", found, err)
+	// Output:
+	// mcp-7f3a claude-code closed 4 1 5m0s
+	// closed sessions: 1
+	// its failure: err_91d0 planner
+	// ended again: true
+	// another tenant sees it: false <nil>
+}
+
+func openStore(cfg store.Config) (s *sqlite.Store, closeStore func()) {
 	dir, err := os.MkdirTemp("", "triage")
 	if err != nil {
 		log.Fatal(err)
 	}
-	s, err = sqlite.Open(context.Background(), filepath.Join(dir, "triage.db"), store.Config{})
+	s, err = sqlite.Open(context.Background(), filepath.Join(dir, "triage.db"), cfg)
 	if err != nil {
 		os.RemoveAll(dir)
 		log.Fatal(err)

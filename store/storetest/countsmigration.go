@@ -8,12 +8,17 @@ import (
 	"github.com/triage-go/triage/store"
 )
 
+// Exec executes a statement of a migration test's filling of a database
+// of an older schema (its arguments $1, $2, …), in the transaction that
+// fills it.
+type Exec func(query string, args ...any) error
+
 // FillOldCounts writes, with exec, records of the schema before the
 // hourly counts were keyed by the record's seq (SQLite's migration 0022,
 // PostgreSQL's 0023), whose triggers count them by error ID: tenant a's
 // e1 twice in the hour before now, its e2 once now, tenant b's e1 four
 // times now. CheckMigratedCounts checks them after the migration.
-func FillOldCounts(now time.Time, exec func(query string, args ...any) error) error {
+func FillOldCounts(now time.Time, exec Exec) error {
 	for _, r := range []struct {
 		tenant, errorID, agent string
 		at                     time.Time

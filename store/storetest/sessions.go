@@ -236,4 +236,81 @@ var sessionTests = []test{
 			t.Error("a bulk change by session: no error; it must refuse the filter it does not apply")
 		}
 	}},
+	{"RecordedSessionsWindow", func(t *testing.T, e *env) {
+		// A recorded session's records are those of the occurrences
+		// received from SessionRecordsEarly before it opened to
+		// SessionRecordsLate after it ended (an open one's, up to any
+		// time); an id with no record reads the tenant's latest.
+		ctx := t.Context()
+		a, b := e.s.Tenant("a"), e.s.Tenant("b")
+		t0 := e.clock.Now()
+		opened := e.clock.Advance(10 * time.Minute)
+		_, err := a.OpenSession(ctx, store.MCPSession{SessionID: "S1"})
+		must(t, err)
+		ended := e.clock.Advance(5 * time.Minute)
+		_, err = a.EndSession(ctx, store.MCPSession{SessionID: "S1", Outcome: store.SessionClosed, OpenedAt: opened})
+		must(t, err)
+		open := e.clock.Advance(time.Minute)
+		_, err = a.OpenSession(ctx, store.MCPSession{SessionID: "S3"})
+		must(t, err)
+		for _, o := range []store.Occurrence{
+			sessionOccurrence("d1", "e-before", "S1", t0),
+			sessionOccurrence("d2", "e-early", "S1", opened.Add(-store.SessionRecordsEarly)),
+			sessionOccurrence("d3", "e-during", "S1", opened.Add(time.Minute)),
+			sessionOccurrence("d4", "e-other", "S2", opened.Add(2*time.Minute)),
+			sessionOccurrence("d5", "e-late", "S1", ended.Add(store.SessionRecordsLate)),
+			sessionOccurrence("d6", "e-after", "S1", ended.Add(store.SessionRecordsLate+time.Second)),
+			sessionOccurrence("d7", "e-open-before", "S3", open.Add(-store.SessionRecordsEarly-time.Second)),
+			sessionOccurrence("d8", "e-open-late", "S3", open.Add(24*time.Hour)),
+		} {
+			save(t, a, o)
+		}
+		save(t, b, sessionOccurrence("d9", "e-b", "S1", t0))
+		for _, c := range []struct {
+			tn   store.Records
+			id   string
+			want []string
+		}{
+			{a, "S1", []string{"e-late", "e-during", "e-early"}},
+			{a, "S3", []string{"e-open-late"}},
+			// No record: the tenant's latest, whenever received.
+			{a, "S2", []string{"e-other"}},
+			{b, "S1", []string{"e-b"}},
+		} {
+			got, total := pageAll(t, c.tn, store.Filter{SessionID: c.id})
+			if !slices.Equal(got, c.want) || total != len(c.want) {
+				t.Errorf("ErrorRecords(session %s) = %v (total %d), want %v", c.id, got, total, c.want)
+			}
+		}
+	}},
+}
+
+// FillSessionRecords saves, through s (its clock at now), tenant a's
+// record of session S1, opened 15 minutes before now and closed at now,
+// and occurrences naming it: one received in its window, one an hour
+// before it and one three hours after it. CheckSessionRecords checks
+// that its records are the window's: a migration test fills a store,
+// undoes the migration of occurrences_by_received, and checks again once
+// the store is opened (and so migrated) again.
+func FillSessionRecords(t *testing.T, s store.Store, now time.Time) {
+	t.Helper()
+	a := s.Tenant("a")
+	_, err := a.EndSession(t.Context(), store.MCPSession{SessionID: "S1", Outcome: store.SessionClosed, OpenedAt: now.Add(-15 * time.Minute)})
+	must(t, err)
+	for _, o := range []store.Occurrence{
+		sessionOccurrence("d1", "e-before", "S1", now.Add(-time.Hour)),
+		sessionOccurrence("d2", "e-during", "S1", now.Add(-10*time.Minute)),
+		sessionOccurrence("d3", "e-after", "S1", now.Add(3*time.Hour)),
+	} {
+		save(t, a, o)
+	}
+}
+
+// CheckSessionRecords checks the records of FillSessionRecords' session.
+func CheckSessionRecords(t *testing.T, s store.Store) {
+	t.Helper()
+	got, total := pageAll(t, s.Tenant("a"), store.Filter{SessionID: "S1"})
+	if !slices.Equal(got, []string{"e-during"}) || total != 1 {
+		t.Errorf("the records of session S1 = %v (total %d), want [e-during]", got, total)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -200,14 +201,24 @@ func decodeSessionCursor(c string) (int64, string, error) {
 }
 
 // sessionRecordsSQL is the subquery of the error IDs of the tenant's ($1)
-// latest store.MaxSessionScan occurrences whose report names sessionID
-// (data.context.session_id), in d, its argument added to w. The
-// occurrences are read in their order in the tenant's index
+// occurrences whose report names sessionID (data.context.session_id), in
+// d, its argument added to w; at most store.MaxSessionScan occurrences
+// are read, so its cost is bounded whatever the tenant holds, and no
+// index of the sessions is kept per report.
+//
+// Of a session the tenant has a record of (mcp_sessions), they are the
+// first received from its opening to its end (store.SessionRecordsEarly,
+// store.SessionRecordsLate; an open one's ended_at is 0: up to now), read
+// in order from the tenant's range of occurrences_by_received (tenant,
+// received_at), its bounds the record's, looked up once (scalar
+// subqueries). Of another id (a framework adapter's session, one expired),
+// they are the tenant's latest, read in the order of the tenant's index
 // (occurrences_by_tenant: by ID on SQLite, by transaction ID on
-// PostgreSQL), so its cost is bounded whatever the tenant holds; no
-// index of the sessions is kept per report. A plain id (letters, digits,
-// "-", "_", ".", ":") is first looked for as text, which spares most
-// reports' JSON parse.
+// PostgreSQL); that branch's scan runs only when the session has no
+// record, and the first reads nothing then (its bounds are NULL).
+//
+// A plain id (letters, digits, "-", "_", ".", ":") is first looked for as
+// text, which spares most reports' JSON parse.
 func sessionRecordsSQL(d Dialect, w *where, sessionID string) string {
 	id := w.arg(sessionID)
 	order, match, find := "id", "json_extract(report, '$.data.context.session_id') = "+id, "instr(report, "+id+") > 0"
@@ -217,8 +228,27 @@ func sessionRecordsSQL(d Dialect, w *where, sessionID string) string {
 	if plainID(sessionID) {
 		match = find + " AND " + match
 	}
-	return `SELECT s.error_id FROM (SELECT error_id, report FROM occurrences WHERE tenant = $1 ORDER BY ` + order + ` DESC LIMIT ` +
-		strconv.Itoa(store.MaxSessionScan) + `) s WHERE s.report IS NOT NULL AND ` + match
+	session := ` FROM mcp_sessions WHERE tenant = $1 AND session_id = ` + id
+	limit := strconv.Itoa(store.MaxSessionScan)
+	early := strconv.FormatInt(int64(store.SessionRecordsEarly), 10)
+	late := strconv.FormatInt(int64(store.SessionRecordsLate), 10)
+	during := `SELECT error_id, report FROM occurrences WHERE tenant = $1` +
+		` AND received_at >= (SELECT opened_at - ` + early + session + `)` +
+		` AND received_at <= (SELECT CASE WHEN ended_at = 0 THEN ` + strconv.FormatInt(math.MaxInt64, 10) +
+		` ELSE ended_at + ` + late + ` END` + session + `)` +
+		` ORDER BY received_at LIMIT ` + limit
+	// The latest, of an id with no record. PostgreSQL evaluates a
+	// condition on no row once, before the scan (a one-time filter);
+	// SQLite evaluates it row by row, inside the loop, which would walk
+	// the tenant's whole range for a recorded session: there the record
+	// makes the LIMIT 0, which ends the statement before the loop.
+	gate, latestLimit := ` AND NOT EXISTS (SELECT 1`+session+`)`, limit
+	if !d.XidPositions {
+		gate, latestLimit = "", `(SELECT CASE WHEN EXISTS (SELECT 1`+session+`) THEN 0 ELSE `+limit+` END)`
+	}
+	latest := `SELECT error_id, report FROM occurrences WHERE tenant = $1` + gate + ` ORDER BY ` + order + ` DESC LIMIT ` + latestLimit
+	return `SELECT s.error_id FROM (SELECT * FROM (` + during + `) AS during UNION ALL SELECT * FROM (` + latest + `) AS latest) AS s` +
+		` WHERE s.report IS NOT NULL AND ` + match
 }
 
 // plainID tells whether id is written in JSON as it is: letters, digits,

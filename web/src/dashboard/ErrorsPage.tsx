@@ -18,6 +18,7 @@ import { ChangeForm } from './ChangeForm';
 import { useFeed } from './feed';
 import { Ago, Badge, Failure, formatTime } from './format';
 import { ListFilters } from './ListFilters';
+import { Pager } from './Pager';
 import { countsQuery, errorHash, errorsHash, listQuery, sparkRange, type ErrorFilters } from './route';
 import { Sparkline } from './Sparkline';
 import type { Page, RecordSummary } from './types';
@@ -252,41 +253,15 @@ export function ErrorsPage({ filters, cursor }: { filters: ErrorFilters; cursor:
           </ul>
         </>
       )}
-      {(cursor || next) && (
-        <nav className="pager" aria-label="Pages">
-          <button
-            type="button"
-            disabled={!cursor}
-            onClick={() => {
-              const prev = newer.at(-1) ?? '';
-              setNewer(newer.slice(0, -1));
-              go(errorsHash(filters, prev));
-            }}
-          >
-            ← Newer
-          </button>
-          <span className="muted">
-            {cursor && newer.length === 0 ? 'Older errors' : `Page ${newer.length + 1}`}
-            {page && records.length > 0 && !(cursor && newer.length === 0) && (
-              <>
-                {' '}
-                · {first}–{first + records.length - 1} of {page.total.toLocaleString('en')}
-                {page.total_capped ? '+' : ''}
-              </>
-            )}
-          </span>
-          <button
-            type="button"
-            disabled={!next}
-            onClick={() => {
-              setNewer([...newer, cursor]);
-              go(errorsHash(filters, next));
-            }}
-          >
-            Older →
-          </button>
-        </nav>
-      )}
+      <Pager label="Pages" older="Older errors" cursor={cursor} next={next} newer={newer} setNewer={setNewer} go={(c) => go(errorsHash(filters, c))}>
+        {page && records.length > 0 && !(cursor && newer.length === 0) && (
+          <>
+            {' '}
+            · {first}–{first + records.length - 1} of {page.total.toLocaleString('en')}
+            {page.total_capped ? '+' : ''}
+          </>
+        )}
+      </Pager>
     </section>
   );
 }

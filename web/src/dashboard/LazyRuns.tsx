@@ -7,6 +7,7 @@ import { ChunkPending, chunk, useChunk } from './chunk';
 import type { RunFilters } from './route';
 
 // In the page's stylesheet: see chunk.tsx.
+import './ListPage.css';
 import './Runs.css';
 
 const runs = chunk(() => import('./runs'));

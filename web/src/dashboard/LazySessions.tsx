@@ -6,6 +6,7 @@ import { ChunkPending, chunk, useChunk } from './chunk';
 import type { SessionFilters } from './route';
 
 // In the page's stylesheet: see chunk.tsx.
+import './ListPage.css';
 import './Sessions.css';
 
 const sessions = chunk(() => import('./sessions'));

@@ -7,7 +7,8 @@
 
 import { useEffect, useState, type FormEvent } from 'react';
 
-import { NO_FILTERS, SINCE_PRESETS, SORTS, STATUSES, errorsHash, type ErrorFilters } from './route';
+import { Choice, SINCE_OPTIONS, named } from './Choice';
+import { NO_FILTERS, SORTS, STATUSES, errorsHash, type ErrorFilters } from './route';
 import { ERROR_TYPES, SEVERITIES } from './types';
 import { useJSON } from './useJSON';
 
@@ -71,57 +72,24 @@ export function ListFilters({ filters }: { filters: ErrorFilters }) {
         Filters{active > 0 ? ` (${active})` : ''}
       </button>
       <div className={`more-filters${more ? ' open' : ''}`} id="more-filters">
-        <label>
-          Status
-          <select name="status" value={filters.status} onChange={(e) => set({ status: e.target.value })}>
-            <option value="">any status</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Choice label="Status" name="status" value={filters.status} any="any status" options={named(STATUSES)} onChange={(v) => set({ status: v })} />
         {text('agent_id', 'Agent', 'any agent', { list: 'agent-suggestions', onFocus: () => setSuggest(true) })}
         <datalist id="agent-suggestions">
           {agents.data?.series.map((s) => <option key={s.key} value={s.key} />)}
         </datalist>
-        <label>
-          Type
-          <select name="error_type" value={filters.error_type} onChange={(e) => set({ error_type: e.target.value })}>
-            <option value="">any type</option>
-            {ERROR_TYPES.map((t) => (
-              <option key={t} value={t}>
-                {t.replace(/_/g, ' ')}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Severity
-          <select name="severity" value={filters.severity} onChange={(e) => set({ severity: e.target.value })}>
-            <option value="">any severity</option>
-            {SEVERITIES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Choice
+          label="Type"
+          name="error_type"
+          value={filters.error_type}
+          any="any type"
+          options={ERROR_TYPES.map((t) => [t, t.replace(/_/g, ' ')] as const)}
+          onChange={(v) => set({ error_type: v })}
+        />
+        <Choice label="Severity" name="severity" value={filters.severity} any="any severity" options={named(SEVERITIES)} onChange={(v) => set({ severity: v })} />
         {text('environment', 'Environment', 'any environment', { maxLength: 64 })}
         {text('release', 'Release', 'any release', { maxLength: 200 })}
         {text('session_id', 'Session', 'any session', { maxLength: 256 })}
-        <label>
-          Since
-          <select name="since" value={filters.since} onChange={(e) => set({ since: e.target.value })}>
-            <option value="">any time</option>
-            {Object.entries(SINCE_PRESETS).map(([k, p]) => (
-              <option key={k} value={k}>
-                {p.label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Choice label="Since" name="since" value={filters.since} any="any time" options={SINCE_OPTIONS} onChange={(v) => set({ since: v })} />
       </div>
       <label>
         Sort

@@ -6,10 +6,12 @@
 
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 
+import { Choice, SINCE_OPTIONS, named } from './Choice';
 import { Cut, runDuration } from './cut';
 import { useFeed } from './feed';
-import { Ago, Badge, Failure } from './format';
-import { RUN_OUTCOMES, SINCE_PRESETS, errorHash, runHash, runsHash, runsQuery, type RunFilters } from './route';
+import { Ago, Badge } from './format';
+import { ListPage, useNow, usePaging, type Column } from './ListPage';
+import { RUN_OUTCOMES, errorHash, runHash, runsHash, runsQuery, type RunFilters } from './route';
 import type { Run } from './types';
 import { usePageTitle } from './page';
 import { useJSON } from './useJSON';
@@ -34,18 +36,8 @@ function go(hash: string) {
 }
 
 export function RunsPage({ filters, cursor }: { filters: RunFilters; cursor: string }) {
-  const [asOf, setAsOf] = useState(() => Date.now());
-  const list = useJSON<RunPage>(`/v1/runs?${runsQuery(filters, cursor, RUNS_PAGE_SIZE, asOf)}`);
-
-  // The cursors of the newer pages, to go back to.
-  const [newer, setNewer] = useState<string[]>([]);
-  const filterKey = JSON.stringify(filters);
-  const [shownFilters, setShownFilters] = useState(filterKey);
-  if (shownFilters !== filterKey) {
-    setShownFilters(filterKey);
-    setNewer([]);
-    setAsOf(Date.now());
-  }
+  const paging = usePaging(filters);
+  const list = useJSON<RunPage>(`/v1/runs?${runsQuery(filters, cursor, RUNS_PAGE_SIZE, paging.asOf)}`);
 
   // Live: a run that ended (or a failure recorded, which links a run to
   // its record) reads the page again; a burst is one reload. The query
@@ -63,134 +55,83 @@ export function RunsPage({ filters, cursor }: { filters: RunFilters; cursor: str
   });
   useEffect(() => () => clearTimeout(timer.current), []);
 
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const t = setInterval(() => setNow(Date.now()), 30_000);
-    return () => clearInterval(t);
-  }, []);
-
-  const runs = list.data?.runs ?? [];
-  const next = list.data?.next_cursor;
+  const now = useNow(30_000);
   const filtered = Object.values(filters).some((v) => v !== '');
+  const columns: Column<Run>[] = [
+    {
+      label: 'Run',
+      col: 'col-id',
+      className: 'id run',
+      cell: (r) => (
+        <div>
+          <a href={runHash(r.run_id)} aria-label={`Run ${r.run_id}`}>
+            <Cut text={r.run_id} />
+          </a>
+          {r.thread_id && (
+            <div className="muted small">
+              <Cut text={`thread ${r.thread_id}`} focusable />
+            </div>
+          )}
+        </div>
+      ),
+    },
+    {
+      label: 'Agent',
+      cell: (r) => (
+        <a href={runsHash({ ...filters, agent_id: r.agent_id })} title={`Only the runs of ${r.agent_id}`}>
+          <Cut text={r.agent_id} />
+        </a>
+      ),
+    },
+    { label: 'Outcome', col: 'col-outcome', cell: (r) => <Badge kind="run-outcome" value={r.outcome} /> },
+    {
+      label: 'Code',
+      cell: (r) => (
+        <div>
+          {r.fault ? (
+            <a href={runsHash({ ...filters, outcome: 'failed', code: r.fault.code })} title={`Only the runs failed with ${r.fault.code}`}>
+              <Cut text={r.fault.code} />
+            </a>
+          ) : (
+            <span className="muted">—</span>
+          )}
+          {r.error_id && (
+            <div className="small">
+              <a href={errorHash(r.error_id)} aria-label={`Record ${r.error_id} of run ${r.run_id}`}>
+                record
+              </a>
+            </div>
+          )}
+        </div>
+      ),
+    },
+    { label: 'Duration', col: 'col-duration', num: true, cell: (r) => runDuration(r.started_at, r.finished_at, now) },
+    { label: 'Started', col: 'col-started', cell: (r) => <Ago time={r.started_at} now={now} /> },
+  ];
 
   usePageTitle('Runs');
   return (
-    <section aria-labelledby="runs-title">
-      <div className="title-row">
-        <h1 id="runs-title" tabIndex={-1}>
-          Runs
-        </h1>
-        {list.loading && <span className="muted">Loading…</span>}
-      </div>
-      <RunFiltersForm filters={filters} />
-      {list.error && <Failure error={list.error} />}
-      {list.data && runs.length === 0 && (
-        <p className="empty">
-          {filtered || cursor
-            ? 'No runs match these filters.'
-            : 'No runs yet. Each AG-UI run (POST /v1/agents/{agent_id}/runs, the playground’s too) appears here.'}
-        </p>
-      )}
-      {runs.length > 0 && (
-        <table className="runs">
-          <caption className="muted small">The latest started first</caption>
-          <thead>
-            <tr>
-              <th scope="col" className="col-run">
-                Run
-              </th>
-              <th scope="col">Agent</th>
-              <th scope="col" className="col-outcome">
-                Outcome
-              </th>
-              <th scope="col">Code</th>
-              <th scope="col" className="col-duration num">
-                Duration
-              </th>
-              <th scope="col" className="col-started">
-                Started
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {runs.map((r) => (
-              <tr key={r.run_id} data-run-id={r.run_id} data-outcome={r.outcome}>
-                <td className="run" data-label="Run">
-                  <div>
-                    <a href={runHash(r.run_id)} aria-label={`Run ${r.run_id}`}>
-                      <Cut text={r.run_id} />
-                    </a>
-                    {r.thread_id && (
-                      <div className="muted small">
-                        <Cut text={`thread ${r.thread_id}`} focusable />
-                      </div>
-                    )}
-                  </div>
-                </td>
-                <td data-label="Agent">
-                  <a href={runsHash({ ...filters, agent_id: r.agent_id })} title={`Only the runs of ${r.agent_id}`}>
-                    <Cut text={r.agent_id} />
-                  </a>
-                </td>
-                <td data-label="Outcome">
-                  <Badge kind="run-outcome" value={r.outcome} />
-                </td>
-                <td data-label="Code">
-                  <div>
-                    {r.fault ? (
-                      <a href={runsHash({ ...filters, outcome: 'failed', code: r.fault.code })} title={`Only the runs failed with ${r.fault.code}`}>
-                        <Cut text={r.fault.code} />
-                      </a>
-                    ) : (
-                      <span className="muted">—</span>
-                    )}
-                    {r.error_id && (
-                      <div className="small">
-                        <a href={errorHash(r.error_id)} aria-label={`Record ${r.error_id} of run ${r.run_id}`}>
-                          record
-                        </a>
-                      </div>
-                    )}
-                  </div>
-                </td>
-                <td data-label="Duration" className="num">
-                  {runDuration(r.started_at, r.finished_at, now)}
-                </td>
-                <td data-label="Started">
-                  <Ago time={r.started_at} now={now} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      {(cursor || next) && (
-        <nav className="pager" aria-label="Pages of runs">
-          <button
-            type="button"
-            disabled={!cursor}
-            onClick={() => {
-              const prev = newer.at(-1) ?? '';
-              setNewer(newer.slice(0, -1));
-              go(runsHash(filters, prev));
-            }}
-          >
-            ← Newer
-          </button>
-          <span className="muted">{cursor && newer.length === 0 ? 'Older runs' : `Page ${newer.length + 1}`}</span>
-          <button
-            type="button"
-            disabled={!next}
-            onClick={() => {
-              setNewer([...newer, cursor]);
-              go(runsHash(filters, next));
-            }}
-          >
-            Older →
-          </button>
-        </nav>
-      )}
-    </section>
+    <ListPage
+      name="runs"
+      title="Runs"
+      titleId="runs-title"
+      list={list}
+      filters={<RunFiltersForm filters={filters} />}
+      empty={
+        filtered || cursor
+          ? 'No runs match these filters.'
+          : 'No runs yet. Each AG-UI run (POST /v1/agents/{agent_id}/runs, the playground’s too) appears here.'
+      }
+      caption="The latest started first"
+      columns={columns}
+      rows={list.data?.runs ?? []}
+      rowKey={(r) => r.run_id}
+      rowData={(r) => ({ 'data-run-id': r.run_id, 'data-outcome': r.outcome })}
+      paging={paging}
+      cursor={cursor}
+      next={list.data?.next_cursor}
+      go={(c) => go(runsHash(filters, c))}
+    />
   );
 }
 
@@ -212,32 +153,12 @@ function RunFiltersForm({ filters }: { filters: RunFilters }) {
         Agent
         <input name="agent_id" value={agent} placeholder="any agent" onChange={(e) => setAgent(e.target.value)} />
       </label>
-      <label>
-        Outcome
-        <select name="outcome" value={filters.outcome} onChange={(e) => set({ outcome: e.target.value })}>
-          <option value="">any outcome</option>
-          {RUN_OUTCOMES.map((o) => (
-            <option key={o} value={o}>
-              {o}
-            </option>
-          ))}
-        </select>
-      </label>
+      <Choice label="Outcome" name="outcome" value={filters.outcome} any="any outcome" options={named(RUN_OUTCOMES)} onChange={(v) => set({ outcome: v })} />
       <label>
         Code
         <input name="code" value={code} placeholder="any code" onChange={(e) => setCode(e.target.value)} />
       </label>
-      <label>
-        Since
-        <select name="since" value={filters.since} onChange={(e) => set({ since: e.target.value })}>
-          <option value="">any time</option>
-          {Object.entries(SINCE_PRESETS).map(([k, p]) => (
-            <option key={k} value={k}>
-              {p.label}
-            </option>
-          ))}
-        </select>
-      </label>
+      <Choice label="Since" name="since" value={filters.since} any="any time" options={SINCE_OPTIONS} onChange={(v) => set({ since: v })} />
       <button type="submit">Apply</button>
       {Object.values(filters).some((v) => v !== '') && (
         <a className="clear" href={runsHash(NO_FILTERS)}>

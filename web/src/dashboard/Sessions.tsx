@@ -8,10 +8,12 @@
 import { useEffect, useState } from 'react';
 
 import { isAuthError } from './api';
+import { Choice, SINCE_OPTIONS, named } from './Choice';
 import { Cut, runDuration } from './cut';
 import { useFeed } from './feed';
 import { Ago, Badge, Failure, formatTime } from './format';
-import { NO_FILTERS, SESSION_OUTCOMES, SINCE_PRESETS, errorHash, errorsHash, sessionHash, sessionsHash, sessionsQuery, type SessionFilters } from './route';
+import { ListPage, useNow, usePaging, type Column } from './ListPage';
+import { NO_FILTERS, SESSION_OUTCOMES, errorHash, errorsHash, sessionHash, sessionsHash, sessionsQuery, type SessionFilters } from './route';
 import type { MCPSession, MCPSessionPage, Page } from './types';
 import { usePageTitle } from './page';
 import { useJSON } from './useJSON';
@@ -33,167 +35,86 @@ function client(s: MCPSession): string {
 }
 
 export function SessionsPage({ filters, cursor }: { filters: SessionFilters; cursor: string }) {
-  const [asOf, setAsOf] = useState(() => Date.now());
-  const list = useJSON<MCPSessionPage>(`/v1/sessions?${sessionsQuery(filters, cursor, SESSIONS_PAGE_SIZE, asOf)}`);
-  const [newer, setNewer] = useState<string[]>([]);
-  const filterKey = JSON.stringify(filters);
-  const [shownFilters, setShownFilters] = useState(filterKey);
-  if (shownFilters !== filterKey) {
-    setShownFilters(filterKey);
-    setNewer([]);
-    setAsOf(Date.now());
-  }
+  const paging = usePaging(filters);
+  const list = useJSON<MCPSessionPage>(`/v1/sessions?${sessionsQuery(filters, cursor, SESSIONS_PAGE_SIZE, paging.asOf)}`);
   // A session's failure recorded, or the feed back: read the page again.
   const reload = list.reload;
   useFeed((e) => {
     if (e.type === 'open' || e.type === 'truncated') reload();
   });
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const t = setInterval(() => setNow(Date.now()), 30_000);
-    return () => clearInterval(t);
-  }, []);
-
-  const sessions = list.data?.sessions ?? [];
-  const next = list.data?.next_cursor;
+  const now = useNow(30_000);
   const filtered = Object.values(filters).some((v) => v !== '');
+  const columns: Column<MCPSession>[] = [
+    {
+      label: 'Session',
+      col: 'col-id',
+      className: 'id session',
+      cell: (s) => (
+        <a href={sessionHash(s.session_id)} aria-label={`Session ${s.session_id}`}>
+          <Cut text={s.session_id} />
+        </a>
+      ),
+    },
+    { label: 'Client', cell: (s) => <Cut text={client(s)} /> },
+    { label: 'Outcome', col: 'col-outcome', cell: (s) => <Badge kind="session-outcome" value={s.outcome} /> },
+    { label: 'Calls', col: 'col-calls', num: true, cell: (s) => s.calls },
+    {
+      label: 'Failed',
+      col: 'col-calls',
+      num: true,
+      cell: (s) =>
+        s.failed_calls > 0 ? (
+          <a href={errorsHash({ ...NO_FILTERS, session_id: s.session_id })} aria-label={`${s.failed_calls} failed: the records of session ${s.session_id}`}>
+            {s.failed_calls}
+          </a>
+        ) : (
+          s.failed_calls
+        ),
+    },
+    { label: 'Opened', col: 'col-started', cell: (s) => <Ago time={s.opened_at} now={now} /> },
+    { label: 'Duration', col: 'col-duration', num: true, cell: (s) => runDuration(s.opened_at, s.ended_at, now) },
+  ];
 
   usePageTitle('Sessions');
   return (
-    <section aria-labelledby="sessions-title">
-      <div className="title-row">
-        <h1 id="sessions-title" tabIndex={-1}>
-          MCP sessions
-        </h1>
-        {list.loading && <span className="muted">Loading…</span>}
-      </div>
-      <form className="filters" role="search" aria-label="Filter the sessions" onSubmit={(e) => e.preventDefault()}>
-        <label>
-          Outcome
-          <select name="outcome" value={filters.outcome} onChange={(e) => go(sessionsHash({ ...filters, outcome: e.target.value }))}>
-            <option value="">any outcome</option>
-            {SESSION_OUTCOMES.map((o) => (
-              <option key={o} value={o}>
-                {o}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Opened
-          <select name="since" value={filters.since} onChange={(e) => go(sessionsHash({ ...filters, since: e.target.value }))}>
-            <option value="">any time</option>
-            {Object.entries(SINCE_PRESETS).map(([k, p]) => (
-              <option key={k} value={k}>
-                {p.label}
-              </option>
-            ))}
-          </select>
-        </label>
-        {filtered && (
-          <a className="clear" href={sessionsHash()}>
-            Clear
-          </a>
-        )}
-      </form>
-      {list.error && <Failure error={list.error} />}
-      {list.data && sessions.length === 0 && (
-        <p className="empty">
-          {filtered || cursor
-            ? 'No sessions match these filters.'
-            : 'No MCP sessions yet. Each session a client opens at /mcp (an initialize) appears here, kept 7 days.'}
-        </p>
-      )}
-      {sessions.length > 0 && (
-        <table className="sessions">
-          <caption className="muted small">The latest opened first</caption>
-          <thead>
-            <tr>
-              <th scope="col" className="col-session">
-                Session
-              </th>
-              <th scope="col">Client</th>
-              <th scope="col" className="col-outcome">
-                Outcome
-              </th>
-              <th scope="col" className="col-calls num">
-                Calls
-              </th>
-              <th scope="col" className="col-calls num">
-                Failed
-              </th>
-              <th scope="col" className="col-started">
-                Opened
-              </th>
-              <th scope="col" className="col-duration num">
-                Duration
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {sessions.map((s) => (
-              <tr key={s.session_id} data-session-id={s.session_id} data-outcome={s.outcome}>
-                <td className="session" data-label="Session">
-                  <a href={sessionHash(s.session_id)} aria-label={`Session ${s.session_id}`}>
-                    <Cut text={s.session_id} />
-                  </a>
-                </td>
-                <td data-label="Client">
-                  <Cut text={client(s)} />
-                </td>
-                <td data-label="Outcome">
-                  <Badge kind="session-outcome" value={s.outcome} />
-                </td>
-                <td data-label="Calls" className="num">
-                  {s.calls}
-                </td>
-                <td data-label="Failed" className="num">
-                  {s.failed_calls > 0 ? (
-                    <a href={errorsHash({ ...NO_FILTERS, session_id: s.session_id })} aria-label={`${s.failed_calls} failed: the records of session ${s.session_id}`}>
-                      {s.failed_calls}
-                    </a>
-                  ) : (
-                    s.failed_calls
-                  )}
-                </td>
-                <td data-label="Opened">
-                  <Ago time={s.opened_at} now={now} />
-                </td>
-                <td data-label="Duration" className="num">
-                  {runDuration(s.opened_at, s.ended_at, now)}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      {(cursor || next) && (
-        <nav className="pager" aria-label="Pages of sessions">
-          <button
-            type="button"
-            disabled={!cursor}
-            onClick={() => {
-              const prev = newer.at(-1) ?? '';
-              setNewer(newer.slice(0, -1));
-              go(sessionsHash(filters, prev));
-            }}
-          >
-            ← Newer
-          </button>
-          <span className="muted">{cursor && newer.length === 0 ? 'Older sessions' : `Page ${newer.length + 1}`}</span>
-          <button
-            type="button"
-            disabled={!next}
-            onClick={() => {
-              setNewer([...newer, cursor]);
-              go(sessionsHash(filters, next));
-            }}
-          >
-            Older →
-          </button>
-        </nav>
-      )}
-    </section>
+    <ListPage
+      name="sessions"
+      title="MCP sessions"
+      titleId="sessions-title"
+      list={list}
+      filters={
+        <form className="filters" role="search" aria-label="Filter the sessions" onSubmit={(e) => e.preventDefault()}>
+          <Choice
+            label="Outcome"
+            name="outcome"
+            value={filters.outcome}
+            any="any outcome"
+            options={named(SESSION_OUTCOMES)}
+            onChange={(v) => go(sessionsHash({ ...filters, outcome: v }))}
+          />
+          <Choice label="Opened" name="since" value={filters.since} any="any time" options={SINCE_OPTIONS} onChange={(v) => go(sessionsHash({ ...filters, since: v }))} />
+          {filtered && (
+            <a className="clear" href={sessionsHash()}>
+              Clear
+            </a>
+          )}
+        </form>
+      }
+      empty={
+        filtered || cursor
+          ? 'No sessions match these filters.'
+          : 'No MCP sessions yet. Each session a client opens at /mcp (an initialize) appears here, kept 7 days.'
+      }
+      caption="The latest opened first"
+      columns={columns}
+      rows={list.data?.sessions ?? []}
+      rowKey={(s) => s.session_id}
+      rowData={(s) => ({ 'data-session-id': s.session_id, 'data-outcome': s.outcome })}
+      paging={paging}
+      cursor={cursor}
+      next={list.data?.next_cursor}
+      go={(c) => go(sessionsHash(filters, c))}
+    />
   );
 }
 
@@ -271,7 +192,7 @@ export function SessionPage({ id }: { id: string }) {
       <h2>Records of its failed calls</h2>
       {records.error && !isAuthError(records.error) && <Failure error={records.error} />}
       {records.data && list.length === 0 && (
-        <p className="empty">None: no failure of this session is among the tenant’s latest 10,000 occurrences.</p>
+        <p className="empty">None: no failure of this session was recorded while it was open (or within two hours of its end).</p>
       )}
       {list.length > 0 && (
         <ul className="session-records" data-testid="session-records">

@@ -1,0 +1,118 @@
+package sqlite
+
+import (
+	"database/sql"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+
+	"github.com/triage-go/triage/store"
+	"github.com/triage-go/triage/store/internal/riverjobs"
+	"github.com/triage-go/triage/store/internal/sqlstore"
+	"github.com/triage-go/triage/store/storetest"
+)
+
+// oldSchema makes the database at path of the schema of the migrations up
+// to last (River's first: 0010 uses its table), and fills it with the
+// statements fill executes, in one transaction: a database an older
+// build left, which Open then migrates the rest of the way.
+func oldSchema(t *testing.T, path string, last int64, fill func(exec storetest.Exec) error) {
+	t.Helper()
+	ctx := t.Context()
+	write, err := sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer write.Close()
+	write.SetMaxOpenConns(1)
+	queue, err := riverjobs.New(riversqlite.New(write), txOf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := queue.MigrateDB(ctx); err != nil {
+		t.Fatal(err)
+	}
+	w := newWriter(write)
+	defer w.stop()
+	if applied, err := sqlstore.MigrateTo(ctx, database{w: w}, dialect, migrationFiles, "migrations", last); err != nil || len(applied) == 0 || applied[len(applied)-1] != last {
+		t.Fatalf("migrating to %04d: %v, %v", last, applied, err)
+	}
+	err = w.write(ctx, func(q sqlstore.Querier) error {
+		return fill(func(query string, args ...any) error {
+			_, err := q.Exec(ctx, query, args...)
+			return err
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCountsBySeqMigration migrates a database of the schema before
+// migration 0022 (record_counts keyed by the record's error ID) whose
+// records were counted: their hourly counts move to the record's seq, a
+// record's series and the series by record and by agent read as before,
+// and the next occurrence of a record counts into its hour's row.
+func TestCountsBySeqMigration(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "triage.db")
+	now := time.Now().UTC()
+	oldSchema(t, path, 21, func(exec storetest.Exec) error { return storetest.FillOldCounts(now, exec) })
+
+	s, err := Open(ctx, path, store.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var errorIDs int
+	if err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('record_counts') WHERE name = 'error_id'`).
+		Scan(&errorIDs); err != nil || errorIDs != 0 {
+		t.Errorf("record_counts still has an error_id column (%d, %v)", errorIDs, err)
+	}
+	storetest.CheckMigratedCounts(t, s, now)
+	var rows int
+	if err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM record_counts WHERE tenant = 'a'`).Scan(&rows); err != nil || rows != 2 {
+		t.Errorf("tenant a has %d rows of counts (%v), want 2 (one per record and hour)", rows, err)
+	}
+}
+
+// TestOccurrencesByReceivedMigration: migration 0026 indexes the
+// occurrences a store holds already, and a recorded session's records are
+// read through it: the store is filled, the migration undone (its index
+// dropped, its version forgotten), and the store opened again.
+func TestOccurrencesByReceivedMigration(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "triage.db")
+	now := time.Now().UTC()
+	opts := store.Config{Now: func() time.Time { return now }}
+	s, err := Open(ctx, path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.FillSessionRecords(t, s, now)
+	err = s.writer.write(ctx, func(q sqlstore.Querier) error {
+		_, err := q.Exec(ctx, `DROP INDEX occurrences_by_received; DELETE FROM schema_migrations WHERE version = 26`)
+		return err
+	})
+	var n int
+	if err == nil {
+		err = s.read.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM pragma_index_info('occurrences_by_received'))
+			+ (SELECT count(*) FROM schema_migrations WHERE version = 26)`).Scan(&n)
+	}
+	s.Close()
+	if err != nil || n != 0 {
+		t.Fatalf("undoing migration 0026: %v (%d left)", err, n)
+	}
+
+	s, err = Open(ctx, path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM pragma_index_info('occurrences_by_received')`).Scan(&n); err != nil || n != 2 {
+		t.Fatalf("occurrences_by_received has %d columns (%v), want 2", n, err)
+	}
+	storetest.CheckSessionRecords(t, s)
+}
