@@ -110,6 +110,7 @@ func Open(ctx context.Context, path string, opts store.Config) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
+	s.writer.indexing.Store(true) // records_fts_pending is there (0025)
 	s.core = sqlstore.New(db, dialect, opts, queue)
 	s.river = queue.Client()
 	return s, nil
