@@ -38,8 +38,8 @@ import (
 //
 // At the default size it fails when the leaves per report at batch 16
 // (the random keys' pages, mostly) grow past leavesBound: each such leaf
-// is 4 KB written to the WAL and again to the database at every commit
-// that touches it.
+// is a page (pageSize) written to the WAL and again to the database at
+// every commit that touches it.
 func TestLeavesPerReport(t *testing.T) {
 	prefill := defaultLeavesPrefill
 	if v := os.Getenv("TRIAGE_LEAVES_RECORDS"); v != "" {
@@ -66,9 +66,13 @@ func TestLeavesPerReport(t *testing.T) {
 // 1.29 and 1.28 leaves per report before, 0.22 and 0.21 after); 9.7 with
 // the key of before after 0024 (the occurrences found by their record's
 // seq: occurrences_by_record appends where occurrences_by_error took a
-// random leaf); 7.9 with both.
+// random leaf); 7.9 with both. These were 4 KB pages; with 2 KB pages
+// (pageSize, issue 28) a report writes more leaves of half the size: a
+// B-tree of smaller pages holds fewer keys a leaf, so more of a batch's
+// keys land on leaves of their own (13.1 before the two changes above,
+// 9.9 with them).
 const (
-	leavesBound          = 8.5
+	leavesBound          = 10.5
 	defaultLeavesPrefill = 2_000
 )
 

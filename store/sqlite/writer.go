@@ -85,6 +85,11 @@ type writer struct {
 	// back because a write failed, to be run again with savepoints (see
 	// runTx).
 	batches, writes, reconnects, optimisticRollbacks atomic.Int64
+
+	// indexing is set once the store's migrations made
+	// records_fts_pending: each transaction then indexes the records it
+	// queued before it commits (see indexPending).
+	indexing atomic.Bool
 }
 
 func newWriter(db *sql.DB) *writer {
@@ -348,10 +353,45 @@ func (w *writer) runTx(batch []*request) (rest []*request) {
 			return w.runCareful(ran, live[i+1:])
 		}
 	}
+	if err := w.indexPending(q); err != nil {
+		_ = tx.Rollback()
+		q.prepareMissed(w.ctx)
+		w.finish(ran, err)
+		return nil
+	}
 	announce(ran)
 	cerr := tx.Commit()
 	q.prepareMissed(w.ctx)
 	w.finish(ran, cerr)
+	return nil
+}
+
+// The statements of indexPending.
+const (
+	indexPendingSQL = `INSERT INTO records_fts (rowid, title, code, agent_id, query_id)
+	SELECT r.seq, r.title, r.code, r.agent_id, r.query_id
+	FROM records_fts_pending p JOIN records r ON r.seq = p.seq`
+	clearPendingSQL = `DELETE FROM records_fts_pending`
+)
+
+// indexPending adds to the full-text index (records_fts) the records the
+// transaction queued in records_fts_pending (migration 0025), in one
+// statement, and empties the queue: FTS5 then writes their words as one
+// segment at the commit. Queued by the records' trigger instead of indexed
+// by it, since FTS5 flushes its words at the start of each statement with
+// a statement journal, as most of a report's are: a segment per record.
+// An error breaks the transaction (its writes are answered with it).
+func (w *writer) indexPending(q *txQuerier) error {
+	if !w.indexing.Load() {
+		return nil
+	}
+	n, err := q.Exec(w.ctx, indexPendingSQL)
+	if err == nil && n > 0 {
+		_, err = q.Exec(w.ctx, clearPendingSQL)
+	}
+	if err != nil {
+		return fmt.Errorf("sqlite: indexing the transaction's records: %w", err)
+	}
 	return nil
 }
 
@@ -414,6 +454,11 @@ func (w *writer) runCareful(again, pending []*request) (rest []*request) {
 			}
 			return all[i+1:]
 		}
+	}
+	if err := w.indexPending(q); err != nil {
+		_ = tx.Rollback()
+		w.finish(ran, err)
+		return nil
 	}
 	announce(ran)
 	w.finish(ran, tx.Commit())

@@ -1,0 +1,187 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+
+	"github.com/triage-go/triage"
+	"github.com/triage-go/triage/store"
+	"github.com/triage-go/triage/store/internal/riverjobs"
+	"github.com/triage-go/triage/store/internal/sqlstore"
+)
+
+// TestSearchPerBatchMigration migrates a database of the schema before
+// migration 0025 (records_fts written by the records' triggers) whose
+// records were indexed, then writes through the queue 0025 makes: a new
+// record, a record's new words, a record inserted and changed in one
+// transaction, one inserted and deleted in one, one deleted once indexed.
+// The index then holds exactly the records' words (FTS5's integrity-check
+// against its content table), each search finds what it should, and the
+// queue is empty.
+func TestSearchPerBatchMigration(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "triage.db")
+	write, err := sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write.SetMaxOpenConns(1)
+	read, err := sql.Open("sqlite", dsn(path, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	queue, err := riverjobs.New(riversqlite.New(write), txOf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := queue.MigrateDB(ctx); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := migrationFiles.ReadDir("migrations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := fstest.MapFS{}
+	for _, e := range entries {
+		if e.Name() < "0025" {
+			data, err := migrationFiles.ReadFile("migrations/" + e.Name())
+			if err != nil {
+				t.Fatal(err)
+			}
+			before["m/"+e.Name()] = &fstest.MapFile{Data: data}
+		}
+	}
+	w := newWriter(write)
+	db := database{w: w, read: read, readStmts: newStmtCache(read)}
+	if _, err := sqlstore.Migrate(ctx, db, dialect, before, "m"); err != nil {
+		t.Fatal(err)
+	}
+	old := sqlstore.New(db, dialect, store.Config{}, queue)
+	reportTitled(t, old.Tenant("default"), "d_alpha", "err_alpha", "alpha before")
+	reportTitled(t, old.Tenant("default"), "d_beta", "err_beta", "beta before")
+	old.Close()
+	w.stop()
+	db.readStmts.close()
+	read.Close()
+	write.Close()
+
+	s, err := Open(ctx, path, store.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tn := s.Tenant("default")
+	reportTitled(t, tn, "d_gamma", "err_gamma", "gamma after")
+	reportTitled(t, tn, "d_beta2", "err_beta", "delta after") // beta's record, new words
+
+	// Records copied from gamma's under new error IDs, by SQL: inserted
+	// and changed, inserted and deleted, in one transaction each.
+	var cols []string
+	rows, err := s.read.QueryContext(ctx, `SELECT name FROM pragma_table_info('records') WHERE name NOT IN ('seq', 'error_id', 'title')`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			t.Fatal(err)
+		}
+		cols = append(cols, c)
+	}
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
+	list := strings.Join(cols, ", ")
+	copyAs := func(q sqlstore.Querier, errorID, title string) error {
+		_, err := q.Exec(ctx, fmt.Sprintf(`INSERT INTO records (error_id, title, %s) SELECT $1, $2, %s FROM records WHERE error_id = 'err_gamma'`, list, list), errorID, title)
+		return err
+	}
+	exec := func(q sqlstore.Querier, query string, args ...any) error {
+		_, err := q.Exec(ctx, query, args...)
+		return err
+	}
+	for _, fn := range []func(q sqlstore.Querier) error{
+		func(q sqlstore.Querier) error {
+			if err := copyAs(q, "err_eps", "epsilon first"); err != nil {
+				return err
+			}
+			return exec(q, `UPDATE records SET title = 'zeta second' WHERE error_id = 'err_eps'`)
+		},
+		func(q sqlstore.Querier) error {
+			if err := copyAs(q, "err_eta", "eta gone"); err != nil {
+				return err
+			}
+			return exec(q, `DELETE FROM records WHERE error_id = 'err_eta'`)
+		},
+		func(q sqlstore.Querier) error { return copyAs(q, "err_theta", "theta indexed") },
+		func(q sqlstore.Querier) error { return exec(q, `DELETE FROM records WHERE error_id = 'err_theta'`) },
+	} {
+		if err := s.writer.write(ctx, fn); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	if err := s.writer.write(ctx, func(q sqlstore.Querier) error {
+		return exec(q, `INSERT INTO records_fts (records_fts, rank) VALUES ('integrity-check', 1)`)
+	}); err != nil {
+		t.Errorf("records_fts does not match the records: %v", err)
+	}
+	for word, want := range map[string][]string{
+		"alpha": {"err_alpha"}, "gamma": {"err_gamma"}, "delta": {"err_beta"}, "beta": nil,
+		"zeta": {"err_eps"}, "epsilon": nil, "eta": nil, "theta": nil,
+	} {
+		var got []string
+		rows, err := s.read.QueryContext(ctx, `SELECT r.error_id FROM records_fts f JOIN records r ON r.seq = f.rowid WHERE records_fts MATCH ? ORDER BY 1`, "title:"+word)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, id)
+		}
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%q finds %v, want %v", word, got, want)
+		}
+	}
+	var pending int
+	if err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM records_fts_pending`).Scan(&pending); err != nil || pending != 0 {
+		t.Errorf("%d records still queued for the index (%v), want 0", pending, err)
+	}
+}
+
+// reportTitled stores a new report of errorID whose record's title is
+// title, as the service does (PeekReport, then Report).
+func reportTitled(t *testing.T, tn store.Tenant, key, errorID, title string) {
+	t.Helper()
+	ctx := context.Background()
+	req := triage.StartRequest{Key: key, AttemptKey: "q|" + key, Agent: "query_engine",
+		Code: "DB_TIMEOUT", At: time.Now(), Window: time.Hour}
+	occ := store.Occurrence{DeliveryKey: key, ErrorID: errorID, QueryID: "q_" + key,
+		AgentID: "query_engine", ErrorType: "query_error", Severity: "medium", NextAction: "retry",
+		Attempt: 1, ReportedAt: time.Now(), Report: json.RawMessage(`{"status":"error"}`),
+		Feedback: json.RawMessage(`{"error_id":"` + errorID + `"}`), Code: "DB_TIMEOUT", Title: title}
+	p, err := tn.PeekReport(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	occ.Attempt = p.Attempt
+	if _, err := tn.Report(ctx, req, p.StartResult, occ); err != nil {
+		t.Fatal(err)
+	}
+}
