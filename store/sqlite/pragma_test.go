@@ -32,6 +32,7 @@ func TestPragmas(t *testing.T) {
 	check(s.write, "temp_store", "2")     // MEMORY
 	check(s.write, "cache_size", "-2000") // the default: see dsn
 	check(s.write, "busy_timeout", "10000")
+	check(s.write, "wal_autocheckpoint", strconv.Itoa(walAutocheckpoint))
 	check(s.write, "page_size", strconv.Itoa(pageSize))
 	check(s.read, "query_only", "1")
 	check(s.read, "busy_timeout", "10000")

@@ -215,6 +215,26 @@ func (q *txQuerier) Exec(ctx context.Context, query string, args ...any) (int64,
 	return r.RowsAffected()
 }
 
+// ExecID is Exec, with the rowid the statement inserted last (see
+// sqlstore.IDQuerier).
+func (q *txQuerier) ExecID(ctx context.Context, query string, args ...any) (id, rowsAffected int64, err error) {
+	ctx = q.context(ctx)
+	var r sql.Result
+	if s := q.stmt(ctx, query); s != nil {
+		r, err = s.ExecContext(ctx, args...)
+	} else {
+		r, err = q.tx.ExecContext(ctx, query, args...)
+	}
+	if err != nil {
+		return 0, 0, err
+	}
+	if rowsAffected, err = r.RowsAffected(); err != nil {
+		return 0, 0, err
+	}
+	id, err = r.LastInsertId()
+	return id, rowsAffected, err
+}
+
 func (q *txQuerier) Query(ctx context.Context, query string, args ...any) (sqlstore.Rows, error) {
 	return q.query(ctx, query, args)
 }

@@ -15,13 +15,14 @@ import (
 // upsertRecordSQL counts an occurrence into its error's record: the record
 // takes the fields of the occurrence received last, and points at it for
 // the report and the feedback ($8, the occurrence's id); $9 and $10 are
-// its release and environment, $11 and $12 its code and title, $13 the
-// seq a new record takes (the occurrence's record_seq: see saveTx).
+// its release and environment, $11 and $12 its code and title. A new
+// record takes the seq its occurrence was inserted under (record_seq: see
+// insertOccurrenceSQL), read back by the occurrence's id.
 // %[1]s and %[2]s are the dialect's least and greatest.
 const upsertRecordSQL = `
 	INSERT INTO records (tenant, error_id, query_id, agent_id, error_type, severity,
 		first_seen, last_seen, occurrence_count, latest_id, first_release, last_release, last_environment, code, title, seq)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $7, 1, $8, $9, $9, $10, $11, $12, $13)` + recordConflictSQL
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $7, 1, $8, $9, $9, $10, $11, $12, (SELECT record_seq FROM occurrences WHERE id = $8))` + recordConflictSQL
 
 // recordConflictSQL is how a record's upsert counts an occurrence into a
 // record that is there already (%[1]s and %[2]s: Least and Greatest), and
@@ -89,31 +90,40 @@ func (t *tenant) SaveOccurrence(ctx context.Context, o store.Occurrence) (store.
 const recordSeqSQL = `COALESCE((SELECT seq FROM records WHERE tenant = $1 AND error_id = $3),
 	max(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'records'), 0), COALESCE((SELECT max(seq) FROM records), 0)) + 1)`
 
-// saveTx is SaveOccurrence's transaction, in q: key is o.DeliveryKey, nil
-// for none. The occurrence is found by its record's seq
-// (occurrences_by_record), which it takes before its record is upserted:
-// a new record then takes that seq.
-func (t *tenant) saveTx(ctx context.Context, q Querier, o store.Occurrence, key any) (store.Saved, error) {
-	var id, seq int64
-	err := q.QueryRow(ctx, `
-		INSERT INTO occurrences (tenant, delivery_key, error_id, record_seq, query_id, agent_id, error_type, severity,
-			next_action, attempt, reported_at, received_at, report, feedback, actions)
-		VALUES ($1, $2, $3, `+recordSeqSQL+`, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-		ON CONFLICT (tenant, delivery_key) DO NOTHING
-		RETURNING id, record_seq`,
-		t.id, key, o.ErrorID, o.QueryID, o.AgentID, o.ErrorType, o.Severity,
+// insertOccurrenceSQL inserts an occurrence under its record's seq
+// (recordSeqSQL), unless an occurrence holds its delivery key ($2).
+const insertOccurrenceSQL = `
+	INSERT INTO occurrences (tenant, delivery_key, error_id, record_seq, query_id, agent_id, error_type, severity,
+		next_action, attempt, reported_at, received_at, report, feedback, actions)
+	VALUES ($1, $2, $3, ` + recordSeqSQL + `, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+	ON CONFLICT (tenant, delivery_key) DO NOTHING`
+
+// insertOccurrence inserts o under key (nil: none) in q's transaction and
+// returns its id, unless an occurrence holds the key already (inserted
+// false). The occurrence takes its record's seq (occurrences_by_record)
+// before the record is upserted (recordOccurrence): a new record then
+// takes that seq. On SQLite the statement has no RETURNING (IDQuerier):
+// with one, SQLite writes a statement journal of the pages it changes
+// and keeps its row in a temporary table.
+func (t *tenant) insertOccurrence(ctx context.Context, q Querier, o store.Occurrence, key any) (id int64, inserted bool, err error) {
+	args := []any{t.id, key, o.ErrorID, o.QueryID, o.AgentID, o.ErrorType, o.Severity,
 		o.NextAction, o.Attempt, nanos(o.ReportedAt), nanos(o.ReceivedAt), text(o.Report), text(o.Feedback),
-		text(o.Actions)).Scan(&id, &seq)
+		text(o.Actions)}
+	if iq, ok := q.(IDQuerier); ok {
+		id, n, err := iq.ExecID(ctx, insertOccurrenceSQL, args...)
+		return id, n > 0, err
+	}
+	err = q.QueryRow(ctx, insertOccurrenceSQL+` RETURNING id`, args...).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
-		// Saved already. A delivery handled anew, once its claim had
-		// expired, finds its claim without feedback: the feedback the
-		// client got is this one, and the jobs it promised run. Else
-		// (a duplicate, a save repeated) nothing changes.
-		return store.Saved{}, t.completeAnew(ctx, q, o)
+		return 0, false, nil
 	}
-	if err != nil {
-		return store.Saved{}, err
-	}
+	return id, err == nil, err
+}
+
+// recordOccurrence counts occurrence id, just inserted (insertOccurrence),
+// into its record, adds its release to the tenant's, and takes its
+// record's workflow step.
+func (t *tenant) recordOccurrence(ctx context.Context, q Querier, o store.Occurrence, id int64) (store.Saved, error) {
 	if err := t.upsertRelease(ctx, q, o); err != nil {
 		return store.Saved{}, err
 	}
@@ -122,9 +132,9 @@ func (t *tenant) saveTx(ctx context.Context, q Querier, o store.Occurrence, key 
 		status string
 		doc    *string
 	)
-	if err = q.QueryRow(ctx, t.s.upsertRecord,
+	if err := q.QueryRow(ctx, t.s.upsertRecord,
 		t.id, o.ErrorID, o.QueryID, o.AgentID, o.ErrorType, o.Severity,
-		nanos(o.ReceivedAt), id, o.Release, o.Environment, o.Code, o.Title, seq).Scan(&count, &status, &doc); err != nil {
+		nanos(o.ReceivedAt), id, o.Release, o.Environment, o.Code, o.Title).Scan(&count, &status, &doc); err != nil {
 		return store.Saved{}, err
 	}
 	saved := store.Saved{ID: id, NewRecord: count == 1}
@@ -133,6 +143,27 @@ func (t *tenant) saveTx(ctx context.Context, q Querier, o store.Occurrence, key 
 		return store.Saved{}, err
 	}
 	if saved.Workflow, saved.Transition, err = t.occur(ctx, q, o, w); err != nil {
+		return store.Saved{}, err
+	}
+	return saved, nil
+}
+
+// saveTx is SaveOccurrence's transaction, in q: key is o.DeliveryKey, nil
+// for none.
+func (t *tenant) saveTx(ctx context.Context, q Querier, o store.Occurrence, key any) (store.Saved, error) {
+	id, inserted, err := t.insertOccurrence(ctx, q, o, key)
+	if err != nil {
+		return store.Saved{}, err
+	}
+	if !inserted {
+		// Saved already. A delivery handled anew, once its claim had
+		// expired, finds its claim without feedback: the feedback the
+		// client got is this one, and the jobs it promised run. Else
+		// (a duplicate, a save repeated) nothing changes.
+		return store.Saved{}, t.completeAnew(ctx, q, o)
+	}
+	saved, err := t.recordOccurrence(ctx, q, o, id)
+	if err != nil {
 		return store.Saved{}, err
 	}
 	if o.DeliveryKey != "" {

@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -151,28 +150,47 @@ func (t *tenant) Report(ctx context.Context, req triage.StartRequest, seen triag
 }
 
 // claimFirstSQL claims a delivery not claimed, or claimed in flight
-// before $4 (lost): no row when it is claimed otherwise.
+// before $4 (lost): it changes no row when it is claimed otherwise.
 const claimFirstSQL = `
 	INSERT INTO deliveries (tenant, delivery_key, claimed_at) VALUES ($1, $2, $3)
 	ON CONFLICT (tenant, delivery_key) DO UPDATE SET claimed_at = excluded.claimed_at
-		WHERE ` + inFlightClaim + ` AND deliveries.claimed_at < $4
-	RETURNING claimed_at`
+		WHERE ` + inFlightClaim + ` AND deliveries.claimed_at < $4`
 
-// reportTx is Report in q's transaction: the claim, the attempt's compare
-// and set, the failure, then SaveOccurrence's writes. A claim in flight
-// past the lease whose occurrence was saved meanwhile is completed as
-// SaveOccurrence completes it (completeAnew).
+// claimSavedSQL is claimFirstSQL completed as occurrence $5: the claim
+// and the delivery's completion in one statement, where SaveOccurrence
+// completes a claim taken before (saveDelivery).
+const claimSavedSQL = `
+	INSERT INTO deliveries (tenant, delivery_key, claimed_at, occurrence_id) VALUES ($1, $2, $3, $5)
+	ON CONFLICT (tenant, delivery_key) DO UPDATE SET claimed_at = excluded.claimed_at, occurrence_id = excluded.occurrence_id
+		WHERE ` + inFlightClaim + ` AND deliveries.claimed_at < $4`
+
+// reportTx is Report in q's transaction: the occurrence (unless one holds
+// the delivery key), the claim, completed as that occurrence, the
+// attempt's compare and set, the failure, then the occurrence's record,
+// release and jobs. Neither the claim nor the occurrence's insert returns
+// a row: SQLite writes a statement journal for a statement with RETURNING
+// (a trigger, to SQLite) and keeps its rows in a temporary table. The
+// occurrence goes first, so that the claim can complete it: a claim that
+// fails rolls it back with the rest. A claim in flight past the lease
+// whose occurrence was saved meanwhile is completed as SaveOccurrence
+// completes it (completeAnew).
 func (t *tenant) reportTx(ctx context.Context, q Querier, req triage.StartRequest, seen triage.StartResult, o store.Occurrence) (store.Saved, error) {
 	now := t.s.now()
-	var claimed int64
-	err := q.QueryRow(ctx, claimFirstSQL, t.id, req.Key, nanos(now), nanos(now.Add(-store.ClaimLease))).Scan(&claimed)
-	if errors.Is(err, sql.ErrNoRows) {
-		return store.Saved{}, store.ErrReportMoved // claimed or saved meanwhile
-	}
+	id, inserted, err := t.insertOccurrence(ctx, q, o, req.Key)
 	if err != nil {
 		return store.Saved{}, err
 	}
-	var n int64
+	claim, args := claimFirstSQL, []any{t.id, req.Key, nanos(now), nanos(now.Add(-store.ClaimLease))}
+	if inserted {
+		claim, args = claimSavedSQL, append(args, id)
+	}
+	n, err := q.Exec(ctx, claim, args...)
+	if err != nil {
+		return store.Saved{}, err
+	}
+	if n == 0 {
+		return store.Saved{}, store.ErrReportMoved // claimed or saved meanwhile
+	}
 	if seen.Attempt == 1 {
 		n, err = q.Exec(ctx, `INSERT INTO attempts (tenant, attempt_key, n, updated_at) VALUES ($1, $2, 1, $3)
 			ON CONFLICT (tenant, attempt_key) DO NOTHING`, t.id, req.AttemptKey, nanos(now))
@@ -195,7 +213,14 @@ func (t *tenant) reportTx(ctx context.Context, q Querier, req triage.StartReques
 		t.id, req.Agent, req.Code, to-int64(max(req.Window, 0))); err != nil {
 		return store.Saved{}, err
 	}
-	return t.saveTx(ctx, q, o, req.Key)
+	if !inserted {
+		return store.Saved{}, t.completeAnew(ctx, q, o) // saved already: see saveTx
+	}
+	saved, err := t.recordOccurrence(ctx, q, o, id)
+	if err != nil {
+		return store.Saved{}, err
+	}
+	return saved, t.enqueueAll(ctx, q, o.Jobs)
 }
 
 // reportCTE is Report in one statement, where the dialect has writable

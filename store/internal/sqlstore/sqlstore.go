@@ -37,6 +37,15 @@ type Querier interface {
 	QueryRow(ctx context.Context, query string, args ...any) Row
 }
 
+// IDQuerier is a Querier that also runs an INSERT for the rowid it took
+// (SQLite's): RETURNING would cost the statement a journal of its own and
+// a temporary table for its row, which a statement with no trigger and no
+// RETURNING goes without. id is the rowid of the row inserted last on the
+// connection, and means nothing when rowsAffected is 0.
+type IDQuerier interface {
+	ExecID(ctx context.Context, query string, args ...any) (id, rowsAffected int64, err error)
+}
+
 // Execer runs single statements that write, each atomic on its own (and
 // committed, durably, once it returns). A QueryRow's statement may run only
 // when its Row is scanned: scan it at once.
