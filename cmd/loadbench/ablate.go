@@ -257,6 +257,9 @@ type abRow struct {
 	// Pages (WAL frames) per report at batch 1, SQLite: the store
 	// alone's and the service's, each from one client.
 	storePages, servicePages float64
+	// failed is why the configuration's run stopped, nil if it did not
+	// (the figures measured before are kept).
+	failed error
 }
 
 func newABRow() abRow {
@@ -364,7 +367,11 @@ func printAblations(rows []abRow, records int) {
 	fmt.Printf("| removed | SQLite service / floor 2 | SQLite store alone / floor 2 | PostgreSQL service / its floor | PostgreSQL store alone / its floor | one client p50: SQLite service / floor 2 | store alone / floor 2 | PostgreSQL service / its floor | written per report: SQLite / PostgreSQL | pages per report at batch 1: store alone / service (SQLite) |\n")
 	fmt.Printf("|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
-		fmt.Printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s / %s |\n", r.abl, pct(r.sqlService), pct(r.sqlStore),
+		name := r.abl.String()
+		if r.failed != nil {
+			name += " (its run failed: " + r.failed.Error() + ")"
+		}
+		fmt.Printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s / %s |\n", name, pct(r.sqlService), pct(r.sqlStore),
 			pct(r.pgService), pct(r.pgStore), x(r.sqlServiceOne), x(r.sqlStoreOne), x(r.pgServiceOne),
 			kb(r.sqlWritten), kb(r.pgWritten), pg(r.storePages), pg(r.servicePages))
 	}

@@ -92,8 +92,14 @@ func main() {
 			if *ablate != "" {
 				fmt.Printf("\n## parts of the store removed: %s\n\n", a)
 			}
-			var row abRow
-			if row, err = run(*requests, *concurrency, *serial, *duration, *pg, *records, *withSQLite, *vacuum, a); err != nil {
+			row, rerr := run(*requests, *concurrency, *serial, *duration, *pg, *records, *withSQLite, *vacuum, a)
+			if rerr != nil && len(confs) > 1 {
+				// One configuration failed (on a shared server, PostgreSQL's
+				// connections may run out): the others are still measured.
+				fmt.Fprintf(os.Stderr, "loadbench: parts removed %s: %v\n", a, rerr)
+				row.failed = rerr
+			} else if rerr != nil {
+				err = rerr
 				break
 			}
 			rows = append(rows, row)
@@ -161,10 +167,11 @@ func run(requests, concurrency, serial int, bound time.Duration, pg string, reco
 	return row, err
 }
 
-func run1(requests, concurrency, serial int, bound time.Duration, pg string, records int, withSQLite, vacuum bool, abl ablation) (abRow, error) {
+func run1(requests, concurrency, serial int, bound time.Duration, pg string, records int, withSQLite, vacuum bool, abl ablation) (row abRow, _ error) {
 	ctx := context.Background()
-	row := newABRow()
+	row = newABRow()
 	var results []result
+	defer func() { row.fill(results) }() // what was measured, should a target fail
 	measure := func(t target) error {
 		if t.triage {
 			if err := prefill(t.base, records); err != nil {
@@ -455,7 +462,6 @@ func run1(requests, concurrency, serial int, bound time.Duration, pg string, rec
 	}
 	fmt.Println()
 	printSerial(results, serial)
-	row.fill(results)
 	return row, nil
 }
 
