@@ -257,6 +257,12 @@ type abRow struct {
 	// Pages (WAL frames) per report at batch 1, SQLite: the store
 	// alone's and the service's, each from one client.
 	storePages, servicePages float64
+	// CPU per report over the loads from many clients: this process's
+	// (client and in-process servers) for floor 2, the SQLite service
+	// and its store alone; PostgreSQL's processes' for its service and
+	// its store alone (0: not measured).
+	floor2CPU, sqlServiceCPU, sqlStoreCPU time.Duration
+	pgServiceCPU, pgStoreCPU              float64
 	// failed is why the configuration's run stopped, nil if it did not
 	// (the figures measured before are kept).
 	failed error
@@ -324,15 +330,20 @@ func (row *abRow) fill(results []result) {
 		if r.one != nil && f.one != nil && f.one.p50 > 0 {
 			one = float64(r.one.p50) / float64(f.one.p50)
 		}
+		var pgCPU float64
+		if r.pg != nil {
+			pgCPU = r.pg.cpuMS
+		}
 		switch r.name {
 		case "triage serve, SQLite":
 			row.sqlService, row.sqlServiceOne, row.sqlWritten = share, one, r.written
+			row.sqlServiceCPU, row.floor2CPU = r.cpu, f.cpu
 		case "store alone: the service's read and write of a report, SQLite":
-			row.sqlStore, row.sqlStoreOne = share, one
+			row.sqlStore, row.sqlStoreOne, row.sqlStoreCPU = share, one, r.cpu
 		case "triage serve, PostgreSQL":
-			row.pgService, row.pgServiceOne, row.pgWritten = share, one, r.written
+			row.pgService, row.pgServiceOne, row.pgWritten, row.pgServiceCPU = share, one, r.written, pgCPU
 		case "store alone: the service's read and write of a report, PostgreSQL":
-			row.pgStore = share
+			row.pgStore, row.pgStoreCPU = share, pgCPU
 		}
 	}
 }
@@ -374,6 +385,23 @@ func printAblations(rows []abRow, records int) {
 		fmt.Printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s / %s |\n", name, pct(r.sqlService), pct(r.sqlStore),
 			pct(r.pgService), pct(r.pgStore), x(r.sqlServiceOne), x(r.sqlStoreOne), x(r.pgServiceOne),
 			kb(r.sqlWritten), kb(r.pgWritten), pg(r.storePages), pg(r.servicePages))
+	}
+	fmt.Printf("\nCPU per report over the loads from many clients (this process's: client and in-process servers; PostgreSQL's processes'), a figure a loaded machine moves less than a rate:\n\n")
+	fmt.Printf("| removed | floor 2 | SQLite service | SQLite store alone | PostgreSQL's, service / store alone |\n|---|---|---|---|---|\n")
+	us := func(d time.Duration) string {
+		if d <= 0 {
+			return ""
+		}
+		return fmt.Sprintf("%d µs", d.Microseconds())
+	}
+	ms := func(v float64) string {
+		if v <= 0 {
+			return ""
+		}
+		return fmt.Sprintf("%.2f ms", v)
+	}
+	for _, r := range rows {
+		fmt.Printf("| %s | %s | %s | %s | %s / %s |\n", r.abl, us(r.floor2CPU), us(r.sqlServiceCPU), us(r.sqlStoreCPU), ms(r.pgServiceCPU), ms(r.pgStoreCPU))
 	}
 	fmt.Println()
 	for _, p := range parts {

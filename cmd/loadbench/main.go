@@ -139,6 +139,10 @@ type result struct {
 	// one is the same target's load from one client at a time, after
 	// this one (nil: not measured).
 	one *result
+	// cpu is this process's CPU time per request over the load from
+	// many clients (client and in-process servers: what a loaded
+	// machine moves least).
+	cpu time.Duration
 }
 
 func (r result) rps() float64 { return float64(r.n) / r.elapsed.Seconds() }
@@ -204,6 +208,10 @@ func run1(requests, concurrency, serial int, bound time.Duration, pg string, rec
 		if t.log != nil {
 			log0 = fileSize(t.log)
 		}
+		cpu0, err := selfCPU()
+		if err != nil {
+			return err
+		}
 		var r result
 		if t.direct != nil {
 			var err error
@@ -212,6 +220,9 @@ func run1(requests, concurrency, serial int, bound time.Duration, pg string, rec
 			}
 		} else {
 			r = load(t.name, append([]string{t.base}, t.more...), prefix, requests, concurrency, bound, t.want)
+		}
+		if cpu1, err := selfCPU(); err == nil && r.n > 0 {
+			r.cpu = (cpu1 - cpu0) / time.Duration(r.n)
 		}
 		if t.pgWork != nil && r.n > 0 {
 			w, err := t.pgWork.read(ctx)
