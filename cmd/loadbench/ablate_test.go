@@ -49,6 +49,12 @@ func TestParseAblations(t *testing.T) {
 	if want := "none|listing,search|all|counts"; strings.Join(got, "|") != want {
 		t.Errorf("got %s, want %s", strings.Join(got, "|"), want)
 	}
+	if confs, err = parseAblations("all,detail"); err != nil || len(confs[0]) != len(parts) || confs[0].String() != "listing,search,counts,streams,detail,expiry" {
+		t.Errorf("all,detail: %v, %v", confs, err)
+	}
+	if all, _ := parseAblations("all"); all[0].has("detail") {
+		t.Error("all removes occurrences_by_record, which the write path needs")
+	}
 	if _, err := parseAblations("listing,nothing"); err == nil {
 		t.Error("an unknown part was taken")
 	}
@@ -86,7 +92,7 @@ func TestAblateSQLite(t *testing.T) {
 		}
 		return n > 0
 	}
-	for _, p := range parts {
+	for _, p := range all[0] {
 		indexes, triggers, _ := dropped(p.sqlite)
 		if len(indexes)+len(triggers) == 0 {
 			t.Errorf("%s drops nothing on SQLite", p.name)
@@ -102,7 +108,7 @@ func TestAblateSQLite(t *testing.T) {
 			}
 		}
 	}
-	for _, n := range []string{"records_by_seq", "history_by_key"} {
+	for _, n := range []string{"records_by_seq", "history_by_key", "occurrences_by_record"} {
 		if !exists("index", n) {
 			t.Errorf("index %s, which the write path needs, was dropped", n)
 		}
@@ -180,7 +186,7 @@ func TestAblatePostgres(t *testing.T) {
 		trigger = `SELECT count(*) FROM information_schema.triggers WHERE trigger_schema = current_schema() AND trigger_name = $1`
 		column  = `SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'records' AND column_name = $1`
 	)
-	for _, p := range parts {
+	for _, p := range all[0] {
 		indexes, triggers, columns := dropped(p.postgres)
 		for _, n := range indexes {
 			if count(index, n) > 0 {
@@ -198,7 +204,7 @@ func TestAblatePostgres(t *testing.T) {
 			}
 		}
 	}
-	for _, n := range []string{"records_tenant_error_id_key", "occurrences_tenant_delivery_key_key", "attempts_pkey", "deliveries_pkey"} {
+	for _, n := range []string{"records_tenant_error_id_key", "occurrences_tenant_delivery_key_key", "attempts_pkey", "deliveries_pkey", "occurrences_by_record"} {
 		if count(index, n) == 0 {
 			t.Errorf("index %s, which the write guarantees need, was dropped", n)
 		}

@@ -52,7 +52,7 @@
 // out is the MCP bridge's agents, the dashboard and tracing, which a
 // report does not touch, and a process and loopback of their own.
 //
-//	go run ./cmd/loadbench -ablate 'none/listing/search/counts/streams/detail/expiry/all' [-records N] [-postgres URL]
+//	go run ./cmd/loadbench -ablate 'none/listing/search/counts/streams/expiry/all/detail' [-records N] [-postgres URL]
 //
 // measures what each part of the store costs a report: for each
 // configuration (separated by "/"; each a comma-separated list of parts,
@@ -64,13 +64,14 @@
 // triggers that queue records for the full-text index; PostgreSQL: the
 // search column and its GIN index), counts (record_counts' triggers and
 // index), streams (the occurrences' indexes of the feedback stream and of
-// an MCP session's records), detail (occurrences_by_record: a record's
-// occurrences) and expiry (the claims' and attempts' indexes by time).
+// an MCP session's records), expiry (the claims' and attempts' indexes by
+// time) and detail (occurrences_by_record: a record's occurrences, and,
+// measured, the write path's too, so not in all).
 // Each part removed breaks the feature it serves (the table's footnotes
 // say which), never the write path: what all leaves is what the
 // guarantees need (the record unique by error, the delivery key unique,
 // the attempts' key, the handler's history and its counts, the
-// occurrences' foreign key to their record). After the SQLite loads, the
+// occurrences' foreign key to their record and its child index). After the SQLite loads, the
 // WAL frames (pages of 2 KB) per report at batch 1 are counted, for the
 // store alone and for the service, each from one client over 200
 // reports, with a read transaction held so that no checkpoint restarts
