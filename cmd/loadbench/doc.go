@@ -52,6 +52,36 @@
 // out is the MCP bridge's agents, the dashboard and tracing, which a
 // report does not touch, and a process and loopback of their own.
 //
+//	go run ./cmd/loadbench -ablate 'none/listing/search/counts/streams/expiry/all/detail' [-records N] [-postgres URL]
+//
+// measures what each part of the store costs a report: for each
+// configuration (separated by "/"; each a comma-separated list of parts,
+// "all" or "none") the whole run above is made again, its floors
+// included, with those parts removed from the new store's schema after
+// its migrations and before its pre-fill (see ablate.go): listing (the
+// records' indexes of the listing's filters and sorts, and GET
+// ?query_id's, whose lookups are then skipped), search (SQLite: the
+// triggers that queue records for the full-text index; PostgreSQL: the
+// search column and its GIN index), counts (record_counts' triggers and
+// index), streams (the occurrences' indexes of the feedback stream and of
+// an MCP session's records), expiry (the claims' and attempts' indexes by
+// time) and detail (occurrences_by_record: a record's occurrences and,
+// measured, the write path's too, so not in all). Each part removed
+// breaks the feature it serves (the output's footnotes say which), not
+// the write path: what all leaves is what the guarantees need (the
+// record unique by error, the delivery key unique, the attempts' key,
+// the handler's history and its counts, the occurrences' foreign key to
+// their record and its child index). After the SQLite loads, with
+// -serial > 0, the WAL frames (pages of 2 KB) per report at batch 1 are
+// counted, for the store alone and for the service, each from one
+// client over 200 reports, with a read transaction held so that no
+// checkpoint restarts the WAL meanwhile. A configuration whose run fails
+// is said and the next one measured. The last tables put the
+// configurations side by side: each service's and store's share of the
+// same run's floor, the one-client p50 as a multiple of its floor's, the
+// bytes written and the pages per report, and the CPU per report (this
+// process's for the SQLite targets, PostgreSQL's processes' for its).
+//
 //	go run ./cmd/loadbench -real [-requests 4000] [-serial 1000] [-idle 30s] [-records N] [-postgres URL] [-bin triage]
 //
 // measures the real thing instead: `triage serve` built from ./cmd/triage

@@ -43,6 +43,7 @@ func main() {
 	idle := flag.Duration("idle", 30*time.Second, "with -real: how long each child's CPU time is read at rest after its loads (0: not)")
 	bareChild := flag.Bool("bare-child", false, "serve the bare handler as a child process of -real (internal)")
 	floor2Child := flag.String("floor2-child", "", "serve floor 2 on this new SQLite `file` as a child process of -real (internal)")
+	ablate := flag.String("ablate", "", "remove these `parts` of the store after its migrations, each run's floors measured again: configurations separated by /, each a comma list of "+partNames()+", all or none (see ablate.go)")
 	flag.Parse()
 	if *floor2Child != "" {
 		if err := runFloor2Child(*floor2Child); err != nil {
@@ -84,7 +85,30 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if err := run(*requests, *concurrency, *serial, *duration, *pg, *records, *withSQLite, *vacuum); err != nil {
+	confs, err := parseAblations(*ablate)
+	if err == nil {
+		var rows []abRow
+		for _, a := range confs {
+			if *ablate != "" {
+				fmt.Printf("\n## parts of the store removed: %s\n\n", a)
+			}
+			row, rerr := run(*requests, *concurrency, *serial, *duration, *pg, *records, *withSQLite, *vacuum, a)
+			if rerr != nil && len(confs) > 1 {
+				// One configuration failed (on a shared server, PostgreSQL's
+				// connections may run out): the others are still measured.
+				fmt.Fprintf(os.Stderr, "loadbench: parts removed %s: %v\n", a, rerr)
+				row.failed = rerr
+			} else if rerr != nil {
+				err = rerr
+				break
+			}
+			rows = append(rows, row)
+		}
+		if err == nil && *ablate != "" {
+			printAblations(rows, *records)
+		}
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "loadbench:", err)
 		pprof.StopCPUProfile()
 		os.Exit(1)
@@ -115,6 +139,10 @@ type result struct {
 	// one is the same target's load from one client at a time, after
 	// this one (nil: not measured).
 	one *result
+	// cpu is this process's CPU time per request over the load from
+	// many clients (client and in-process servers: what a loaded
+	// machine moves least).
+	cpu time.Duration
 }
 
 func (r result) rps() float64 { return float64(r.n) / r.elapsed.Seconds() }
@@ -137,9 +165,17 @@ type target struct {
 	direct *sampling
 }
 
-func run(requests, concurrency, serial int, bound time.Duration, pg string, records int, withSQLite, vacuum bool) error {
+func run(requests, concurrency, serial int, bound time.Duration, pg string, records int, withSQLite, vacuum bool, abl ablation) (abRow, error) {
+	row, err := run1(requests, concurrency, serial, bound, pg, records, withSQLite, vacuum, abl)
+	row.abl = abl
+	return row, err
+}
+
+func run1(requests, concurrency, serial int, bound time.Duration, pg string, records int, withSQLite, vacuum bool, abl ablation) (row abRow, _ error) {
 	ctx := context.Background()
+	row = newABRow()
 	var results []result
+	defer func() { row.fill(results) }() // what was measured, should a target fail
 	measure := func(t target) error {
 		if t.triage {
 			if err := prefill(t.base, records); err != nil {
@@ -172,6 +208,10 @@ func run(requests, concurrency, serial int, bound time.Duration, pg string, reco
 		if t.log != nil {
 			log0 = fileSize(t.log)
 		}
+		cpu0, err := selfCPU()
+		if err != nil {
+			return err
+		}
 		var r result
 		if t.direct != nil {
 			var err error
@@ -180,6 +220,9 @@ func run(requests, concurrency, serial int, bound time.Duration, pg string, reco
 			}
 		} else {
 			r = load(t.name, append([]string{t.base}, t.more...), prefix, requests, concurrency, bound, t.want)
+		}
+		if cpu1, err := selfCPU(); err == nil && r.n > 0 {
+			r.cpu = (cpu1 - cpu0) / time.Duration(r.n)
 		}
 		if t.pgWork != nil && r.n > 0 {
 			w, err := t.pgWork.read(ctx)
@@ -214,7 +257,7 @@ func run(requests, concurrency, serial int, bound time.Duration, pg string, reco
 			}
 			r.one = &one
 		}
-		if t.triage {
+		if t.triage && !abl.has("listing") { // GET ?query_id needs records_by_query
 			cpu0, err := selfCPU()
 			if err != nil {
 				return err
@@ -237,23 +280,23 @@ func run(requests, concurrency, serial int, bound time.Duration, pg string, reco
 	// The services' log, as triage serve writes it to its stderr.
 	logs, err := os.CreateTemp("", "loadbench-service-*.log")
 	if err != nil {
-		return err
+		return row, err
 	}
 	defer os.Remove(logs.Name())
 	defer logs.Close()
 
 	bare, err := serve(http.HandlerFunc(bareHandler))
 	if err != nil {
-		return err
+		return row, err
 	}
 	if err := measure(target{name: "bare net/http (decode + encode)", base: bare, want: http.StatusOK, floor: -1}); err != nil {
-		return err
+		return row, err
 	}
 
 	if withSQLite {
 		dir, err := os.MkdirTemp("", "loadbench")
 		if err != nil {
-			return err
+			return row, err
 		}
 		defer os.RemoveAll(dir)
 
@@ -261,50 +304,57 @@ func run(requests, concurrency, serial int, bound time.Duration, pg string, reco
 		// committed to SQLite pays, with the least storage there can be.
 		floor, err := openLog(filepath.Join(dir, "floor.db"))
 		if err != nil {
-			return err
+			return row, err
 		}
 		defer floor.close()
 		bareLog, err := serve(floor.bare())
 		if err != nil {
-			return err
+			return row, err
 		}
 		if err := measure(target{name: "floor 1: bare + one durable SQLite insert", base: bareLog, want: http.StatusOK, writes: selfWrites, floor: 0}); err != nil {
-			return err
+			return row, err
 		}
 		pipeline, err := floor.pipeline()
 		if err != nil {
-			return err
+			return row, err
 		}
 		pipeLog, err := serve(pipeline)
 		if err != nil {
-			return err
+			return row, err
 		}
 		floor2 := len(results)
 		if err := measure(target{name: "floor 2: + the handler, its state in memory", base: pipeLog, want: http.StatusCreated, writes: selfWrites, floor: 0}); err != nil {
-			return err
+			return row, err
 		}
-		st, err := sqlite.Open(ctx, filepath.Join(dir, "triage.db"), store.Config{})
+		dbPath := filepath.Join(dir, "triage.db")
+		st, err := sqlite.Open(ctx, dbPath, store.Config{})
 		if err != nil {
-			return err
+			return row, err
 		}
 		defer st.Close()
+		if err := ablateSQLite(ctx, dbPath, abl); err != nil {
+			return row, err
+		}
 		sampled := &sampling{Store: st}
 		base, err := service(sampled, logs)
 		if err != nil {
-			return err
+			return row, err
 		}
 		if err := measure(target{name: "triage serve, SQLite", base: base, want: http.StatusCreated, writes: selfWrites, floor: floor2, triage: true, log: logs}); err != nil {
-			return err
+			return row, err
 		}
 		if err := measure(target{name: "store alone: the service's read and write of a report, SQLite", direct: sampled, writes: selfWrites, floor: floor2}); err != nil {
-			return err
+			return row, err
+		}
+		if serial > 0 {
+			row.pages(ctx, dbPath, sampled, base, bound)
 		}
 	}
 
 	if pg != "" {
 		scratch, drop, err := scratchSchema(ctx, pg)
 		if err != nil {
-			return err
+			return row, err
 		}
 		defer drop()
 		var pgw writeCounter
@@ -315,31 +365,34 @@ func run(requests, concurrency, serial int, bound time.Duration, pg string, reco
 		}
 		pc, err := newPGCounter(ctx, scratch)
 		if err != nil {
-			return err
+			return row, err
 		}
 		defer pc.close()
 		fh, closeFloor, err := pgFloor(ctx, scratch, concurrency)
 		if err != nil {
-			return err
+			return row, err
 		}
 		defer closeFloor()
 		fbase, err := serve(fh)
 		if err != nil {
-			return err
+			return row, err
 		}
 		pgFloorAt := len(results)
 		if err := measure(target{name: "PostgreSQL floor: bare + one durable PostgreSQL insert", base: fbase, want: http.StatusOK, writes: pgw, floor: 0, pgWork: pc}); err != nil {
-			return err
+			return row, err
 		}
 		pst, err := postgres.Open(ctx, scratch, store.Config{})
 		if err != nil {
-			return err
+			return row, err
 		}
 		defer pst.Close()
+		if err := ablatePostgres(ctx, scratch, abl); err != nil {
+			return row, err
+		}
 		sampled := &sampling{Store: pst}
 		base, err := service(sampled, logs)
 		if err != nil {
-			return err
+			return row, err
 		}
 		// After the pre-fill (and its VACUUM), a checkpoint: the pages the
 		// fill changed are written out before the load, not by the
@@ -356,25 +409,25 @@ func run(requests, concurrency, serial int, bound time.Duration, pg string, reco
 			return checkpoint(ctx, scratch)
 		}
 		if err := measure(target{name: "triage serve, PostgreSQL", base: base, want: http.StatusCreated, writes: pgw, floor: pgFloorAt, triage: true, pgWork: pc, settle: settle, log: logs}); err != nil {
-			return err
+			return row, err
 		}
 		if err := measure(target{name: "store alone: the service's read and write of a report, PostgreSQL", direct: sampled, writes: pgw, floor: pgFloorAt, pgWork: pc}); err != nil {
-			return err
+			return row, err
 		}
 		// Two instances on the same database, the clients taking turns:
 		// on two cores this shows the overhead of a second instance more
 		// than scaling.
 		pst2, err := postgres.Open(ctx, scratch, store.Config{})
 		if err != nil {
-			return err
+			return row, err
 		}
 		defer pst2.Close()
 		second, err := service(pst2, logs)
 		if err != nil {
-			return err
+			return row, err
 		}
 		if err := measure(target{name: "triage serve ×2 instances, one PostgreSQL", base: base, more: []string{second}, want: http.StatusCreated, writes: pgw, floor: pgFloorAt, pgWork: pc, log: logs}); err != nil {
-			return err
+			return row, err
 		}
 	}
 
@@ -420,7 +473,7 @@ func run(requests, concurrency, serial int, bound time.Duration, pg string, reco
 	}
 	fmt.Println()
 	printSerial(results, serial)
-	return nil
+	return row, nil
 }
 
 // printSerial prints the one-client loads beside each other, each p50 as
