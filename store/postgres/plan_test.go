@@ -393,3 +393,40 @@ func TestQueryListReadsItsRange(t *testing.T) {
 		}
 	}
 }
+
+// TestForgettingReadsItsRange: the one-statement writes forget a key's
+// failures before the window through history_by_key's range in the
+// generic plan of a prepared statement (pgx prepares each statement once
+// per connection; PostgreSQL may turn to the generic plan after five
+// runs), not a scan of every key's failures: with "at < $4" alone the
+// generic plan estimated a third of the rows and read the whole table at
+// every report.
+func TestForgettingReadsItsRange(t *testing.T) {
+	dbURL := pgtest.FreshSchema(t)
+	s := open(t, dbURL, store.Config{})
+	defer s.Close()
+	conn := connect(t, dbURL)
+	now := time.Now().UnixNano()
+	// One agent failing often, every failure in the window (loadbench's
+	// reports).
+	if _, err := conn.Exec(t.Context(), `
+		INSERT INTO history (tenant, agent, code, at)
+		SELECT 'default', 'busy', 'DB_TIMEOUT', $1::bigint - i::bigint * 1000000
+		FROM generate_series(1, 4000) AS i`, now); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(t.Context(), `ANALYZE history`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(t.Context(), `SET plan_cache_mode = force_generic_plan`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(t.Context(), `PREPARE forget (text, text, text, bigint) AS
+		DELETE FROM history WHERE tenant = $1 AND agent = $2 AND code = $3 AND `+sqlstore.ForgottenFailures+`$4`); err != nil {
+		t.Fatal(err)
+	}
+	plan := explainPG(t, conn, fmt.Sprintf(`EXECUTE forget('default', 'busy', 'DB_TIMEOUT', %d)`, now-int64(15*time.Minute)))
+	if !strings.Contains(plan, "history_by_key") || strings.Contains(plan, "Seq Scan") {
+		t.Errorf("the generic plan of forgetting is\n%s\nwant a range of history_by_key", plan)
+	}
+}

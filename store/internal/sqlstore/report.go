@@ -247,7 +247,7 @@ WITH id AS (
 	RETURNING 1
 ), forgotten AS (
 	DELETE FROM history
-	WHERE tenant = $1 AND agent = $29 AND code = $30 AND at < $32 AND EXISTS (SELECT 1 FROM attempt)
+	WHERE tenant = $1 AND agent = $29 AND code = $30 AND ` + ForgottenFailures + `$32 AND EXISTS (SELECT 1 FROM attempt)
 	RETURNING 1
 ), r AS (
 	INSERT INTO records (tenant, error_id, query_id, agent_id, error_type, severity,
