@@ -1,10 +1,14 @@
 package postgres_test
 
 import (
+	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/internal/testkit/pgtest"
 	"github.com/triage-go/triage/store"
 	"github.com/triage-go/triage/store/postgres"
@@ -58,4 +62,67 @@ func TestOccurrencesByReceivedMigration(t *testing.T) {
 		t.Fatalf("occurrences_by_received: %q, %v", def, err)
 	}
 	storetest.CheckSessionRecords(t, s)
+}
+
+// TestCountsInStatementMigration opens a schema of the migrations before
+// 0028, whose trigger counted its records by hour: after 0028 (the
+// trigger dropped, the statements count), the counts read as before, and
+// a save, a report into an old record and a report of a new error each
+// count once into their hour.
+func TestCountsInStatementMigration(t *testing.T) {
+	ctx := t.Context()
+	dbURL := pgtest.FreshSchema(t)
+	now := time.Now().UTC()
+	if err := postgres.OldSchema(ctx, dbURL, 27, func(exec storetest.Exec) error { return storetest.FillOldCounts(now, exec) }); err != nil {
+		t.Fatal(err)
+	}
+	s := open(t, dbURL, store.Config{})
+	defer s.Close()
+	conn := connect(t, dbURL)
+	var triggers int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_trigger WHERE tgrelid = 'records'::regclass AND NOT tgisinternal`).
+		Scan(&triggers); err != nil || triggers != 0 {
+		t.Errorf("records has %d triggers (%v), want none", triggers, err)
+	}
+	storetest.CheckMigratedCounts(t, s, now) // a's e2 saved once more
+
+	a := s.Tenant("a")
+	for i, errorID := range []string{"e1", "e1", "e3"} {
+		req := triage.StartRequest{Key: fmt.Sprint("k", i), AttemptKey: fmt.Sprint("q", i), Agent: "planner", Code: "DB_TIMEOUT",
+			At: now, Window: 15 * time.Minute}
+		p, err := a.PeekReport(ctx, req)
+		if err != nil || !p.First {
+			t.Fatalf("PeekReport(%d) = %+v, %v", i, p, err)
+		}
+		o := store.Occurrence{DeliveryKey: req.Key, ErrorID: errorID, QueryID: "q", AgentID: "planner", ErrorType: "query_error",
+			Severity: "low", Attempt: p.Attempt, ReceivedAt: now, Code: "DB_TIMEOUT", Title: "DB_TIMEOUT: timed out"}
+		if _, err := a.Report(ctx, req, p.StartResult, o); err != nil {
+			t.Fatalf("Report(%d): %v", i, err)
+		}
+	}
+	for _, c := range []struct {
+		errorID string
+		want    []int64 // the hour before and this one
+	}{{"e1", []int64{2, 2}}, {"e2", []int64{0, 2}}, {"e3", []int64{0, 1}}} {
+		rc, found, err := a.RecordCounts(ctx, c.errorID, store.CountFilter{})
+		if err != nil || !found || len(rc.Series) != 1 || len(rc.Series[0].Counts) < 2 {
+			t.Fatalf("RecordCounts(%s) = %+v, %v, %v", c.errorID, rc, found, err)
+		}
+		n := rc.Series[0].Counts
+		if got := n[len(n)-2:]; !slices.Equal(got, c.want) {
+			t.Errorf("a's %s: the last two hours count %v, want %v", c.errorID, got, c.want)
+		}
+	}
+	byAgent, err := a.Counts(ctx, store.CountFilter{By: store.CountByAgent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	totals := map[string]int64{}
+	for _, s := range byAgent.Series {
+		totals[s.Key] = s.Total
+	}
+	// e1's 2 + 2 and e3's 1 are planner's; e2's 1 + 1 sql's.
+	if want := map[string]int64{"planner": 5, "sql": 2}; !maps.Equal(totals, want) {
+		t.Errorf("tenant a's totals by agent = %v, want %v", totals, want)
+	}
 }

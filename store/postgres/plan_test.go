@@ -247,7 +247,7 @@ func TestRecordListsUseTheirIndexes(t *testing.T) {
 	s := open(t, dbURL, store.Config{})
 	defer s.Close()
 	// 30,000 records of two tenants, a tenth busy's, one of them with a rare word, each
-	// seen in the last hours (the trigger counts them).
+	// seen in the last hours, and their hourly counts.
 	conn := connect(t, dbURL)
 	if _, err := conn.Exec(t.Context(), `INSERT INTO records (tenant, error_id, query_id, agent_id, error_type, severity,
 			first_seen, last_seen, occurrence_count, code, title)
@@ -255,6 +255,9 @@ func TestRecordListsUseTheirIndexes(t *testing.T) {
 			$1::bigint - i::bigint * 1000000000, $1::bigint - i::bigint * 1000000000, 1 + i % 7, 'DB_TIMEOUT',
 			CASE WHEN i = 80 THEN 'SCHEMA_DRIFT: column zanzibar is missing' ELSE 'DB_TIMEOUT: query timed out' END
 		FROM generate_series(1, 30000) AS i`, time.Now().UnixNano()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(t.Context(), countRecordsSQL); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := conn.Exec(t.Context(), "ANALYZE records; ANALYZE record_counts"); err != nil {
@@ -336,6 +339,12 @@ func TestRecordListsUseTheirIndexes(t *testing.T) {
 	}
 }
 
+// countRecordsSQL counts the records a test inserted into their hours, as
+// the statements that count an occurrence into a record do
+// (countHourSQL; the trigger did before migration 0028).
+const countRecordsSQL = `INSERT INTO record_counts (tenant, seq, hour, agent_id, code, n)
+	SELECT tenant, seq, last_seen / 3600000000000, agent_id, code, occurrence_count FROM records`
+
 // explainPG is the plan of query with args, a line a step, trimmed.
 func explainPG(t *testing.T, conn *pgx.Conn, query string, args ...any) string {
 	t.Helper()
@@ -391,5 +400,42 @@ func TestQueryListReadsItsRange(t *testing.T) {
 				t.Errorf("analyzed %v: the plan of %+v is\n%s\nwant records_by_query's range", analyzed, f, plan)
 			}
 		}
+	}
+}
+
+// TestForgettingReadsItsRange: the one-statement writes forget a key's
+// failures before the window through history_by_key's range in the
+// generic plan of a prepared statement (pgx prepares each statement once
+// per connection; PostgreSQL may turn to the generic plan after five
+// runs), not a scan of every key's failures: with "at < $4" alone the
+// generic plan estimated a third of the rows and read the whole table at
+// every report.
+func TestForgettingReadsItsRange(t *testing.T) {
+	dbURL := pgtest.FreshSchema(t)
+	s := open(t, dbURL, store.Config{})
+	defer s.Close()
+	conn := connect(t, dbURL)
+	now := time.Now().UnixNano()
+	// One agent failing often, every failure in the window (loadbench's
+	// reports).
+	if _, err := conn.Exec(t.Context(), `
+		INSERT INTO history (tenant, agent, code, at)
+		SELECT 'default', 'busy', 'DB_TIMEOUT', $1::bigint - i::bigint * 1000000
+		FROM generate_series(1, 4000) AS i`, now); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(t.Context(), `ANALYZE history`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(t.Context(), `SET plan_cache_mode = force_generic_plan`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(t.Context(), `PREPARE forget (text, text, text, bigint) AS
+		DELETE FROM history WHERE tenant = $1 AND agent = $2 AND code = $3 AND `+sqlstore.ForgottenFailures+`$4`); err != nil {
+		t.Fatal(err)
+	}
+	plan := explainPG(t, conn, fmt.Sprintf(`EXECUTE forget('default', 'busy', 'DB_TIMEOUT', %d)`, now-int64(15*time.Minute)))
+	if !strings.Contains(plan, "history_by_key") || strings.Contains(plan, "Seq Scan") {
+		t.Errorf("the generic plan of forgetting is\n%s\nwant a range of history_by_key", plan)
 	}
 }

@@ -189,10 +189,26 @@ func (t *tenant) completeAnew(ctx context.Context, q Querier, o store.Occurrence
 	return t.enqueueAll(ctx, q, o.Jobs)
 }
 
+// countHourSQL counts, in the one-statement writes (saveCTE, reportCTE),
+// the occurrence r counted into its record into the record's hour: the
+// hour of the record's last_seen (the occurrence's received_at, but for
+// an occurrence that arrives after a later one, counted in the later
+// one's). Migration 0028 dropped the trigger that did it
+// (record_counts_add, a PL/pgSQL function running its own INSERT through
+// SPI after each row of records): a CTE of the statement costs less, and
+// counts exactly what the trigger did, since every statement that counts
+// an occurrence into a record on PostgreSQL is one of these two.
+const countHourSQL = `
+	INSERT INTO record_counts (tenant, seq, hour, agent_id, code, n)
+	SELECT $1, r.seq, r.last_seen / 3600000000000, r.agent_id, r.code, 1 FROM r
+	ON CONFLICT (tenant, seq, hour) DO UPDATE SET n = record_counts.n + 1
+	RETURNING 1`
+
 // saveCTE is SaveOccurrence in one statement, where the dialect has
 // writable CTEs: unless an occurrence holds the delivery key already
 // (prior), it counts the occurrence into its record (which points at the
-// occurrence's id, taken from its sequence first, and gives its seq),
+// occurrence's id, taken from its sequence first, and gives its seq) and
+// into the record's hour (countHourSQL),
 // inserts the occurrence under the record's seq (occurrences_by_record:
 // a new record's go at the end of the index), completes its delivery and
 // inserts its jobs into River's river_job (given as arrays, one element
@@ -212,7 +228,8 @@ WITH id AS (
 ), r AS (
 	INSERT INTO records (tenant, error_id, query_id, agent_id, error_type, severity,
 		first_seen, last_seen, occurrence_count, latest_id, first_release, last_release, last_environment, code, title)
-	SELECT $1, $3, $4, $5, $6, $7, $11, $11, 1, id, $22::text, $22::text, $23::text, $24, $25 FROM id` + recordConflictSQL + `, seq
+	SELECT $1, $3, $4, $5, $6, $7, $11, $11, 1, id, $22::text, $22::text, $23::text, $24, $25 FROM id` + recordConflictSQL + `, seq, last_seen, agent_id, code
+), hourly AS (` + countHourSQL + `
 ), o AS (
 	INSERT INTO occurrences (id, tenant, delivery_key, error_id, record_seq, query_id, agent_id, error_type, severity,
 		next_action, attempt, reported_at, received_at, report, feedback, actions)

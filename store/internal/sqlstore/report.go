@@ -237,7 +237,8 @@ func (t *tenant) reportTx(ctx context.Context, q Querier, req triage.StartReques
 // reportSaved, for Start's way). The record is upserted before the
 // occurrence is inserted (the record points at the occurrence's id, and
 // the occurrence is found by the record's seq, occurrences_by_record):
-// the rollback takes its count back with the rest.
+// the rollback takes its count back with the rest, and the count of its
+// hour (countHourSQL).
 //
 // The occurrence's id comes from its identity column's sequence, named as
 // PostgreSQL names it (occurrences_id_seq, in the schema the statement is
@@ -272,13 +273,14 @@ WITH id AS (
 	RETURNING 1
 ), forgotten AS (
 	DELETE FROM history
-	WHERE tenant = $1 AND agent = $29 AND code = $30 AND at < $32 AND EXISTS (SELECT 1 FROM attempt)
+	WHERE tenant = $1 AND agent = $29 AND code = $30 AND ` + ForgottenFailures + `$32 AND EXISTS (SELECT 1 FROM attempt)
 	RETURNING 1
 ), r AS (
 	INSERT INTO records (tenant, error_id, query_id, agent_id, error_type, severity,
 		first_seen, last_seen, occurrence_count, latest_id, first_release, last_release, last_environment, code, title)
 	SELECT $1, $3, $4, $5, $6, $7, $11, $11, 1, id, $22::text, $22::text, $23::text, $24, $25 FROM id
-	WHERE EXISTS (SELECT 1 FROM attempt)` + recordConflictSQL + `, seq
+	WHERE EXISTS (SELECT 1 FROM attempt)` + recordConflictSQL + `, seq, last_seen, agent_id, code
+), hourly AS (` + countHourSQL + `
 ), o AS (
 	INSERT INTO occurrences (id, tenant, delivery_key, error_id, record_seq, query_id, agent_id, error_type, severity,
 		next_action, attempt, reported_at, received_at, report, feedback, actions)

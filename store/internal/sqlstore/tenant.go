@@ -141,6 +141,17 @@ func (t *tenant) Start(ctx context.Context, req triage.StartRequest) (triage.Sta
 // caller, see releaseVanished.)
 const inFlightClaim = `deliveries.feedback IS NULL AND deliveries.occurrence_id IS NULL`
 
+// ForgottenFailures is how the one-statement writes (reportCTE, startCTE)
+// select a key's failures before the window, followed by the bound's
+// parameter: a range of history_by_key, the lower bound the least
+// bigint (every row's). PostgreSQL's generic plan of a prepared
+// statement estimates "at < $n" at a third of the key's rows and read
+// the whole of history for it (a seq scan of every tenant's failures of
+// the last window, at each report); a range between two bounds it
+// estimates at 0.5 %, and reads the index: the key's oldest entries,
+// none as a rule.
+const ForgottenFailures = `at >= -9223372036854775808 AND at < `
+
 // startCTE is Start in one statement, where the dialect has writable
 // CTEs: it claims the delivery, and when the claim is first (claimed has
 // its row), counts the attempt, records the failure and forgets the
@@ -165,7 +176,7 @@ WITH claimed AS (
 	RETURNING 1
 ), forgotten AS (
 	DELETE FROM history
-	WHERE tenant = $1 AND agent = $6 AND code = $7 AND at < $9 AND EXISTS (SELECT 1 FROM claimed)
+	WHERE tenant = $1 AND agent = $6 AND code = $7 AND ` + ForgottenFailures + `$9 AND EXISTS (SELECT 1 FROM claimed)
 	RETURNING 1
 )
 SELECT EXISTS (SELECT 1 FROM claimed),
