@@ -1,18 +1,12 @@
 package postgres_test
 
 import (
-	"fmt"
-	"os"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
-	"github.com/riverqueue/river/rivermigrate"
-
 	"github.com/triage-go/triage/internal/testkit/pgtest"
 	"github.com/triage-go/triage/store"
+	"github.com/triage-go/triage/store/postgres"
 	"github.com/triage-go/triage/store/storetest"
 )
 
@@ -23,55 +17,14 @@ import (
 func TestOccurrencesBySeqMigration(t *testing.T) {
 	ctx := t.Context()
 	dbURL := pgtest.FreshSchema(t)
-	pool, err := pgxpool.New(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	m, err := rivermigrate.New(riverpgxv5.New(pool), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil { // 0010 uses River's table
-		t.Fatal(err)
-	}
-	files, err := os.ReadDir("migrations")
-	if err != nil {
-		t.Fatal(err)
-	}
 	now := time.Now().UTC()
-	conn := connect(t, dbURL)
-	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `CREATE TABLE schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`); err != nil {
-			return err
-		}
-		for _, f := range files {
-			if f.Name() >= "0025" {
-				break
-			}
-			sql, err := os.ReadFile("migrations/" + f.Name())
-			if err != nil {
-				return err
-			}
-			if _, err := tx.Exec(ctx, string(sql)); err != nil {
-				return fmt.Errorf("%s: %w", f.Name(), err)
-			}
-			var v int64
-			if _, err := fmt.Sscanf(f.Name(), "%d_", &v); err != nil {
-				return err
-			}
-			if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations VALUES ($1, $2, 0)`, v, f.Name()); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
+	if err := postgres.OldSchema(ctx, dbURL, 24, nil); err != nil {
 		t.Fatal(err)
 	}
+	conn := connect(t, dbURL)
 	// A statement each, committed on its own: an occurrence's xid (its
 	// stream position) is its transaction's, unique.
-	err = storetest.FillOldOccurrences(now, func(query string, args ...any) error {
+	err := storetest.FillOldOccurrences(now, func(query string, args ...any) error {
 		_, err := conn.Exec(ctx, query, args...)
 		return err
 	})

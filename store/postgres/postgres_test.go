@@ -3,7 +3,6 @@ package postgres_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -338,39 +337,11 @@ func TestReportOnInstances(t *testing.T) {
 func TestRiverMigration(t *testing.T) {
 	ctx := t.Context()
 	dbURL := pgtest.FreshSchema(t)
-	conn := connect(t, dbURL)
-	files, err := os.ReadDir("migrations")
-	if err != nil {
-		t.Fatal(err)
-	}
 	runAt := time.Date(2026, 1, 1, 12, 0, 0, 123456789, time.UTC)
-	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `CREATE TABLE schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`); err != nil {
-			return err
-		}
-		for i, f := range files {
-			if f.Name() >= "0010" {
-				break
-			}
-			sql, err := os.ReadFile("migrations/" + f.Name())
-			if err != nil {
-				return err
-			}
-			if _, err := tx.Exec(ctx, string(sql)); err != nil {
-				return fmt.Errorf("%s: %w", f.Name(), err)
-			}
-			if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations VALUES ($1, $2, 0)`, i+1, f.Name()); err != nil {
-				return err
-			}
-		}
-		return storetest.FillOldJobs(runAt, func(query string, args ...any) error {
-			_, err := tx.Exec(ctx, query, args...)
-			return err
-		})
-	})
-	if err != nil {
+	if err := postgres.OldSchema(ctx, dbURL, 9, func(exec storetest.Exec) error { return storetest.FillOldJobs(runAt, exec) }); err != nil {
 		t.Fatal(err)
 	}
+	conn := connect(t, dbURL)
 
 	s := open(t, dbURL, store.Config{})
 	defer s.Close()

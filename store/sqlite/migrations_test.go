@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"context"
 	"database/sql"
 	"path/filepath"
 	"testing"
@@ -14,11 +15,34 @@ import (
 	"github.com/triage-go/triage/store/storetest"
 )
 
+// oldStore is the store of an older schema, which oldSchema hands its
+// fill: what an older build left is written through the writer, in
+// transactions of fill's own (write), or through today's report path
+// (Tenant) where the old schema holds all that path writes.
+type oldStore struct {
+	*sqlstore.Store
+	w *writer
+}
+
+// write runs fn in one transaction of the writer.
+func (o oldStore) write(ctx context.Context, fn func(q sqlstore.Querier) error) error {
+	return o.w.write(ctx, fn)
+}
+
+// execOn is a storetest.Exec of the statements a storetest fill executes,
+// on q.
+func execOn(ctx context.Context, q sqlstore.Querier) storetest.Exec {
+	return func(query string, args ...any) error {
+		_, err := q.Exec(ctx, query, args...)
+		return err
+	}
+}
+
 // oldSchema makes the database at path of the schema of the migrations up
-// to last (River's first: 0010 uses its table), and fills it with the
-// statements fill executes, in one transaction: a database an older
-// build left, which Open then migrates the rest of the way.
-func oldSchema(t *testing.T, path string, last int64, fill func(exec storetest.Exec) error) {
+// to last (River's first, as Open migrates it: 0010 uses its table), and
+// has fill write in it what an older build left; Open then migrates the
+// rest of the way.
+func oldSchema(t *testing.T, path string, last int64, fill func(old oldStore) error) {
 	t.Helper()
 	ctx := t.Context()
 	write, err := sql.Open("sqlite", dsn(path, true))
@@ -27,6 +51,11 @@ func oldSchema(t *testing.T, path string, last int64, fill func(exec storetest.E
 	}
 	defer write.Close()
 	write.SetMaxOpenConns(1)
+	read, err := sql.Open("sqlite", dsn(path, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer read.Close()
 	queue, err := riverjobs.New(riversqlite.New(write), txOf)
 	if err != nil {
 		t.Fatal(err)
@@ -36,16 +65,14 @@ func oldSchema(t *testing.T, path string, last int64, fill func(exec storetest.E
 	}
 	w := newWriter(write)
 	defer w.stop()
-	if applied, err := sqlstore.MigrateTo(ctx, database{w: w}, dialect, migrationFiles, "migrations", last); err != nil || len(applied) == 0 || applied[len(applied)-1] != last {
+	db := database{w: w, read: read, readStmts: newStmtCache(read)}
+	defer db.readStmts.close()
+	if applied, err := sqlstore.MigrateTo(ctx, db, dialect, migrationFiles, "migrations", last); err != nil || len(applied) == 0 || applied[len(applied)-1] != last {
 		t.Fatalf("migrating to %04d: %v, %v", last, applied, err)
 	}
-	err = w.write(ctx, func(q sqlstore.Querier) error {
-		return fill(func(query string, args ...any) error {
-			_, err := q.Exec(ctx, query, args...)
-			return err
-		})
-	})
-	if err != nil {
+	old := sqlstore.New(db, dialect, store.Config{}, queue)
+	defer old.Close()
+	if err := fill(oldStore{Store: old, w: w}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -59,7 +86,9 @@ func TestCountsBySeqMigration(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "triage.db")
 	now := time.Now().UTC()
-	oldSchema(t, path, 21, func(exec storetest.Exec) error { return storetest.FillOldCounts(now, exec) })
+	oldSchema(t, path, 21, func(old oldStore) error {
+		return old.write(ctx, func(q sqlstore.Querier) error { return storetest.FillOldCounts(now, execOn(ctx, q)) })
+	})
 
 	s, err := Open(ctx, path, store.Config{})
 	if err != nil {

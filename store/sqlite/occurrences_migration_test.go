@@ -1,16 +1,11 @@
 package sqlite
 
 import (
-	"database/sql"
 	"path/filepath"
 	"testing"
-	"testing/fstest"
 	"time"
 
-	"github.com/riverqueue/river/riverdriver/riversqlite"
-
 	"github.com/triage-go/triage/store"
-	"github.com/triage-go/triage/store/internal/riverjobs"
 	"github.com/triage-go/triage/store/internal/sqlstore"
 	"github.com/triage-go/triage/store/storetest"
 )
@@ -23,58 +18,21 @@ import (
 func TestOccurrencesBySeqMigration(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "triage.db")
-	write, err := sql.Open("sqlite", dsn(path, true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	write.SetMaxOpenConns(1)
-	queue, err := riverjobs.New(riversqlite.New(write), txOf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := queue.MigrateDB(ctx); err != nil { // 0010 uses River's table
-		t.Fatal(err)
-	}
-	entries, err := migrationFiles.ReadDir("migrations")
-	if err != nil {
-		t.Fatal(err)
-	}
-	before := fstest.MapFS{}
-	for _, e := range entries {
-		if e.Name() < "0024" {
-			data, err := migrationFiles.ReadFile("migrations/" + e.Name())
-			if err != nil {
-				t.Fatal(err)
-			}
-			before["m/"+e.Name()] = &fstest.MapFile{Data: data}
-		}
-	}
-	w := newWriter(write)
-	if applied, err := sqlstore.Migrate(ctx, database{w: w}, dialect, before, "m"); err != nil || len(applied) != len(before) {
-		t.Fatalf("migrating to 0023: %v, %v", applied, err)
-	}
 	now := time.Now().UTC()
 	var deleted int64
-	err = w.write(ctx, func(q sqlstore.Querier) error {
-		err := storetest.FillOldOccurrences(now, func(query string, args ...any) error {
-			_, err := q.Exec(ctx, query, args...)
+	oldSchema(t, path, 23, func(old oldStore) error {
+		return old.write(ctx, func(q sqlstore.Querier) error {
+			if err := storetest.FillOldOccurrences(now, execOn(ctx, q)); err != nil {
+				return err
+			}
+			// The latest occurrence of all goes: its ID is not taken again.
+			if err := q.QueryRow(ctx, `SELECT max(id) FROM occurrences`).Scan(&deleted); err != nil {
+				return err
+			}
+			_, err := q.Exec(ctx, `DELETE FROM occurrences WHERE id = $1`, deleted)
 			return err
 		})
-		if err != nil {
-			return err
-		}
-		// The latest occurrence of all goes: its ID is not taken again.
-		if err := q.QueryRow(ctx, `SELECT max(id) FROM occurrences`).Scan(&deleted); err != nil {
-			return err
-		}
-		_, err = q.Exec(ctx, `DELETE FROM occurrences WHERE id = $1`, deleted)
-		return err
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.stop()
-	write.Close()
 
 	s, err := Open(ctx, path, store.Config{})
 	if err != nil {
