@@ -91,16 +91,23 @@ func testEventsAnnounced(t *testing.T) {
 
 // testEventsPastOlderTransaction (PostgreSQL only: TestOnPostgres): a
 // stream sees a run that ended while an older transaction of the database
-// was still open soon after that transaction ends, though it polls only
-// every minute. On PostgreSQL an end's position is its transaction's ID,
-// readable only once every older transaction has ended: the wake comes too
-// early, and the reads that follow it (settleFirst, doubling) find it.
+// was still open once that transaction ends, though it never polls. On
+// PostgreSQL an end's position is its transaction's ID, readable only
+// once every older transaction of the cluster has ended: the wake comes
+// too early, and the reads that follow it (settleFirst, doubling) find
+// it. Any other transaction of the cluster (another test's, another
+// process's) holds the position back as long as this one does: the test
+// waits for the store to read the run, not for a time, and then the
+// stream's next read must send it.
 func testEventsPastOlderTransaction(t *testing.T) {
-	var reads atomic.Int32
+	var reads, found atomic.Int32
+	var inner store.Store
 	f := recordsFixture(t, func(c *Config) {
-		c.EventPoll = time.Minute
-		c.Store = runReads{Store: c.Store, Announcer: c.Store.(store.Announcer), n: &reads}
+		c.EventPoll = time.Hour // never, within the test: only the reads after the wake send the run
+		inner = c.Store
+		c.Store = runReads{Store: c.Store, Announcer: c.Store.(store.Announcer), n: &reads, found: &found}
 	})
+	tn := inner.Tenant(DefaultTenant)
 	rd, done := f.stream(nil)
 	defer done()
 
@@ -116,22 +123,42 @@ func testEventsPastOlderTransaction(t *testing.T) {
 	if _, err := tx.Exec(t.Context(), "SELECT pg_current_xact_id()"); err != nil { // holds back the snapshots' xmin
 		t.Fatal(err)
 	}
+	from, err := tn.LatestRunEnd(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
 	runEvents(t, f.do("POST", "/v1/agents/echo/runs", runBody("r-held", "fail with UPSTREAM_ERROR"), nil))
-	// The wake and the first reads find nothing: the stream polls only
-	// every minute, so two reads since the run ended are the wake's and
-	// the first that follow it.
+	// The wake and the first reads find nothing: two reads since the run
+	// ended are the wake's and the first that follow it.
 	since := reads.Load()
 	waitFor(t, "the stream's reads after the wake", func() bool { return reads.Load() >= since+2 })
-	ended := time.Now()
+	if n := found.Load(); n != 0 {
+		t.Fatalf("read %d found the run while an older transaction was open", n)
+	}
 	if err := tx.Rollback(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	ev := nextFrame(t, rd)
+	for {
+		runs, err := tn.RunsEndedAfter(t.Context(), from, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(runs) > 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// Every read the stream begins from now on finds the run.
+	after := reads.Load()
+	ev, err := rd.Next()
+	if err != nil {
+		t.Fatalf("the stream ended: %v", err)
+	}
 	if ev.Event != "run" || !strings.Contains(ev.Data, "r-held") {
 		t.Fatalf("event %+v", ev)
 	}
-	if d := time.Since(ended); d > 3*time.Second {
-		t.Errorf("the run came %v after the older transaction ended, the fallback poll being a minute", d)
+	if n := found.Load(); n > after+1 {
+		t.Errorf("the run was sent by the stream's read %d; the store read it before read %d began", n, after+1)
 	}
 }
 
@@ -173,22 +200,29 @@ func waitListening(t *testing.T, name string) {
 }
 
 // runReads is a store that counts its reads of ended runs
-// (Runs.RunsEndedAfter): an event stream's reads after a wake. It keeps
+// (Runs.RunsEndedAfter), an event stream's reads after a wake, in n, and
+// keeps in found the number of the first that returned a run. It keeps
 // the store's announcements.
 type runReads struct {
 	store.Store
 	store.Announcer
-	n *atomic.Int32
+	n, found *atomic.Int32
 }
 
-func (s runReads) Tenant(id string) store.Tenant { return runReadsTenant{s.Store.Tenant(id), s.n} }
+func (s runReads) Tenant(id string) store.Tenant {
+	return runReadsTenant{s.Store.Tenant(id), s.n, s.found}
+}
 
 type runReadsTenant struct {
 	store.Tenant
-	n *atomic.Int32
+	n, found *atomic.Int32
 }
 
 func (t runReadsTenant) RunsEndedAfter(ctx context.Context, after int64, limit int) ([]store.EndedRun, error) {
-	t.n.Add(1)
-	return t.Tenant.RunsEndedAfter(ctx, after, limit)
+	n := t.n.Add(1)
+	runs, err := t.Tenant.RunsEndedAfter(ctx, after, limit)
+	if len(runs) > 0 {
+		t.found.CompareAndSwap(0, n)
+	}
+	return runs, err
 }

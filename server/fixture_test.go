@@ -125,7 +125,7 @@ func TestOnPostgres(t *testing.T) {
 		{"AlertsAPI", TestAlertsAPI}, {"200ReportsOneNotification", Test200ReportsOneNotification},
 		{"153EscalationsOneAlert", Test153EscalationsOneAlert}, {"AlertTenantsIsolated", TestAlertTenantsIsolated},
 		{"FailureRateAlert", TestFailureRateAlert},
-		{"EventsPastOlderTransaction", testEventsPastOlderTransaction}, {"SearchSortAndCounts", TestSearchSortAndCounts},
+		{"SearchSortAndCounts", TestSearchSortAndCounts},
 		{"FailedRunsRecorded", TestFailedRunsRecorded}, {"FailedRunRecordingRetried", TestFailedRunRecordingRetried},
 		{"FailedMCPCallsRecorded", TestFailedMCPCallsRecorded}, {"RunTotals", TestRunTotals},
 		{"MCPSessionRecorded", TestMCPSessionRecorded}, {"MCPSessionEnds", TestMCPSessionEnds},

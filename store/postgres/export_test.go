@@ -16,7 +16,8 @@ import (
 // OldSchema makes the database at url of the schema of the migrations up
 // to last (River's first: 0010 uses its table), and fills it with the
 // statements fill executes, in one transaction: a database an older
-// build left, which Open then migrates the rest of the way.
+// build left, which Open then migrates the rest of the way. With fill nil
+// the caller fills it (in transactions of its own).
 func OldSchema(ctx context.Context, url string, last int64, fill func(exec storetest.Exec) error) error {
 	pool, err := pgxpool.New(ctx, url)
 	if err != nil {
@@ -36,6 +37,9 @@ func OldSchema(ctx context.Context, url string, last int64, fill func(exec store
 	}
 	if len(applied) == 0 || applied[len(applied)-1] != last {
 		return fmt.Errorf("migrating to %04d applied %v", last, applied)
+	}
+	if fill == nil {
+		return nil
 	}
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		return fill(func(query string, args ...any) error {

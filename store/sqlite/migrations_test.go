@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"context"
 	"database/sql"
 	"path/filepath"
 	"testing"
@@ -14,11 +15,34 @@ import (
 	"github.com/triage-go/triage/store/storetest"
 )
 
+// oldStore is the store of an older schema, which oldSchema hands its
+// fill: what an older build left is written through the writer, in
+// transactions of fill's own (write), or through today's report path
+// (Tenant) where the old schema holds all that path writes.
+type oldStore struct {
+	*sqlstore.Store
+	w *writer
+}
+
+// write runs fn in one transaction of the writer.
+func (o oldStore) write(ctx context.Context, fn func(q sqlstore.Querier) error) error {
+	return o.w.write(ctx, fn)
+}
+
+// execOn is a storetest.Exec of the statements a storetest fill executes,
+// on q.
+func execOn(ctx context.Context, q sqlstore.Querier) storetest.Exec {
+	return func(query string, args ...any) error {
+		_, err := q.Exec(ctx, query, args...)
+		return err
+	}
+}
+
 // oldSchema makes the database at path of the schema of the migrations up
-// to last (River's first: 0010 uses its table), and fills it with the
-// statements fill executes, in one transaction: a database an older
-// build left, which Open then migrates the rest of the way.
-func oldSchema(t *testing.T, path string, last int64, fill func(exec storetest.Exec) error) {
+// to last (River's first, as Open migrates it: 0010 uses its table), and
+// has fill write in it what an older build left; Open then migrates the
+// rest of the way.
+func oldSchema(t *testing.T, path string, last int64, fill func(old oldStore) error) {
 	t.Helper()
 	ctx := t.Context()
 	write, err := sql.Open("sqlite", dsn(path, true))
@@ -27,6 +51,11 @@ func oldSchema(t *testing.T, path string, last int64, fill func(exec storetest.E
 	}
 	defer write.Close()
 	write.SetMaxOpenConns(1)
+	read, err := sql.Open("sqlite", dsn(path, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer read.Close()
 	queue, err := riverjobs.New(riversqlite.New(write), txOf)
 	if err != nil {
 		t.Fatal(err)
@@ -36,16 +65,14 @@ func oldSchema(t *testing.T, path string, last int64, fill func(exec storetest.E
 	}
 	w := newWriter(write)
 	defer w.stop()
-	if applied, err := sqlstore.MigrateTo(ctx, database{w: w}, dialect, migrationFiles, "migrations", last); err != nil || len(applied) == 0 || applied[len(applied)-1] != last {
+	db := database{w: w, read: read, readStmts: newStmtCache(read)}
+	defer db.readStmts.close()
+	if applied, err := sqlstore.MigrateTo(ctx, db, dialect, migrationFiles, "migrations", last); err != nil || len(applied) == 0 || applied[len(applied)-1] != last {
 		t.Fatalf("migrating to %04d: %v, %v", last, applied, err)
 	}
-	err = w.write(ctx, func(q sqlstore.Querier) error {
-		return fill(func(query string, args ...any) error {
-			_, err := q.Exec(ctx, query, args...)
-			return err
-		})
-	})
-	if err != nil {
+	old := sqlstore.New(db, dialect, store.Config{}, queue)
+	defer old.Close()
+	if err := fill(oldStore{Store: old, w: w}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -59,7 +86,9 @@ func TestCountsBySeqMigration(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "triage.db")
 	now := time.Now().UTC()
-	oldSchema(t, path, 21, func(exec storetest.Exec) error { return storetest.FillOldCounts(now, exec) })
+	oldSchema(t, path, 21, func(old oldStore) error {
+		return old.write(ctx, func(q sqlstore.Querier) error { return storetest.FillOldCounts(now, execOn(ctx, q)) })
+	})
 
 	s, err := Open(ctx, path, store.Config{})
 	if err != nil {
@@ -115,4 +144,95 @@ func TestOccurrencesByReceivedMigration(t *testing.T) {
 		t.Fatalf("occurrences_by_received has %d columns (%v), want 2", n, err)
 	}
 	storetest.CheckSessionRecords(t, s)
+}
+
+// TestDeliveryKeysMigration: migration 0023 rewrites the delivery keys of
+// the former form (the fingerprint, "@", the time) that deliveries and
+// occurrences hold to triage.DeliveryKey's (the time first), so that a
+// report delivered before it and again after it is a repeat. The schema
+// before 0023 is the schema after it (0023 changes data only): the store
+// is written through its own report path with keys of the old form, then
+// 0023 is marked not applied and the store opened again, which applies it.
+func TestDeliveryKeysMigration(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "triage.db")
+	s, err := Open(ctx, path, store.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	storetest.FillOldDeliveryKeys(t, s, now, func(query string, args ...any) error {
+		_, err := s.write.ExecContext(ctx, query, args...)
+		return err
+	})
+	var old int
+	if err := s.read.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM deliveries WHERE delivery_key LIKE 'v1:%@%')
+		+ (SELECT count(*) FROM occurrences WHERE delivery_key LIKE 'v1:%@%')`).Scan(&old); err != nil || old != 11 {
+		t.Fatalf("%d keys of the old form before the migration (%v), want 11 (5 deliveries, 6 occurrences)", old, err)
+	}
+	if _, err := s.write.ExecContext(ctx, `DELETE FROM schema_migrations WHERE version = 23`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	s, err = Open(ctx, path, store.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.read.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM deliveries WHERE delivery_key LIKE '%@%')
+		+ (SELECT count(*) FROM occurrences WHERE delivery_key LIKE '%@%')`).Scan(&old); err != nil || old != 0 {
+		t.Errorf("%d keys of the old form after the migration (%v), want none", old, err)
+	}
+	storetest.CheckMigratedDeliveryKeys(t, s, now)
+}
+
+// TestOccurrencesBySeqMigration migrates a database of the schema before
+// migration 0024 (occurrences found by their error ID) with records and
+// occurrences: the occurrences are found by their record's seq, read as
+// before, and the IDs go on after the largest ever taken (one deleted
+// included: an occurrence's ID is its position in the event streams).
+func TestOccurrencesBySeqMigration(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "triage.db")
+	now := time.Now().UTC()
+	var deleted int64
+	oldSchema(t, path, 23, func(old oldStore) error {
+		return old.write(ctx, func(q sqlstore.Querier) error {
+			if err := storetest.FillOldOccurrences(now, execOn(ctx, q)); err != nil {
+				return err
+			}
+			// The latest occurrence of all goes: its ID is not taken again.
+			if err := q.QueryRow(ctx, `SELECT max(id) FROM occurrences`).Scan(&deleted); err != nil {
+				return err
+			}
+			_, err := q.Exec(ctx, `DELETE FROM occurrences WHERE id = $1`, deleted)
+			return err
+		})
+	})
+
+	s, err := Open(ctx, path, store.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var byError int
+	if err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE name = 'occurrences_by_error'`).
+		Scan(&byError); err != nil || byError != 0 {
+		t.Errorf("occurrences_by_error is still there (%d, %v)", byError, err)
+	}
+	// The deleted one was b's e1's, the last filled: put it back, for the
+	// check's, under a new ID.
+	saved, err := s.Tenant("b").SaveOccurrence(ctx, store.Occurrence{DeliveryKey: "k1", ErrorID: "e1", QueryID: "q",
+		AgentID: "planner", ErrorType: "query_error", Severity: "low", NextAction: "resume", Attempt: 1,
+		ReceivedAt: now.Add(-100 * 24 * time.Hour)})
+	if err != nil || saved.ID <= deleted {
+		t.Fatalf("an occurrence saved after the migration: %+v, %v; want an ID after the deleted %d", saved, err, deleted)
+	}
+	storetest.CheckMigratedOccurrences(t, s, now)
+	var fk string
+	if err := s.read.QueryRowContext(ctx, `SELECT group_concat("from", ',') FROM pragma_foreign_key_list('occurrences')`).
+		Scan(&fk); err != nil || fk != "tenant,record_seq" {
+		t.Errorf("occurrences' foreign key is on %q (%v), want tenant,record_seq", fk, err)
+	}
 }

@@ -2,21 +2,16 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"testing/fstest"
 	"time"
-
-	"github.com/riverqueue/river/riverdriver/riversqlite"
 
 	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/store"
-	"github.com/triage-go/triage/store/internal/riverjobs"
 	"github.com/triage-go/triage/store/internal/sqlstore"
 )
 
@@ -31,49 +26,11 @@ import (
 func TestSearchPerBatchMigration(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "triage.db")
-	write, err := sql.Open("sqlite", dsn(path, true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	write.SetMaxOpenConns(1)
-	read, err := sql.Open("sqlite", dsn(path, false))
-	if err != nil {
-		t.Fatal(err)
-	}
-	queue, err := riverjobs.New(riversqlite.New(write), txOf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := queue.MigrateDB(ctx); err != nil {
-		t.Fatal(err)
-	}
-	entries, err := migrationFiles.ReadDir("migrations")
-	if err != nil {
-		t.Fatal(err)
-	}
-	before := fstest.MapFS{}
-	for _, e := range entries {
-		if e.Name() < "0025" {
-			data, err := migrationFiles.ReadFile("migrations/" + e.Name())
-			if err != nil {
-				t.Fatal(err)
-			}
-			before["m/"+e.Name()] = &fstest.MapFile{Data: data}
-		}
-	}
-	w := newWriter(write)
-	db := database{w: w, read: read, readStmts: newStmtCache(read)}
-	if _, err := sqlstore.Migrate(ctx, db, dialect, before, "m"); err != nil {
-		t.Fatal(err)
-	}
-	old := sqlstore.New(db, dialect, store.Config{}, queue)
-	reportTitled(t, old.Tenant("default"), "d_alpha", "err_alpha", "alpha before")
-	reportTitled(t, old.Tenant("default"), "d_beta", "err_beta", "beta before")
-	old.Close()
-	w.stop()
-	db.readStmts.close()
-	read.Close()
-	write.Close()
+	oldSchema(t, path, 24, func(old oldStore) error {
+		reportTitled(t, old.Tenant("default"), "d_alpha", "err_alpha", "alpha before")
+		reportTitled(t, old.Tenant("default"), "d_beta", "err_beta", "beta before")
+		return nil
+	})
 
 	s, err := Open(ctx, path, store.Config{})
 	if err != nil {

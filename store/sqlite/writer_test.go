@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/triage-go/triage/store"
@@ -569,35 +567,18 @@ func TestHistoryCountsKept(t *testing.T) {
 // schema, with failures recorded: the counts start right.
 func TestHistoryCountsMigration(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "triage.db")
-	write, err := sql.Open("sqlite", dsn(path, true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	write.SetMaxOpenConns(1)
-	init, err := migrationFiles.ReadFile("migrations/0001_init.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := newWriter(write)
-	v1 := fstest.MapFS{"m/0001_init.sql": {Data: init}}
-	if _, err := sqlstore.Migrate(t.Context(), database{w: w}, dialect, v1, "m"); err != nil {
-		t.Fatal(err)
-	}
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	err = w.write(t.Context(), func(q sqlstore.Querier) error {
-		for i := range 10 {
-			if _, err := q.Exec(t.Context(), `INSERT INTO history (tenant, agent, code, at) VALUES ('a', 'sql', $1, $2)`,
-				fmt.Sprint("E", i%2), at.Add(time.Duration(i)*time.Minute).UnixNano()); err != nil {
-				return err
+	oldSchema(t, path, 1, func(old oldStore) error {
+		return old.write(t.Context(), func(q sqlstore.Querier) error {
+			for i := range 10 {
+				if _, err := q.Exec(t.Context(), `INSERT INTO history (tenant, agent, code, at) VALUES ('a', 'sql', $1, $2)`,
+					fmt.Sprint("E", i%2), at.Add(time.Duration(i)*time.Minute).UnixNano()); err != nil {
+					return err
+				}
 			}
-		}
-		return nil
+			return nil
+		})
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.stop()
-	write.Close()
 
 	s, err := Open(t.Context(), path, store.Config{})
 	if err != nil {
@@ -621,41 +602,10 @@ func TestHistoryCountsMigration(t *testing.T) {
 func TestRiverMigration(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "triage.db")
-	write, err := sql.Open("sqlite", dsn(path, true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	write.SetMaxOpenConns(1)
-	entries, err := migrationFiles.ReadDir("migrations")
-	if err != nil {
-		t.Fatal(err)
-	}
-	v9 := fstest.MapFS{}
-	for _, e := range entries {
-		if e.Name() < "0010" {
-			data, err := migrationFiles.ReadFile("migrations/" + e.Name())
-			if err != nil {
-				t.Fatal(err)
-			}
-			v9["m/"+e.Name()] = &fstest.MapFile{Data: data}
-		}
-	}
-	w := newWriter(write)
-	if applied, err := sqlstore.Migrate(ctx, database{w: w}, dialect, v9, "m"); err != nil || len(applied) != 9 {
-		t.Fatalf("migrating to 0009: %v, %v", applied, err)
-	}
 	runAt := time.Date(2026, 1, 1, 12, 0, 0, 123456789, time.UTC)
-	err = w.write(ctx, func(q sqlstore.Querier) error {
-		return storetest.FillOldJobs(runAt, func(query string, args ...any) error {
-			_, err := q.Exec(ctx, query, args...)
-			return err
-		})
+	oldSchema(t, path, 9, func(old oldStore) error {
+		return old.write(ctx, func(q sqlstore.Querier) error { return storetest.FillOldJobs(runAt, execOn(ctx, q)) })
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.stop()
-	write.Close()
 
 	s, err := Open(ctx, path, store.Config{})
 	if err != nil {

@@ -534,7 +534,7 @@ export function Group({ g }: { g: OccurrenceGroup }) {
             <>
               <button type="button" className="times" aria-expanded={open} aria-controls={uid} onClick={() => setOpen((o) => !o)}>
                 ×{n}
-                <span className="visually-hidden"> identical occurrences: {open ? 'hide' : 'show'} each</span>
+                <span className="vh"> identical occurrences: {open ? 'hide' : 'show'} each</span>
               </button>{' '}
             </>
           )}
