@@ -62,8 +62,9 @@
 // records' indexes of the listing's filters and sorts, and GET
 // ?query_id's, whose lookups are then skipped), search (SQLite: the
 // triggers that queue records for the full-text index; PostgreSQL: the
-// search column and its GIN index), counts (record_counts' triggers and
-// index), streams (the occurrences' indexes of the feedback stream and of
+// search column and its GIN index), counts (SQLite: record_counts'
+// triggers and index; PostgreSQL, whose report statement writes the
+// counts itself: the index only), streams (the occurrences' indexes of the feedback stream and of
 // an MCP session's records), expiry (the claims' and attempts' indexes by
 // time) and detail (occurrences_by_record: a record's occurrences and,
 // measured, the write path's too, so not in all). Each part removed
