@@ -3,7 +3,6 @@ package triage
 import (
 	"bytes"
 	"encoding/json"
-	"maps"
 	"slices"
 
 	"github.com/triage-go/triage/fault"
@@ -29,34 +28,37 @@ func (r *Report) Document() (json.RawMessage, error) {
 		c.Data.Message = fault.Redact(c.Data.Message)
 		return MarshalDocument(&c)
 	}
-	data := maps.Clone(r.dataMembers)
-	// The context, the agent's fault and every member the format does not
-	// name: their strings redacted, their credential-named members dropped.
-	if err := redactMembers(data, func(name string) bool {
-		return name == "context" || name == "fault" || !slices.Contains(dataMemberNames, name)
-	}); err != nil {
-		return nil, err
-	}
-	if raw, ok := data["message"]; ok {
-		var msg string
-		if json.Unmarshal(raw, &msg) == nil {
-			doc, err := MarshalDocument(fault.Redact(msg))
-			if err != nil {
-				return nil, err
-			}
-			data["message"] = doc
+	var b bytes.Buffer
+	b.Grow(documentSize(r.members) + 32)
+	err := writeMembers(&b, r.members, func(b *bytes.Buffer, name string, raw json.RawMessage) (bool, error) {
+		switch {
+		case name == "data":
+			// The context, the agent's fault and every member the
+			// format does not name: their strings redacted, their
+			// credential-named members dropped; the message redacted.
+			return true, writeMembers(b, r.dataMembers, func(b *bytes.Buffer, name string, raw json.RawMessage) (bool, error) {
+				switch {
+				case name == "message":
+					// As json.Unmarshal into a string takes it: a
+					// string, or null for "".
+					if msg, ok := jsonmember.StringOfMember(raw); ok || jsonmember.IsNull(raw) {
+						fault.AppendJSONString(b, fault.Redact(msg))
+						return true, nil
+					}
+				case name == "context" || name == "fault" || !slices.Contains(dataMemberNames, name):
+					return redactMember(b, name, raw)
+				}
+				return true, json.Compact(b, raw)
+			})
+		case !slices.Contains(reportMemberNames, name):
+			return redactMember(b, name, raw)
 		}
-	}
-	top := maps.Clone(r.members)
-	doc, err := MarshalDocument(data)
+		return true, json.Compact(b, raw)
+	})
 	if err != nil {
 		return nil, err
 	}
-	top["data"] = doc
-	if err := redactMembers(top, func(name string) bool { return !slices.Contains(reportMemberNames, name) }); err != nil {
-		return nil, err
-	}
-	return MarshalDocument(top)
+	return b.Bytes(), nil
 }
 
 // The members of a report and of its data that the format names; the
@@ -67,35 +69,57 @@ var (
 	dataMemberNames   = []string{"error_type", "error_code", "message", "context", "query_id", "fault"}
 )
 
-// redactMembers redacts, in place, the members of obj that which selects:
-// as RedactContext redacts a context (strings through fault.Redact,
-// members named for a credential dropped, numbers kept as written).
-func redactMembers(obj map[string]json.RawMessage, which func(string) bool) error {
-	picked := map[string]any{}
-	for name, raw := range obj {
-		if !which(name) || jsonmember.IsNull(raw) {
-			continue
-		}
-		d := json.NewDecoder(bytes.NewReader(raw))
-		d.UseNumber()
-		var v any
-		if err := d.Decode(&v); err != nil {
-			return err
-		}
-		picked[name] = v
-		delete(obj, name)
+// writeMembers writes obj as a compact JSON object, its members in the
+// order of their names (as encoding/json writes a map), each value
+// written by value: false to leave the member out (value wrote nothing).
+func writeMembers(b *bytes.Buffer, obj map[string]json.RawMessage, value func(b *bytes.Buffer, name string, raw json.RawMessage) (bool, error)) error {
+	var arr [8]string
+	names := arr[:0]
+	for name := range obj {
+		names = append(names, name)
 	}
-	if len(picked) == 0 {
-		return nil
-	}
-	for name, v := range RedactContext(picked) {
-		doc, err := MarshalDocument(v)
+	slices.Sort(names)
+	b.WriteByte('{')
+	n, mark := 0, b.Len()
+	for _, name := range names {
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		fault.AppendJSONString(b, name)
+		b.WriteByte(':')
+		kept, err := value(b, name, obj[name])
 		if err != nil {
 			return err
 		}
-		obj[name] = doc
+		if kept {
+			n, mark = n+1, b.Len()
+		} else {
+			b.Truncate(mark)
+		}
 	}
+	b.WriteByte('}')
 	return nil
+}
+
+// redactMember writes a member's value redacted as RedactContext redacts
+// a context (strings through fault.Redact, members named for a credential
+// dropped, numbers kept as written): false when the member is dropped
+// itself, for its name. A null stays null.
+func redactMember(b *bytes.Buffer, name string, raw json.RawMessage) (bool, error) {
+	if jsonmember.IsNull(raw) {
+		b.WriteString("null")
+		return true, nil
+	}
+	return fault.AppendSanitizedMember(b, name, raw)
+}
+
+// documentSize is about the size of a document of these members.
+func documentSize(members map[string]json.RawMessage) int {
+	n := 0
+	for name, raw := range members {
+		n += len(name) + len(raw) + 4
+	}
+	return n
 }
 
 // MarshalDocument is json.Marshal without HTML escaping, compact: how the

@@ -139,9 +139,9 @@ type result struct {
 	// one is the same target's load from one client at a time, after
 	// this one (nil: not measured).
 	one *result
-	// cpu is this process's CPU time per request over the load from
-	// many clients (client and in-process servers: what a loaded
-	// machine moves least).
+	// cpu is this process's CPU time per request over the load
+	// (client and in-process servers: what a loaded machine moves
+	// least), from many clients or, in one, from one at a time.
 	cpu time.Duration
 }
 
@@ -247,6 +247,10 @@ func run1(requests, concurrency, serial int, bound time.Duration, pg string, rec
 			// One client at a time: what a request costs when nothing
 			// is batched with it, the latency a lone client sees.
 			var one result
+			cpu0, err := selfCPU()
+			if err != nil {
+				return err
+			}
 			if t.direct != nil {
 				var err error
 				if one, err = storeFloor(t.name, t.direct, prefix+"_one", serial, 1, bound); err != nil {
@@ -254,6 +258,9 @@ func run1(requests, concurrency, serial int, bound time.Duration, pg string, rec
 				}
 			} else {
 				one = load(t.name, []string{t.base}, prefix+"_one", serial, 1, bound, t.want)
+			}
+			if cpu1, err := selfCPU(); err == nil && one.n > 0 {
+				one.cpu = (cpu1 - cpu0) / time.Duration(one.n)
 			}
 			r.one = &one
 		}
@@ -432,7 +439,7 @@ func run1(requests, concurrency, serial int, bound time.Duration, pg string, rec
 	}
 
 	fmt.Printf("records stored before each service's load: %d; %d requests, %d clients\n\n", records, requests, concurrency)
-	fmt.Printf("| target | requests | failed | req/s | p50 | p99 | share of bare | share of its floor | written per request | GET ?query_id p50 / p99 |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Printf("| target | requests | failed | req/s | p50 | p99 | share of bare | share of its floor | written per request | CPU per request | GET ?query_id p50 / p99 |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range results {
 		share, written, get := "", "", ""
 		if r.floor >= 0 {
@@ -447,8 +454,9 @@ func run1(requests, concurrency, serial int, bound time.Duration, pg string, rec
 				get += fmt.Sprintf(" (%d failed)", r.get.failed)
 			}
 		}
-		fmt.Printf("| %s | %d | %d | %.0f | %v | %v | %.0f %% | %s | %s | %s |\n", r.name, r.n, r.failed, r.rps(),
-			r.p50.Round(10*time.Microsecond), r.p99.Round(10*time.Microsecond), 100*r.rps()/results[0].rps(), share, written, get)
+		fmt.Printf("| %s | %d | %d | %.0f | %v | %v | %.0f %% | %s | %s | %v | %s |\n", r.name, r.n, r.failed, r.rps(),
+			r.p50.Round(10*time.Microsecond), r.p99.Round(10*time.Microsecond), 100*r.rps()/results[0].rps(), share, written,
+			r.cpu.Round(time.Microsecond), get)
 	}
 	for i, r := range results {
 		if strings.HasPrefix(r.name, "store alone") && i > 0 && r.n > 0 {
@@ -486,7 +494,7 @@ func printSerial(results []result, serial int) {
 	}
 	bare := results[0].one
 	fmt.Printf("\none client at a time, %d requests each:\n\n", serial)
-	fmt.Printf("| target | requests | failed | p50 | p99 | p50 / its floor's | p50 / bare's |\n|---|---|---|---|---|---|---|\n")
+	fmt.Printf("| target | requests | failed | p50 | p99 | p50 / its floor's | p50 / bare's | CPU per request |\n|---|---|---|---|---|---|---|---|\n")
 	for _, r := range results {
 		o := r.one
 		if o == nil {
@@ -496,8 +504,8 @@ func printSerial(results []result, serial int) {
 		if r.floor > 0 && results[r.floor].one != nil && results[r.floor].one.p50 > 0 {
 			ratio = fmt.Sprintf("%.2f× (%s)", float64(o.p50)/float64(results[r.floor].one.p50), strings.SplitN(results[r.floor].name, ":", 2)[0])
 		}
-		fmt.Printf("| %s | %d | %d | %v | %v | %s | %.1f× |\n", r.name, o.n, o.failed, o.p50.Round(10*time.Microsecond),
-			o.p99.Round(10*time.Microsecond), ratio, float64(o.p50)/float64(max(bare.p50, 1)))
+		fmt.Printf("| %s | %d | %d | %v | %v | %s | %.1f× | %v |\n", r.name, o.n, o.failed, o.p50.Round(10*time.Microsecond),
+			o.p99.Round(10*time.Microsecond), ratio, float64(o.p50)/float64(max(bare.p50, 1)), o.cpu.Round(time.Microsecond))
 	}
 }
 

@@ -1,0 +1,225 @@
+package fault
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// AppendSanitizedMember appends to buf the value of a details member
+// named name whose value is the JSON text raw, as SanitizeDetails leaves
+// it, encoded as encoding/json encodes it without HTML escaping: the
+// bytes that decoding raw (numbers as json.Number), SanitizeDetails on
+// {name: value}, and encoding the member's value again would give,
+// without the values in between. Objects come out compact with their
+// members sorted by name (the last of a name given twice), numbers as
+// they were written; members named for a credential are dropped at every
+// depth, every string goes through Redact, and what lies deeper than 32
+// levels is dropped. kept is false, and nothing is appended, when the
+// member itself is dropped (its name denotes a credential). An error, and
+// nothing appended, for raw that is not valid JSON.
+//
+// A stored report's documents are written this way (triage.Report's
+// Document): its context and free members, sanitized as the handler's
+// copy was, without a map of every member and their values to build and
+// encode by reflection.
+func AppendSanitizedMember(buf *bytes.Buffer, name string, raw []byte) (kept bool, err error) {
+	if !json.Valid(raw) {
+		return false, errInvalidJSON
+	}
+	if sensitiveKey(name) {
+		return false, nil
+	}
+	return appendSanitized(buf, bytes.TrimSpace(raw), 0), nil // depth 0 is kept
+}
+
+var errInvalidJSON = errors.New("fault: a details member that is not valid JSON")
+
+// AppendJSONString appends s as encoding/json encodes a string without
+// HTML escaping.
+func AppendJSONString(buf *bytes.Buffer, s string) {
+	if plainText(s) {
+		buf.WriteByte('"')
+		buf.WriteString(s)
+		buf.WriteByte('"')
+		return
+	}
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)           // a string always encodes
+	buf.Truncate(buf.Len() - 1) // Encode's newline
+}
+
+// plainText reports whether encoding/json writes s between quotes as it
+// is: valid UTF-8 without quotes, backslashes, control characters or the
+// line and paragraph separators (U+2028, U+2029), which it escapes.
+func plainText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '"' || c == '\\' || c < 0x20 || c == 0xE2 && i+2 < len(s) && s[i+1] == 0x80 && s[i+2]&^1 == 0xA8 {
+			return false
+		}
+	}
+	return utf8.ValidString(s)
+}
+
+// appendSanitized appends raw, a valid JSON value without the space
+// around it, as sanitizeValue at depth leaves the value it decodes to:
+// false, appending nothing, when it is dropped.
+func appendSanitized(buf *bytes.Buffer, raw []byte, depth int) bool {
+	if depth > maxSanitizeDepth {
+		return false
+	}
+	switch raw[0] {
+	case '{':
+		appendSanitizedObject(buf, raw, depth)
+	case '[':
+		buf.WriteByte('[')
+		n, mark := 0, buf.Len()
+		eachJSONItem(raw, func(item []byte) {
+			if n > 0 {
+				buf.WriteByte(',')
+			}
+			if appendSanitized(buf, item, depth+1) {
+				n, mark = n+1, buf.Len()
+			} else {
+				buf.Truncate(mark)
+			}
+		})
+		buf.WriteByte(']')
+	case '"':
+		AppendJSONString(buf, Redact(jsonText(raw)))
+	default: // a number as it was written (json.Number), true, false, null
+		buf.Write(raw)
+	}
+	return true
+}
+
+// jsonMember is an object's member: its decoded name and its value's text.
+type jsonMember struct {
+	name string
+	raw  []byte
+}
+
+// appendSanitizedObject appends raw, an object, as sanitizeValue leaves
+// the map it decodes to, encoded with its members sorted.
+func appendSanitizedObject(buf *bytes.Buffer, raw []byte, depth int) {
+	var arr [16]jsonMember
+	ms := arr[:0]
+	eachJSONMember(raw, func(name string, val []byte) { ms = append(ms, jsonMember{name, val}) })
+	// Sorted by name, a name given twice in the order given: the last is
+	// the one a map keeps.
+	slices.SortStableFunc(ms, func(a, b jsonMember) int { return strings.Compare(a.name, b.name) })
+	buf.WriteByte('{')
+	n, mark := 0, buf.Len()
+	for i, m := range ms {
+		if i+1 < len(ms) && ms[i+1].name == m.name || sensitiveKey(m.name) {
+			continue
+		}
+		if n > 0 {
+			buf.WriteByte(',')
+		}
+		AppendJSONString(buf, m.name)
+		buf.WriteByte(':')
+		if appendSanitized(buf, m.raw, depth+1) {
+			n, mark = n+1, buf.Len()
+		} else {
+			buf.Truncate(mark)
+		}
+	}
+	buf.WriteByte('}')
+}
+
+// jsonText decodes raw, a valid JSON string: its bytes between the quotes
+// when they need no decoding, else through encoding/json (escapes, and
+// invalid UTF-8 as U+FFFD).
+func jsonText(raw []byte) string {
+	body := raw[1 : len(raw)-1]
+	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
+		return string(body)
+	}
+	var s string
+	_ = json.Unmarshal(raw, &s) // valid
+	return s
+}
+
+// eachJSONMember calls do with each member of obj, a valid JSON object,
+// in order: its decoded name and its value without the space around it.
+func eachJSONMember(obj []byte, do func(name string, val []byte)) {
+	i := jsonSpace(obj, 1)
+	for obj[i] != '}' {
+		end := jsonStringEnd(obj, i)
+		name := jsonText(obj[i:end])
+		i = jsonSpace(obj, jsonSpace(obj, end)+1) // past ':'
+		vend := jsonValueEnd(obj, i)
+		do(name, obj[i:vend])
+		if i = jsonSpace(obj, vend); obj[i] == ',' {
+			i = jsonSpace(obj, i+1)
+		}
+	}
+}
+
+// eachJSONItem calls do with each item of arr, a valid JSON array.
+func eachJSONItem(arr []byte, do func(item []byte)) {
+	i := jsonSpace(arr, 1)
+	for arr[i] != ']' {
+		end := jsonValueEnd(arr, i)
+		do(arr[i:end])
+		if i = jsonSpace(arr, end); arr[i] == ',' {
+			i = jsonSpace(arr, i+1)
+		}
+	}
+}
+
+// jsonSpace returns the index of the first byte at or after i that is not
+// JSON white space.
+func jsonSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// jsonStringEnd returns the index just past the string that starts at i.
+func jsonStringEnd(data []byte, i int) int {
+	for i++; i < len(data); i++ {
+		switch data[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return i
+}
+
+// jsonValueEnd returns the index just past the valid value that starts at
+// i.
+func jsonValueEnd(data []byte, i int) int {
+	switch data[i] {
+	case '"':
+		return jsonStringEnd(data, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(data); i++ {
+			switch data[i] {
+			case '"':
+				i = jsonStringEnd(data, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return i
+	}
+	for i < len(data) && !strings.ContainsRune(",}] \t\n\r", rune(data[i])) {
+		i++
+	}
+	return i
+}
