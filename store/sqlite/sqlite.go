@@ -114,7 +114,13 @@ func Open(ctx context.Context, path string, opts store.Config) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
-	s.writer.indexing.Store(true) // records_fts_pending is there (0025)
+	// records_fts_behind is there (0027): index what a crash left behind.
+	s.writer.indexing.Store(true)
+	s.writer.dirty.Store(true)
+	if err := s.writer.catchUpNow(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
 	s.core = sqlstore.New(db, dialect, opts, queue)
 	s.river = queue.Client()
 	return s, nil
@@ -299,6 +305,10 @@ type database struct {
 func (d database) Writer() sqlstore.Execer  { return execer{d.w} }
 func (d database) Reader() sqlstore.Querier { return dbQuerier{d.read, d.readStmts} }
 func (d database) Conns() int               { return d.read.Stats().MaxOpenConnections }
+
+// CatchUp indexes the records the search index is behind (see
+// writer.catchUp): sqlstore.Behind.
+func (d database) CatchUp(ctx context.Context) error { return d.w.catchUpNow(ctx) }
 
 func (d database) Write(ctx context.Context, fn func(sqlstore.Querier) error) error {
 	return d.w.write(ctx, fn)

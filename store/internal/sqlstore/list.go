@@ -60,6 +60,13 @@ func (t *tenant) ErrorRecords(ctx context.Context, f store.Filter) (store.Page, 
 	if err != nil {
 		return store.Page{}, t.s.errorf("list records", err)
 	}
+	if b, ok := t.s.db.(Behind); ok && f.Search != "" {
+		// The index behind the records catches up first: the search
+		// sees every record committed before it.
+		if err := b.CatchUp(ctx); err != nil {
+			return store.Page{}, t.s.errorf("list records", err)
+		}
+	}
 	page := store.Page{Records: []store.RecordSummary{}}
 	err = t.read(ctx, func(q Querier) error {
 		page = store.Page{Records: []store.RecordSummary{}}

@@ -85,6 +85,14 @@ type DB interface {
 	Conns() int
 }
 
+// Behind is a DB that writes part of its indexes behind its writes (SQLite's
+// full-text index, store/sqlite's migration 0027): a read that needs them
+// calls CatchUp first, which returns once every write committed before it
+// was called is indexed.
+type Behind interface {
+	CatchUp(ctx context.Context) error
+}
+
 // Queue is the durable job queue a Store enqueues to and reads jobs from
 // (store/internal/riverjobs, on River), in the transactions of its DB: the
 // Querier a Queue method is given is one of DB.Write's or DB.Read's.
