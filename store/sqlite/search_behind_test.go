@@ -117,3 +117,65 @@ func slowIdle(t testing.TB) {
 	indexIdle = time.Hour
 	t.Cleanup(func() { indexIdle = prior })
 }
+
+// TestListingBehindMigration migrates a database of the schema before
+// migration 0028 (the listing's five indexes holding every record): its
+// records are listed (in the indexes, now partial), a new record is not
+// until the writer catches up, and the listing finds both all the same,
+// in each sort and through each filter an index serves.
+func TestListingBehindMigration(t *testing.T) {
+	ctx := t.Context()
+	slowIdle(t)
+	path := filepath.Join(t.TempDir(), "triage.db")
+	oldSchema(t, path, 27, func(old oldStore) error {
+		reportTitled(t, old.Tenant("default"), "d_alpha", "err_alpha", "alpha before")
+		return nil
+	})
+	s, err := Open(ctx, path, store.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	listed := func() (on, off int) {
+		t.Helper()
+		if err := s.read.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE listed = 1), count(*) FILTER (WHERE listed = 0) FROM records`).Scan(&on, &off); err != nil {
+			t.Fatal(err)
+		}
+		return on, off
+	}
+	if on, off := listed(); on != 1 || off != 0 {
+		t.Fatalf("migrated: %d records listed, %d not; want 1, 0", on, off)
+	}
+	for _, ix := range []string{"records_by_agent", "records_by_status", "records_by_last_seen", "records_by_count", "records_by_query"} {
+		var n int
+		if err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = $1 AND sql LIKE '%WHERE listed = 1'`, ix).Scan(&n); err != nil || n != 1 {
+			t.Errorf("%s is not the partial index of the listed records (%v)", ix, err)
+		}
+	}
+	tn := s.Tenant("default")
+	reportTitled(t, tn, "d_beta", "err_beta", "beta after")
+	if on, off := listed(); on != 1 || off != 1 {
+		t.Fatalf("a new record: %d records listed, %d not; want 1, 1", on, off)
+	}
+	for _, f := range []store.Filter{{}, {Sort: store.SortCount}, {Sort: store.SortFirstSeen}, {AgentID: "query_engine"},
+		{Status: "unresolved"}, {Status: "unresolved", Sort: store.SortCount}} {
+		p, err := tn.ErrorRecords(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Records) != 2 || p.Total != 2 || p.Records[0].ErrorID != "err_beta" {
+			t.Errorf("%+v lists %+v (total %d), want err_beta then err_alpha", f, p.Records, p.Total)
+		}
+	}
+	p, err := tn.ErrorRecords(ctx, store.Filter{QueryID: "q_d_beta"})
+	if err != nil || len(p.Records) != 1 || p.Total != 1 || p.Records[0].ErrorID != "err_beta" {
+		t.Errorf("query q_d_beta lists %+v (total %d, %v), want err_beta", p.Records, p.Total, err)
+	}
+	// A search catches both indexes up.
+	if _, err := tn.ErrorRecords(ctx, store.Filter{Search: "beta"}); err != nil {
+		t.Fatal(err)
+	}
+	if on, off := listed(); on != 2 || off != 0 {
+		t.Errorf("caught up: %d records listed, %d not; want 2, 0", on, off)
+	}
+}

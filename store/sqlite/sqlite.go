@@ -36,6 +36,8 @@ var dialect = sqlstore.Dialect{
 	RiverTime: riverTime,
 	FullText:  sqlstore.FTS5, // migrations/0016_search.sql
 	ByQuery:   "records r INDEXED BY records_by_query",
+	Listed:    "r.listed = 1",                                 // migrations/0028_listing_behind.sql
+	Unlisted:  "r.seq > (SELECT seq FROM records_fts_behind)", // r.listed = 0
 }
 
 // riverTime is a time as River's SQLite driver keeps it: text, in UTC, to

@@ -388,19 +388,22 @@ func (w *writer) runTx(batch []*request) (rest []*request) {
 	return nil
 }
 
-// The statements of catchUp (migration 0027): how far the records go
-// (the greatest seq ever taken) and how far the index goes; the records
-// between, indexed in one statement; the index's new mark.
+// The statements of catchUp (migrations 0027 and 0028): how far the
+// records go (the greatest seq ever taken) and how far the indexes
+// behind them go (the mark); the records between, indexed in one
+// statement and listed (entered in the listing's partial indexes) in
+// another; the new mark.
 const (
 	behindSQL = `SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'records'), 0), b.seq
 	FROM records_fts_behind AS b`
 	indexBehindSQL = `INSERT INTO records_fts (rowid, title, code, agent_id, query_id)
 	SELECT seq, title, code, agent_id, query_id FROM records WHERE seq > $1 AND seq <= $2`
+	listBehindSQL  = `UPDATE records SET listed = 1 WHERE seq > $1 AND seq <= $2`
 	markIndexedSQL = `UPDATE records_fts_behind SET seq = $1`
 )
 
-// Search written behind (migration 0027): the full-text index is caught
-// up with the records when at least indexEvery records are behind it (in
+// Search and the listing's indexes written behind (migrations 0027 and
+// 0028): they are caught up with the records when at least indexEvery records are behind it (in
 // the transaction of the reports that make them so), when the writer has
 // been idle for indexIdle with records behind, before a search reads
 // (CatchUp), and at Open and Close. Each catch-up is one FTS5 segment.
@@ -409,7 +412,7 @@ var (
 	indexIdle  = 200 * time.Millisecond
 )
 
-// catchUp indexes, in q's transaction, the records above the index's
+// catchUp indexes and lists, in q's transaction, the records above the
 // mark (records_fts_behind) when there are at least least of them, and
 // moves the mark. It tells whether records are left behind, and then sets
 // dirty before the transaction commits: a search that finds dirty unset
@@ -433,6 +436,9 @@ func (w *writer) catchUp(q *txQuerier, least int64) (left bool, err error) {
 	}
 	if _, err := q.Exec(w.ctx, indexBehindSQL, mark, last); err != nil {
 		return true, fmt.Errorf("sqlite: indexing the records behind: %w", err)
+	}
+	if _, err := q.Exec(w.ctx, listBehindSQL, mark, last); err != nil {
+		return true, fmt.Errorf("sqlite: listing the records behind: %w", err)
 	}
 	if _, err := q.Exec(w.ctx, markIndexedSQL, last); err != nil {
 		return true, fmt.Errorf("sqlite: indexing the records behind: %w", err)

@@ -220,8 +220,17 @@ func listRecords(d Dialect, now time.Time, tenant string, f store.Filter) (recor
 			w.WriteString(" AND " + fmt.Sprintf(d.FullText.Match, query))
 		}
 	}
-	l.total = `SELECT count(*) FROM (SELECT 1 FROM ` + from + ` WHERE ` + w.String() + ` LIMIT ` +
-		strconv.Itoa(store.TotalCap+1) + `) AS m`
+	// Where the listing's indexes are written behind (Dialect.Listed),
+	// the listed records are read through them, the others through the
+	// table, and merged. A search or a window reads its matches first.
+	behind := d.Listed != "" && !l.windowed && f.Search == ""
+	if behind {
+		l.total = `SELECT (SELECT count(*) FROM (SELECT 1 FROM ` + from + ` WHERE ` + w.String() + ` AND ` + d.Listed + ` LIMIT ` +
+			strconv.Itoa(store.TotalCap+1) + `) AS m) + (SELECT count(*) FROM ` + recordFrom + ` WHERE ` + w.String() + ` AND ` + d.Unlisted + `)`
+	} else {
+		l.total = `SELECT count(*) FROM (SELECT 1 FROM ` + from + ` WHERE ` + w.String() + ` LIMIT ` +
+			strconv.Itoa(store.TotalCap+1) + `) AS m`
+	}
 	l.totalArgs = append([]any(nil), w.args...)
 
 	var key, order string
@@ -246,9 +255,26 @@ func listRecords(d Dialect, now time.Time, tenant string, f store.Filter) (recor
 	if l.windowed {
 		cols += ", c.n"
 	}
-	l.query = `SELECT ` + cols + ` FROM ` + from + ` WHERE ` + w.String() + ` ORDER BY ` + order + ` LIMIT ` + w.arg(l.size+1)
+	limit := w.arg(l.size + 1)
+	l.query = `SELECT ` + cols + ` FROM ` + from + ` WHERE ` + w.String() + ` ORDER BY ` + order + ` LIMIT ` + limit
+	if behind {
+		l.query = ListedFirst(d, cols, from, recordFrom, w.String(), order, limit)
+	}
 	l.args = w.args
 	return l, nil
+}
+
+// ListedFirst is `SELECT cols FROM from WHERE where ORDER BY order LIMIT
+// limit` where d writes the listing's indexes behind (Dialect.Listed):
+// the records listed through from (which walks their indexes), the
+// unlisted ones through unlisted (the table: a range of seq), each
+// part's order walked or sorted, then merged. order's columns are
+// records r's, and cols must name each of them once.
+func ListedFirst(d Dialect, cols, from, unlisted, where, order, limit string) string {
+	// The compound's order names its result columns.
+	return `SELECT * FROM (SELECT ` + cols + ` FROM ` + from + ` WHERE ` + where + ` AND ` + d.Listed +
+		` ORDER BY ` + order + ` LIMIT ` + limit + `) AS listed UNION ALL SELECT * FROM (SELECT ` + cols + ` FROM ` + unlisted +
+		` WHERE ` + where + ` AND ` + d.Unlisted + `) AS unlisted ORDER BY ` + strings.ReplaceAll(order, "r.", "") + ` LIMIT ` + limit
 }
 
 // listCursorPrefix marks a listing's cursor: "rec2:" then its sort (and,

@@ -182,6 +182,15 @@ type Dialect struct {
 	// through every record of the tenant, to find the one or few of a
 	// query; PostgreSQL's statistics tell it a query ID is rare.
 	ByQuery string
+	// Listed, when set, is the condition on records r that the listing's
+	// indexes (records_by_agent, _status, _last_seen, _count, _query)
+	// hold r, and Unlisted that they do not yet: SQLite writes them
+	// behind the reports (partial indexes, migration 0028), and its
+	// unlisted records are a range of seq, at most a catch-up's worth. A
+	// listing then reads the listed records through the indexes and the
+	// unlisted through the table, and merges them: every record is
+	// exactly one of the two.
+	Listed, Unlisted string
 }
 
 // Store implements store.Store but for Ping, Ready and Close, which the
