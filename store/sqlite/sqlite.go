@@ -38,6 +38,8 @@ var dialect = sqlstore.Dialect{
 	ByQuery:   "records r INDEXED BY records_by_query",
 	Listed:    "r.listed = 1",                                 // migrations/0028_listing_behind.sql
 	Unlisted:  "r.seq > (SELECT seq FROM records_fts_behind)", // r.listed = 0
+	AnyUnlisted: `SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'records'), 0) >
+		(SELECT seq FROM records_fts_behind)`,
 }
 
 // riverTime is a time as River's SQLite driver keeps it: text, in UTC, to

@@ -71,7 +71,19 @@ func (t *tenant) ErrorRecords(ctx context.Context, f store.Filter) (store.Page, 
 	err = t.read(ctx, func(q Querier) error {
 		page = store.Page{Records: []store.RecordSummary{}}
 		var last listKey
-		rows, err := q.Query(ctx, l.query, l.args...)
+		query, total := l.query, l.total
+		if l.listedQuery != "" {
+			// No record behind the listing's indexes in this snapshot:
+			// they hold every record, and the statements need not merge.
+			var behind bool
+			if err := q.QueryRow(ctx, t.s.d.AnyUnlisted).Scan(&behind); err != nil {
+				return err
+			}
+			if !behind {
+				query, total = l.listedQuery, l.listedTotal
+			}
+		}
+		rows, err := q.Query(ctx, query, l.args...)
 		err = scanAll(rows, err, func(row Row) error {
 			var (
 				r store.RecordSummary
@@ -104,7 +116,7 @@ func (t *tenant) ErrorRecords(ctx context.Context, f store.Filter) (store.Page, 
 		if err != nil {
 			return err
 		}
-		if err := q.QueryRow(ctx, l.total, l.totalArgs...).Scan(&page.Total); err != nil {
+		if err := q.QueryRow(ctx, total, l.totalArgs...).Scan(&page.Total); err != nil {
 			return err
 		}
 		if page.Total > store.TotalCap {
@@ -135,8 +147,12 @@ type listKey struct{ n, seq int64 }
 type recordList struct {
 	query, total    string
 	args, totalArgs []any
-	sort            string
-	windowed        bool
+	// listedQuery and listedTotal, when set, are query and total for a
+	// snapshot in which every record is listed (Dialect.Listed): the
+	// listed records alone, through their indexes.
+	listedQuery, listedTotal string
+	sort                     string
+	windowed                 bool
 	// hours are a windowed listing's: from the first to the one before
 	// end, which its cursor keeps, so that its pages count the same hours.
 	hour, end int64
@@ -225,8 +241,10 @@ func listRecords(d Dialect, now time.Time, tenant string, f store.Filter) (recor
 	// table, and merged. A search or a window reads its matches first.
 	behind := d.Listed != "" && !l.windowed && f.Search == ""
 	if behind {
-		l.total = `SELECT (SELECT count(*) FROM (SELECT 1 FROM ` + from + ` WHERE ` + w.String() + ` AND ` + d.Listed + ` LIMIT ` +
-			strconv.Itoa(store.TotalCap+1) + `) AS m) + (SELECT count(*) FROM ` + recordFrom + ` WHERE ` + w.String() + ` AND ` + d.Unlisted + `)`
+		listed := `(SELECT count(*) FROM (SELECT 1 FROM ` + from + ` WHERE ` + w.String() + ` AND ` + d.Listed + ` LIMIT ` +
+			strconv.Itoa(store.TotalCap+1) + `) AS m)`
+		l.total = `SELECT ` + listed + ` + (SELECT count(*) FROM ` + recordFrom + ` WHERE ` + w.String() + ` AND ` + d.Unlisted + `)`
+		l.listedTotal = `SELECT ` + listed
 	} else {
 		l.total = `SELECT count(*) FROM (SELECT 1 FROM ` + from + ` WHERE ` + w.String() + ` LIMIT ` +
 			strconv.Itoa(store.TotalCap+1) + `) AS m`
@@ -258,6 +276,7 @@ func listRecords(d Dialect, now time.Time, tenant string, f store.Filter) (recor
 	limit := w.arg(l.size + 1)
 	l.query = `SELECT ` + cols + ` FROM ` + from + ` WHERE ` + w.String() + ` ORDER BY ` + order + ` LIMIT ` + limit
 	if behind {
+		l.listedQuery = `SELECT ` + cols + ` FROM ` + from + ` WHERE ` + w.String() + ` AND ` + d.Listed + ` ORDER BY ` + order + ` LIMIT ` + limit
 		l.query = ListedFirst(d, cols, from, recordFrom, w.String(), order, limit)
 	}
 	l.args = w.args
