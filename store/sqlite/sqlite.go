@@ -36,6 +36,10 @@ var dialect = sqlstore.Dialect{
 	RiverTime: riverTime,
 	FullText:  sqlstore.FTS5, // migrations/0016_search.sql
 	ByQuery:   "records r INDEXED BY records_by_query",
+	Listed:    "r.listed = 1",                                 // migrations/0028_listing_behind.sql
+	Unlisted:  "r.seq > (SELECT seq FROM records_fts_behind)", // r.listed = 0
+	AnyUnlisted: `SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'records'), 0) >
+		(SELECT seq FROM records_fts_behind)`,
 }
 
 // riverTime is a time as River's SQLite driver keeps it: text, in UTC, to
@@ -114,7 +118,13 @@ func Open(ctx context.Context, path string, opts store.Config) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
-	s.writer.indexing.Store(true) // records_fts_pending is there (0025)
+	// records_fts_behind is there (0027): index what a crash left behind.
+	s.writer.indexing.Store(true)
+	s.writer.dirty.Store(true)
+	if err := s.writer.catchUpNow(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
 	s.core = sqlstore.New(db, dialect, opts, queue)
 	s.river = queue.Client()
 	return s, nil
@@ -299,6 +309,10 @@ type database struct {
 func (d database) Writer() sqlstore.Execer  { return execer{d.w} }
 func (d database) Reader() sqlstore.Querier { return dbQuerier{d.read, d.readStmts} }
 func (d database) Conns() int               { return d.read.Stats().MaxOpenConnections }
+
+// CatchUp indexes the records the search index is behind (see
+// writer.catchUp): sqlstore.Behind.
+func (d database) CatchUp(ctx context.Context) error { return d.w.catchUpNow(ctx) }
 
 func (d database) Write(ctx context.Context, fn func(sqlstore.Querier) error) error {
 	return d.w.write(ctx, fn)

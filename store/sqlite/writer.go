@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/triage-go/triage/store/internal/sqlstore"
 )
@@ -87,9 +88,14 @@ type writer struct {
 	batches, writes, reconnects, optimisticRollbacks atomic.Int64
 
 	// indexing is set once the store's migrations made
-	// records_fts_pending: each transaction then indexes the records it
-	// queued before it commits (see indexPending).
-	indexing atomic.Bool
+	// records_fts_behind: the writer then catches the search index up
+	// with the records (see catchUp). dirty is set while records may be
+	// behind it; catchUps counts the catch-ups that indexed.
+	indexing, dirty atomic.Bool
+	catchUps        atomic.Int64
+	// every and idle are indexEvery and indexIdle as the writer began.
+	every int64
+	idle  time.Duration
 }
 
 func newWriter(db *sql.DB) *writer {
@@ -101,6 +107,8 @@ func newWriter(db *sql.DB) *writer {
 		quit:   make(chan struct{}),
 		exited: make(chan struct{}),
 		stmts:  newStmtCache(db),
+		every:  indexEvery,
+		idle:   indexIdle,
 	}
 	for _, q := range []string{savepointSQL, releaseSQL, rollbackToSQL} {
 		w.stmts.prepare(w.ctx, q) // else on first use
@@ -252,16 +260,28 @@ func (w *writer) loop() {
 	defer close(w.exited)
 	defer w.stmts.close()
 	batch := make([]*request, 0, MaxBatch)
+	idle := time.NewTimer(w.idle)
+	defer idle.Stop()
 	for {
+		var idled <-chan time.Time
+		if w.dirty.Load() {
+			idle.Reset(w.idle)
+			idled = idle.C
+		}
 		select {
 		case r := <-w.reqs:
 			batch = append(batch[:0], r)
+		case <-idled:
+			w.catchUpIdle()
+			continue
 		case <-w.quit:
 			// Drain: run what is queued. A request sent after the last
-			// receive is answered ErrClosed by its caller.
+			// receive is answered ErrClosed by its caller. Then what is
+			// behind is indexed.
 			for {
 				batch = w.take(batch[:0])
 				if len(batch) == 0 {
+					w.catchUpIdle()
 					return
 				}
 				w.run(batch)
@@ -353,7 +373,8 @@ func (w *writer) runTx(batch []*request) (rest []*request) {
 			return w.runCareful(ran, live[i+1:])
 		}
 	}
-	if err := w.indexPending(q); err != nil {
+	left, err := w.catchUp(q, w.every)
+	if err != nil {
 		_ = tx.Rollback()
 		q.prepareMissed(w.ctx)
 		w.finish(ran, err)
@@ -361,38 +382,120 @@ func (w *writer) runTx(batch []*request) (rest []*request) {
 	}
 	announce(ran)
 	cerr := tx.Commit()
+	w.committed(left, cerr)
 	q.prepareMissed(w.ctx)
 	w.finish(ran, cerr)
 	return nil
 }
 
-// The statements of indexPending.
+// The statements of catchUp (migrations 0027 and 0028): how far the
+// records go (the greatest seq ever taken) and how far the indexes
+// behind them go (the mark); the records between, indexed in one
+// statement and listed (entered in the listing's partial indexes) in
+// another; the new mark.
 const (
-	indexPendingSQL = `INSERT INTO records_fts (rowid, title, code, agent_id, query_id)
-	SELECT r.seq, r.title, r.code, r.agent_id, r.query_id
-	FROM records_fts_pending p JOIN records r ON r.seq = p.seq`
-	clearPendingSQL = `DELETE FROM records_fts_pending`
+	behindSQL = `SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'records'), 0), b.seq
+	FROM records_fts_behind AS b`
+	indexBehindSQL = `INSERT INTO records_fts (rowid, title, code, agent_id, query_id)
+	SELECT seq, title, code, agent_id, query_id FROM records WHERE seq > $1 AND seq <= $2`
+	listBehindSQL  = `UPDATE records SET listed = 1 WHERE seq > $1 AND seq <= $2`
+	markIndexedSQL = `UPDATE records_fts_behind SET seq = $1`
 )
 
-// indexPending adds to the full-text index (records_fts) the records the
-// transaction queued in records_fts_pending (migration 0025), in one
-// statement, and empties the queue: FTS5 then writes their words as one
-// segment at the commit. Queued by the records' trigger instead of indexed
-// by it, since FTS5 flushes its words at the start of each statement with
-// a statement journal, as most of a report's are: a segment per record.
-// An error breaks the transaction (its writes are answered with it).
-func (w *writer) indexPending(q *txQuerier) error {
+// Search and the listing's indexes written behind (migrations 0027 and
+// 0028): they are caught up with the records when at least indexEvery records are behind it (in
+// the transaction of the reports that make them so), when the writer has
+// been idle for indexIdle with records behind, before a search reads
+// (CatchUp), and at Open and Close. Each catch-up is one FTS5 segment.
+var (
+	indexEvery = int64(256)
+	indexIdle  = 200 * time.Millisecond
+)
+
+// catchUp indexes and lists, in q's transaction, the records above the
+// mark (records_fts_behind) when there are at least least of them, and
+// moves the mark. It tells whether records are left behind, and then sets
+// dirty before the transaction commits: a search that finds dirty unset
+// knows every record committed is indexed. Only the writer clears dirty,
+// once a transaction that left none behind is committed. An error breaks
+// the transaction (its writes are answered with it).
+func (w *writer) catchUp(q *txQuerier, least int64) (left bool, err error) {
 	if !w.indexing.Load() {
+		return false, nil
+	}
+	var last, mark int64
+	if err := q.QueryRow(w.ctx, behindSQL).Scan(&last, &mark); err != nil {
+		return true, fmt.Errorf("sqlite: the search index's mark: %w", err)
+	}
+	if last <= mark {
+		return false, nil
+	}
+	if last-mark < least {
+		w.dirty.Store(true)
+		return true, nil
+	}
+	if _, err := q.Exec(w.ctx, indexBehindSQL, mark, last); err != nil {
+		return true, fmt.Errorf("sqlite: indexing the records behind: %w", err)
+	}
+	if _, err := q.Exec(w.ctx, listBehindSQL, mark, last); err != nil {
+		return true, fmt.Errorf("sqlite: listing the records behind: %w", err)
+	}
+	if _, err := q.Exec(w.ctx, markIndexedSQL, last); err != nil {
+		return true, fmt.Errorf("sqlite: indexing the records behind: %w", err)
+	}
+	w.catchUps.Add(1)
+	return false, nil
+}
+
+// committed is told that a transaction of the writer whose last catchUp
+// left records behind or not (left) committed (cerr nil) or failed.
+func (w *writer) committed(left bool, cerr error) {
+	if cerr == nil && !left {
+		w.dirty.Store(false)
+	}
+}
+
+// catchUpNow catches the index up with every record committed, in a
+// write of its own (in the writer's next batch); when dirty is unset,
+// there is nothing to do.
+func (w *writer) catchUpNow(ctx context.Context) error {
+	if !w.dirty.Load() {
 		return nil
 	}
-	n, err := q.Exec(w.ctx, indexPendingSQL)
-	if err == nil && n > 0 {
-		_, err = q.Exec(w.ctx, clearPendingSQL)
+	return w.write(ctx, func(q sqlstore.Querier) error {
+		tq, ok := q.(*txQuerier)
+		if !ok {
+			return fmt.Errorf("sqlite: %T is not the writer's transaction", q)
+		}
+		_, err := w.catchUp(tq, 1)
+		return err
+	})
+}
+
+// catchUpIdle is the writer's own catch-up, idle with records behind: a
+// transaction of its own, which writes (and syncs) only when there are.
+func (w *writer) catchUpIdle() {
+	if !w.dirty.Load() {
+		return
+	}
+	tx, err := w.db.BeginTx(w.ctx, nil)
+	if err != nil {
+		w.settle(err)
+		return
+	}
+	q := newTxQuerier(tx, w.stmts, true)
+	left, err := w.catchUp(q, 1)
+	if cerr := q.closeRows(); err == nil {
+		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("sqlite: indexing the transaction's records: %w", err)
+		_ = tx.Rollback()
+	} else {
+		err = tx.Commit()
 	}
-	return nil
+	q.prepareMissed(w.ctx)
+	w.committed(left, err)
+	w.settle(err)
 }
 
 // announce tells the early writes of ran that ran without error (see
@@ -455,13 +558,16 @@ func (w *writer) runCareful(again, pending []*request) (rest []*request) {
 			return all[i+1:]
 		}
 	}
-	if err := w.indexPending(q); err != nil {
+	left, err := w.catchUp(q, w.every)
+	if err != nil {
 		_ = tx.Rollback()
 		w.finish(ran, err)
 		return nil
 	}
 	announce(ran)
-	w.finish(ran, tx.Commit())
+	cerr := tx.Commit()
+	w.committed(left, cerr)
+	w.finish(ran, cerr)
 	return nil
 }
 

@@ -45,6 +45,7 @@ func Run(t *testing.T, open Opener) {
 		{"ErrorRecords", listTests},
 		{"Pages", pageTests},
 		{"Search", searchTests},
+		{"Behind", behindTests},
 		{"Counts", countTests},
 		{"Idempotency", idemTests},
 		{"Jobs", jobsTests},

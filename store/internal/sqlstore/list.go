@@ -60,11 +60,30 @@ func (t *tenant) ErrorRecords(ctx context.Context, f store.Filter) (store.Page, 
 	if err != nil {
 		return store.Page{}, t.s.errorf("list records", err)
 	}
+	if b, ok := t.s.db.(Behind); ok && f.Search != "" {
+		// The index behind the records catches up first: the search
+		// sees every record committed before it.
+		if err := b.CatchUp(ctx); err != nil {
+			return store.Page{}, t.s.errorf("list records", err)
+		}
+	}
 	page := store.Page{Records: []store.RecordSummary{}}
 	err = t.read(ctx, func(q Querier) error {
 		page = store.Page{Records: []store.RecordSummary{}}
 		var last listKey
-		rows, err := q.Query(ctx, l.query, l.args...)
+		query, total := l.query, l.total
+		if l.listedQuery != "" {
+			// No record behind the listing's indexes in this snapshot:
+			// they hold every record, and the statements need not merge.
+			var behind bool
+			if err := q.QueryRow(ctx, t.s.d.AnyUnlisted).Scan(&behind); err != nil {
+				return err
+			}
+			if !behind {
+				query, total = l.listedQuery, l.listedTotal
+			}
+		}
+		rows, err := q.Query(ctx, query, l.args...)
 		err = scanAll(rows, err, func(row Row) error {
 			var (
 				r store.RecordSummary
@@ -97,7 +116,7 @@ func (t *tenant) ErrorRecords(ctx context.Context, f store.Filter) (store.Page, 
 		if err != nil {
 			return err
 		}
-		if err := q.QueryRow(ctx, l.total, l.totalArgs...).Scan(&page.Total); err != nil {
+		if err := q.QueryRow(ctx, total, l.totalArgs...).Scan(&page.Total); err != nil {
 			return err
 		}
 		if page.Total > store.TotalCap {
@@ -128,8 +147,12 @@ type listKey struct{ n, seq int64 }
 type recordList struct {
 	query, total    string
 	args, totalArgs []any
-	sort            string
-	windowed        bool
+	// listedQuery and listedTotal, when set, are query and total for a
+	// snapshot in which every record is listed (Dialect.Listed): the
+	// listed records alone, through their indexes.
+	listedQuery, listedTotal string
+	sort                     string
+	windowed                 bool
 	// hours are a windowed listing's: from the first to the one before
 	// end, which its cursor keeps, so that its pages count the same hours.
 	hour, end int64
@@ -213,8 +236,19 @@ func listRecords(d Dialect, now time.Time, tenant string, f store.Filter) (recor
 			w.WriteString(" AND " + fmt.Sprintf(d.FullText.Match, query))
 		}
 	}
-	l.total = `SELECT count(*) FROM (SELECT 1 FROM ` + from + ` WHERE ` + w.String() + ` LIMIT ` +
-		strconv.Itoa(store.TotalCap+1) + `) AS m`
+	// Where the listing's indexes are written behind (Dialect.Listed),
+	// the listed records are read through them, the others through the
+	// table, and merged. A search or a window reads its matches first.
+	behind := d.Listed != "" && !l.windowed && f.Search == ""
+	if behind {
+		listed := `(SELECT count(*) FROM (SELECT 1 FROM ` + from + ` WHERE ` + w.String() + ` AND ` + d.Listed + ` LIMIT ` +
+			strconv.Itoa(store.TotalCap+1) + `) AS m)`
+		l.total = `SELECT ` + listed + ` + (SELECT count(*) FROM ` + recordFrom + ` WHERE ` + w.String() + ` AND ` + d.Unlisted + `)`
+		l.listedTotal = `SELECT ` + listed
+	} else {
+		l.total = `SELECT count(*) FROM (SELECT 1 FROM ` + from + ` WHERE ` + w.String() + ` LIMIT ` +
+			strconv.Itoa(store.TotalCap+1) + `) AS m`
+	}
 	l.totalArgs = append([]any(nil), w.args...)
 
 	var key, order string
@@ -239,9 +273,27 @@ func listRecords(d Dialect, now time.Time, tenant string, f store.Filter) (recor
 	if l.windowed {
 		cols += ", c.n"
 	}
-	l.query = `SELECT ` + cols + ` FROM ` + from + ` WHERE ` + w.String() + ` ORDER BY ` + order + ` LIMIT ` + w.arg(l.size+1)
+	limit := w.arg(l.size + 1)
+	l.query = `SELECT ` + cols + ` FROM ` + from + ` WHERE ` + w.String() + ` ORDER BY ` + order + ` LIMIT ` + limit
+	if behind {
+		l.listedQuery = `SELECT ` + cols + ` FROM ` + from + ` WHERE ` + w.String() + ` AND ` + d.Listed + ` ORDER BY ` + order + ` LIMIT ` + limit
+		l.query = ListedFirst(d, cols, from, recordFrom, w.String(), order, limit)
+	}
 	l.args = w.args
 	return l, nil
+}
+
+// ListedFirst is `SELECT cols FROM from WHERE where ORDER BY order LIMIT
+// limit` where d writes the listing's indexes behind (Dialect.Listed):
+// the records listed through from (which walks their indexes), the
+// unlisted ones through unlisted (the table: a range of seq), each
+// part's order walked or sorted, then merged. order's columns are
+// records r's, and cols must name each of them once.
+func ListedFirst(d Dialect, cols, from, unlisted, where, order, limit string) string {
+	// The compound's order names its result columns.
+	return `SELECT * FROM (SELECT ` + cols + ` FROM ` + from + ` WHERE ` + where + ` AND ` + d.Listed +
+		` ORDER BY ` + order + ` LIMIT ` + limit + `) AS listed UNION ALL SELECT * FROM (SELECT ` + cols + ` FROM ` + unlisted +
+		` WHERE ` + where + ` AND ` + d.Unlisted + `) AS unlisted ORDER BY ` + strings.ReplaceAll(order, "r.", "") + ` LIMIT ` + limit
 }
 
 // listCursorPrefix marks a listing's cursor: "rec2:" then its sort (and,

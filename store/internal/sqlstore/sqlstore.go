@@ -85,6 +85,14 @@ type DB interface {
 	Conns() int
 }
 
+// Behind is a DB that writes part of its indexes behind its writes (SQLite's
+// full-text index, store/sqlite's migration 0027): a read that needs them
+// calls CatchUp first, which returns once every write committed before it
+// was called is indexed.
+type Behind interface {
+	CatchUp(ctx context.Context) error
+}
+
 // Queue is the durable job queue a Store enqueues to and reads jobs from
 // (store/internal/riverjobs, on River), in the transactions of its DB: the
 // Querier a Queue method is given is one of DB.Write's or DB.Read's.
@@ -174,6 +182,20 @@ type Dialect struct {
 	// through every record of the tenant, to find the one or few of a
 	// query; PostgreSQL's statistics tell it a query ID is rare.
 	ByQuery string
+	// Listed, when set, is the condition on records r that the listing's
+	// indexes (records_by_agent, _status, _last_seen, _count, _query)
+	// hold r, and Unlisted that they do not yet: SQLite writes them
+	// behind the reports (partial indexes, migration 0028), and its
+	// unlisted records are a range of seq, at most a catch-up's worth. A
+	// listing then reads the listed records through the indexes and the
+	// unlisted through the table, and merges them: every record is
+	// exactly one of the two.
+	Listed, Unlisted string
+	// AnyUnlisted, with Listed, is a statement returning whether any
+	// record is unlisted: a listing that finds none reads the listed
+	// records alone (the statement before the indexes were behind, with
+	// Listed), without the merge's two sorts.
+	AnyUnlisted string
 }
 
 // Store implements store.Store but for Ping, Ready and Close, which the

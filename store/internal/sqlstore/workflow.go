@@ -279,8 +279,7 @@ func (t *tenant) ChangeRecords(ctx context.Context, f store.Filter, c triage.Cha
 			n, last, changed = 0, 0, nil
 			w := recordWhere(t.id, f, now)
 			w.cond("r.seq <", after)
-			query := `SELECT r.seq, r.error_id, r.status, r.workflow FROM records r WHERE ` + w.String() +
-				` ORDER BY r.seq DESC LIMIT ` + w.arg(bulkBatch) + t.s.d.ForUpdate
+			query := BulkSQL(t.s.d, w.String(), w.arg(bulkBatch))
 			type row struct {
 				id string
 				w  triage.Workflow
@@ -345,6 +344,18 @@ func recordWhere(tenant string, f store.Filter, now time.Time) *where {
 	w := newWhere("r.tenant", tenant)
 	filterRecords(w, f, now)
 	return w
+}
+
+// BulkSQL is a bulk change's read of its next records in d: those where
+// holds, the latest first seen first, at most limit. (Listed first where
+// the listing's indexes are written behind: a status's records are a
+// range of records_by_status, and the unlisted ones a range of seq.)
+func BulkSQL(d Dialect, where, limit string) string {
+	const cols, order = `r.seq, r.error_id, r.status, r.workflow`, `r.seq DESC`
+	if d.Listed != "" {
+		return ListedFirst(d, cols, "records r", "records r", where, order, limit) + d.ForUpdate
+	}
+	return `SELECT ` + cols + ` FROM records r WHERE ` + where + ` ORDER BY ` + order + ` LIMIT ` + limit + d.ForUpdate
 }
 
 // filterRecords adds to w the conditions of f's fields on records r (all
