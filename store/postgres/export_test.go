@@ -48,3 +48,13 @@ func OldSchema(ctx context.Context, url string, last int64, fill func(exec store
 		})
 	})
 }
+
+// The migrations' locks, for TestSchemasMigrateApart: the statement an
+// instance takes them with, the database-wide key (which an earlier
+// build took exclusively) and the class of the per-schema keys.
+var MigrationLockSQL = migrationLockSQL
+
+const (
+	DatabaseMigrationLock = migrationLock
+	MigrationLockClass    = migrationLockClass
+)

@@ -1,0 +1,148 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/triage-go/triage/internal/testkit/pgtest"
+	"github.com/triage-go/triage/store"
+	"github.com/triage-go/triage/store/postgres"
+)
+
+// TestSchemasMigrateApart: the migrations' advisory lock is per schema.
+// While an instance of schema a holds it (a transaction of the test's
+// taking the locks an Open of a takes), a fresh schema b of the same
+// database migrates and opens, and another instance of a waits for the
+// lock, then finds a migrated. An earlier build's lock (the
+// database-wide key, exclusive) still holds every schema's Open back, and
+// the statement the migrations take their locks with takes both keys.
+func TestSchemasMigrateApart(t *testing.T) {
+	a, b, c := pgtest.FreshSchema(t), pgtest.FreshSchema(t), pgtest.FreshSchema(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	holder := connect(t, a)
+	tx, err := holder.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	// The schema's key alone: holding the database-wide key shared for
+	// the test's length would hold back the earlier builds' instances that
+	// other processes' tests open meanwhile, and behind them schema b.
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1, hashtext(current_schema()))", postgres.MigrationLockClass); err != nil {
+		t.Fatal(err)
+	}
+	opened := make(chan error, 1)
+	go func() {
+		s, err := postgres.Open(ctx, a, store.Config{})
+		if err == nil {
+			s.Close()
+		}
+		opened <- err
+	}()
+	sb, err := postgres.Open(ctx, b, store.Config{})
+	if err != nil {
+		t.Fatalf("schema b, while an instance of schema a holds its migration lock: %v", err)
+	}
+	defer sb.Close()
+	if _, err := sb.Tenant("t").Next(ctx, "k"); err != nil {
+		t.Fatal(err)
+	}
+	waitForLockWaiter(t, holder, a, postgres.MigrationLockClass)
+	select {
+	case err := <-opened:
+		t.Fatalf("a second instance of schema a opened (%v) while the first held its migration lock", err)
+	default:
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-opened; err != nil {
+		t.Fatalf("schema a, once its lock was released: %v", err)
+	}
+
+	// What the migrations' transaction takes: the schema's key and the
+	// database-wide one shared, no other.
+	check, err := holder.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := check.Exec(ctx, postgres.MigrationLockSQL); err != nil {
+		t.Fatal(err)
+	}
+	var schemaKey, databaseKey, keys int
+	if err := check.QueryRow(ctx, `SELECT
+		count(*) FILTER (WHERE objsubid = 2 AND mode = 'ExclusiveLock' AND classid = $1::bigint::oid
+			AND objid = (hashtext(current_schema())::bigint & 4294967295)::oid),
+		count(*) FILTER (WHERE objsubid = 1 AND mode = 'ShareLock' AND ((classid::bigint << 32) | objid::bigint) = $2),
+		count(*)
+		FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()`,
+		int64(postgres.MigrationLockClass), int64(postgres.DatabaseMigrationLock)).Scan(&schemaKey, &databaseKey, &keys); err != nil {
+		t.Fatal(err)
+	}
+	if schemaKey != 1 || databaseKey != 1 || keys != 2 {
+		t.Errorf("the migrations' locks: %d of the schema, %d of the database shared, %d in all; want 1, 1, 2", schemaKey, databaseKey, keys)
+	}
+	if err := check.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	// An earlier build migrating any schema holds the database-wide key.
+	older := connect(t, c)
+	otx, err := older.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer otx.Rollback(context.WithoutCancel(ctx))
+	if _, err := otx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(postgres.DatabaseMigrationLock)); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		s, err := postgres.Open(ctx, c, store.Config{})
+		if err == nil {
+			s.Close()
+		}
+		opened <- err
+	}()
+	waitFor(t, older, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND mode = 'ShareLock'
+		AND objsubid = 1 AND ((classid::bigint << 32) | objid::bigint) = $1`, int64(postgres.DatabaseMigrationLock))
+	select {
+	case err := <-opened:
+		t.Fatalf("schema c opened (%v) while an earlier build held the database-wide migration lock", err)
+	default:
+	}
+	if err := otx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-opened; err != nil {
+		t.Fatalf("schema c, once the earlier build's lock was released: %v", err)
+	}
+}
+
+// waitForLockWaiter waits until a backend waits for the per-schema key of
+// class for the schema of conn's search path.
+func waitForLockWaiter(t *testing.T, conn *pgx.Conn, schemaURL string, class int32) {
+	t.Helper()
+	waitFor(t, conn, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND mode = 'ExclusiveLock'
+		AND objsubid = 2 AND classid = $1::bigint::oid AND objid = (hashtext(current_schema())::bigint & 4294967295)::oid`, int64(class))
+}
+
+// waitFor waits until query, a count, answers at least 1.
+func waitFor(t *testing.T, conn *pgx.Conn, query string, args ...any) {
+	t.Helper()
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		var n int
+		if err := conn.QueryRow(t.Context(), query, args...).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no backend waited for the lock (%s)", query)
+		}
+	}
+}
