@@ -19,11 +19,7 @@ import (
 // counted: the counts move to the record's seq and read as before.
 func TestCountsBySeqMigration(t *testing.T) {
 	ctx := t.Context()
-	dbURL := pgtest.FreshSchema(t)
-	now := time.Now().UTC()
-	if err := postgres.OldSchema(ctx, dbURL, 22, func(exec storetest.Exec) error { return storetest.FillOldCounts(now, exec) }); err != nil {
-		t.Fatal(err)
-	}
+	dbURL, now := oldCounts(t, 22)
 	conn := connect(t, dbURL)
 
 	s := open(t, dbURL, store.Config{})
@@ -34,6 +30,18 @@ func TestCountsBySeqMigration(t *testing.T) {
 		t.Errorf("record_counts still has an error_id column (%d, %v)", errorIDs, err)
 	}
 	storetest.CheckMigratedCounts(t, s, now)
+}
+
+// oldCounts is a fresh schema (its URL) of the migrations up to last,
+// filled by storetest.FillOldCounts at now.
+func oldCounts(t *testing.T, last int64) (string, time.Time) {
+	t.Helper()
+	dbURL := pgtest.FreshSchema(t)
+	now := time.Now().UTC()
+	if err := postgres.OldSchema(t.Context(), dbURL, last, func(exec storetest.Exec) error { return storetest.FillOldCounts(now, exec) }); err != nil {
+		t.Fatal(err)
+	}
+	return dbURL, now
 }
 
 // TestOccurrencesByReceivedMigration: migration 0027 indexes the
@@ -52,11 +60,7 @@ func TestOccurrencesByReceivedMigration(t *testing.T) {
 // count once into their hour.
 func TestCountsInStatementMigration(t *testing.T) {
 	ctx := t.Context()
-	dbURL := pgtest.FreshSchema(t)
-	now := time.Now().UTC()
-	if err := postgres.OldSchema(ctx, dbURL, 27, func(exec storetest.Exec) error { return storetest.FillOldCounts(now, exec) }); err != nil {
-		t.Fatal(err)
-	}
+	dbURL, now := oldCounts(t, 27)
 	s := open(t, dbURL, store.Config{})
 	defer s.Close()
 	conn := connect(t, dbURL)
