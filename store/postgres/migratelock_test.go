@@ -35,14 +35,7 @@ func TestSchemasMigrateApart(t *testing.T) {
 	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1, hashtext(current_schema()))", postgres.MigrationLockClass); err != nil {
 		t.Fatal(err)
 	}
-	opened := make(chan error, 1)
-	go func() {
-		s, err := postgres.Open(ctx, a, store.Config{})
-		if err == nil {
-			s.Close()
-		}
-		opened <- err
-	}()
+	opened := openAside(ctx, a)
 	sb, err := postgres.Open(ctx, b, store.Config{})
 	if err != nil {
 		t.Fatalf("schema b, while an instance of schema a holds its migration lock: %v", err)
@@ -51,18 +44,8 @@ func TestSchemasMigrateApart(t *testing.T) {
 	if _, err := sb.Tenant("t").Next(ctx, "k"); err != nil {
 		t.Fatal(err)
 	}
-	waitForLockWaiter(t, holder, a, postgres.MigrationLockClass)
-	select {
-	case err := <-opened:
-		t.Fatalf("a second instance of schema a opened (%v) while the first held its migration lock", err)
-	default:
-	}
-	if err := tx.Commit(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-opened; err != nil {
-		t.Fatalf("schema a, once its lock was released: %v", err)
-	}
+	waitForLockWaiter(t, holder, postgres.MigrationLockClass)
+	openedOnRelease(t, tx, opened, "a second instance of schema a, while the first held its migration lock")
 
 	// What the migrations' transaction takes: the schema's key and the
 	// database-wide one shared, no other.
@@ -100,31 +83,47 @@ func TestSchemasMigrateApart(t *testing.T) {
 	if _, err := otx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(postgres.DatabaseMigrationLock)); err != nil {
 		t.Fatal(err)
 	}
+	opened = openAside(ctx, c)
+	waitFor(t, older, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND mode = 'ShareLock'
+		AND objsubid = 1 AND ((classid::bigint << 32) | objid::bigint) = $1`, int64(postgres.DatabaseMigrationLock))
+	openedOnRelease(t, otx, opened, "schema c, while an earlier build held the database-wide migration lock")
+}
+
+// openAside opens the store of url in a goroutine of its own, closes it,
+// and sends Open's error.
+func openAside(ctx context.Context, url string) <-chan error {
+	opened := make(chan error, 1)
 	go func() {
-		s, err := postgres.Open(ctx, c, store.Config{})
+		s, err := postgres.Open(ctx, url, store.Config{})
 		if err == nil {
 			s.Close()
 		}
 		opened <- err
 	}()
-	waitFor(t, older, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND mode = 'ShareLock'
-		AND objsubid = 1 AND ((classid::bigint << 32) | objid::bigint) = $1`, int64(postgres.DatabaseMigrationLock))
+	return opened
+}
+
+// openedOnRelease checks that the Open whose error opened sends (what)
+// has not returned while tx holds the lock it waits for, then commits tx
+// and checks that it opens.
+func openedOnRelease(t *testing.T, tx pgx.Tx, opened <-chan error, what string) {
+	t.Helper()
 	select {
 	case err := <-opened:
-		t.Fatalf("schema c opened (%v) while an earlier build held the database-wide migration lock", err)
+		t.Fatalf("%s: opened (%v) before the lock was released", what, err)
 	default:
 	}
-	if err := otx.Commit(ctx); err != nil {
+	if err := tx.Commit(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-opened; err != nil {
-		t.Fatalf("schema c, once the earlier build's lock was released: %v", err)
+		t.Fatalf("%s, once the lock was released: %v", what, err)
 	}
 }
 
 // waitForLockWaiter waits until a backend waits for the per-schema key of
 // class for the schema of conn's search path.
-func waitForLockWaiter(t *testing.T, conn *pgx.Conn, schemaURL string, class int32) {
+func waitForLockWaiter(t *testing.T, conn *pgx.Conn, class int32) {
 	t.Helper()
 	waitFor(t, conn, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND mode = 'ExclusiveLock'
 		AND objsubid = 2 AND classid = $1::bigint::oid AND objid = (hashtext(current_schema())::bigint & 4294967295)::oid`, int64(class))
