@@ -50,11 +50,11 @@ func OldSchema(ctx context.Context, url string, last int64, fill func(exec store
 }
 
 // The migrations' locks, for TestSchemasMigrateApart: the statement an
-// instance takes them with, the database-wide key (which an earlier
-// build took exclusively) and the class of the per-schema keys.
+// instance takes its schema's with, their class, and the database-wide
+// key an earlier build took.
 var MigrationLockSQL = migrationLockSQL
 
 const (
-	DatabaseMigrationLock = migrationLock
 	MigrationLockClass    = migrationLockClass
+	DatabaseMigrationLock = 0x7472696167650001
 )

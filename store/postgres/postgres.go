@@ -26,44 +26,41 @@ var migrationFiles embed.FS
 // class of its own and the hash of the schema the tables go to
 // (current_schema(), the first of the search path), taken exclusively,
 // so that the instances of one schema take turns while those of other
-// schemas, in one database, migrate side by side. The database-wide key
-// an earlier build took exclusively (the class's 64-bit key) is then
-// taken shared: an instance of that build still waits for every instance
-// of this one, and they for it. The schema's key goes first: an instance
-// waiting for its schema holds no shared key meanwhile, which would hold
-// back an earlier build's request, and behind it (PostgreSQL queues a
-// shared request behind a waiting exclusive one) every other schema's.
-// Two schemas whose names hash alike take turns, as every schema did
-// before.
+// schemas, in one database, migrate side by side. Two schemas whose
+// names hash alike take turns, as every schema did before. An earlier
+// build took one database-wide key (0x7472696167650001, River's
+// …0002), which this one does not wait for: an instance of each
+// migrating one schema at once is kept apart by the migrations'
+// transaction (the one that commits second fails on schema_migrations'
+// key, or on what the first created, and applies nothing; its Open
+// fails, and the next finds the schema migrated or newer), not by the
+// lock. Taking that key shared besides, to wait for earlier builds,
+// queued every schema's Open behind their migrations (PostgreSQL
+// queues a shared request behind a waiting exclusive one): the wait
+// this lock removes.
 const (
-	// migrationLock is the database-wide key of the store's
-	// migrations; migrationLockClass their class of per-schema keys.
-	migrationLock      = 0x7472696167650001 // "triage", 1
-	migrationLockClass = 0x74720001         // "tr", 1
-	// riverMigrationLock and riverMigrationLockClass are River's.
-	riverMigrationLock      = 0x7472696167650002 // "triage", 2
-	riverMigrationLockClass = 0x74720002         // "tr", 2
+	// migrationLockClass is the class of the store's per-schema keys.
+	migrationLockClass = 0x74720001 // "tr", 1
+	// riverMigrationLockClass is River's.
+	riverMigrationLockClass = 0x74720002 // "tr", 2
 )
 
-// schemaLockSQL is the statement that takes the locks of global and
-// class: f is pg_advisory_xact_lock (held until the transaction ends) or
-// pg_advisory_lock (until unlocked, schemaUnlockSQL).
-// (The subquery, which OFFSET 0 keeps from being pulled up, takes the
-// schema's key before the outer query takes the shared one.)
-func schemaLockSQL(f string, global int64, class int32) string {
-	return fmt.Sprintf("SELECT %s_shared(%d) FROM (SELECT %s(%d, hashtext(COALESCE(current_schema(), ''))) OFFSET 0) AS s",
-		f, global, f, class)
+// schemaLockSQL is the statement that takes the key of class for the
+// schema: f is pg_advisory_xact_lock (held until the transaction ends)
+// or pg_advisory_lock (until unlocked, schemaUnlockSQL).
+func schemaLockSQL(f string, class int32) string {
+	return fmt.Sprintf("SELECT %s(%d, hashtext(COALESCE(current_schema(), '')))", f, class)
 }
 
-// schemaUnlockSQL releases the session locks schemaLockSQL took.
-func schemaUnlockSQL(global int64, class int32) string {
-	return fmt.Sprintf("SELECT pg_advisory_unlock(%d, hashtext(COALESCE(current_schema(), ''))), pg_advisory_unlock_shared(%d)", class, global)
+// schemaUnlockSQL releases the session lock schemaLockSQL took.
+func schemaUnlockSQL(class int32) string {
+	return fmt.Sprintf("SELECT pg_advisory_unlock(%d, hashtext(COALESCE(current_schema(), '')))", class)
 }
 
 // migrationLockSQL is the statement that takes the store's migration locks
 // for the migrations' transaction, which holds them until it ends,
 // however it ends.
-var migrationLockSQL = schemaLockSQL("pg_advisory_xact_lock", migrationLock, migrationLockClass)
+var migrationLockSQL = schemaLockSQL("pg_advisory_xact_lock", migrationLockClass)
 
 var dialect = sqlstore.Dialect{
 	Name:          "postgres",
@@ -162,12 +159,12 @@ func migrateRiver(ctx context.Context, pool *pgxpool.Pool, queue *riverjobs.Queu
 		return err
 	}
 	defer conn.Release()
-	if _, err := conn.Exec(ctx, schemaLockSQL("pg_advisory_lock", riverMigrationLock, riverMigrationLockClass)); err != nil {
+	if _, err := conn.Exec(ctx, schemaLockSQL("pg_advisory_lock", riverMigrationLockClass)); err != nil {
 		return err
 	}
 	defer func() {
-		if _, err := conn.Exec(context.WithoutCancel(ctx), schemaUnlockSQL(riverMigrationLock, riverMigrationLockClass)); err != nil {
-			conn.Conn().Close(context.WithoutCancel(ctx)) // the session's locks go with it
+		if _, err := conn.Exec(context.WithoutCancel(ctx), schemaUnlockSQL(riverMigrationLockClass)); err != nil {
+			conn.Conn().Close(context.WithoutCancel(ctx)) // the session's lock goes with it
 		}
 	}()
 	return queue.MigrateDB(ctx)
