@@ -9,10 +9,8 @@
 // holding an advisory lock of the schema's, so that instances of one
 // schema starting together do not race: the later ones wait, then find
 // the schema migrated. Instances of other schemas of the database
-// migrate meanwhile (an earlier build's database-wide lock, which they
-// take shared, still holds them all back). The tables go to the first
-// schema of the search path, which the connection URL may set
-// (search_path=…).
+// migrate meanwhile. The tables go to the first schema of the search
+// path, which the connection URL may set (search_path=…).
 //
 // River's migrations run first, each in its own transaction (its enum
 // changes need that), under a session advisory lock of the schema's held
