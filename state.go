@@ -71,6 +71,11 @@ type StartRequest struct {
 	Agent, Code string
 	At          time.Time
 	Window      time.Duration
+	// NoRecent tells that the caller's decision does not read the
+	// window's count (the handler settles the report's cause without
+	// it: handler.Handler.Classify): a store may then skip counting and
+	// answer Recent 1. The failure is recorded all the same.
+	NoRecent bool
 }
 
 // StartResult is what State.Start found and counted.

@@ -186,8 +186,11 @@ type Prepared struct {
 	Start triage.StartRequest
 
 	// fault is the report's fault when Prepare classified it (a report
-	// without an error code), for Decide not to classify it again.
-	fault *fault.Error
+	// without an error code) or Classify did, for Decide not to classify
+	// it again; class is its class when Classify settled it (classified).
+	fault      *fault.Error
+	class      classify.Result
+	classified bool
 }
 
 // Prepare returns what is known of r, a valid report, before it is
@@ -202,6 +205,22 @@ func (h *Handler) Prepare(r *triage.Report) Prepared {
 	}
 	p.Start = triage.StartRequest{Key: p.Key, AttemptKey: r.Data.QueryID + "/" + code, Agent: r.AgentID,
 		Code: code, At: r.Timestamp, Window: persistentWindow}
+	return p
+}
+
+// Classify returns p, Prepare(r), with r's fault and class settled ahead
+// of Decide (which then does not classify r again), and p.Start.NoRecent
+// set when the analysis settles r's cause without the window's failures:
+// a caller that starts the delivery after it (the service's peek) spares
+// its store the count. Decide decides the same with p or without it.
+// For a repeat, which Decide does not classify, it is work done for
+// nothing: call it where a report is most likely a first delivery.
+func (h *Handler) Classify(r *triage.Report, p Prepared) Prepared {
+	if p.fault == nil {
+		p.fault = h.classes.Fault(r)
+	}
+	p.class, p.classified = h.classes.Classify(r, p.fault), true
+	p.Start.NoRecent = !readsRecent(r, p.class, p.fault)
 	return p
 }
 

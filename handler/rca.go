@@ -114,6 +114,21 @@ func analyze(ctx context.Context, a analysis) (triage.RootCause, error) {
 	return triage.RootCause{Cause: triage.CauseUnknown, Confidence: 0.3, Evidence: []string{"no rule recognised the failure"}}, nil
 }
 
+// readsRecent tells whether analyze reads a.recent for a report of class
+// and fault f: not when the report alone settles its cause (a timed-out
+// query that asks for too much; a schema, chart, input or validation
+// error), whatever the count. It follows analyze's cases: a case that
+// comes to read recent must be added here (TestReadsRecent).
+func readsRecent(r *triage.Report, class classify.Result, f *fault.Error) bool {
+	switch class.Type {
+	case triage.QueryError:
+		return !timedOut(strings.ToUpper(r.Data.ErrorCode), f) || len(heavy(r.Data.Context)) == 0
+	case triage.SchemaError, triage.ChartError, triage.InputError, triage.ValidationError:
+		return false
+	}
+	return true
+}
+
 func codeOr(code string) string {
 	if code == "" {
 		return "(none)"

@@ -62,6 +62,10 @@ func (h *Handler) classify(_ context.Context, r *run) error {
 	if r.fault = r.in.Prepared.fault; r.fault == nil {
 		r.fault = h.classes.Fault(r.report)
 	}
+	if r.in.Prepared.classified {
+		r.class = r.in.Prepared.class
+		return nil
+	}
 	r.class = h.classes.Classify(r.report, r.fault)
 	return nil
 }

@@ -187,7 +187,10 @@ func (s *Service) report(ctx context.Context, tenant string, t reporting, body [
 		s.handler.Invalid(ctx, err) // the engine's metrics and logs see it
 		return 0, nil, unprocessable(err)
 	}
-	p := s.handler.Prepare(rep)
+	// Classified ahead of the peek: most reports are first deliveries,
+	// which Decide classifies anyway, and a report whose cause the
+	// report alone settles spares the peek the window's count.
+	p := s.handler.Classify(rep, s.handler.Prepare(rep))
 	for range reportTries {
 		peek, err := t.PeekReport(ctx, p.Start)
 		if errors.Is(err, store.ErrTwoStep) {

@@ -68,18 +68,8 @@ func TestParseAblations(t *testing.T) {
 func TestAblateSQLite(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "triage.db")
-	st, err := sqlite.Open(ctx, path, store.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	all, err := parseAblations("all")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ablateSQLite(ctx, path, all[0]); err != nil {
-		t.Fatal(err)
-	}
+	st, all := openAblated(t, func(ctx context.Context) (store.Store, error) { return sqlite.Open(ctx, path, store.Config{}) },
+		func(ctx context.Context, a ablation) error { return ablateSQLite(ctx, path, a) })
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +82,7 @@ func TestAblateSQLite(t *testing.T) {
 		}
 		return n > 0
 	}
-	for _, p := range all[0] {
+	for _, p := range all {
 		indexes, triggers, _ := dropped(p.sqlite)
 		if len(indexes)+len(triggers) == 0 {
 			t.Errorf("%s drops nothing on SQLite", p.name)
@@ -117,14 +107,7 @@ func TestAblateSQLite(t *testing.T) {
 		t.Error("the history's counts, which the handler's window reads, were dropped")
 	}
 
-	sampled := &sampling{Store: st}
-	base, err := service(sampled, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := load("ablated", []string{base}, "t", 5, 1, time.Minute, http.StatusCreated); r.n != 5 || r.failed > 0 {
-		t.Fatalf("the service answered %d of 5 reports with 201", r.n)
-	}
+	sampled := serviceAnswers(t, st)
 	frames, err := walFrames(ctx, path, func() error { return storeOK(storeFloor("first", sampled, "f", 1, 1, time.Minute)) },
 		func() error { return storeOK(storeFloor("alone", sampled, "s", 5, 1, time.Minute)) })
 	if err != nil {
@@ -135,6 +118,42 @@ func TestAblateSQLite(t *testing.T) {
 	if frames < 5*2 {
 		t.Errorf("%d frames for 5 reports, want 2 each at least", frames)
 	}
+}
+
+// openAblated is the store open returns, closed when the test ends, with
+// every part of "all" removed by ablate, and those parts: the opening of
+// the ablation tests.
+func openAblated(t *testing.T, open func(context.Context) (store.Store, error), ablate func(context.Context, ablation) error) (store.Store, ablation) {
+	t.Helper()
+	st, err := open(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	all, err := parseAblations("all")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ablate(t.Context(), all[0]); err != nil {
+		t.Fatal(err)
+	}
+	return st, all[0]
+}
+
+// serviceAnswers checks that the service on st answers 201 to new
+// reports, and returns st sampled (the store alone's reports are the
+// service's).
+func serviceAnswers(t *testing.T, st store.Store) *sampling {
+	t.Helper()
+	sampled := &sampling{Store: st}
+	base, err := service(sampled, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := load("ablated", []string{base}, "t", 5, 1, time.Minute, http.StatusCreated); r.n != 5 || r.failed > 0 {
+		t.Fatalf("the service answered %d of 5 reports with 201", r.n)
+	}
+	return sampled
 }
 
 func storeOK(r result, err error) error {
@@ -157,18 +176,8 @@ func TestAblatePostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer drop()
-	st, err := postgres.Open(ctx, scratch, store.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	all, err := parseAblations("all")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ablatePostgres(ctx, scratch, all[0]); err != nil {
-		t.Fatal(err)
-	}
+	st, all := openAblated(t, func(ctx context.Context) (store.Store, error) { return postgres.Open(ctx, scratch, store.Config{}) },
+		func(ctx context.Context, a ablation) error { return ablatePostgres(ctx, scratch, a) })
 	conn, err := pgx.Connect(ctx, scratch)
 	if err != nil {
 		t.Fatal(err)
@@ -186,7 +195,7 @@ func TestAblatePostgres(t *testing.T) {
 		trigger = `SELECT count(*) FROM information_schema.triggers WHERE trigger_schema = current_schema() AND trigger_name = $1`
 		column  = `SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'records' AND column_name = $1`
 	)
-	for _, p := range all[0] {
+	for _, p := range all {
 		indexes, triggers, columns := dropped(p.postgres)
 		for _, n := range indexes {
 			if count(index, n) > 0 {
@@ -209,15 +218,7 @@ func TestAblatePostgres(t *testing.T) {
 			t.Errorf("index %s, which the write guarantees need, was dropped", n)
 		}
 	}
-	sampled := &sampling{Store: st}
-	base, err := service(sampled, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := load("ablated", []string{base}, "t", 5, 1, time.Minute, http.StatusCreated); r.n != 5 || r.failed > 0 {
-		t.Fatalf("the service answered %d of 5 reports with 201", r.n)
-	}
-	if err := storeOK(storeFloor("alone", sampled, "s", 5, 1, time.Minute)); err != nil {
+	if err := storeOK(storeFloor("alone", serviceAnswers(t, st), "s", 5, 1, time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 }

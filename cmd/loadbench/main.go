@@ -476,7 +476,8 @@ func run1(requests, concurrency, serial int, bound time.Duration, pg string, rec
 	}
 	for _, r := range results {
 		if r.pg != nil {
-			fmt.Printf("\n%s: PostgreSQL's work per request: %.2f ms of its processes' CPU, %.1f KB of WAL", r.name, r.pg.cpuMS, r.pg.walKB)
+			fmt.Printf("\n%s: PostgreSQL's work per request: %.2f ms of its processes' CPU (%.2f ms of the run's own backends'), %.1f KB of WAL",
+				r.name, r.pg.cpuMS, r.pg.ownMS, r.pg.walKB)
 		}
 	}
 	fmt.Println()
@@ -643,6 +644,7 @@ func scratchSchema(ctx context.Context, base string) (string, func(), error) {
 	}
 	q := u.Query()
 	q.Set("search_path", schema)
+	q.Set("application_name", schema) // the run's own backends (pgCounter)
 	u.RawQuery = q.Encode()
 	return u.String(), drop, nil
 }

@@ -257,23 +257,48 @@ func pgFloor(ctx context.Context, url string, c int) (http.Handler, func(), erro
 }
 
 // pgWork is what PostgreSQL did: its processes' CPU time, in milliseconds,
-// and the WAL it wrote, in KB (by its WAL position, exact).
-type pgWork struct{ cpuMS, walKB float64 }
+// and the WAL it wrote, in KB (by its WAL position, exact); ownMS, the CPU
+// time of the run's own backends alone (the connections of its scratch
+// URL, named by its application_name), which other sessions' work on a
+// shared server does not move. own is each of those backends' CPU time
+// so far, in nanoseconds (/proc/PID/schedstat), by PID.
+type pgWork struct {
+	cpuMS, walKB, ownMS float64
+	own                 map[int]int64
+}
 
-func (a pgWork) minus(b pgWork) pgWork { return pgWork{a.cpuMS - b.cpuMS, a.walKB - b.walKB} }
+// minus is a's work since b: a backend connected since counts from 0, one
+// that exited since is not counted (the load's connections live through
+// the run).
+func (a pgWork) minus(b pgWork) pgWork {
+	d := pgWork{cpuMS: a.cpuMS - b.cpuMS, walKB: a.walKB - b.walKB}
+	for pid, ns := range a.own {
+		d.ownMS += float64(ns-b.own[pid]) / 1e6
+	}
+	return d
+}
 
-func (a pgWork) per(n int) pgWork { return pgWork{a.cpuMS / float64(n), a.walKB / float64(n)} }
+func (a pgWork) per(n int) pgWork {
+	return pgWork{cpuMS: a.cpuMS / float64(n), walKB: a.walKB / float64(n), ownMS: a.ownMS / float64(n)}
+}
 
 // pgCounter reads pgWork: the CPU time from /proc/PID/stat of the
-// machine's postgres processes, the WAL position from the server.
-type pgCounter struct{ conn *pgx.Conn }
+// machine's postgres processes, that of the backends whose
+// application_name is app from /proc/PID/schedstat, the WAL position from
+// the server.
+type pgCounter struct {
+	conn *pgx.Conn
+	app  string
+}
 
+// newPGCounter counts on url's server, its own backends those of url's
+// application_name (scratchSchema names them).
 func newPGCounter(ctx context.Context, url string) (*pgCounter, error) {
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
 		return nil, err
 	}
-	return &pgCounter{conn: conn}, nil
+	return &pgCounter{conn: conn, app: conn.Config().RuntimeParams["application_name"]}, nil
 }
 
 func (c *pgCounter) close() { c.conn.Close(context.Background()) }
@@ -287,7 +312,32 @@ func (c *pgCounter) read(ctx context.Context) (pgWork, error) {
 	if err != nil {
 		return pgWork{}, err
 	}
-	return pgWork{cpuMS: float64(ticks) * 1000 / clockTicks, walKB: wal / 1000}, nil
+	w := pgWork{cpuMS: float64(ticks) * 1000 / clockTicks, walKB: wal / 1000, own: map[int]int64{}}
+	if c.app == "" {
+		return w, nil
+	}
+	rows, err := c.conn.Query(ctx, `SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()`, c.app)
+	if err != nil {
+		return pgWork{}, err
+	}
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		return pgWork{}, err
+	}
+	for _, pid := range pids {
+		stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(int(pid)), "schedstat"))
+		if err != nil {
+			continue // another machine's server, or gone
+		}
+		f := strings.Fields(string(stat))
+		if len(f) == 0 {
+			continue
+		}
+		if ns, err := strconv.ParseInt(f[0], 10, 64); err == nil {
+			w.own[int(pid)] = ns
+		}
+	}
+	return w, nil
 }
 
 // clockTicks is USER_HZ, the unit of /proc/PID/stat's times: 100 on Linux.

@@ -6,13 +6,15 @@
 // byte for byte), a tenant column in every table, which every statement of
 // a Tenant view filters on. Open applies the embedded migrations
 // (migrations/NNNN_name.sql) the database lacks, in one transaction
-// holding an advisory lock, so that instances starting together do not
-// race: the later ones wait, then find the schema migrated. The tables go to the first schema of the search
+// holding an advisory lock of the schema's, so that instances of one
+// schema starting together do not race: the later ones wait, then find
+// the schema migrated. Instances of other schemas of the database
+// migrate meanwhile. The tables go to the first schema of the search
 // path, which the connection URL may set (search_path=…).
 //
 // River's migrations run first, each in its own transaction (its enum
-// changes need that), under a session advisory lock held by the instance
-// migrating. Jobs run on River (riverpgxv5): its fetches lock with FOR
+// changes need that), under a session advisory lock of the schema's held
+// by the instance migrating. Jobs run on River (riverpgxv5): its fetches lock with FOR
 // UPDATE SKIP LOCKED, so that the instances' workers never run one job
 // twice at once, and one instance, River's elected leader, rescues the
 // jobs of an instance that died. The

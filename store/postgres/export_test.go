@@ -48,3 +48,13 @@ func OldSchema(ctx context.Context, url string, last int64, fill func(exec store
 		})
 	})
 }
+
+// The migrations' locks, for TestSchemasMigrateApart: the statement an
+// instance takes its schema's with, their class, and the database-wide
+// key an earlier build took.
+var MigrationLockSQL = migrationLockSQL
+
+const (
+	MigrationLockClass    = migrationLockClass
+	DatabaseMigrationLock = 0x7472696167650001
+)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -20,11 +19,7 @@ import (
 // counted: the counts move to the record's seq and read as before.
 func TestCountsBySeqMigration(t *testing.T) {
 	ctx := t.Context()
-	dbURL := pgtest.FreshSchema(t)
-	now := time.Now().UTC()
-	if err := postgres.OldSchema(ctx, dbURL, 22, func(exec storetest.Exec) error { return storetest.FillOldCounts(now, exec) }); err != nil {
-		t.Fatal(err)
-	}
+	dbURL, now := oldCounts(t, 22)
 	conn := connect(t, dbURL)
 
 	s := open(t, dbURL, store.Config{})
@@ -37,31 +32,25 @@ func TestCountsBySeqMigration(t *testing.T) {
 	storetest.CheckMigratedCounts(t, s, now)
 }
 
-// TestOccurrencesByReceivedMigration: migration 0027 indexes the
-// occurrences a store holds already, and a recorded session's records are
-// read through it: the store is filled, the migration undone (its index
-// dropped, its version forgotten), and the store opened again.
-func TestOccurrencesByReceivedMigration(t *testing.T) {
-	ctx := t.Context()
+// oldCounts is a fresh schema (its URL) of the migrations up to last,
+// filled by storetest.FillOldCounts at now.
+func oldCounts(t *testing.T, last int64) (string, time.Time) {
+	t.Helper()
 	dbURL := pgtest.FreshSchema(t)
 	now := time.Now().UTC()
-	opts := store.Config{Now: func() time.Time { return now }}
-	s := open(t, dbURL, opts)
-	storetest.FillSessionRecords(t, s, now)
-	s.Close()
-	conn := connect(t, dbURL)
-	if _, err := conn.Exec(ctx, `DROP INDEX occurrences_by_received; DELETE FROM schema_migrations WHERE version = 27`); err != nil {
+	if err := postgres.OldSchema(t.Context(), dbURL, last, func(exec storetest.Exec) error { return storetest.FillOldCounts(now, exec) }); err != nil {
 		t.Fatal(err)
 	}
+	return dbURL, now
+}
 
-	s = open(t, dbURL, opts)
-	defer s.Close()
-	var def string
-	if err := conn.QueryRow(ctx, `SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() AND indexname = 'occurrences_by_received'`).
-		Scan(&def); err != nil || !strings.HasSuffix(def, "(tenant, received_at)") {
-		t.Fatalf("occurrences_by_received: %q, %v", def, err)
-	}
-	storetest.CheckSessionRecords(t, s)
+// TestOccurrencesByReceivedMigration: migration 0027 indexes the
+// occurrences a store holds already (storetest.OccurrencesByReceivedMigration).
+func TestOccurrencesByReceivedMigration(t *testing.T) {
+	now := time.Now().UTC()
+	s, db := reopenable(t, store.Config{Now: func() time.Time { return now }})
+	storetest.OccurrencesByReceivedMigration(t, s, now, 27, db, `SELECT count(*) FROM pg_indexes
+		WHERE schemaname = current_schema() AND indexname = 'occurrences_by_received' AND indexdef LIKE '%(tenant, received_at)'`)
 }
 
 // TestCountsInStatementMigration opens a schema of the migrations before
@@ -71,11 +60,7 @@ func TestOccurrencesByReceivedMigration(t *testing.T) {
 // count once into their hour.
 func TestCountsInStatementMigration(t *testing.T) {
 	ctx := t.Context()
-	dbURL := pgtest.FreshSchema(t)
-	now := time.Now().UTC()
-	if err := postgres.OldSchema(ctx, dbURL, 27, func(exec storetest.Exec) error { return storetest.FillOldCounts(now, exec) }); err != nil {
-		t.Fatal(err)
-	}
+	dbURL, now := oldCounts(t, 27)
 	s := open(t, dbURL, store.Config{})
 	defer s.Close()
 	conn := connect(t, dbURL)
@@ -128,39 +113,37 @@ func TestCountsInStatementMigration(t *testing.T) {
 }
 
 // TestDeliveryKeysMigration: migration 0024 rewrites the delivery keys of
-// the former form (the fingerprint, "@", the time) that deliveries and
-// occurrences hold to triage.DeliveryKey's (the time first), so that a
-// report delivered before it and again after it is a repeat. The schema
-// before 0024 is the schema after it (0024 changes data only): the store
-// is written through its own report path with keys of the old form, then
-// 0024 is marked not applied and the store opened again, which applies it.
+// the former form (storetest.DeliveryKeysMigration).
 func TestDeliveryKeysMigration(t *testing.T) {
+	s, db := reopenable(t, store.Config{})
+	storetest.DeliveryKeysMigration(t, s, 24, db)
+}
+
+// reopenable is a store in a fresh schema, opened with opts, and the reach
+// of a migration test into its database (storetest.Undone), through a
+// connection of the test's own; the store Reopen opens last is closed
+// when t ends.
+func reopenable(t *testing.T, opts store.Config) (*postgres.Store, storetest.Undone) {
+	t.Helper()
 	ctx := t.Context()
 	dbURL := pgtest.FreshSchema(t)
 	conn := connect(t, dbURL)
-	s := open(t, dbURL, store.Config{})
-	now := time.Now()
-	storetest.FillOldDeliveryKeys(t, s, now, func(query string, args ...any) error {
-		_, err := conn.Exec(ctx, query, args...)
-		return err
-	})
-	var old int
-	if err := conn.QueryRow(ctx, `SELECT (SELECT count(*) FROM deliveries WHERE delivery_key LIKE 'v1:%@%')
-		+ (SELECT count(*) FROM occurrences WHERE delivery_key LIKE 'v1:%@%')`).Scan(&old); err != nil || old != 11 {
-		t.Fatalf("%d keys of the old form before the migration (%v), want 11 (5 deliveries, 6 occurrences)", old, err)
+	s := open(t, dbURL, opts)
+	t.Cleanup(func() { s.Close() })
+	return s, storetest.Undone{
+		Exec: func(query string, args ...any) error {
+			_, err := conn.Exec(ctx, query, args...)
+			return err
+		},
+		Count: func(query string) (n int, err error) {
+			return n, conn.QueryRow(ctx, query).Scan(&n)
+		},
+		Reopen: func() store.Store {
+			s.Close()
+			s = open(t, dbURL, opts)
+			return s
+		},
 	}
-	if _, err := conn.Exec(ctx, `DELETE FROM schema_migrations WHERE version = 24`); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-
-	s = open(t, dbURL, store.Config{})
-	defer s.Close()
-	if err := conn.QueryRow(ctx, `SELECT (SELECT count(*) FROM deliveries WHERE delivery_key LIKE '%@%')
-		+ (SELECT count(*) FROM occurrences WHERE delivery_key LIKE '%@%')`).Scan(&old); err != nil || old != 0 {
-		t.Errorf("%d keys of the old form after the migration (%v), want none", old, err)
-	}
-	storetest.CheckMigratedDeliveryKeys(t, s, now)
 }
 
 // TestOccurrencesBySeqMigration opens a schema of the migrations before

@@ -21,18 +21,53 @@ import (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-// migrationLock is the key of the transaction-level advisory lock under
-// which an instance migrates: instances starting together take turns, and
-// the later ones find the schema migrated. The lock is released when the
-// migrations' transaction ends, however it ends.
-const migrationLock = 0x7472696167650001 // "triage", 1
+// The migrations' advisory locks are per schema: each is a key of two
+// 32-bit halves (a key space apart from the single 64-bit keys), a
+// class of its own and the hash of the schema the tables go to
+// (current_schema(), the first of the search path), taken exclusively,
+// so that the instances of one schema take turns while those of other
+// schemas, in one database, migrate side by side. Two schemas whose
+// names hash alike take turns, as every schema did before. An earlier
+// build took one database-wide key (0x7472696167650001, River's
+// …0002), which this one does not wait for: an instance of each
+// migrating one schema at once is kept apart by the migrations'
+// transaction (the one that commits second fails on schema_migrations'
+// key, or on what the first created, and applies nothing; its Open
+// fails, and the next finds the schema migrated or newer), not by the
+// lock. Taking that key shared besides, to wait for earlier builds,
+// queued every schema's Open behind their migrations (PostgreSQL
+// queues a shared request behind a waiting exclusive one): the wait
+// this lock removes.
+const (
+	// migrationLockClass is the class of the store's per-schema keys.
+	migrationLockClass = 0x74720001 // "tr", 1
+	// riverMigrationLockClass is River's.
+	riverMigrationLockClass = 0x74720002 // "tr", 2
+)
+
+// schemaLockSQL is the statement that takes the key of class for the
+// schema: f is pg_advisory_xact_lock (held until the transaction ends)
+// or pg_advisory_lock (until unlocked, schemaUnlockSQL).
+func schemaLockSQL(f string, class int32) string {
+	return fmt.Sprintf("SELECT %s(%d, hashtext(COALESCE(current_schema(), '')))", f, class)
+}
+
+// schemaUnlockSQL releases the session lock schemaLockSQL took.
+func schemaUnlockSQL(class int32) string {
+	return fmt.Sprintf("SELECT pg_advisory_unlock(%d, hashtext(COALESCE(current_schema(), '')))", class)
+}
+
+// migrationLockSQL is the statement that takes the store's migration locks
+// for the migrations' transaction, which holds them until it ends,
+// however it ends.
+var migrationLockSQL = schemaLockSQL("pg_advisory_xact_lock", migrationLockClass)
 
 var dialect = sqlstore.Dialect{
 	Name:          "postgres",
 	Least:         "LEAST",
 	Greatest:      "GREATEST",
 	ForUpdate:     " FOR UPDATE",
-	MigrationLock: fmt.Sprintf("SELECT pg_advisory_xact_lock(%d)", migrationLock),
+	MigrationLock: migrationLockSQL,
 	WritableCTE:   true,
 	InsertJob: `INSERT INTO river_job (args, kind, max_attempts, state, scheduled_at, metadata, created_at)
 		VALUES ($1::jsonb, $2, $3, $4::river_job_state, $5, $6::jsonb, $7)`,
@@ -115,24 +150,20 @@ func open(ctx context.Context, url string, opts store.Config, configure func(*pg
 	return &Store{core: sqlstore.New(db, dialect, opts, queue), pool: pool, health: db.health, river: queue.Client()}, nil
 }
 
-// riverMigrationLock is the advisory lock that serialises the instances
-// applying River's migrations to one database.
-const riverMigrationLock = 0x7472696167650002 // "triage", 2
-
 // migrateRiver applies River's migrations (before the store's, whose
-// 0010 uses River's table), holding riverMigrationLock on a connection of
-// its own.
+// 0010 uses River's table), holding River's migration locks (per schema,
+// as the store's) on a connection of its own.
 func migrateRiver(ctx context.Context, pool *pgxpool.Pool, queue *riverjobs.Queue[pgx.Tx]) error {
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Release()
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", riverMigrationLock); err != nil {
+	if _, err := conn.Exec(ctx, schemaLockSQL("pg_advisory_lock", riverMigrationLockClass)); err != nil {
 		return err
 	}
 	defer func() {
-		if _, err := conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", riverMigrationLock); err != nil {
+		if _, err := conn.Exec(context.WithoutCancel(ctx), schemaUnlockSQL(riverMigrationLockClass)); err != nil {
 			conn.Conn().Close(context.WithoutCancel(ctx)) // the session's lock goes with it
 		}
 	}()

@@ -107,84 +107,49 @@ func TestCountsBySeqMigration(t *testing.T) {
 	}
 }
 
-// TestOccurrencesByReceivedMigration: migration 0026 indexes the
-// occurrences a store holds already, and a recorded session's records are
-// read through it: the store is filled, the migration undone (its index
-// dropped, its version forgotten), and the store opened again.
-func TestOccurrencesByReceivedMigration(t *testing.T) {
+// reopenable is the store at path, opened with opts, and the reach of a
+// migration test into its database (storetest.Undone), which follows the
+// store as Reopen opens it again; the last is closed when t ends.
+func reopenable(t *testing.T, path string, opts store.Config) (*Store, storetest.Undone) {
+	t.Helper()
 	ctx := t.Context()
-	path := filepath.Join(t.TempDir(), "triage.db")
-	now := time.Now().UTC()
-	opts := store.Config{Now: func() time.Time { return now }}
 	s, err := Open(ctx, path, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	storetest.FillSessionRecords(t, s, now)
-	err = s.writer.write(ctx, func(q sqlstore.Querier) error {
-		_, err := q.Exec(ctx, `DROP INDEX occurrences_by_received; DELETE FROM schema_migrations WHERE version = 26`)
-		return err
-	})
-	var n int
-	if err == nil {
-		err = s.read.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM pragma_index_info('occurrences_by_received'))
-			+ (SELECT count(*) FROM schema_migrations WHERE version = 26)`).Scan(&n)
+	t.Cleanup(func() { s.Close() })
+	return s, storetest.Undone{
+		Exec: func(query string, args ...any) error {
+			_, err := s.write.ExecContext(ctx, query, args...)
+			return err
+		},
+		Count: func(query string) (n int, err error) {
+			return n, s.read.QueryRowContext(ctx, query).Scan(&n)
+		},
+		Reopen: func() store.Store {
+			s.Close()
+			if s, err = Open(ctx, path, opts); err != nil {
+				t.Fatal(err)
+			}
+			return s
+		},
 	}
-	s.Close()
-	if err != nil || n != 0 {
-		t.Fatalf("undoing migration 0026: %v (%d left)", err, n)
-	}
+}
 
-	s, err = Open(ctx, path, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM pragma_index_info('occurrences_by_received')`).Scan(&n); err != nil || n != 2 {
-		t.Fatalf("occurrences_by_received has %d columns (%v), want 2", n, err)
-	}
-	storetest.CheckSessionRecords(t, s)
+// TestOccurrencesByReceivedMigration: migration 0026 indexes the
+// occurrences a store holds already (storetest.OccurrencesByReceivedMigration).
+func TestOccurrencesByReceivedMigration(t *testing.T) {
+	now := time.Now().UTC()
+	s, db := reopenable(t, filepath.Join(t.TempDir(), "triage.db"), store.Config{Now: func() time.Time { return now }})
+	storetest.OccurrencesByReceivedMigration(t, s, now, 26, db, `SELECT count(*) = 2 FROM pragma_index_info('occurrences_by_received')
+		WHERE (seqno = 0 AND name = 'tenant') OR (seqno = 1 AND name = 'received_at')`)
 }
 
 // TestDeliveryKeysMigration: migration 0023 rewrites the delivery keys of
-// the former form (the fingerprint, "@", the time) that deliveries and
-// occurrences hold to triage.DeliveryKey's (the time first), so that a
-// report delivered before it and again after it is a repeat. The schema
-// before 0023 is the schema after it (0023 changes data only): the store
-// is written through its own report path with keys of the old form, then
-// 0023 is marked not applied and the store opened again, which applies it.
+// the former form (storetest.DeliveryKeysMigration).
 func TestDeliveryKeysMigration(t *testing.T) {
-	ctx := t.Context()
-	path := filepath.Join(t.TempDir(), "triage.db")
-	s, err := Open(ctx, path, store.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := time.Now()
-	storetest.FillOldDeliveryKeys(t, s, now, func(query string, args ...any) error {
-		_, err := s.write.ExecContext(ctx, query, args...)
-		return err
-	})
-	var old int
-	if err := s.read.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM deliveries WHERE delivery_key LIKE 'v1:%@%')
-		+ (SELECT count(*) FROM occurrences WHERE delivery_key LIKE 'v1:%@%')`).Scan(&old); err != nil || old != 11 {
-		t.Fatalf("%d keys of the old form before the migration (%v), want 11 (5 deliveries, 6 occurrences)", old, err)
-	}
-	if _, err := s.write.ExecContext(ctx, `DELETE FROM schema_migrations WHERE version = 23`); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-
-	s, err = Open(ctx, path, store.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if err := s.read.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM deliveries WHERE delivery_key LIKE '%@%')
-		+ (SELECT count(*) FROM occurrences WHERE delivery_key LIKE '%@%')`).Scan(&old); err != nil || old != 0 {
-		t.Errorf("%d keys of the old form after the migration (%v), want none", old, err)
-	}
-	storetest.CheckMigratedDeliveryKeys(t, s, now)
+	s, db := reopenable(t, filepath.Join(t.TempDir(), "triage.db"), store.Config{})
+	storetest.DeliveryKeysMigration(t, s, 23, db)
 }
 
 // TestOccurrencesBySeqMigration migrates a database of the schema before

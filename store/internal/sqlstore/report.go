@@ -48,7 +48,8 @@ const peekCountSQL = `COALESCE((SELECT c.n FROM history_counts AS c WHERE c.tena
 		- (SELECT count(*) FROM history AS h WHERE h.tenant = $1 AND h.agent = $4 AND h.code = $5 AND h.at < $6)
 		+ 0 * $8`
 
-// peekCappedSQL counts the window's failures, at most $8.
+// peekCappedSQL counts the window's failures, at most $8 (recentCap: 0
+// counts none, and reads no failure).
 const peekCappedSQL = `(SELECT count(*) FROM (SELECT 1 FROM history
 		WHERE tenant = $1 AND agent = $4 AND code = $5 AND at >= $6 AND at <= $7 LIMIT $8) AS w)`
 
@@ -82,7 +83,7 @@ func (t *tenant) peek(ctx context.Context, req triage.StartRequest) (store.Peeke
 		attempts, recent       int64
 		read                   store.PeekedReads
 	)
-	err := t.s.db.Reader().QueryRow(ctx, t.s.peek, t.id, req.Key, req.AttemptKey, req.Agent, req.Code, from, to, historyCap-1).
+	err := t.s.db.Reader().QueryRow(ctx, t.s.peek, t.id, req.Key, req.AttemptKey, req.Agent, req.Code, from, to, recentCap(req)).
 		Scan(&claimedAt, &doc, &pointer, &id, &saved, &attempts, &recent, &read.Callback, &read.AlertRules)
 	if err != nil {
 		return store.Peeked{}, err

@@ -68,6 +68,19 @@ func (t *tenant) next(ctx context.Context, q Execer, key string) (int, error) {
 // persistent-failure rule needs 3).
 const historyCap = triage.MaxKept
 
+// recentCap is how many of the window's other failures a peek or Start
+// of req counts where it scans (on PostgreSQL): historyCap-1, or none
+// when the caller does not read the count (req.NoRecent), which spares
+// a busy agent's peek a walk of historyCap-1 entries of history_by_key
+// and their heap rows. Where history_counts keeps the count it is read
+// all the same: two probes of empty ranges.
+func recentCap(req triage.StartRequest) int64 {
+	if req.NoRecent {
+		return 0
+	}
+	return historyCap - 1
+}
+
 // Record notes a failure and counts those of the agent and code within
 // [at-window, at] (on PostgreSQL at most historyCap). It forgets those
 // older than at-window.
@@ -300,7 +313,7 @@ func (t *tenant) startOneStatement(ctx context.Context, req triage.StartRequest,
 		var recent int
 		err := t.s.db.Writer().QueryRow(ctx, startCTE,
 			t.id, req.Key, nanos(now), lapsed, req.AttemptKey,
-			req.Agent, req.Code, to, from, historyCap-1).Scan(&first, &res.Attempt, &recent)
+			req.Agent, req.Code, to, from, recentCap(req)).Scan(&first, &res.Attempt, &recent)
 		if err != nil {
 			return err
 		}

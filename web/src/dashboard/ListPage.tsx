@@ -115,7 +115,7 @@ export function ListPage<T>({
       {rows.length > 0 && (
         <table className={`list-table ${name}`}>
           <caption className="muted small">{caption}</caption>
-          <thead>
+          <thead className="vh">
             <tr>
               {columns.map((c) => (
                 <th key={c.label} scope="col" className={[c.col, c.num && 'num'].filter((v) => v).join(' ') || undefined}>
