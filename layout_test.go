@@ -87,6 +87,10 @@ var layers = [][]string{
 	{"internal/jsonmember", "internal/textclass", "internal/taxonomy", "internal/tsgen/render", "internal/logguard",
 		"internal/negotiate", "internal/apidoc", "internal/oneline", "internal/childserve"},
 	{"fault"},
+	// The walk over valid JSON's text (strings', values', members' ends),
+	// beneath fault (its sanitizer writes members from their text) and
+	// internal/jsonmember (its decoders split documents with it).
+	{"internal/jsonscan"},
 }
 
 // providerAgents are the packages of the provider agents' layer.

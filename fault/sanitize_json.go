@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/triage-go/triage/internal/jsonscan"
 )
 
 // AppendSanitizedMember appends to buf the value of a details member
@@ -79,7 +81,7 @@ func appendSanitized(buf *bytes.Buffer, raw []byte, depth int) bool {
 	case '[':
 		buf.WriteByte('[')
 		n, mark := 0, buf.Len()
-		eachJSONItem(raw, func(item []byte) {
+		jsonscan.EachItem(raw, func(item []byte) {
 			if n > 0 {
 				buf.WriteByte(',')
 			}
@@ -91,7 +93,8 @@ func appendSanitized(buf *bytes.Buffer, raw []byte, depth int) bool {
 		})
 		buf.WriteByte(']')
 	case '"':
-		AppendJSONString(buf, Redact(jsonText(raw)))
+		text, _ := jsonscan.String(raw) // valid: it decodes (invalid UTF-8 as U+FFFD)
+		AppendJSONString(buf, Redact(text))
 	default: // a number as it was written (json.Number), true, false, null
 		buf.Write(raw)
 	}
@@ -109,7 +112,7 @@ type jsonMember struct {
 func appendSanitizedObject(buf *bytes.Buffer, raw []byte, depth int) {
 	var arr [16]jsonMember
 	ms := arr[:0]
-	eachJSONMember(raw, func(name string, val []byte) { ms = append(ms, jsonMember{name, val}) })
+	jsonscan.EachMember(raw, func(name string, val []byte) { ms = append(ms, jsonMember{name, val}) })
 	// Sorted by name, a name given twice in the order given: the last is
 	// the one a map keeps.
 	slices.SortStableFunc(ms, func(a, b jsonMember) int { return strings.Compare(a.name, b.name) })
@@ -131,95 +134,4 @@ func appendSanitizedObject(buf *bytes.Buffer, raw []byte, depth int) {
 		}
 	}
 	buf.WriteByte('}')
-}
-
-// jsonText decodes raw, a valid JSON string: its bytes between the quotes
-// when they need no decoding, else through encoding/json (escapes, and
-// invalid UTF-8 as U+FFFD).
-func jsonText(raw []byte) string {
-	body := raw[1 : len(raw)-1]
-	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
-		return string(body)
-	}
-	var s string
-	_ = json.Unmarshal(raw, &s) // valid
-	return s
-}
-
-// eachJSONMember calls do with each member of obj, a valid JSON object,
-// in order: its decoded name and its value without the space around it.
-func eachJSONMember(obj []byte, do func(name string, val []byte)) {
-	i := jsonSpace(obj, 1)
-	for obj[i] != '}' {
-		end := jsonStringEnd(obj, i)
-		name := jsonText(obj[i:end])
-		i = jsonSpace(obj, jsonSpace(obj, end)+1) // past ':'
-		vend := jsonValueEnd(obj, i)
-		do(name, obj[i:vend])
-		if i = jsonSpace(obj, vend); obj[i] == ',' {
-			i = jsonSpace(obj, i+1)
-		}
-	}
-}
-
-// eachJSONItem calls do with each item of arr, a valid JSON array.
-func eachJSONItem(arr []byte, do func(item []byte)) {
-	i := jsonSpace(arr, 1)
-	for arr[i] != ']' {
-		end := jsonValueEnd(arr, i)
-		do(arr[i:end])
-		if i = jsonSpace(arr, end); arr[i] == ',' {
-			i = jsonSpace(arr, i+1)
-		}
-	}
-}
-
-// jsonSpace returns the index of the first byte at or after i that is not
-// JSON white space.
-func jsonSpace(data []byte, i int) int {
-	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// jsonStringEnd returns the index just past the string that starts at i.
-func jsonStringEnd(data []byte, i int) int {
-	for i++; i < len(data); i++ {
-		switch data[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return i
-}
-
-// jsonValueEnd returns the index just past the valid value that starts at
-// i.
-func jsonValueEnd(data []byte, i int) int {
-	switch data[i] {
-	case '"':
-		return jsonStringEnd(data, i)
-	case '{', '[':
-		depth := 0
-		for ; i < len(data); i++ {
-			switch data[i] {
-			case '"':
-				i = jsonStringEnd(data, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return i
-	}
-	for i < len(data) && !strings.ContainsRune(",}] \t\n\r", rune(data[i])) {
-		i++
-	}
-	return i
 }

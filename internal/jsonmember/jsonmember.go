@@ -8,9 +8,9 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/internal/jsonscan"
 )
 
 // MaxFieldErrors is the most invalid members a ValidationError lists;
@@ -183,7 +183,7 @@ func ItemsOfMember(data []byte) ([]json.RawMessage, error) {
 		return nil, errors.New("not an array")
 	}
 	items := []json.RawMessage{}
-	eachItem(data, func(item []byte) { items = append(items, item) })
+	jsonscan.EachItem(data, func(item []byte) { items = append(items, item) })
 	return items, nil
 }
 
@@ -194,7 +194,7 @@ func StringOfMember(raw json.RawMessage) (s string, ok bool) {
 	if Kind(raw) != "string" {
 		return "", false
 	}
-	s, err := stringValue(bytes.TrimSpace(raw))
+	s, err := jsonscan.String(bytes.TrimSpace(raw))
 	return s, err == nil
 }
 
@@ -206,113 +206,23 @@ func members(data []byte) map[string]json.RawMessage {
 	data = bytes.Clone(data)
 	text := string(data) // the names are slices of it: one copy for them all
 	m := make(map[string]json.RawMessage, 8)
-	i := skipSpace(data, 0) + 1 // past '{'
+	i := jsonscan.SkipSpace(data, 0) + 1 // past '{'
 	for {
-		i = skipSpace(data, i)
+		i = jsonscan.SkipSpace(data, i)
 		if data[i] == '}' {
 			return m
 		}
-		end := stringEnd(data, i)
-		key, _ := textString(text[i:end]) // a valid document's: it decodes
-		i = skipSpace(data, end) + 1      // past ':'
-		i = skipSpace(data, i)
-		vend := valueEnd(data, i)
+		end := jsonscan.StringEnd(data, i)
+		key, _ := textString(text[i:end])     // a valid document's: it decodes
+		i = jsonscan.SkipSpace(data, end) + 1 // past ':'
+		i = jsonscan.SkipSpace(data, i)
+		vend := jsonscan.ValueEnd(data, i)
 		m[key] = data[i:vend:vend]
-		i = skipSpace(data, vend)
+		i = jsonscan.SkipSpace(data, vend)
 		if data[i] == ',' {
 			i++
 		}
 	}
-}
-
-// eachMember calls do with each member of a valid JSON object, in document
-// order: its name, decoded, and its raw value.
-func eachMember(data []byte, do func(name string, val []byte)) {
-	i := skipSpace(data, 0) + 1 // past '{'
-	for {
-		i = skipSpace(data, i)
-		if data[i] == '}' {
-			return
-		}
-		end := stringEnd(data, i)
-		key, _ := stringValue(data[i:end]) // a valid document's: it decodes
-		i = skipSpace(data, end) + 1       // past ':'
-		i = skipSpace(data, i)
-		vend := valueEnd(data, i)
-		do(key, data[i:vend:vend])
-		i = skipSpace(data, vend)
-		if data[i] == ',' {
-			i++
-		}
-	}
-}
-
-// eachItem calls do with each item of a valid JSON array, in order.
-func eachItem(data []byte, do func(item []byte)) {
-	i := skipSpace(data, skipSpace(data, 0)+1) // past '['
-	if data[i] == ']' {
-		return
-	}
-	for {
-		end := valueEnd(data, i)
-		do(data[i:end:end])
-		i = skipSpace(data, end)
-		if data[i] == ']' {
-			return
-		}
-		i = skipSpace(data, i+1) // past ','
-	}
-}
-
-func skipSpace[T ~string | ~[]byte](data T, i int) int {
-	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// stringEnd returns the index after the string that opens at i.
-func stringEnd[T ~string | ~[]byte](data T, i int) int {
-	for i++; i < len(data); i++ {
-		switch data[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return i
-}
-
-// valueEnd returns the index after the valid value that begins at i.
-func valueEnd[T ~string | ~[]byte](data T, i int) int {
-	switch data[i] {
-	case '"':
-		return stringEnd(data, i)
-	case '{', '[':
-		depth := 0
-		for ; i < len(data); i++ {
-			switch data[i] {
-			case '"':
-				i = stringEnd(data, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return i
-	}
-	for i < len(data) {
-		switch data[i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return i
-		}
-		i++
-	}
-	return i
 }
 
 // syntaxError reports data, which is not JSON, with encoding/json's error.
@@ -330,31 +240,11 @@ func (d Decoder) String(raw json.RawMessage, field string) (string, error) {
 	if k := Kind(raw); k != "string" {
 		return "", d.Invalid(field, "must be a string, got %s", k)
 	}
-	s, err := stringValue(raw)
+	s, err := jsonscan.String(raw)
 	if err != nil {
 		return "", d.Wrap(field, "invalid string", err)
 	}
 	return s, nil
-}
-
-// plainString returns the text of a JSON string without escapes, control
-// characters or invalid UTF-8, which is its bytes as they are, without the
-// cost of a decoder; ok is false for any other string, which the decoder
-// reads.
-func plainString(raw json.RawMessage) (string, bool) {
-	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
-		return "", false
-	}
-	body := raw[1 : len(raw)-1]
-	for _, c := range body {
-		if c == '\\' || c == '"' || c < 0x20 {
-			return "", false
-		}
-	}
-	if !utf8.Valid(body) {
-		return "", false
-	}
-	return string(body), true
 }
 
 // Bool decodes a JSON boolean.
@@ -519,15 +409,4 @@ func Value(data []byte) (any, error) {
 // which is valid JSON already: it does not validate it again.
 func ValueOfMember(data []byte) (any, error) {
 	return textValue(string(bytes.TrimSpace(data)))
-}
-
-// stringValue decodes a JSON string: its bytes when plain, else through
-// encoding/json.
-func stringValue(raw []byte) (string, error) {
-	if s, ok := plainString(raw); ok {
-		return s, nil
-	}
-	var s string
-	err := json.Unmarshal(raw, &s)
-	return s, err
 }

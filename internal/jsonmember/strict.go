@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/triage-go/triage/internal/jsonscan"
 )
 
 // Strict decodes JSON documents into a T, a struct, strictly: what
@@ -92,7 +93,7 @@ func check(s *jsonschema.Schema, raw []byte, path string, errs *Errors) {
 	}
 	switch k {
 	case "object":
-		eachMember(raw, func(name string, val []byte) {
+		jsonscan.EachMember(raw, func(name string, val []byte) {
 			p := Path(path, name)
 			if sub, ok := s.Properties[name]; ok {
 				check(sub, val, p, errs)
@@ -111,7 +112,7 @@ func check(s *jsonschema.Schema, raw []byte, path string, errs *Errors) {
 			return
 		}
 		i := 0
-		eachItem(raw, func(item []byte) {
+		jsonscan.EachItem(raw, func(item []byte) {
 			check(s.Items, item, path+"["+itoa(i)+"]", errs)
 			i++
 		})

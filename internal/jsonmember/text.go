@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/triage-go/triage/fault"
+	"github.com/triage-go/triage/internal/jsonscan"
 )
 
 // MaxTextErrors bounds the field errors TextErrors lists: past it, one
@@ -32,7 +33,7 @@ func TextErrors(data []byte) []fault.FieldError {
 		return nil // the common case: one pass, no walk
 	}
 	w := textWalker{data: data}
-	w.value(skipSpace(data, 0))
+	w.value(jsonscan.SkipSpace(data, 0))
 	if w.more > 0 {
 		w.errs = append(w.errs, fault.FieldError{Field: "(root)",
 			Message: "holds " + strconv.Itoa(w.more) + " more strings that are not Unicode text"})
@@ -120,47 +121,47 @@ func (w *textWalker) value(i int) int {
 	data := w.data
 	switch data[i] {
 	case '{':
-		i = skipSpace(data, i+1)
+		i = jsonscan.SkipSpace(data, i+1)
 		if data[i] == '}' {
 			return i + 1
 		}
 		for {
-			end := stringEnd(data, i)
-			name, _ := stringValue(data[i:end]) // a valid document's: it decodes
+			end := jsonscan.StringEnd(data, i)
+			name, _ := jsonscan.String(data[i:end]) // a valid document's: it decodes
 			w.path = append(w.path, segment{name: name, index: -1})
 			if msg := textProblem(data[i+1 : end-1]); msg != "" {
 				w.add("has a name that " + msg)
 			}
-			i = skipSpace(data, skipSpace(data, end)+1) // past ':'
-			i = skipSpace(data, w.value(i))
+			i = jsonscan.SkipSpace(data, jsonscan.SkipSpace(data, end)+1) // past ':'
+			i = jsonscan.SkipSpace(data, w.value(i))
 			w.path = w.path[:len(w.path)-1]
 			if data[i] == '}' {
 				return i + 1
 			}
-			i = skipSpace(data, i+1) // past ','
+			i = jsonscan.SkipSpace(data, i+1) // past ','
 		}
 	case '[':
-		i = skipSpace(data, i+1)
+		i = jsonscan.SkipSpace(data, i+1)
 		if data[i] == ']' {
 			return i + 1
 		}
 		for n := 0; ; n++ {
 			w.path = append(w.path, segment{index: n})
-			i = skipSpace(data, w.value(i))
+			i = jsonscan.SkipSpace(data, w.value(i))
 			w.path = w.path[:len(w.path)-1]
 			if data[i] == ']' {
 				return i + 1
 			}
-			i = skipSpace(data, i+1)
+			i = jsonscan.SkipSpace(data, i+1)
 		}
 	case '"':
-		end := stringEnd(data, i)
+		end := jsonscan.StringEnd(data, i)
 		if msg := textProblem(data[i+1 : end-1]); msg != "" {
 			w.add(msg)
 		}
 		return end
 	}
-	return valueEnd(data, i)
+	return jsonscan.ValueEnd(data, i)
 }
 
 // textProblem says what keeps the body of a valid JSON string (between

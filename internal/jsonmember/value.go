@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/triage-go/triage/internal/jsonscan"
 )
 
 // textValue decodes a valid value without the space around it, from one
@@ -14,34 +16,34 @@ func textValue(s string) (any, error) {
 	switch s[0] {
 	case '{':
 		m := map[string]any{}
-		i := skipSpace(s, 1)
+		i := jsonscan.SkipSpace(s, 1)
 		for s[i] != '}' {
-			end := stringEnd(s, i)
-			key, _ := textString(s[i:end])        // a valid document's: it decodes
-			i = skipSpace(s, skipSpace(s, end)+1) // past ':'
-			vend := valueEnd(s, i)
+			end := jsonscan.StringEnd(s, i)
+			key, _ := textString(s[i:end])                          // a valid document's: it decodes
+			i = jsonscan.SkipSpace(s, jsonscan.SkipSpace(s, end)+1) // past ':'
+			vend := jsonscan.ValueEnd(s, i)
 			v, err := textValue(s[i:vend])
 			if err != nil {
 				return nil, err
 			}
 			m[key] = v
-			if i = skipSpace(s, vend); s[i] == ',' {
-				i = skipSpace(s, i+1)
+			if i = jsonscan.SkipSpace(s, vend); s[i] == ',' {
+				i = jsonscan.SkipSpace(s, i+1)
 			}
 		}
 		return m, nil
 	case '[':
 		a := []any{}
-		i := skipSpace(s, 1)
+		i := jsonscan.SkipSpace(s, 1)
 		for s[i] != ']' {
-			end := valueEnd(s, i)
+			end := jsonscan.ValueEnd(s, i)
 			v, err := textValue(s[i:end])
 			if err != nil {
 				return nil, err
 			}
 			a = append(a, v)
-			if i = skipSpace(s, end); s[i] == ',' {
-				i = skipSpace(s, i+1)
+			if i = jsonscan.SkipSpace(s, end); s[i] == ',' {
+				i = jsonscan.SkipSpace(s, i+1)
 			}
 		}
 		return a, nil
@@ -64,7 +66,7 @@ func textValue(s string) (any, error) {
 }
 
 // textString decodes a JSON string: a slice of raw when plain (see
-// plainString), else through encoding/json.
+// jsonscan.Plain), else through encoding/json.
 func textString(raw string) (string, error) {
 	if isPlain(raw) {
 		return raw[1 : len(raw)-1], nil
@@ -74,7 +76,7 @@ func textString(raw string) (string, error) {
 	return s, err
 }
 
-// isPlain reports whether raw is a JSON string that plainString takes as
+// isPlain reports whether raw is a JSON string that jsonscan.Plain takes as
 // it is.
 func isPlain(raw string) bool {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
