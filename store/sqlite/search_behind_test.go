@@ -17,17 +17,7 @@ import (
 func TestSearchBehindMigration(t *testing.T) {
 	ctx := t.Context()
 	slowIdle(t)
-	path := filepath.Join(t.TempDir(), "triage.db")
-	oldSchema(t, path, 26, func(old oldStore) error {
-		reportTitled(t, old.Tenant("default"), "d_alpha", "err_alpha", "alpha before")
-		reportTitled(t, old.Tenant("default"), "d_beta", "err_beta", "beta before")
-		return nil
-	})
-	s, err := Open(ctx, path, store.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openTitled(t, 26, "alpha", "beta")
 	assertCaughtUp(t, s)
 	assertIndexMatches(t, s.write)
 	tn := s.Tenant("default")
@@ -126,16 +116,7 @@ func slowIdle(t testing.TB) {
 func TestListingBehindMigration(t *testing.T) {
 	ctx := t.Context()
 	slowIdle(t)
-	path := filepath.Join(t.TempDir(), "triage.db")
-	oldSchema(t, path, 27, func(old oldStore) error {
-		reportTitled(t, old.Tenant("default"), "d_alpha", "err_alpha", "alpha before")
-		return nil
-	})
-	s, err := Open(ctx, path, store.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openTitled(t, 27, "alpha")
 	listed := func() (on, off int) {
 		t.Helper()
 		if err := s.read.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE listed = 1), count(*) FILTER (WHERE listed = 0) FROM records`).Scan(&on, &off); err != nil {

@@ -26,18 +26,7 @@ import (
 // queue is empty.
 func TestSearchPerBatchMigration(t *testing.T) {
 	ctx := t.Context()
-	path := filepath.Join(t.TempDir(), "triage.db")
-	oldSchema(t, path, 24, func(old oldStore) error {
-		reportTitled(t, old.Tenant("default"), "d_alpha", "err_alpha", "alpha before")
-		reportTitled(t, old.Tenant("default"), "d_beta", "err_beta", "beta before")
-		return nil
-	})
-
-	s, err := Open(ctx, path, store.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openTitled(t, 24, "alpha", "beta")
 	tn := s.Tenant("default")
 	reportTitled(t, tn, "d_gamma", "err_gamma", "gamma after")
 	reportTitled(t, tn, "d_beta2", "err_beta", "delta after") // beta's record, new words
@@ -154,4 +143,25 @@ func reportTitled(t *testing.T, tn store.Tenant, key, errorID, title string) {
 	if _, err := tn.Report(ctx, req, p.StartResult, occ); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// openTitled opens a store migrated from the schema of migration from,
+// which held one record per word, each reported once by reportTitled
+// (delivery "d_"+word, error "err_"+word, titled word+" before"); it is
+// closed at the test's end.
+func openTitled(t *testing.T, from int64, words ...string) *Store {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "triage.db")
+	oldSchema(t, path, from, func(old oldStore) error {
+		for _, w := range words {
+			reportTitled(t, old.Tenant("default"), "d_"+w, "err_"+w, w+" before")
+		}
+		return nil
+	})
+	s, err := Open(t.Context(), path, store.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
 }
