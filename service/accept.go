@@ -239,8 +239,9 @@ func (s *Service) report(ctx context.Context, tenant string, t reporting, body [
 // read besides, if it did); tentative when the report may be decided again
 // (the one write), to be observed once saved.
 func (s *Service) decide(ctx context.Context, t reporting, rep *triage.Report, p handler.Prepared, started triage.StartResult, read store.PeekedReads, tentative bool) (*handler.Result, error) {
+	reads := &peekedReads{t: t, read: read, agent: p.Start.Agent, query: p.Start.QueryID}
 	return s.handler.Decide(ctx, handler.Input{Report: rep, Prepared: p, Started: started,
-		Synonyms: t, Cache: t, Callbacks: callbacks{t: t, read: read, agent: p.Start.Agent}, Escalations: true, Tentative: tentative})
+		Synonyms: t, Cache: reads, Callbacks: reads, Escalations: true, Tentative: tentative})
 }
 
 // reportTwoStep is report in two writes, for the deliveries the one write
