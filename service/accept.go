@@ -305,7 +305,7 @@ func (s *Service) answer(ctx context.Context, tenant string, rep *triage.Report,
 		// differs only for a duplicate (Duplicate is false in the store).
 		return http.StatusCreated, occ.Feedback, nil
 	}
-	out, err := triage.MarshalDocument(fb)
+	out, err := fb.Document()
 	if err != nil {
 		return 0, nil, err
 	}
@@ -321,7 +321,7 @@ func (s *Service) occurrence(ctx context.Context, rep *triage.Report, p handler.
 	var actions json.RawMessage
 	var err error
 	if len(fb.Outcomes) > 0 {
-		if actions, err = triage.MarshalDocument(fb.Outcomes); err != nil {
+		if actions, err = triage.OutcomesDocument(fb.Outcomes); err != nil {
 			return store.Occurrence{}, err
 		}
 	}
@@ -334,7 +334,7 @@ func (s *Service) occurrence(ctx context.Context, rep *triage.Report, p handler.
 	// and then it is the first one stored (and streamed).
 	first := *fb
 	first.Duplicate = false
-	feedback, err := triage.MarshalDocument(&first)
+	feedback, err := first.Document()
 	if err != nil {
 		return store.Occurrence{}, err
 	}
