@@ -76,6 +76,10 @@ type StartRequest struct {
 	// it: handler.Handler.Classify): a store may then skip counting and
 	// answer Recent 1. The failure is recorded all the same.
 	NoRecent bool
+	// QueryID is the report's query: a store that reads ahead of the
+	// decision what the decision would read (store.PeekedReads) reads
+	// whether its Cache holds a result for it. Start ignores it.
+	QueryID string
 }
 
 // StartResult is what State.Start found and counted.

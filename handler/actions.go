@@ -259,9 +259,16 @@ func (ReduceScope) Run(_ context.Context, env *ActionEnv) triage.Outcome {
 	c := env.Report.Data.Context
 	out := triage.Outcome{Action: "reduce_scope", Data: map[string]any{}}
 	if start, end, ok := dateRange(c); ok && end.Sub(start) > 366*24*time.Hour {
-		from, to := end.AddDate(-1, 0, 1).Format(time.DateOnly), end.Format(time.DateOnly)
-		out.Suggestions = append(out.Suggestions, "Narrow the date range to "+from+" – "+to)
-		out.Data["date_range"] = map[string]string{"start": from, "end": to}
+		// The suggestion written once; the range's bounds are its
+		// substrings.
+		const narrow, dash = "Narrow the date range to ", " – "
+		var buf [64]byte
+		b := end.AddDate(-1, 0, 1).AppendFormat(append(buf[:0], narrow...), time.DateOnly)
+		mid := len(b)
+		suggestion := string(end.AppendFormat(append(b, dash...), time.DateOnly))
+		out.Suggestions = make([]string, 1, 2)
+		out.Suggestions[0] = suggestion
+		out.Data["date_range"] = map[string]string{"start": suggestion[len(narrow):mid], "end": suggestion[mid+len(dash):]}
 		out.Detail = "reduce_scope:date_range=12m"
 	}
 	if n, ok := num(c, "row_count", "rows", "estimated_rows", "rows_scanned"); ok && n > 10_000 {
@@ -310,7 +317,7 @@ func (a Retry) Run(ctx context.Context, env *ActionEnv) triage.Outcome {
 		delay = min(base<<shift, maxDelay)
 	}
 	delay = max(delay, env.Fault.RetryAfter)
-	job := triage.RetryJob{ErrorID: env.ErrorID, QueryID: env.Report.Data.QueryID, AgentID: env.Report.AgentID, Attempt: next, At: env.Now.Add(delay)}
+	at := env.Now.Add(delay)
 	by := triage.RetryByCaller
 	if env.Callbacks != nil {
 		has, err := env.Callbacks.HasCallback(ctx, env.Report.AgentID)
@@ -319,11 +326,12 @@ func (a Retry) Run(ctx context.Context, env *ActionEnv) triage.Outcome {
 		}
 		if has {
 			by = triage.RetryByCallback
-			out.Job = &triage.Job{Retry: &job}
+			out.Job = &triage.Job{Retry: &triage.RetryJob{ErrorID: env.ErrorID, QueryID: env.Report.Data.QueryID,
+				AgentID: env.Report.AgentID, Attempt: next, At: at}}
 		}
 	}
 	out.Status, out.Detail = triage.OutcomeDone, "retry:"+strconv.Itoa(next)
-	out.Data = map[string]any{"at": job.At, "delay_seconds": fault.Seconds(delay), "by": string(by)}
+	out.Data = map[string]any{"at": at, "delay_seconds": fault.Seconds(delay), "by": string(by)}
 	out.Retry = &triage.RetryPlan{Attempt: next, DelaySeconds: fault.Seconds(delay), By: by}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -100,6 +101,9 @@ func TestReduceScope(t *testing.T) {
 	if out.Status != triage.OutcomeDone || out.Detail != "reduce_scope:date_range=12m" ||
 		!slices.Equal(out.Suggestions, []string{"Narrow the date range to 2024-08-02 – 2025-08-01", "Limit the result to the top 10,000 rows"}) {
 		t.Errorf("long range, many rows: %+v", out)
+	}
+	if want := (map[string]any{"date_range": map[string]string{"start": "2024-08-02", "end": "2025-08-01"}, "limit": 10_000}); !reflect.DeepEqual(out.Data, want) {
+		t.Errorf("long range, many rows: data %v, want %v", out.Data, want)
 	}
 	r = withContext(report("qe", triage.QueryError, "DB_TIMEOUT", "m"), map[string]any{"row_count": 500})
 	if out := (ReduceScope{}).Run(context.Background(), env(r)); out.Status != triage.OutcomeSkipped {

@@ -204,7 +204,7 @@ func (h *Handler) Prepare(r *triage.Report) Prepared {
 		code = string(p.fault.Code)
 	}
 	p.Start = triage.StartRequest{Key: p.Key, AttemptKey: r.Data.QueryID + "/" + code, Agent: r.AgentID,
-		Code: code, At: r.Timestamp, Window: persistentWindow}
+		Code: code, At: r.Timestamp, Window: persistentWindow, QueryID: r.Data.QueryID}
 	return p
 }
 

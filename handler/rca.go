@@ -48,9 +48,8 @@ func analyze(ctx context.Context, a analysis) (triage.RootCause, error) {
 	switch a.class.Type {
 	case triage.QueryError:
 		if timedOut(code, a.fault) {
-			if ev := heavy(c); len(ev) > 0 {
-				ev = append([]string{"the query timed out"}, ev...)
-				return triage.RootCause{Cause: triage.CauseScope, Confidence: 0.8, Evidence: ev}, nil
+			if w := weigh(c); w.heavy() {
+				return triage.RootCause{Cause: triage.CauseScope, Confidence: 0.8, Evidence: w.evidence("the query timed out")}, nil
 			}
 		}
 	case triage.SchemaError:
@@ -122,7 +121,7 @@ func analyze(ctx context.Context, a analysis) (triage.RootCause, error) {
 func readsRecent(r *triage.Report, class classify.Result, f *fault.Error) bool {
 	switch class.Type {
 	case triage.QueryError:
-		return !timedOut(strings.ToUpper(r.Data.ErrorCode), f) || len(heavy(r.Data.Context)) == 0
+		return !timedOut(strings.ToUpper(r.Data.ErrorCode), f) || !weigh(r.Data.Context).heavy()
 	case triage.SchemaError, triage.ChartError, triage.InputError, triage.ValidationError:
 		return false
 	}
@@ -154,17 +153,46 @@ func outage(code string, f *fault.Error) bool {
 	return false
 }
 
-// heavy returns the evidence that a query asks for too much: a row count
-// or a date range over the thresholds.
-func heavy(c map[string]any) []string {
-	var ev []string
+// weight is what of a query's context makes it ask for too much: a row
+// count, a date range, each over its threshold (rows, days: 0 when not).
+type weight struct {
+	rows       float64
+	days       float64
+	start, end time.Time
+}
+
+// weigh reads a context's weight, writing no evidence: readsRecent asks
+// for it ahead of every report's peek.
+func weigh(c map[string]any) weight {
+	var w weight
 	if n, ok := num(c, "row_count", "rows", "estimated_rows", "rows_scanned"); ok && n >= heavyRows {
-		ev = append(ev, humanInt(n)+" rows")
+		w.rows = n
 	}
 	if start, end, ok := dateRange(c); ok {
 		if days := end.Sub(start).Hours() / 24; days >= heavyDays {
-			ev = append(ev, fmt.Sprintf("a date range of %d days (%s to %s)", int(days), start.Format(time.DateOnly), end.Format(time.DateOnly)))
+			w.days, w.start, w.end = days, start, end
 		}
+	}
+	return w
+}
+
+// heavy tells that the query asks for too much.
+func (w weight) heavy() bool { return w.rows != 0 || w.days != 0 }
+
+// evidence is first, then the evidence that the query asks for too much:
+// its row count and date range over the thresholds.
+func (w weight) evidence(first string) []string {
+	ev := make([]string, 1, 3)
+	ev[0] = first
+	var buf [96]byte
+	if w.rows != 0 {
+		ev = append(ev, string(append(appendHumanInt(buf[:0], w.rows), " rows"...)))
+	}
+	if w.days != 0 {
+		b := append(buf[:0], "a date range of "...)
+		b = strconv.AppendInt(b, int64(w.days), 10)
+		b = append(w.start.AppendFormat(append(b, " days ("...), time.DateOnly), " to "...)
+		ev = append(ev, string(append(w.end.AppendFormat(b, time.DateOnly), ')')))
 	}
 	return ev
 }
@@ -251,15 +279,16 @@ func list(c map[string]any, keys ...string) []string {
 	return nil
 }
 
-func humanInt(f float64) string {
-	n := int64(math.Round(f))
-	s := strconv.FormatInt(n, 10)
-	var b strings.Builder
+// appendHumanInt appends f rounded to an integer, its thousands
+// separated by commas ("48,000,000"), to b.
+func appendHumanInt(b []byte, f float64) []byte {
+	var digits [24]byte
+	s := strconv.AppendInt(digits[:0], int64(math.Round(f)), 10)
 	for i, c := range s {
 		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		b.WriteRune(c)
+		b = append(b, c)
 	}
-	return b.String()
+	return b
 }

@@ -39,6 +39,14 @@ func TestAnalyzeScope(t *testing.T) {
 	if rc := cause(t, manyRows, nil, 1); rc.Cause != triage.CauseScope || !slices.ContainsFunc(rc.Evidence, func(e string) bool { return strings.Contains(e, "48,000,000") }) {
 		t.Errorf("48M rows: %+v", rc)
 	}
+	// The evidence in full: the row count with its thousands separated,
+	// the range's days and bounds.
+	both := withContext(report("query_engine", triage.QueryError, "DB_TIMEOUT", "timed out"),
+		map[string]any{"row_count": "1,234,567.6", "date_range": "2015-01-01T00:00:00Z..2025-08-01"})
+	want := []string{"the query timed out", "1,234,568 rows", "a date range of 3865 days (2015-01-01 to 2025-08-01)"}
+	if rc := cause(t, both, nil, 1); rc.Cause != triage.CauseScope || !slices.Equal(rc.Evidence, want) {
+		t.Errorf("a large query and range: %+v; want the evidence %q", rc, want)
+	}
 	// A timeout over a small query is not a scope problem: it is transient
 	// the first time, persistent after repeated failures.
 	small := withContext(report("query_engine", triage.QueryError, "DB_TIMEOUT", "timed out"), map[string]any{"row_count": 1200})

@@ -126,15 +126,38 @@ func (h *Handler) act(ctx context.Context, r *run) error {
 
 // ignoresContext reports whether a, run with env, reads nothing of its
 // context: one of the built-in actions (their own types, not a type that
-// embeds one) that look nothing up.
+// embeds one) that look nothing up, or whose lookup is answered at hand
+// (CacheAtHand, CallbacksAtHand).
 func ignoresContext(a Action, env *ActionEnv) bool {
 	switch a.(type) {
 	case Clarify, SuggestChart, ReduceScope, Escalate:
 		return true
+	case UseCache:
+		c, ok := env.Cache.(CacheAtHand)
+		return env.Cache == nil || ok && c.GetAtHand(env.Report.Data.QueryID)
 	case Retry:
-		return env.Callbacks == nil
+		c, ok := env.Callbacks.(CallbacksAtHand)
+		return env.Callbacks == nil || ok && c.HasCallbackAtHand(env.Report.AgentID)
 	}
 	return false
+}
+
+// CacheAtHand is a triage.Cache that tells which of its answers it holds
+// already: Get(queryID) answers without a read that could wait (a
+// service's answers from what a report's peek read with its delivery).
+// The actions' deadline bounds their reads, and its context costs a
+// timer and its registration with the report's: use_cache, asking for
+// an answer at hand, runs without it.
+type CacheAtHand interface {
+	triage.Cache
+	GetAtHand(queryID string) bool
+}
+
+// CallbacksAtHand is CacheAtHand for triage.Callbacks, for the retry
+// action: HasCallback(agentID) answers without a read that could wait.
+type CallbacksAtHand interface {
+	triage.Callbacks
+	HasCallbackAtHand(agentID string) bool
 }
 
 func (h *Handler) runAction(ctx context.Context, a Action, env *ActionEnv) (out triage.Outcome) {
@@ -161,6 +184,9 @@ func (h *Handler) runAction(ctx context.Context, a Action, env *ActionEnv) (out 
 	}
 	if out.Error != "" {
 		out.Error = fault.Redact(out.Error)
+	}
+	if !span.IsRecording() {
+		return out // a span that records nothing would drop them: the attributes' slice is an allocation
 	}
 	span.SetAttributes(attribute.String("triage.action.status", out.Status))
 	if out.Status == triage.OutcomeFailed {

@@ -239,8 +239,9 @@ func (s *Service) report(ctx context.Context, tenant string, t reporting, body [
 // read besides, if it did); tentative when the report may be decided again
 // (the one write), to be observed once saved.
 func (s *Service) decide(ctx context.Context, t reporting, rep *triage.Report, p handler.Prepared, started triage.StartResult, read store.PeekedReads, tentative bool) (*handler.Result, error) {
+	reads := &peekedReads{t: t, read: read, agent: p.Start.Agent, query: p.Start.QueryID}
 	return s.handler.Decide(ctx, handler.Input{Report: rep, Prepared: p, Started: started,
-		Synonyms: t, Cache: t, Callbacks: callbacks{t: t, read: read, agent: p.Start.Agent}, Escalations: true, Tentative: tentative})
+		Synonyms: t, Cache: reads, Callbacks: reads, Escalations: true, Tentative: tentative})
 }
 
 // reportTwoStep is report in two writes, for the deliveries the one write
@@ -304,7 +305,7 @@ func (s *Service) answer(ctx context.Context, tenant string, rep *triage.Report,
 		// differs only for a duplicate (Duplicate is false in the store).
 		return http.StatusCreated, occ.Feedback, nil
 	}
-	out, err := triage.MarshalDocument(fb)
+	out, err := fb.Document()
 	if err != nil {
 		return 0, nil, err
 	}
@@ -320,7 +321,7 @@ func (s *Service) occurrence(ctx context.Context, rep *triage.Report, p handler.
 	var actions json.RawMessage
 	var err error
 	if len(fb.Outcomes) > 0 {
-		if actions, err = triage.MarshalDocument(fb.Outcomes); err != nil {
+		if actions, err = triage.OutcomesDocument(fb.Outcomes); err != nil {
 			return store.Occurrence{}, err
 		}
 	}
@@ -333,7 +334,7 @@ func (s *Service) occurrence(ctx context.Context, rep *triage.Report, p handler.
 	// and then it is the first one stored (and streamed).
 	first := *fb
 	first.Duplicate = false
-	feedback, err := triage.MarshalDocument(&first)
+	feedback, err := first.Document()
 	if err != nil {
 		return store.Occurrence{}, err
 	}

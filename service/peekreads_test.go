@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/service"
@@ -20,7 +22,9 @@ import (
 // makes beside its peek.
 type readingStore struct {
 	*sqlite.Store
-	agents, rules atomic.Int64
+	agents, rules, cache atomic.Int64
+	// peeked, when set, runs after each of the report path's peeks.
+	peeked func(ctx context.Context, t store.Tenant, req triage.StartRequest)
 }
 
 func (r *readingStore) Tenant(id string) store.Tenant { return readingTenant{r.Store.Tenant(id), r} }
@@ -33,6 +37,19 @@ type readingTenant struct {
 func (t readingTenant) Agent(ctx context.Context, id string) (store.Agent, bool, error) {
 	t.r.agents.Add(1)
 	return t.Tenant.Agent(ctx, id)
+}
+
+func (t readingTenant) Get(ctx context.Context, queryID string) (triage.CachedResult, bool, error) {
+	t.r.cache.Add(1)
+	return t.Tenant.Get(ctx, queryID)
+}
+
+func (t readingTenant) PeekReport(ctx context.Context, req triage.StartRequest) (store.Peeked, error) {
+	p, err := t.Tenant.PeekReport(ctx, req)
+	if t.r.peeked != nil {
+		t.r.peeked(ctx, t.Tenant, req)
+	}
+	return p, err
 }
 
 func (t readingTenant) AlertRules(ctx context.Context) ([]triage.AlertRule, []triage.AlertTarget, error) {
@@ -116,5 +133,73 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A report whose decision runs use_cache (a timeout of a query asking for
+// too much) reads whether the cache holds its query with its peek: the
+// handler reads the cache only for a result the peek found. A result put
+// before the report is offered; one put after the report's peek (here
+// between the peek and the decision, which the handler's own read would
+// have seen) is the next report's, as one put after the handler's read
+// was: the report's cache is the cache at one moment of its handling.
+func TestUseCacheReadsWithItsPeek(t *testing.T) {
+	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "triage.db"), store.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rs := &readingStore{Store: st}
+	svc, err := service.New(service.Config{Store: rs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	n := 0
+	send := func(query string) []string {
+		t.Helper()
+		n++
+		body := fmt.Sprintf(`{"agent_id":"query_engine","timestamp":"2025-08-08T12:20:%02dZ","status":"error",
+			"data":{"error_type":"query_error","error_code":"DB_TIMEOUT","message":"Query timed out after 30s","query_id":%q,
+			"context":{"metric":"sales","date_range":{"start":"2015-01-01","end":"2025-08-01"},"row_count":48000000}}}`, n, query)
+		a, err := svc.Accept(ctx, service.Submission{Body: []byte(body)})
+		if err != nil || a.Status != http.StatusCreated {
+			t.Fatalf("report %d: %d, %v", n, a.Status, err)
+		}
+		var fb struct {
+			Actions []string `json:"automated_actions"`
+		}
+		must(t, json.Unmarshal(a.Body, &fb))
+		return fb.Actions
+	}
+	usesCache := func(actions []string, want string) {
+		t.Helper()
+		if !slices.Contains(actions, want) {
+			t.Fatalf("automated_actions %q; want %s", actions, want)
+		}
+	}
+	usesCache(send("q_1"), "use_cache:false")
+	if got := rs.cache.Load(); got != 0 {
+		t.Errorf("a report of a query not cached read the cache %d times beside its peek, want none", got)
+	}
+	tn := rs.Tenant(service.DefaultTenant)
+	must(t, tn.PutCache(ctx, "q_2", triage.CachedResult{StoredAt: time.Now().Add(-time.Hour), Summary: "12 rows"}))
+	usesCache(send("q_2"), "use_cache:true")
+	if got := rs.cache.Load(); got != 1 {
+		t.Errorf("a report of a cached query read the cache %d times beside its peek, want 1 (the result)", got)
+	}
+	// A result put between the report's peek and its decision.
+	var putErr error
+	rs.peeked = func(ctx context.Context, tn store.Tenant, req triage.StartRequest) {
+		if req.QueryID == "q_3" {
+			putErr = tn.PutCache(ctx, "q_3", triage.CachedResult{StoredAt: time.Now(), Summary: "3 rows"})
+		}
+	}
+	usesCache(send("q_3"), "use_cache:false")
+	rs.peeked = nil
+	must(t, putErr)
+	usesCache(send("q_3"), "use_cache:true")
+	if got := rs.cache.Load(); got != 2 {
+		t.Errorf("after the reports of q_3: %d reads of the cache beside the peeks, want 2", got)
 	}
 }

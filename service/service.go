@@ -149,19 +149,44 @@ func (s *Service) Events() *Events { return s.events }
 // Handler is the engine the service runs.
 func (s *Service) Handler() *handler.Handler { return s.handler }
 
-// callbacks tells whether a tenant's agent registered a callback URL: for
-// agent, what the report's peek read with it (read), when it did; else
-// from the store.
-type callbacks struct {
-	t     store.Agents
-	read  store.PeekedReads
-	agent string
+// peekedReads answers two of the handler's reads of a tenant, whether
+// an agent registered a callback URL (triage.Callbacks) and a query's
+// cached result (triage.Cache), from what the report's peek read with
+// its delivery (read), when it did and they are the report's agent and
+// query; else from the store. A cached result the peek found is read
+// again in full (Get). The answers it holds are at hand for the handler
+// (handler.CacheAtHand, handler.CallbacksAtHand): the actions asking for
+// them run without the actions' deadline.
+type peekedReads struct {
+	t            reporting
+	read         store.PeekedReads
+	agent, query string
 }
 
-func (c callbacks) HasCallback(ctx context.Context, agentID string) (bool, error) {
-	if c.read.Valid && agentID == c.agent {
+var (
+	_ handler.CacheAtHand     = (*peekedReads)(nil)
+	_ handler.CallbacksAtHand = (*peekedReads)(nil)
+)
+
+func (c *peekedReads) HasCallbackAtHand(agentID string) bool {
+	return c.read.Valid && agentID == c.agent
+}
+
+func (c *peekedReads) HasCallback(ctx context.Context, agentID string) (bool, error) {
+	if c.HasCallbackAtHand(agentID) {
 		return c.read.Callback, nil
 	}
 	a, ok, err := c.t.Agent(ctx, agentID)
 	return ok && a.CallbackURL != "", err
+}
+
+func (c *peekedReads) GetAtHand(queryID string) bool {
+	return c.read.Valid && queryID == c.query && !c.read.Cached
+}
+
+func (c *peekedReads) Get(ctx context.Context, queryID string) (triage.CachedResult, bool, error) {
+	if c.GetAtHand(queryID) {
+		return triage.CachedResult{}, false, nil
+	}
+	return c.t.Get(ctx, queryID)
 }

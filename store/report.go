@@ -83,6 +83,14 @@ type PeekedReads struct {
 	// v are v's or newer; a cache of them kept under v is current while
 	// the peeks answer v.
 	AlertRules int64
+	// Cached tells whether the tenant's cache (triage.Cache) holds a
+	// result for the request's QueryID. A false spares the handler's
+	// use_cache its read: the cache is then answered as of the peek, a
+	// moment of the report's handling as its own read would be (a result
+	// put after it is the next report's, as one put after that read was).
+	// A true is read again (the result itself: Cache.Get), which may find
+	// it gone.
+	Cached bool
 }
 
 // ErrReportMoved is Report's error when what its decision was made on

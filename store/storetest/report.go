@@ -17,7 +17,7 @@ import (
 // reportRequest is the StartRequest of report key of query: its attempt
 // key is the query's, its failure the agent's.
 func reportRequest(key, query string, at time.Time) triage.StartRequest {
-	return triage.StartRequest{Key: key, AttemptKey: query + "/E", Agent: "agent", Code: "E", At: at, Window: time.Hour}
+	return triage.StartRequest{Key: key, AttemptKey: query + "/E", Agent: "agent", Code: "E", At: at, Window: time.Hour, QueryID: query}
 }
 
 // reportOccurrence is the occurrence of report key of query, error
@@ -151,6 +151,41 @@ var reportTests = []test{
 		// Another tenant's are its own.
 		if p, err := e.s.Tenant("b").PeekReport(ctx, req); err != nil || p.Read.Callback || p.Read.AlertRules != 0 {
 			t.Errorf("tenant b's PeekReport reads = %+v, %v; want none", p.Read, err)
+		}
+	}},
+	{"PeekReadsCache", func(t *testing.T, e *env) {
+		ctx := t.Context()
+		tn := e.s.Tenant("a")
+		req := reportRequest("d1", "q1", e.clock.Now())
+		cached := func(what string, tn store.Tenant, req triage.StartRequest, want bool) {
+			t.Helper()
+			p, err := tn.PeekReport(ctx, req)
+			must(t, err)
+			if !p.Read.Valid {
+				t.Skip("this store's PeekReport reads the delivery alone")
+			}
+			if p.Read.Cached != want {
+				t.Fatalf("PeekReport's reads, %s = %+v; want Cached %v", what, p.Read, want)
+			}
+		}
+		cached("an empty cache", tn, req, false)
+		must(t, tn.PutCache(ctx, "q2", triage.CachedResult{StoredAt: Epoch, Summary: "another query's"}))
+		cached("another query's result cached", tn, req, false)
+		must(t, tn.PutCache(ctx, "q1", triage.CachedResult{StoredAt: Epoch, Summary: "4 rows"}))
+		cached("the query's result cached", tn, req, true)
+		// What the peek found is what Get finds.
+		if _, ok, err := tn.Get(ctx, "q1"); err != nil || !ok {
+			t.Fatalf("Get(q1) after PutCache = %v, %v; want the result", ok, err)
+		}
+		// Another tenant's cache is its own.
+		cached("another tenant's result cached", e.s.Tenant("b"), req, false)
+		// A repeat's peek reads it too.
+		_, _, err := report(ctx, tn, req, "e1")
+		must(t, err)
+		p, err := tn.PeekReport(ctx, req)
+		must(t, err)
+		if p.First || !p.Read.Cached {
+			t.Fatalf("a repeat's PeekReport = %+v; want a repeat, Cached", p)
 		}
 	}},
 	{"StaleAttemptIsMoved", func(t *testing.T, e *env) {

@@ -22,10 +22,12 @@ import (
 // occurrence holds its key, the attempts counted under the attempt key,
 // the failures of the window (%s: peekCountSQL or peekCappedSQL), and
 // what the rest of the report's handling would read in round trips of
-// its own: whether the agent has a callback URL (Agent), and the version
-// of the tenant's alert rules (alertRulesVersion).
+// its own: whether the agent has a callback URL (Agent), the version of
+// the tenant's alert rules (alertRulesVersion), and whether the cache
+// holds the query's result (Get, which use_cache reads: the cache's
+// primary key, one lookup).
 // $1 the tenant, $2 the delivery key, $3 the attempt key, $4 and $5 the
-// agent and code, $6 and $7 the window's bounds, $8 the cap.
+// agent and code, $6 and $7 the window's bounds, $8 the cap, $9 the query.
 const peekSQL = `
 SELECT d.claimed_at, COALESCE(d.feedback, o.feedback), CASE WHEN d.feedback IS NULL THEN d.occurrence_id END, o.id,
 	CASE WHEN d.delivery_key IS NULL THEN FALSE
@@ -33,7 +35,8 @@ SELECT d.claimed_at, COALESCE(d.feedback, o.feedback), CASE WHEN d.feedback IS N
 	COALESCE((SELECT a.n FROM attempts AS a WHERE a.tenant = $1 AND a.attempt_key = $3), 0),
 	%s,
 	EXISTS (SELECT 1 FROM agents AS g WHERE g.tenant = $1 AND g.agent_id = $4 AND g.callback_url <> ''),
-	COALESCE((SELECT r.updated_at FROM alert_rules AS r WHERE r.tenant = $1), 0)
+	COALESCE((SELECT r.updated_at FROM alert_rules AS r WHERE r.tenant = $1), 0),
+	EXISTS (SELECT 1 FROM cache AS k WHERE k.tenant = $1 AND k.query_id = $9)
 FROM (SELECT 1 AS one) AS x
 LEFT JOIN deliveries AS d ON d.tenant = $1 AND d.delivery_key = $2
 LEFT JOIN occurrences AS o ON o.id = d.occurrence_id AND o.tenant = d.tenant`
@@ -83,8 +86,8 @@ func (t *tenant) peek(ctx context.Context, req triage.StartRequest) (store.Peeke
 		attempts, recent       int64
 		read                   store.PeekedReads
 	)
-	err := t.s.db.Reader().QueryRow(ctx, t.s.peek, t.id, req.Key, req.AttemptKey, req.Agent, req.Code, from, to, recentCap(req)).
-		Scan(&claimedAt, &doc, &pointer, &id, &saved, &attempts, &recent, &read.Callback, &read.AlertRules)
+	err := t.s.db.Reader().QueryRow(ctx, t.s.peek, t.id, req.Key, req.AttemptKey, req.Agent, req.Code, from, to, recentCap(req), req.QueryID).
+		Scan(&claimedAt, &doc, &pointer, &id, &saved, &attempts, &recent, &read.Callback, &read.AlertRules, &read.Cached)
 	if err != nil {
 		return store.Peeked{}, err
 	}
