@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/triage-go/triage"
+	"github.com/triage-go/triage/internal/testkit/cputime"
 	"github.com/triage-go/triage/memory"
 )
 
@@ -63,7 +64,7 @@ func BenchmarkHandle(b *testing.B) {
 			buf := make([]byte, 0, len(s.head)+len(s.tail)+16)
 			ctx := context.Background()
 			b.ReportAllocs()
-			c0 := cpuTime()
+			c0 := cputime.Process()
 			for n := 0; b.Loop(); n++ {
 				buf = s.report(buf, n)
 				if _, err := h.Handle(ctx, buf); err != nil {
@@ -80,7 +81,7 @@ func BenchmarkHandle(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.ReportAllocs()
-		c0 := cpuTime()
+		c0 := cputime.Process()
 		for b.Loop() {
 			if fb, err := h.Handle(context.Background(), raw); err != nil || !fb.Duplicate {
 				b.Fatal(err)
@@ -92,7 +93,7 @@ func BenchmarkHandle(b *testing.B) {
 		h := newHandler(b, Config{})
 		raw := bytes.Replace([]byte(validReport), []byte(`"query_error"`), []byte(`"db_error"`), 1)
 		b.ReportAllocs()
-		c0 := cpuTime()
+		c0 := cputime.Process()
 		for b.Loop() {
 			if _, err := h.Handle(context.Background(), raw); err == nil {
 				b.Fatal("accepted")
@@ -116,7 +117,7 @@ func BenchmarkPlainJSON(b *testing.B) {
 			}
 			buf := make([]byte, 0, len(s.head)+len(s.tail)+16)
 			b.ReportAllocs()
-			c0 := cpuTime()
+			c0 := cputime.Process()
 			for n := 0; b.Loop(); n++ {
 				buf = s.report(buf, n)
 				var r triage.Report
@@ -141,7 +142,7 @@ func BenchmarkPlainJSON(b *testing.B) {
 // times is the figure to compare.
 func reportCPU(b *testing.B, c0 time.Duration) {
 	if b.N > 0 {
-		b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(cputime.Process()-c0)/float64(b.N), "cpu-ns/op")
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/triage-go/triage/internal/testkit/cputime"
 	"github.com/triage-go/triage/store"
 	"github.com/triage-go/triage/store/sqlite"
 )
@@ -39,7 +40,7 @@ func BenchmarkServeReport(b *testing.B) {
 	b.Run("serial", func(b *testing.B) {
 		srv, _ := benchServer(b)
 		var n atomic.Int64
-		cpu := processCPU()
+		cpu := cputime.Process()
 		b.ReportAllocs()
 		for b.Loop() {
 			if err := serveReport(srv, n.Add(1)); err != nil {
@@ -51,7 +52,7 @@ func BenchmarkServeReport(b *testing.B) {
 	b.Run("parallel", func(b *testing.B) {
 		srv, _ := benchServer(b)
 		var n atomic.Int64
-		cpu := processCPU()
+		cpu := cputime.Process()
 		b.ReportAllocs()
 		b.SetParallelism(16)
 		b.ResetTimer()
@@ -72,7 +73,7 @@ func BenchmarkServeReport(b *testing.B) {
 		defer hs.Close()
 		client := hs.Client()
 		var n atomic.Int64
-		cpu := processCPU()
+		cpu := cputime.Process()
 		b.ReportAllocs()
 		for b.Loop() {
 			resp, err := client.Post(hs.URL+"/v1/errors", "application/json", strings.NewReader(benchReport(n.Add(1))))
@@ -132,5 +133,5 @@ func serveReport(srv *Server, i int64) error {
 }
 
 func reportCPU(b *testing.B, since time.Duration) {
-	b.ReportMetric(float64((processCPU()-since).Microseconds())/float64(b.N), "cpu-µs/report")
+	b.ReportMetric(float64((cputime.Process()-since).Microseconds())/float64(b.N), "cpu-µs/report")
 }

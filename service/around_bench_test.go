@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/triage-go/triage"
+	"github.com/triage-go/triage/internal/testkit/cputime"
 	"github.com/triage-go/triage/service"
 	"github.com/triage-go/triage/store"
 	"github.com/triage-go/triage/store/sqlite"
@@ -73,7 +74,7 @@ func BenchmarkAcceptAroundStore(b *testing.B) {
 			name = "parallel"
 		}
 		b.Run(name, func(b *testing.B) {
-			cpu := processCPU()
+			cpu := cputime.Process()
 			b.ReportAllocs()
 			if parallel {
 				b.RunParallel(func(pb *testing.PB) {
@@ -91,7 +92,7 @@ func BenchmarkAcceptAroundStore(b *testing.B) {
 					}
 				}
 			}
-			b.ReportMetric(float64((processCPU()-cpu).Microseconds())/float64(b.N), "cpu-µs/report")
+			b.ReportMetric(float64((cputime.Process()-cpu).Microseconds())/float64(b.N), "cpu-µs/report")
 		})
 	}
 }

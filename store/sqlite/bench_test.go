@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/triage-go/triage"
+	"github.com/triage-go/triage/internal/testkit/cputime"
 	"github.com/triage-go/triage/store"
 )
 
@@ -116,7 +117,7 @@ func benchmarkReport(b *testing.B, agentOf func(int64) string, idsOf func(int64)
 			b.Fatal(err)
 		}
 	}
-	batches, writes, cpu := s.writer.batches.Load(), s.writer.writes.Load(), processCPU()
+	batches, writes, cpu := s.writer.batches.Load(), s.writer.writes.Load(), cputime.Process()
 	b.SetParallelism(16)
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
@@ -133,7 +134,7 @@ func benchmarkReport(b *testing.B, agentOf func(int64) string, idsOf func(int64)
 	b.ReportMetric(float64(writes)/float64(b.N), "writes/report")
 	// The process's CPU per report: on a loaded machine the time per
 	// report is mostly waiting for a CPU, this is the work.
-	b.ReportMetric(float64((processCPU()-cpu).Microseconds())/float64(b.N), "cpu-µs/report")
+	b.ReportMetric(float64((cputime.Process()-cpu).Microseconds())/float64(b.N), "cpu-µs/report")
 }
 
 // newReport returns the store's part of new report i, as the service

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/triage-go/triage/internal/testkit/cputime"
 	"github.com/triage-go/triage/store"
 )
 
@@ -28,13 +29,13 @@ func BenchmarkWriterHandoff(b *testing.B) {
 	}
 	defer s.Close()
 	b.Run("writer", func(b *testing.B) {
-		cpu := processCPU()
+		cpu := cputime.Process()
 		for b.Loop() {
 			if err := s.writer.write(b.Context(), insert(fmt.Sprint("w", handoffKeys.Add(1)))); err != nil {
 				b.Fatal(err)
 			}
 		}
-		b.ReportMetric(float64((processCPU()-cpu).Microseconds())/float64(b.N), "cpu-µs/write")
+		b.ReportMetric(float64((cputime.Process()-cpu).Microseconds())/float64(b.N), "cpu-µs/write")
 	})
 	b.Run("direct", func(b *testing.B) {
 		ctx := context.Background()
@@ -43,7 +44,7 @@ func BenchmarkWriterHandoff(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer stmt.Close()
-		cpu := processCPU()
+		cpu := cputime.Process()
 		for b.Loop() {
 			tx, err := s.write.BeginTx(ctx, nil) // BEGIN IMMEDIATE (_txlock)
 			if err != nil {
@@ -56,7 +57,7 @@ func BenchmarkWriterHandoff(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		b.ReportMetric(float64((processCPU()-cpu).Microseconds())/float64(b.N), "cpu-µs/write")
+		b.ReportMetric(float64((cputime.Process()-cpu).Microseconds())/float64(b.N), "cpu-µs/write")
 	})
 }
 

@@ -1,15 +1,15 @@
 //go:build unix
 
-package server
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU is the CPU time (user and system) the process used so far;
+// Process is the CPU time (user and system) the process has used so far;
 // 0 when it cannot tell.
-func processCPU() time.Duration {
+func Process() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
