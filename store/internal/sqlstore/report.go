@@ -65,6 +65,9 @@ func peekWindow(d Dialect) string {
 	return peekCappedSQL
 }
 
+// PeekSQL is d's peek statement (peekSQL), for the plan tests.
+func PeekSQL(d Dialect) string { return fmt.Sprintf(peekSQL, peekWindow(d)) }
+
 // PeekReport reads what Start would answer for req, writing nothing.
 func (t *tenant) PeekReport(ctx context.Context, req triage.StartRequest) (store.Peeked, error) {
 	p, err := t.peek(ctx, req)

@@ -231,7 +231,7 @@ func New(db DB, d Dialect, opts store.Config, queue Queue) *Store {
 		upsertRecord:   fmt.Sprintf(upsertRecordSQL, d.Least, d.Greatest),
 		saveOccurrence: fmt.Sprintf(saveCTE, d.Least, d.Greatest),
 		report:         fmt.Sprintf(reportCTE, d.Least, d.Greatest),
-		peek:           fmt.Sprintf(peekSQL, peekWindow(d)),
+		peek:           PeekSQL(d),
 		lockIdem:       selectIdemSQL + d.ForUpdate,
 		queue:          queue,
 		gate:           newGate(tenantConns(opts.TenantConns, db.Conns())),
