@@ -40,9 +40,9 @@ type part struct {
 // (the dedup by error: duplicates answer one error_id), the
 // occurrences' unique (tenant, delivery_key) and the deliveries' key (a
 // delivery handled once, a 201 for a committed report), the attempts'
-// key (attempts counted in order), the history with history_by_key and
-// its counts (the handler's window of failures, which its decision
-// reads), and the River tables a job would be enqueued into (a report
+// key (attempts counted in order), the history (on SQLite one B-tree of
+// failures and totals by key, on PostgreSQL the table and history_by_key:
+// the handler's window of failures, which its decision reads), and the River tables a job would be enqueued into (a report
 // enqueues none unless something can run it).
 var parts = []part{
 	{name: "listing", breaks: "the listing's filters and sorts by agent, status, last seen, count and first seen, and GET ?query_id (each becomes a scan of the tenant's records)",

@@ -71,7 +71,7 @@
 // breaks the feature it serves (the output's footnotes say which), not
 // the write path: what all leaves is what the guarantees need (the
 // record unique by error, the delivery key unique, the attempts' key,
-// the handler's history and its counts, the occurrences' foreign key to
+// the handler's history (and its totals), the occurrences' foreign key to
 // their record and its child index). After the SQLite loads, with
 // -serial > 0, the WAL frames (pages of 2 KB) per report at batch 1 are
 // counted, for the store alone and for the service, each from one

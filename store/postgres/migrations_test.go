@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -176,4 +177,67 @@ func TestOccurrencesBySeqMigration(t *testing.T) {
 		t.Errorf("occurrences_by_error is still there (%d, %v)", byError, err)
 	}
 	storetest.CheckMigratedOccurrences(t, s, now)
+}
+
+// TestHistoryKeyedMigration opens a schema of the migrations before 0029
+// (history with an id and its primary key) whose handler recorded
+// failures: the id and history_pkey are gone, history_by_key stays, each
+// key keeps its failures, and the windows count as before
+// (storetest.CheckMigratedHistory).
+func TestHistoryKeyedMigration(t *testing.T) {
+	ctx := t.Context()
+	dbURL := pgtest.FreshSchema(t)
+	at := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	if err := postgres.OldSchema(ctx, dbURL, 28, func(exec storetest.Exec) error { return storetest.FillOldHistory(at, exec) }); err != nil {
+		t.Fatal(err)
+	}
+	conn := connect(t, dbURL)
+	perKey := func() map[string]int {
+		t.Helper()
+		rows, err := conn.Query(ctx, `SELECT tenant || '/' || agent || '/' || code, count(*) FROM history GROUP BY 1`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		m := map[string]int{}
+		for rows.Next() {
+			var (
+				key string
+				n   int
+			)
+			if err := rows.Scan(&key, &n); err != nil {
+				t.Fatal(err)
+			}
+			m[key] = n
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	before := perKey()
+	if want := map[string]int{"a/planner/E": 7, "a/planner/F": 1, "b/planner/E": 3}; !maps.Equal(before, want) {
+		t.Fatalf("history's failures before the migration = %v, want %v", before, want)
+	}
+
+	s := open(t, dbURL, store.Config{})
+	defer s.Close()
+	var ids int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema()
+		AND table_name = 'history' AND column_name = 'id'`).Scan(&ids); err != nil || ids != 0 {
+		t.Errorf("history still has an id column (%d, %v)", ids, err)
+	}
+	var indexes string
+	if err := conn.QueryRow(ctx, `SELECT string_agg(indexdef, '; ' ORDER BY indexname) FROM pg_indexes
+		WHERE schemaname = current_schema() AND tablename = 'history'`).Scan(&indexes); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(indexes, "CREATE INDEX history_by_key ON") || !strings.HasSuffix(indexes, "(tenant, agent, code, at)") ||
+		strings.Contains(indexes, ";") {
+		t.Errorf("history's indexes after the migration: %s; want history_by_key (tenant, agent, code, at) alone", indexes)
+	}
+	if after := perKey(); !maps.Equal(after, before) {
+		t.Errorf("history's failures after the migration = %v, want %v", after, before)
+	}
+	storetest.CheckMigratedHistory(t, s, at)
 }

@@ -28,9 +28,10 @@
 // statement of a Tenant view filters on (the job queue is River's
 // river_job table, whose arguments hold the tenant: a record's jobs are
 // found through the river_job_by_error index). Failures older than the window a History.Record
-// asks for are deleted as it records; history_counts, kept by triggers,
-// counts the failures of each agent and code, so that Record does not
-// read them all.
+// asks for are deleted as it records; history is one B-tree keyed by
+// tenant, agent, code and time (WITHOUT ROWID), each key's total of
+// failures kept in its row at the greatest time, so that Record does not
+// read them all (migration 0029).
 //
 // Jobs run on River with its SQLite driver (riversqlite) on the writer's
 // pool: its one connection serialises River's statements with the

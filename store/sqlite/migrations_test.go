@@ -3,7 +3,9 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"maps"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,7 +20,8 @@ import (
 // oldStore is the store of an older schema, which oldSchema hands its
 // fill: what an older build left is written through the writer, in
 // transactions of fill's own (write), or through today's report path
-// (Tenant) where the old schema holds all that path writes.
+// (Tenant) where the old schema holds all that path writes (a schema
+// before 0029 with the dialect of its history, see oldSchema).
 type oldStore struct {
 	*sqlstore.Store
 	w *writer
@@ -70,7 +73,14 @@ func oldSchema(t *testing.T, path string, last int64, fill func(old oldStore) er
 	if applied, err := sqlstore.MigrateTo(ctx, db, dialect, migrationFiles, "migrations", last); err != nil || len(applied) == 0 || applied[len(applied)-1] != last {
 		t.Fatalf("migrating to %04d: %v, %v", last, applied, err)
 	}
-	old := sqlstore.New(db, dialect, store.Config{}, queue)
+	// Before migration 0029 history was a row per failure (its count by
+	// trigger): today's report path writes and counts it so without the
+	// keys' totals.
+	d := dialect
+	if last < 29 {
+		d.HistoryTotals = false
+	}
+	old := sqlstore.New(db, d, store.Config{}, queue)
 	defer old.Close()
 	if err := fill(oldStore{Store: old, w: w}); err != nil {
 		t.Fatal(err)
@@ -200,4 +210,89 @@ func TestOccurrencesBySeqMigration(t *testing.T) {
 		Scan(&fk); err != nil || fk != "tenant,record_seq" {
 		t.Errorf("occurrences' foreign key is on %q (%v), want tenant,record_seq", fk, err)
 	}
+}
+
+// TestHistoryKeyedMigration migrates a database of the schema before
+// migration 0029 (history by rowid, history_by_key, history_counts and
+// its triggers) whose handler recorded failures: history becomes one
+// B-tree keyed by tenant, agent, code and time, each key's total the
+// count history_counts held, and the windows count as before
+// (storetest.CheckMigratedHistory).
+func TestHistoryKeyedMigration(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "triage.db")
+	at := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	oldCounts := map[string]int{}
+	oldSchema(t, path, 28, func(old oldStore) error {
+		return old.write(ctx, func(q sqlstore.Querier) error {
+			if err := storetest.FillOldHistory(at, execOn(ctx, q)); err != nil {
+				return err
+			}
+			rows, err := q.Query(ctx, `SELECT tenant || '/' || agent || '/' || code, n FROM history_counts`)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var (
+					key string
+					n   int
+				)
+				if err := rows.Scan(&key, &n); err != nil {
+					return err
+				}
+				oldCounts[key] = n
+			}
+			return rows.Err()
+		})
+	})
+	if want := map[string]int{"a/planner/E": 7, "a/planner/F": 1, "b/planner/E": 3}; !maps.Equal(oldCounts, want) {
+		t.Fatalf("history_counts before the migration = %v, want %v", oldCounts, want)
+	}
+
+	s, err := Open(ctx, path, store.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var (
+		objects int
+		schema  string
+	)
+	if err := s.read.QueryRowContext(ctx, `SELECT count(*), group_concat(type || ' ' || name || ': ' || COALESCE(sql, ''), char(10)) FROM sqlite_schema
+		WHERE tbl_name IN ('history', 'history_counts', 'history_keyed') OR name LIKE 'history%'`).Scan(&objects, &schema); err != nil {
+		t.Fatal(err)
+	}
+	if objects != 1 || !strings.HasPrefix(schema, `table history: CREATE TABLE "history"`) || !strings.HasSuffix(schema, "WITHOUT ROWID") {
+		t.Errorf("history's schema after the migration (%d objects):\n%s\nwant its one table, WITHOUT ROWID, and no index, trigger or count table", objects, schema)
+	}
+	totals := map[string]int{}
+	rows, err := s.read.QueryContext(ctx, `SELECT tenant || '/' || agent || '/' || code, n FROM history WHERE at = 9223372036854775807`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var (
+			key string
+			n   int
+		)
+		if err := rows.Scan(&key, &n); err != nil {
+			t.Fatal(err)
+		}
+		totals[key] = n
+	}
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(totals, oldCounts) {
+		t.Errorf("the keys' totals after the migration = %v, want history_counts' %v", totals, oldCounts)
+	}
+	var timesOfE int
+	if err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM history WHERE tenant = 'a' AND agent = 'planner' AND code = 'E'
+		AND at < 9223372036854775807`).Scan(&timesOfE); err != nil || timesOfE != 5 {
+		t.Errorf("a's planner E has %d rows of failures (%v), want 5 (one per time)", timesOfE, err)
+	}
+	checkHistoryTotals(t, s)
+	storetest.CheckMigratedHistory(t, s, at)
+	checkHistoryTotals(t, s)
 }

@@ -462,3 +462,23 @@ func TestExpireCountsReadsEachTenantsRange(t *testing.T) {
 		t.Errorf("the plan of\n%s\nis\n%s\nwant %s and no scan", sqlstore.ExpireCountsSQL, text, want)
 	}
 }
+
+// TestHistoryWindowReadsItsRanges: the peek counts the window's failures
+// from history's key (migration 0029): the range after the window, which
+// ends with the key's total, and the range before it; no scan, no other
+// B-tree.
+func TestHistoryWindowReadsItsRanges(t *testing.T) {
+	s, _ := openTest(t)
+	peek := sqlstore.PeekSQL(dialect)
+	plan := explain(t, s, peek, "a", "d1", "q1", "planner", "E", 0, 10, 254, "q")
+	for _, w := range []string{
+		"SEARCH h USING PRIMARY KEY (tenant=? AND agent=? AND code=? AND at>?)",
+		"SEARCH h USING PRIMARY KEY (tenant=? AND agent=? AND code=? AND at<?)",
+	} {
+		if !slices.Contains(plan, w) || slices.ContainsFunc(plan, func(l string) bool {
+			return strings.HasPrefix(l, "SCAN h") || strings.Contains(l, "history_")
+		}) {
+			t.Errorf("the plan of the peek is\n%s\nwant %s, and no scan of history", strings.Join(plan, "\n"), w)
+		}
+	}
+}

@@ -30,7 +30,7 @@ var dialect = sqlstore.Dialect{
 	Name:          "sqlite",
 	Least:         "min",
 	Greatest:      "max",
-	HistoryCounts: true, // migrations/0002_history_counts.sql
+	HistoryTotals: true, // migrations/0029_history_keyed.sql
 	InsertJob: `INSERT INTO river_job (args, kind, max_attempts, state, scheduled_at, created_at, metadata, tags)
 		VALUES (jsonb($1), $2, $3, $4, $5, $7, jsonb($6), jsonb('[]'))`,
 	RiverTime: riverTime,

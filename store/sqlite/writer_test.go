@@ -531,25 +531,30 @@ func TestCloseRacingWrites(t *testing.T) {
 	t.Logf("%d writes committed before Close", len(committed))
 }
 
-// checkHistoryCounts fails the test unless history_counts holds the
-// count of every key's history rows.
-func checkHistoryCounts(t *testing.T, s *Store) {
+// checkHistoryTotals fails the test unless every key's total (its row at
+// the greatest time) holds the count of the key's failures, and no
+// failure's row counts none.
+func checkHistoryTotals(t *testing.T, s *Store) {
 	t.Helper()
-	var bad int
+	var bad, empty int
 	err := s.read.QueryRowContext(t.Context(), `
 		SELECT count(*) FROM (
-			SELECT tenant, agent, code, count(*) AS n FROM history GROUP BY tenant, agent, code
-		) h FULL JOIN (SELECT * FROM history_counts WHERE n <> 0) c USING (tenant, agent, code)
+			SELECT tenant, agent, code, sum(n) AS n FROM history WHERE at < 9223372036854775807 GROUP BY tenant, agent, code
+		) h FULL JOIN (SELECT * FROM history WHERE at = 9223372036854775807 AND n <> 0) c USING (tenant, agent, code)
 		WHERE h.n IS NOT c.n`).Scan(&bad)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if bad != 0 {
-		t.Errorf("history_counts is wrong for %d keys", bad)
+		t.Errorf("history's totals are wrong for %d keys", bad)
+	}
+	if err := s.read.QueryRowContext(t.Context(), `SELECT count(*) FROM history WHERE n <= 0 AND at < 9223372036854775807`).
+		Scan(&empty); err != nil || empty != 0 {
+		t.Errorf("%d failures' rows count none (%v)", empty, err)
 	}
 }
 
-func TestHistoryCountsKept(t *testing.T) {
+func TestHistoryTotalsKept(t *testing.T) {
 	s, _ := openTest(t)
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := range 300 {
@@ -560,11 +565,12 @@ func TestHistoryCountsKept(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	checkHistoryCounts(t, s)
+	checkHistoryTotals(t, s)
 }
 
 // TestHistoryCountsMigration migrates a database made by the first
-// schema, with failures recorded: the counts start right.
+// schema, with failures recorded: the counts start right (in
+// history_counts at 0002, in history's totals since 0029).
 func TestHistoryCountsMigration(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "triage.db")
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -585,13 +591,13 @@ func TestHistoryCountsMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	checkHistoryCounts(t, s)
+	checkHistoryTotals(t, s)
 	// E0 failed at +0, +2, … +8 minutes; E1 at +1, … +9.
 	n, err := s.Tenant("a").Record(t.Context(), "sql", "E0", at.Add(5*time.Minute), 4*time.Minute)
 	if err != nil || n != 3 { // +2, +4, and this one at +5 (+6 and +8 are later)
 		t.Errorf("Record after the migration = %d, %v; want 3", n, err)
 	}
-	checkHistoryCounts(t, s)
+	checkHistoryTotals(t, s)
 }
 
 // TestRiverMigration opens a database of the schema before River

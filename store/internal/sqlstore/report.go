@@ -41,14 +41,15 @@ FROM (SELECT 1 AS one) AS x
 LEFT JOIN deliveries AS d ON d.tenant = $1 AND d.delivery_key = $2
 LEFT JOIN occurrences AS o ON o.id = d.occurrence_id AND o.tenant = d.tenant`
 
-// peekCountSQL counts the window's failures from history_counts
-// (Dialect.HistoryCounts): the key's failures, but for those after the
-// window and those before it not forgotten yet (two index ranges, empty
-// as a rule), where counting the window's rows read up to $8 of them,
-// a third of a report's CPU for an agent failing often. $8 is unused.
-const peekCountSQL = `COALESCE((SELECT c.n FROM history_counts AS c WHERE c.tenant = $1 AND c.agent = $4 AND c.code = $5), 0)
-		- (SELECT count(*) FROM history AS h WHERE h.tenant = $1 AND h.agent = $4 AND h.code = $5 AND h.at > $7)
-		- (SELECT count(*) FROM history AS h WHERE h.tenant = $1 AND h.agent = $4 AND h.code = $5 AND h.at < $6)
+// peekTotalSQL counts the window's failures from the key's total
+// (Dialect.HistoryTotals): the total less the failures after the window,
+// which lie between it and the total (one range of history's key), and
+// those before it not forgotten yet (a range at the key's start, empty
+// as a rule), where counting the window's rows read up to $8 of them, a
+// third of a report's CPU for an agent failing often. $8 is unused.
+const peekTotalSQL = `COALESCE((SELECT sum(CASE WHEN h.at = ` + historyTotalAt + ` THEN h.n ELSE -h.n END) FROM history AS h
+			WHERE h.tenant = $1 AND h.agent = $4 AND h.code = $5 AND h.at > $7), 0)
+		- COALESCE((SELECT sum(h.n) FROM history AS h WHERE h.tenant = $1 AND h.agent = $4 AND h.code = $5 AND h.at < $6), 0)
 		+ 0 * $8`
 
 // peekCappedSQL counts the window's failures, at most $8 (recentCap: 0
@@ -58,11 +59,14 @@ const peekCappedSQL = `(SELECT count(*) FROM (SELECT 1 FROM history
 
 // peekWindow is how d's peek counts the window's failures.
 func peekWindow(d Dialect) string {
-	if d.HistoryCounts {
-		return peekCountSQL
+	if d.HistoryTotals {
+		return peekTotalSQL
 	}
 	return peekCappedSQL
 }
+
+// PeekSQL is d's peek statement (peekSQL), for the plan tests.
+func PeekSQL(d Dialect) string { return fmt.Sprintf(peekSQL, peekWindow(d)) }
 
 // PeekReport reads what Start would answer for req, writing nothing.
 func (t *tenant) PeekReport(ctx context.Context, req triage.StartRequest) (store.Peeked, error) {
@@ -77,7 +81,7 @@ func (t *tenant) peek(ctx context.Context, req triage.StartRequest) (store.Peeke
 	if t.s.keepsUnreleased(claimRef{t.id, req.Key}) {
 		return store.Peeked{}, store.ErrTwoStep // Start releases it
 	}
-	to := nanos(req.At)
+	to := failureAt(req.At)
 	from := to - int64(max(req.Window, 0))
 	var (
 		claimedAt, pointer, id *int64
@@ -208,13 +212,8 @@ func (t *tenant) reportTx(ctx context.Context, q Querier, req triage.StartReques
 	if n == 0 {
 		return store.Saved{}, store.ErrReportMoved // counted meanwhile
 	}
-	to := nanos(req.At)
-	if _, err := q.Exec(ctx, `INSERT INTO history (tenant, agent, code, at) VALUES ($1, $2, $3, $4)`,
-		t.id, req.Agent, req.Code, to); err != nil {
-		return store.Saved{}, err
-	}
-	if _, err := q.Exec(ctx, `DELETE FROM history WHERE tenant = $1 AND agent = $2 AND code = $3 AND at < $4`,
-		t.id, req.Agent, req.Code, to-int64(max(req.Window, 0))); err != nil {
+	to := failureAt(req.At)
+	if err := t.keepFailure(ctx, q, req.Agent, req.Code, to, to-int64(max(req.Window, 0))); err != nil {
 		return store.Saved{}, err
 	}
 	if !inserted {

@@ -140,14 +140,17 @@ type Dialect struct {
 	// migrations' transaction, that holds until it ends and serialises
 	// the instances migrating one database at once.
 	MigrationLock string
-	// HistoryCounts tells that the schema keeps, in history_counts (by
-	// triggers), how many history rows each tenant, agent and code has:
-	// History.Record reads the count there rather than count the rows of
-	// the window. Where writes are serialised anyway (SQLite) it turns a
-	// scan of every failure in the window into two index lookups; where
-	// they are not (PostgreSQL), the counts' rows would serialise the
-	// Records of one agent and code.
-	HistoryCounts bool
+	// HistoryTotals tells that history is keyed by tenant, agent, code
+	// and time, a row per time counting its failures (n), and that each
+	// key's total is kept in its row at the greatest time, historyTotalAt
+	// (SQLite's migration 0029): a window's count is the total less the
+	// failures after the window and before it, ranges of the one B-tree
+	// beside the total, rather than a count of the window's rows. Where
+	// writes are serialised anyway (SQLite) that turns a scan of every
+	// failure in the window into two probes; where they are not
+	// (PostgreSQL), the totals' rows would serialise the Records of one
+	// agent and code.
+	HistoryTotals bool
 	// InsertJob inserts a JobRow into river_job: $1 its Args (JSON
 	// text), $2 Kind, $3 MaxAttempts, $4 State, $5 ScheduledAt as
 	// RiverTime gives it, $6 Metadata (JSON text), $7 CreatedAt as
@@ -228,7 +231,7 @@ func New(db DB, d Dialect, opts store.Config, queue Queue) *Store {
 		upsertRecord:   fmt.Sprintf(upsertRecordSQL, d.Least, d.Greatest),
 		saveOccurrence: fmt.Sprintf(saveCTE, d.Least, d.Greatest),
 		report:         fmt.Sprintf(reportCTE, d.Least, d.Greatest),
-		peek:           fmt.Sprintf(peekSQL, peekWindow(d)),
+		peek:           PeekSQL(d),
 		lockIdem:       selectIdemSQL + d.ForUpdate,
 		queue:          queue,
 		gate:           newGate(tenantConns(opts.TenantConns, db.Conns())),

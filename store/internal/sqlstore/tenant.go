@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"math"
 	"time"
 
 	"github.com/triage-go/triage"
@@ -72,8 +73,8 @@ const historyCap = triage.MaxKept
 // of req counts where it scans (on PostgreSQL): historyCap-1, or none
 // when the caller does not read the count (req.NoRecent), which spares
 // a busy agent's peek a walk of historyCap-1 entries of history_by_key
-// and their heap rows. Where history_counts keeps the count it is read
-// all the same: two probes of empty ranges.
+// and their heap rows. Where history keeps the key's total
+// (Dialect.HistoryTotals) the count is read all the same: two probes.
 func recentCap(req triage.StartRequest) int64 {
 	if req.NoRecent {
 		return 0
@@ -99,23 +100,19 @@ func (t *tenant) Record(ctx context.Context, agent, code string, at time.Time, w
 
 // record notes a failure in q, as Record does.
 func (t *tenant) record(ctx context.Context, q Querier, agent, code string, at time.Time, window time.Duration) (int, error) {
-	to := nanos(at)
+	to := failureAt(at)
 	from := to - int64(max(window, 0))
 	var n int
-	if _, err := q.Exec(ctx, `INSERT INTO history (tenant, agent, code, at) VALUES ($1, $2, $3, $4)`,
-		t.id, agent, code, to); err != nil {
+	if err := t.keepFailure(ctx, q, agent, code, to, from); err != nil {
 		return 0, err
 	}
-	if _, err := q.Exec(ctx, `DELETE FROM history WHERE tenant = $1 AND agent = $2 AND code = $3 AND at < $4`,
-		t.id, agent, code, from); err != nil {
-		return 0, err
-	}
-	if t.s.d.HistoryCounts {
-		// The key's rows are within [from, …) now: those of the
-		// window are all of them but the later ones.
+	if t.s.d.HistoryTotals {
+		// The key's failures are within [from, …) now: those of the
+		// window are the total but for the later ones, which lie between
+		// the window and the total (one range).
 		err := q.QueryRow(ctx, `
-			SELECT COALESCE((SELECT n FROM history_counts WHERE tenant = $1 AND agent = $2 AND code = $3), 0)
-				- (SELECT count(*) FROM history WHERE tenant = $1 AND agent = $2 AND code = $3 AND at > $4)`,
+			SELECT COALESCE(sum(CASE WHEN at = `+historyTotalAt+` THEN n ELSE -n END), 0) FROM history
+			WHERE tenant = $1 AND agent = $2 AND code = $3 AND at > $4`,
 			t.id, agent, code, to).Scan(&n)
 		return n, err
 	}
@@ -126,6 +123,43 @@ func (t *tenant) record(ctx context.Context, q Querier, agent, code string, at t
 		WHERE tenant = $1 AND agent = $2 AND code = $3 AND at >= $4 AND at <= $5 LIMIT $6) AS w`,
 		t.id, agent, code, from, to, historyCap).Scan(&n)
 	return n, err
+}
+
+// historyTotalAt is the time of the row that keeps a key's total of
+// failures where the dialect keeps them (Dialect.HistoryTotals): the
+// greatest, which failureAt gives no failure.
+const historyTotalAt = "9223372036854775807"
+
+// failureAt is a failure's time as history keeps it: at most one less
+// than historyTotalAt (a failure in the year 2262 or after).
+func failureAt(at time.Time) int64 {
+	return min(nanos(at), math.MaxInt64-1)
+}
+
+// keepFailure records a failure of agent and code at to in q, and
+// forgets the key's failures before from. Where the dialect keeps totals
+// (Dialect.HistoryTotals) the failure's row of its time and the key's
+// total are upserted by one statement, the total less the failures
+// forgotten, which the next deletes: the failure lands beside its total,
+// on one leaf as a rule, and the key's rows before from are a range at
+// the start of the key's, empty as a rule.
+func (t *tenant) keepFailure(ctx context.Context, q Execer, agent, code string, to, from int64) error {
+	if t.s.d.HistoryTotals {
+		if _, err := q.Exec(ctx, `INSERT INTO history (tenant, agent, code, at, n)
+			VALUES ($1, $2, $3, $4, 1),
+				($1, $2, $3, `+historyTotalAt+`, 1 - COALESCE((SELECT sum(n) FROM history
+					WHERE tenant = $1 AND agent = $2 AND code = $3 AND at < $5), 0))
+			ON CONFLICT (tenant, agent, code, at) DO UPDATE SET n = n + excluded.n`,
+			t.id, agent, code, to, from); err != nil {
+			return err
+		}
+	} else if _, err := q.Exec(ctx, `INSERT INTO history (tenant, agent, code, at) VALUES ($1, $2, $3, $4)`,
+		t.id, agent, code, to); err != nil {
+		return err
+	}
+	_, err := q.Exec(ctx, `DELETE FROM history WHERE tenant = $1 AND agent = $2 AND code = $3 AND at < $4`,
+		t.id, agent, code, from)
+	return err
 }
 
 // Claim records that key is being handled, taking over a claim without
@@ -216,7 +250,7 @@ func (t *tenant) start(ctx context.Context, req triage.StartRequest, count bool)
 		lapsed = max(lapsed, nanos(failed)+1)
 		defer func() { t.s.endHold(c, failed, err == nil) }()
 	}
-	if count && t.s.d.WritableCTE && !t.s.d.HistoryCounts {
+	if count && t.s.d.WritableCTE && !t.s.d.HistoryTotals {
 		return t.startOneStatement(ctx, req, now, lapsed)
 	}
 	err = retry(func() error {
