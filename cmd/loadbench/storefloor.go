@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -78,8 +79,9 @@ func (s *sampling) keep(o store.Occurrence) {
 
 // storeFloor makes n reports' writes from c goroutines, for at most
 // bound: each the sampled Start and occurrence with its own delivery key,
-// error and query (so each is new, as in the service's load), jobs and
-// documents as the service made them.
+// error and query (so each is new, as in the service's load; a repeat,
+// -repeat, its source's error and query), jobs and documents as the
+// service made them.
 func storeFloor(name string, s *sampling, prefix string, n, c int, bound time.Duration) (result, error) {
 	req0, occ0, ok := s.sample()
 	if !ok {
@@ -88,9 +90,11 @@ func storeFloor(name string, s *sampling, prefix string, n, c int, bound time.Du
 	tn := s.Store.Tenant("default")
 	ctx := context.Background()
 	return drive(name, n, c, bound, func(_ int, i int64) error {
-		id := fmt.Sprintf("%s_%d", prefix, i)
+		// A repeat (-repeat) is its source's error and query, with a
+		// delivery of its own.
+		id := fmt.Sprintf("%s_%d", prefix, source(i, repeatShare))
 		req := req0
-		req.Key, req.AttemptKey, req.At = "d_"+id, "a_"+id, time.Now()
+		req.Key, req.AttemptKey, req.At = fmt.Sprintf("d_%s_%d", prefix, i), "a_"+id, time.Now()
 		occ := occ0
 		occ.DeliveryKey, occ.ErrorID, occ.QueryID, occ.ReceivedAt = req.Key, "err_"+id, id, time.Now()
 		occ.Jobs = make([]store.NewJob, len(occ0.Jobs))
@@ -101,14 +105,21 @@ func storeFloor(name string, s *sampling, prefix string, n, c int, bound time.Du
 			}
 			occ.Jobs[k] = j
 		}
-		p, err := tn.PeekReport(ctx, req)
-		if err == nil && !p.First {
-			err = fmt.Errorf("delivery %s not new", req.Key)
-		}
-		if err == nil {
+		for range 3 {
+			p, err := tn.PeekReport(ctx, req)
+			if err == nil && !p.First {
+				err = fmt.Errorf("delivery %s not new", req.Key)
+			}
+			if err != nil {
+				return err
+			}
 			occ.Attempt = p.Attempt
-			_, err = tn.Report(ctx, req, p.StartResult, occ)
+			if _, err = tn.Report(ctx, req, p.StartResult, occ); !errors.Is(err, store.ErrReportMoved) {
+				return err
+			}
+			// Two repeats of one error at once: the attempt counted
+			// meanwhile, peeked again, as the service does.
 		}
-		return err
+		return fmt.Errorf("delivery %s: %w three times", req.Key, store.ErrReportMoved)
 	}), nil
 }
