@@ -29,6 +29,10 @@ type sampling struct {
 	mu    sync.Mutex
 	start *triage.StartRequest
 	occ   *store.Occurrence
+	// byAttempt are the first occurrences of each attempt (-repeat: a
+	// repeat is a later attempt at its query, and the handler's jobs
+	// follow the attempt: escalations past the retries).
+	byAttempt map[int]*store.Occurrence
 }
 
 func (s *sampling) Tenant(id string) store.Tenant { return samplingTenant{s.Store.Tenant(id), s} }
@@ -41,6 +45,19 @@ func (s *sampling) sample() (triage.StartRequest, store.Occurrence, bool) {
 		return triage.StartRequest{}, store.Occurrence{}, false
 	}
 	return *s.start, *s.occ, true
+}
+
+// ofAttempt returns the occurrence kept of the latest attempt at most
+// attempt, for a repeat (attempt > 1), and false when there is none.
+func (s *sampling) ofAttempt(attempt int) (store.Occurrence, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for a := attempt; a > 1; a-- {
+		if o, ok := s.byAttempt[a]; ok {
+			return *o, true
+		}
+	}
+	return store.Occurrence{}, false
 }
 
 type samplingTenant struct {
@@ -68,11 +85,21 @@ func (t samplingTenant) Report(ctx context.Context, req triage.StartRequest, see
 func (s *sampling) keep(o store.Occurrence) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	// The first occurrence, or the first with jobs: a report enqueues
-	// none unless something can run it (a callback URL, a webhook).
+	c := o
+	c.Jobs = append([]store.NewJob(nil), o.Jobs...)
+	if o.Attempt > 1 {
+		if s.byAttempt == nil {
+			s.byAttempt = map[int]*store.Occurrence{}
+		}
+		if s.byAttempt[o.Attempt] == nil {
+			s.byAttempt[o.Attempt] = &c
+		}
+		return
+	}
+	// The first occurrence of a first attempt, or the first with jobs: a
+	// report enqueues none unless something can run it (a callback URL,
+	// a webhook).
 	if s.occ == nil || (len(s.occ.Jobs) == 0 && len(o.Jobs) > 0) {
-		c := o
-		c.Jobs = append([]store.NewJob(nil), o.Jobs...)
 		s.occ = &c
 	}
 }
@@ -112,6 +139,22 @@ func storeFloor(name string, s *sampling, prefix string, n, c int, bound time.Du
 			}
 			if err != nil {
 				return err
+			}
+			occ := occ
+			if r, ok := s.ofAttempt(p.Attempt); ok {
+				// A repeat: the service's occurrence of this attempt (its
+				// jobs), under this report's keys.
+				r.DeliveryKey, r.ErrorID, r.QueryID, r.ReceivedAt = occ.DeliveryKey, occ.ErrorID, occ.QueryID, occ.ReceivedAt
+				jobs := r.Jobs
+				r.Jobs = make([]store.NewJob, len(jobs))
+				for k, j := range jobs {
+					j.ErrorID = occ.ErrorID
+					if !j.RunAt.IsZero() {
+						j.RunAt = time.Now().Add(time.Minute)
+					}
+					r.Jobs[k] = j
+				}
+				occ = r
 			}
 			occ.Attempt = p.Attempt
 			if _, err = tn.Report(ctx, req, p.StartResult, occ); !errors.Is(err, store.ErrReportMoved) {
