@@ -132,7 +132,7 @@ func storeFloor(name string, s *sampling, prefix string, n, c int, bound time.Du
 			}
 			occ.Jobs[k] = j
 		}
-		for range 3 {
+		for range 100 {
 			p, err := tn.PeekReport(ctx, req)
 			if err == nil && !p.First {
 				err = fmt.Errorf("delivery %s not new", req.Key)
@@ -161,8 +161,9 @@ func storeFloor(name string, s *sampling, prefix string, n, c int, bound time.Du
 				return err
 			}
 			// Two repeats of one error at once: the attempt counted
-			// meanwhile, peeked again, as the service does.
+			// meanwhile, peeked again, as the service does (and
+			// storetest's report, 100 times at most).
 		}
-		return fmt.Errorf("delivery %s: %w three times", req.Key, store.ErrReportMoved)
+		return fmt.Errorf("delivery %s: %w 100 times", req.Key, store.ErrReportMoved)
 	}), nil
 }
