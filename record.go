@@ -198,6 +198,13 @@ type NewJob struct {
 	// the job so that its attempts, on whichever instance, continue that
 	// trace. nil: none. Never shown by the API.
 	Trace map[string]string `json:"-"`
+	// Throttle, for an escalation (Kind "escalation"), is its rule's
+	// throttle (EscalationRule, one notification per Throttle for its
+	// ErrorID): a store's Report that finds the throttle holding firings
+	// back already (a notification sent less than Throttle ago, and
+	// firings held since) counts this one held, as the job's run would,
+	// instead of enqueueing the job. 0: the job is enqueued.
+	Throttle time.Duration `json:"-"`
 }
 
 // JobRecord is a durable job with its attempts: a retry posted to an

@@ -229,6 +229,9 @@ func (s *Service) report(ctx context.Context, tenant string, t reporting, body [
 		if err != nil {
 			return 0, nil, s.failed(ctx, err, rep)
 		}
+		if saved.Held > 0 {
+			s.worker.held.Add(float64(saved.Held)) // as runJob counts those it holds
+		}
 		s.handler.Observe(ctx, res) // counted once, as decided last
 		return s.answer(ctx, tenant, rep, occ, res.Feedback, saved, peek.Read)
 	}
@@ -379,6 +382,15 @@ func (s *Service) jobs(ctx context.Context, in []triage.Job) ([]store.NewJob, er
 		case j.Escalation != nil:
 			nj = store.NewJob{Kind: store.JobEscalation, ErrorID: j.Escalation.ErrorID} // RunAt zero: now
 			nj.Payload, err = json.Marshal(j.Escalation)
+			// The report's write counts it held when its throttle
+			// holds firings back already, as the job would (issue 28:
+			// a repeat's cost); none when escalations are not
+			// throttled.
+			if every := s.worker.cfg.EscalationThrottle; every == 0 {
+				nj.Throttle = triage.DefaultThrottle
+			} else if every > 0 {
+				nj.Throttle = every
+			}
 		default:
 			continue
 		}

@@ -133,6 +133,10 @@ type Saved struct {
 	// save's one statement): the record's next occurrence takes it. The
 	// save itself succeeded: log it, do not retry.
 	WorkflowErr error
+	// Held is how many of the occurrence's escalations Report counted
+	// into their throttle as held back, instead of enqueueing their jobs
+	// (NewJob.Throttle).
+	Held int
 }
 
 // Regressed tells that the occurrence regressed its resolved record:

@@ -9,10 +9,13 @@
 // report with its feedback committed as one such row. They bound what any
 // design that answers only once a report is durable can reach here.
 //
-//	go run ./cmd/loadbench [-requests 4000] [-concurrency 16] [-serial 1000] [-duration 20s] [-postgres URL] [-records N] [-sqlite=false] [-vacuum]
+//	go run ./cmd/loadbench [-requests 4000] [-concurrency 16] [-serial 1000] [-duration 20s] [-postgres URL] [-records N] [-repeat P] [-sqlite=false] [-vacuum]
 //
 // Each request is a new report (its own query_id), so every one is fully
-// handled and committed (201). The count and the time are bounded. After
+// handled and committed (201); with -repeat P, P % of them resend an
+// earlier request's report instead (its query_id, so its record, with a
+// time and so a delivery of their own: a new occurrence of a recorded
+// error and a new attempt at its query, see repeat.go). The count and the time are bounded. After
 // each target's load from -concurrency clients, -serial requests are sent
 // from one client at a time (0: none), and a second table puts their p50
 // side by side: each service's (and its store floor's) as a multiple of

@@ -43,8 +43,13 @@ func main() {
 	idle := flag.Duration("idle", 30*time.Second, "with -real: how long each child's CPU time is read at rest after its loads (0: not)")
 	bareChild := flag.Bool("bare-child", false, "serve the bare handler as a child process of -real (internal)")
 	floor2Child := flag.String("floor2-child", "", "serve floor 2 on this new SQLite `file` as a child process of -real (internal)")
+	flag.IntVar(&repeatShare, "repeat", 0, "the `percentage` (0-100) of each load's requests that resend an earlier request's report: a new occurrence of a recorded error (see repeat.go)")
 	ablate := flag.String("ablate", "", "remove these `parts` of the store after its migrations, each run's floors measured again: configurations separated by /, each a comma list of "+partNames()+", all or none (see ablate.go)")
 	flag.Parse()
+	if repeatShare < 0 || repeatShare > 100 {
+		fmt.Fprintln(os.Stderr, "loadbench: -repeat is a percentage, 0 to 100")
+		os.Exit(2)
+	}
 	if *floor2Child != "" {
 		if err := runFloor2Child(*floor2Child); err != nil {
 			fmt.Fprintln(os.Stderr, "loadbench:", err)
@@ -438,7 +443,7 @@ func run1(requests, concurrency, serial int, bound time.Duration, pg string, rec
 		}
 	}
 
-	fmt.Printf("records stored before each service's load: %d; %d requests, %d clients\n\n", records, requests, concurrency)
+	fmt.Printf("records stored before each service's load: %d; %d requests, %d clients, %d %% of them repeats\n\n", records, requests, concurrency, repeatShare)
 	fmt.Printf("| target | requests | failed | req/s | p50 | p99 | share of bare | share of its floor | written per request | CPU per request | GET ?query_id p50 / p99 |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range results {
 		share, written, get := "", "", ""
@@ -570,12 +575,13 @@ func fileSize(f *os.File) int64 {
 
 var run0 = time.Now().UnixNano()
 
-// load sends up to n new reports from c clients, for at most bound; their
-// query ids are prefix_1, prefix_2, ….
+// load sends up to n reports from c clients, for at most bound; their
+// query ids are prefix_1, prefix_2, …, but for the repeats (-repeat), each
+// of which sends an earlier one's query id (source).
 func load(name string, bases []string, prefix string, n, c int, bound time.Duration, want int) result {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: c, MaxConnsPerHost: c}, Timeout: 10 * time.Second}
 	return drive(name, n, c, bound, func(w int, i int64) error {
-		resp, err := client.Post(bases[w%len(bases)]+"/v1/errors", "application/json", strings.NewReader(reportBody(prefix, i)))
+		resp, err := client.Post(bases[w%len(bases)]+"/v1/errors", "application/json", strings.NewReader(reportBody(prefix, source(i, repeatShare))))
 		if err != nil {
 			return err
 		}

@@ -21,9 +21,11 @@ import (
 )
 
 // reportBody is the report of request i of a load with prefix: each its
-// own query_id, so each is a new occurrence, fully handled and committed,
-// and its time when it is made, as a service's reports come (their
-// delivery keys begin with it, triage.DeliveryKey).
+// own query_id, so each is a new error, fully handled and committed, and
+// its time when it is made, as a service's reports come (their delivery
+// keys begin with it, triage.DeliveryKey). The body of the same i made
+// again is the same error reported again (repeat.go): the same
+// fingerprint, another time and so another delivery.
 func reportBody(prefix string, i int64) string {
 	return fmt.Sprintf(`{"agent_id":"query_engine","timestamp":%q,"status":"error","data":{"error_type":"query_error","error_code":"DB_TIMEOUT","message":"Query timed out after 30s","context":{"metric":"sales","group_by":"month","date_range":{"start":"2015-01-01","end":"2025-08-01"},"row_count":48000000},"query_id":"%s_%d"}}`,
 		time.Now().UTC().Format(time.RFC3339Nano), prefix, i)
@@ -91,6 +93,7 @@ func lookups(name, base, prefix string, posted, n, c int) result {
 					return
 				}
 				q := 1 + (i*7919)%int64(posted) // a stride prime to most counts: scattered, covering
+				q = source(q, repeatShare)      // a repeat's query id is its source's
 				t0 := time.Now()
 				resp, err := client.Get(base + "/v1/errors?query_id=" + prefix + "_" + strconv.FormatInt(q, 10))
 				if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -28,6 +29,10 @@ type sampling struct {
 	mu    sync.Mutex
 	start *triage.StartRequest
 	occ   *store.Occurrence
+	// byAttempt are the first occurrences of each attempt (-repeat: a
+	// repeat is a later attempt at its query, and the handler's jobs
+	// follow the attempt: escalations past the retries).
+	byAttempt map[int]*store.Occurrence
 }
 
 func (s *sampling) Tenant(id string) store.Tenant { return samplingTenant{s.Store.Tenant(id), s} }
@@ -40,6 +45,19 @@ func (s *sampling) sample() (triage.StartRequest, store.Occurrence, bool) {
 		return triage.StartRequest{}, store.Occurrence{}, false
 	}
 	return *s.start, *s.occ, true
+}
+
+// ofAttempt returns the occurrence kept of the latest attempt at most
+// attempt, for a repeat (attempt > 1), and false when there is none.
+func (s *sampling) ofAttempt(attempt int) (store.Occurrence, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for a := attempt; a > 1; a-- {
+		if o, ok := s.byAttempt[a]; ok {
+			return *o, true
+		}
+	}
+	return store.Occurrence{}, false
 }
 
 type samplingTenant struct {
@@ -67,19 +85,30 @@ func (t samplingTenant) Report(ctx context.Context, req triage.StartRequest, see
 func (s *sampling) keep(o store.Occurrence) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	// The first occurrence, or the first with jobs: a report enqueues
-	// none unless something can run it (a callback URL, a webhook).
+	c := o
+	c.Jobs = append([]store.NewJob(nil), o.Jobs...)
+	if o.Attempt > 1 {
+		if s.byAttempt == nil {
+			s.byAttempt = map[int]*store.Occurrence{}
+		}
+		if s.byAttempt[o.Attempt] == nil {
+			s.byAttempt[o.Attempt] = &c
+		}
+		return
+	}
+	// The first occurrence of a first attempt, or the first with jobs: a
+	// report enqueues none unless something can run it (a callback URL,
+	// a webhook).
 	if s.occ == nil || (len(s.occ.Jobs) == 0 && len(o.Jobs) > 0) {
-		c := o
-		c.Jobs = append([]store.NewJob(nil), o.Jobs...)
 		s.occ = &c
 	}
 }
 
 // storeFloor makes n reports' writes from c goroutines, for at most
 // bound: each the sampled Start and occurrence with its own delivery key,
-// error and query (so each is new, as in the service's load), jobs and
-// documents as the service made them.
+// error and query (so each is new, as in the service's load; a repeat,
+// -repeat, its source's error and query), jobs and documents as the
+// service made them.
 func storeFloor(name string, s *sampling, prefix string, n, c int, bound time.Duration) (result, error) {
 	req0, occ0, ok := s.sample()
 	if !ok {
@@ -88,9 +117,11 @@ func storeFloor(name string, s *sampling, prefix string, n, c int, bound time.Du
 	tn := s.Store.Tenant("default")
 	ctx := context.Background()
 	return drive(name, n, c, bound, func(_ int, i int64) error {
-		id := fmt.Sprintf("%s_%d", prefix, i)
+		// A repeat (-repeat) is its source's error and query, with a
+		// delivery of its own.
+		id := fmt.Sprintf("%s_%d", prefix, source(i, repeatShare))
 		req := req0
-		req.Key, req.AttemptKey, req.At = "d_"+id, "a_"+id, time.Now()
+		req.Key, req.AttemptKey, req.At = fmt.Sprintf("d_%s_%d", prefix, i), "a_"+id, time.Now()
 		occ := occ0
 		occ.DeliveryKey, occ.ErrorID, occ.QueryID, occ.ReceivedAt = req.Key, "err_"+id, id, time.Now()
 		occ.Jobs = make([]store.NewJob, len(occ0.Jobs))
@@ -101,14 +132,38 @@ func storeFloor(name string, s *sampling, prefix string, n, c int, bound time.Du
 			}
 			occ.Jobs[k] = j
 		}
-		p, err := tn.PeekReport(ctx, req)
-		if err == nil && !p.First {
-			err = fmt.Errorf("delivery %s not new", req.Key)
-		}
-		if err == nil {
+		for range 100 {
+			p, err := tn.PeekReport(ctx, req)
+			if err == nil && !p.First {
+				err = fmt.Errorf("delivery %s not new", req.Key)
+			}
+			if err != nil {
+				return err
+			}
+			occ := occ
+			if r, ok := s.ofAttempt(p.Attempt); ok {
+				// A repeat: the service's occurrence of this attempt (its
+				// jobs), under this report's keys.
+				r.DeliveryKey, r.ErrorID, r.QueryID, r.ReceivedAt = occ.DeliveryKey, occ.ErrorID, occ.QueryID, occ.ReceivedAt
+				jobs := r.Jobs
+				r.Jobs = make([]store.NewJob, len(jobs))
+				for k, j := range jobs {
+					j.ErrorID = occ.ErrorID
+					if !j.RunAt.IsZero() {
+						j.RunAt = time.Now().Add(time.Minute)
+					}
+					r.Jobs[k] = j
+				}
+				occ = r
+			}
 			occ.Attempt = p.Attempt
-			_, err = tn.Report(ctx, req, p.StartResult, occ)
+			if _, err = tn.Report(ctx, req, p.StartResult, occ); !errors.Is(err, store.ErrReportMoved) {
+				return err
+			}
+			// Two repeats of one error at once: the attempt counted
+			// meanwhile, peeked again, as the service does (and
+			// storetest's report, 100 times at most).
 		}
-		return err
+		return fmt.Errorf("delivery %s: %w 100 times", req.Key, store.ErrReportMoved)
 	}), nil
 }

@@ -42,6 +42,7 @@ func Run(t *testing.T, open Opener) {
 		{"Agents", agentsTests},
 		{"Occurrences", occurrenceTests},
 		{"Report", reportTests},
+		{"Hold", holdTests},
 		{"ErrorRecords", listTests},
 		{"Pages", pageTests},
 		{"Search", searchTests},

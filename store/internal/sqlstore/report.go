@@ -223,7 +223,12 @@ func (t *tenant) reportTx(ctx context.Context, q Querier, req triage.StartReques
 	if err != nil {
 		return store.Saved{}, err
 	}
-	return saved, t.enqueueAll(ctx, q, o.Jobs)
+	jobs, held, err := t.holdEscalation(ctx, q, o.Jobs)
+	if err != nil {
+		return store.Saved{}, err
+	}
+	saved.Held = held
+	return saved, t.enqueueAll(ctx, q, jobs)
 }
 
 // reportCTE is Report in one statement, where the dialect has writable
@@ -250,7 +255,11 @@ func (t *tenant) reportTx(ctx context.Context, q Querier, req triage.StartReques
 //
 // $1-$25 are saveCTE's; $26 the lapsed claims' bound, $27 the attempt
 // key, $28 the attempts counted when peeked, $29 and $30 the failure's
-// agent and code, $31 its time and $32 the window's start.
+// agent and code, $31 its time and $32 the window's start; $33 the
+// subject of the escalation the statement may hold (heldEscalation,
+// holdSQL: held counts it, and its job is not inserted), $34 the bound
+// of its throttle's interval, $35 its position in the jobs' arrays, from
+// 1 (0: none).
 const reportCTE = `
 WITH id AS (
 	SELECT nextval('occurrences_id_seq') AS id
@@ -296,18 +305,24 @@ WITH id AS (
 	SELECT $1, $22::text, $11 FROM o WHERE $22::text <> ''
 	ON CONFLICT (tenant, name) DO NOTHING
 	RETURNING 1
+), held AS (
+	UPDATE alert_throttles SET held = held + 1
+	WHERE tenant = $1 AND rule = '` + triage.EscalationRule + `' AND subject = $33::text AND held > 0 AND sent_at <> 0
+		AND sent_at > $34::bigint AND $35::bigint > 0 AND EXISTS (SELECT 1 FROM o)
+	RETURNING 1
 ), j AS (
 	INSERT INTO river_job (args, kind, max_attempts, state, scheduled_at, metadata)
 	SELECT u.args::jsonb, u.kind, u.max_attempts, u.state::river_job_state, u.scheduled_at, u.metadata::jsonb
 	FROM o, unnest($16::text[], $17::text[], $18::smallint[], $19::text[], $20::timestamptz[], $21::text[])
-		AS u(args, kind, max_attempts, state, scheduled_at, metadata)
+		WITH ORDINALITY AS u(args, kind, max_attempts, state, scheduled_at, metadata, n)
+	WHERE NOT (u.n = $35::bigint AND EXISTS (SELECT 1 FROM held))
 	RETURNING 1
 )
 SELECT (CASE WHEN NOT EXISTS (SELECT 1 FROM claimed) THEN '0'
 		WHEN NOT EXISTS (SELECT 1 FROM attempt) THEN '` + reportMoved + `'
 		WHEN NOT EXISTS (SELECT 1 FROM o) THEN '` + reportSaved + `'
 		ELSE '1' END)::int,
-	(SELECT id FROM o), r.occurrence_count = 1, r.status, r.workflow
+	(SELECT id FROM o), r.occurrence_count = 1, r.status, r.workflow, EXISTS (SELECT 1 FROM held)
 FROM (SELECT 1 AS one) AS x LEFT JOIN r ON TRUE`
 
 // reportOneStatement is Report with reportCTE: one round trip.
@@ -319,19 +334,26 @@ func (t *tenant) reportOneStatement(ctx context.Context, req triage.StartRequest
 	}
 	to := nanos(req.At)
 	var (
-		state  int
-		id     *int64
-		isNew  *bool
-		status *string
-		doc    *string
+		state     int
+		id        *int64
+		isNew     *bool
+		status    *string
+		doc       *string
+		held      bool
+		subject   string
+		heldBound int64
 	)
+	hi := heldEscalation(o.Jobs)
+	if hi >= 0 {
+		subject, heldBound = o.Jobs[hi].ErrorID, nanos(now.Add(-o.Jobs[hi].Throttle))
+	}
 	err = t.s.db.Writer().QueryRow(ctx, t.s.report,
 		t.id, req.Key, o.ErrorID, o.QueryID, o.AgentID, o.ErrorType, o.Severity,
 		o.NextAction, o.Attempt, nanos(o.ReportedAt), nanos(o.ReceivedAt), text(o.Report), text(o.Feedback),
 		text(o.Actions), nanos(now), jobs.args, jobs.kinds, jobs.maxAttempts, jobs.states, jobs.scheduledAt, jobs.metadata,
 		o.Release, o.Environment, o.Code, o.Title,
 		nanos(now.Add(-store.ClaimLease)), req.AttemptKey, int64(seen.Attempt-1), req.Agent, req.Code, to,
-		to-int64(max(req.Window, 0))).Scan(&state, &id, &isNew, &status, &doc)
+		to-int64(max(req.Window, 0)), subject, heldBound, int64(hi+1)).Scan(&state, &id, &isNew, &status, &doc, &held)
 	switch {
 	case err != nil && strings.Contains(err.Error(), reportMoved):
 		return store.Saved{}, store.ErrReportMoved
@@ -344,5 +366,9 @@ func (t *tenant) reportOneStatement(ctx context.Context, req triage.StartRequest
 	case id == nil || isNew == nil || status == nil:
 		return store.Saved{}, fmt.Errorf("report: the statement saved no record (state %d)", state)
 	}
-	return t.afterStatement(ctx, o, store.Saved{ID: *id, NewRecord: *isNew}, *status, doc)
+	saved := store.Saved{ID: *id, NewRecord: *isNew}
+	if held {
+		saved.Held = 1
+	}
+	return t.afterStatement(ctx, o, saved, *status, doc)
 }
