@@ -41,8 +41,12 @@ func (r *Report) Document() (json.RawMessage, error) {
 				case name == "message":
 					// As json.Unmarshal into a string takes it: a
 					// string, or null for "".
-					if msg, ok := jsonmember.StringOfMember(raw); ok || jsonmember.IsNull(raw) {
-						fault.AppendJSONString(b, fault.Redact(msg))
+					switch {
+					case jsonmember.Kind(raw) == "string":
+						fault.AppendRedactedString(b, bytes.TrimSpace(raw))
+						return true, nil
+					case jsonmember.IsNull(raw):
+						fault.AppendJSONString(b, fault.Redact(""))
 						return true, nil
 					}
 				case name == "context" || name == "fault" || !slices.Contains(dataMemberNames, name):

@@ -40,17 +40,27 @@ func FuzzReportDocument(f *testing.F) {
 			t.Fatalf("%q: stored %s does not decode: %v", body, stored, err)
 		}
 		// The context as stored, and as the handler has it (redacted once).
-		var got struct {
-			Data struct{ Context any } `json:"data"`
-		}
-		if err := json.Unmarshal(stored, &got); err != nil {
+		// By the members' exact names, as DecodeReport reads them
+		// (encoding/json would match a struct's field "Context" to a
+		// member "ConteXt" as well).
+		var top, data map[string]json.RawMessage
+		var context any
+		if err := json.Unmarshal(stored, &top); err != nil {
 			t.Fatal(err)
+		}
+		if err := json.Unmarshal(top["data"], &data); err != nil {
+			t.Fatal(err)
+		}
+		if raw, ok := data["context"]; ok {
+			if err := json.Unmarshal(raw, &context); err != nil {
+				t.Fatal(err)
+			}
 		}
 		var want any
 		b, _ := json.Marshal(rep.Data.Context)
 		_ = json.Unmarshal(b, &want)
-		if !reflect.DeepEqual(got.Data.Context, want) {
-			t.Fatalf("%q: stored context %v, the handler's %v", body, got.Data.Context, want)
+		if !reflect.DeepEqual(context, want) {
+			t.Fatalf("%q: stored context %v, the handler's %v", body, context, want)
 		}
 		// The rest, as decoded again.
 		rep.Data.Context, again.Data.Context = nil, nil

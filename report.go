@@ -136,7 +136,7 @@ func decodeReport(raw []byte) (*Report, []fault.FieldError) {
 	}
 	if data, ok := top["data"]; !ok || jsonmember.IsNull(data) {
 		v.bad("data", "is required")
-	} else if d, err := dec.ObjectOfMember(data, "data"); err != nil { // raw was validated whole
+	} else if d, err := dec.ObjectOfOwnMember(data, "data"); err != nil { // raw was validated whole; top is a copy of its own
 		v.add(err)
 	} else {
 		r.Data = v.data(d)
@@ -318,12 +318,39 @@ func (v *validator) str(raw json.RawMessage, field string) string {
 	if jsonmember.IsNull(raw) {
 		return ""
 	}
+	if s, ok := knownString(raw); ok {
+		return s
+	}
 	s, err := dec.String(raw, field)
 	if err != nil {
 		v.add(err)
 		return ""
 	}
 	return s
+}
+
+// knownStrings are the values of a report's members that most reports
+// send (its status, the error types): knownString answers them without
+// a string of their own.
+var knownStrings = append([]string{"error", string(Unknown)}, func() (s []string) {
+	for _, t := range ErrorTypes() {
+		s = append(s, string(t))
+	}
+	return s
+}()...)
+
+// knownString returns the knownStrings value that raw, a JSON value, is
+// as it is (a string without escapes), if any.
+func knownString(raw json.RawMessage) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	for _, k := range knownStrings {
+		if string(raw[1:len(raw)-1]) == k {
+			return k, true
+		}
+	}
+	return "", false
 }
 
 // tags decodes a report's tags: an object of strings, their values

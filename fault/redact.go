@@ -153,11 +153,11 @@ var triggers = newFragments("auth", "bearer", "key", "token", "secret",
 // mayHoldSecret reports whether s could match a pattern of Redact: it is
 // long enough to need truncating, or it holds a trigger (ASCII letters
 // compared without case).
-func mayHoldSecret(s string) bool {
+func mayHoldSecret[T ~string | ~[]byte](s T) bool {
 	if len(s) > maxRedactedLen {
 		return true
 	}
-	return triggers.in(s) || stackFrameAt(s)
+	return holds(triggers, s) || stackFrameAt(s)
 }
 
 // stackFrameAt reports whether s has a line that begins with spaces or
@@ -165,7 +165,7 @@ func mayHoldSecret(s string) bool {
 // matches; "at" in either case): "at " alone is in half the sentences of
 // English ("that ", "format "), and would send them all through the
 // patterns.
-func stackFrameAt(s string) bool {
+func stackFrameAt[T ~string | ~[]byte](s T) bool {
 	for j := 1; j+3 <= len(s); j++ {
 		if s[j]|0x20 != 'a' || s[j+1]|0x20 != 't' || s[j+2] != ' ' || (s[j-1] != ' ' && s[j-1] != '\t') {
 			continue
@@ -206,7 +206,10 @@ func newFragments(list ...string) *fragments {
 }
 
 // in reports whether s holds one of the fragments.
-func (f *fragments) in(s string) bool {
+func (f *fragments) in(s string) bool { return holds(f, s) }
+
+// holds is f.in for text as a string or as bytes.
+func holds[T ~string | ~[]byte](f *fragments, s T) bool {
 	for i := 0; i < len(s); i++ {
 	next:
 		for _, frag := range f.first[s[i]] {

@@ -58,14 +58,48 @@ func AppendJSONString(buf *bytes.Buffer, s string) {
 // plainText reports whether encoding/json writes s between quotes as it
 // is: valid UTF-8 without quotes, backslashes, control characters or the
 // line and paragraph separators (U+2028, U+2029), which it escapes.
-func plainText(s string) bool {
+func plainText(s string) bool { return plainChars(s) && utf8.ValidString(s) }
+
+// plainChars is plainText but for the UTF-8 check.
+func plainChars[T ~string | ~[]byte](s T) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c == '"' || c == '\\' || c < 0x20 || c == 0xE2 && i+2 < len(s) && s[i+1] == 0x80 && s[i+2]&^1 == 0xA8 {
 			return false
 		}
 	}
-	return utf8.ValidString(s)
+	return true
+}
+
+// AppendRedactedString appends raw, a valid JSON string without the space
+// around it, as AppendJSONString appends the redacted text it decodes to
+// (Redact; invalid UTF-8 decodes as U+FFFD): raw itself when its text is
+// plain (see plainText) and Redact would leave it as it is, without a
+// string of its own.
+func AppendRedactedString(buf *bytes.Buffer, raw []byte) {
+	if body := raw[1 : len(raw)-1]; plainChars(body) && utf8.Valid(body) && !mayHoldSecret(body) && !holdsRegistered(body) {
+		buf.Write(raw)
+		return
+	}
+	text, _ := jsonscan.String(raw) // valid: it decodes (invalid UTF-8 as U+FFFD)
+	AppendJSONString(buf, Redact(text))
+}
+
+// holdsRegistered reports whether b holds a secret registered with
+// RegisterSecret, which Redact replaces.
+func holdsRegistered(b []byte) bool {
+	secrets := registered.Load()
+	if secrets == nil {
+		return false
+	}
+	for _, secret := range *secrets {
+		for i := 0; i+len(secret) <= len(b); i++ {
+			if string(b[i:i+len(secret)]) == secret {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // appendSanitized appends raw, a valid JSON value without the space
@@ -93,8 +127,7 @@ func appendSanitized(buf *bytes.Buffer, raw []byte, depth int) bool {
 		})
 		buf.WriteByte(']')
 	case '"':
-		text, _ := jsonscan.String(raw) // valid: it decodes (invalid UTF-8 as U+FFFD)
-		AppendJSONString(buf, Redact(text))
+		AppendRedactedString(buf, raw)
 	default: // a number as it was written (json.Number), true, false, null
 		buf.Write(raw)
 	}

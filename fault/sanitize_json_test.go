@@ -90,3 +90,59 @@ func FuzzAppendSanitizedMember(f *testing.F) {
 		}
 	})
 }
+
+// redactedSecret is registered by the AppendRedactedString tests: text
+// that holds it is not plain for Redact whatever else it holds.
+const redactedSecret = "appendredacted-0f3a9c"
+
+var redactedStringSeeds = []string{
+	`""`, `"sales"`, `"2015-01-01"`, `"héllo wörld"`, `"a\"b"`, `"a\\nb"`, `"tab\there"`,
+	`"\u2028"`, "\"\u2028\"", "\"\u2029x\"", `"\ud800"`, "\"\xff\"", `"<&>"`,
+	`"api_key=abc123"`, `"Bearer abcdef"`, `"token"`, `"https://u:p@host/x"`,
+	`"line\n    at foo (x.js:1:2)"`, `"x\n  at y"`, `"at home"`, `"` + redactedSecret + `"`, `"pre ` + redactedSecret + ` post"`,
+}
+
+// TestAppendRedactedString: raw as it is only where AppendJSONString of the
+// redacted text would write it, a registered secret included.
+func TestAppendRedactedString(t *testing.T) {
+	RegisterSecret(redactedSecret)
+	long := `"` + strings.Repeat("a", maxRedactedLen+1) + `"`
+	for _, raw := range append(redactedStringSeeds, long) {
+		checkRedactedString(t, []byte(raw))
+	}
+	var b bytes.Buffer
+	AppendRedactedString(&b, []byte(`"pre `+redactedSecret+` post"`))
+	if strings.Contains(b.String(), redactedSecret) {
+		t.Errorf("registered secret kept: %s", b.String())
+	}
+}
+
+// FuzzAppendRedactedString: for any JSON string, what AppendJSONString
+// writes of its text decoded and redacted.
+func FuzzAppendRedactedString(f *testing.F) {
+	RegisterSecret(redactedSecret)
+	for _, raw := range redactedStringSeeds {
+		f.Add([]byte(raw))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		raw = bytes.TrimSpace(raw)
+		if !json.Valid(raw) || len(raw) < 2 || raw[0] != '"' {
+			return
+		}
+		checkRedactedString(t, raw)
+	})
+}
+
+func checkRedactedString(t *testing.T, raw []byte) {
+	t.Helper()
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		t.Fatalf("%q: %v", raw, err)
+	}
+	var want, got bytes.Buffer
+	AppendJSONString(&want, Redact(s))
+	AppendRedactedString(&got, raw)
+	if got.String() != want.String() {
+		t.Errorf("%q:\n got %s\nwant %s", raw, got.String(), want.String())
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"strings"
 	"time"
 
@@ -102,6 +103,10 @@ type Handler struct {
 	actions map[string]Action
 	metrics *metrics
 	tracer  trace.Tracer
+	// global is otel's global provider while none is set behind it,
+	// when the handler's spans come from it (Config.TracerProvider
+	// nil): see tracing.
+	global trace.TracerProvider
 }
 
 // New returns a Handler. It fails when the policy names an action the
@@ -134,6 +139,9 @@ func New(cfg Config) (*Handler, error) {
 	tp := h.cfg.TracerProvider
 	if tp == nil {
 		tp = otel.GetTracerProvider()
+		if isGlobalDefault(tp) {
+			h.global = tp
+		}
 	}
 	h.tracer = tp.Tracer("github.com/triage-go/triage/handler")
 	h.metrics = newMetrics(h.cfg.MaxMetricSources)
@@ -301,6 +309,23 @@ func spanAttributes(p *Prepared, r *triage.Report) trace.SpanStartEventOption {
 	return trace.WithAttributes(attribute.String("triage.error_id", p.ErrorID), attribute.String("triage.query_id", r.Data.QueryID))
 }
 
+// tracing reports whether the handler's spans may record: not while they
+// come from otel's global provider with no provider set behind it, whose
+// tracer makes a span that records nothing and carries its parent's span
+// context, which ctx carries already (three allocations a span, and the
+// attributes' two, for nothing). Once a provider is set the global one
+// hands it over and the spans are made as before.
+func (h *Handler) tracing() bool {
+	return h.global == nil || otel.GetTracerProvider() != h.global
+}
+
+// isGlobalDefault reports whether tp is otel's global provider itself,
+// the one otel.GetTracerProvider returns until a provider is set.
+func isGlobalDefault(tp trace.TracerProvider) bool {
+	t := reflect.TypeOf(tp)
+	return t != nil && t.Kind() == reflect.Pointer && t.Elem().PkgPath() == "go.opentelemetry.io/otel/internal/global"
+}
+
 // decideWith is Decide, its span given attrs (spanAttributes of the
 // report, which Handle made for its own span already), or making them
 // when nil.
@@ -309,11 +334,14 @@ func (h *Handler) decideWith(ctx context.Context, in Input, attrs trace.SpanStar
 	if in.Prepared.Key == "" {
 		in.Prepared = h.Prepare(in.Report)
 	}
-	if attrs == nil {
-		attrs = spanAttributes(&in.Prepared, in.Report)
+	var span trace.Span // nil when no span can record (see tracing)
+	if h.tracing() {
+		if attrs == nil {
+			attrs = spanAttributes(&in.Prepared, in.Report)
+		}
+		ctx, span = h.tracer.Start(ctx, "triage.handler.handle", spanKindInternal, attrs)
+		defer span.End()
 	}
-	ctx, span := h.tracer.Start(ctx, "triage.handler.handle", spanKindInternal, attrs)
-	defer span.End()
 	r := &run{in: in, report: in.Report, errorID: in.Prepared.ErrorID, started: started}
 	var err error
 	if in.Started.First {
@@ -323,8 +351,10 @@ func (h *Handler) decideWith(ctx context.Context, in Input, attrs trace.SpanStar
 	}
 	if err != nil {
 		f := fault.From(err)
-		span.RecordError(f)
-		span.SetStatus(codes.Error, string(f.Code))
+		if span != nil {
+			span.RecordError(f)
+			span.SetStatus(codes.Error, string(f.Code))
+		}
 		h.Refused(ctx, f, in.Report)
 		return nil, f
 	}

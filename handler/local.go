@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/triage-go/triage"
 	"github.com/triage-go/triage/fault"
 )
@@ -49,10 +51,17 @@ func (h *Handler) HandleReport(ctx context.Context, r *triage.Report) (*triage.F
 // the process.
 func (h *Handler) handle(ctx context.Context, r *triage.Report) (*triage.Feedback, error) {
 	p := h.Prepare(r)
-	attrs := spanAttributes(&p, r) // this span's and Decide's
-	sctx, span := h.tracer.Start(ctx, "triage.handler.start", attrs)
+	var attrs trace.SpanStartEventOption
+	sctx := ctx
+	var span trace.Span
+	if h.tracing() {
+		attrs = spanAttributes(&p, r) // this span's and Decide's
+		sctx, span = h.tracer.Start(ctx, "triage.handler.start", attrs)
+	}
 	started, err := h.cfg.State.Start(sctx, p.Start)
-	span.End()
+	if span != nil {
+		span.End()
+	}
 	if err != nil {
 		f := fault.From(storeFailure("deliveries", err))
 		h.Refused(ctx, f, r)

@@ -297,7 +297,7 @@ func (s *Service) reportTwoStep(ctx context.Context, tenant string, t reporting,
 func (s *Service) answer(ctx context.Context, tenant string, rep *triage.Report, occ store.Occurrence, fb *triage.Feedback, saved store.Saved, read store.PeekedReads) (int, []byte, error) {
 	if saved.ID != 0 { // 0: an earlier delivery saved it
 		s.Changed(tenant)
-		s.alertOnSave(context.WithoutCancel(ctx), tenant, rep, occ, saved, read) // the report is saved: its alerts go whatever the client does
+		s.alertOnSave(ctx, tenant, rep, occ, saved, read)
 	}
 	if saved.WorkflowErr != nil { // saved; the record's next occurrence takes the step
 		s.log(ctx, slog.LevelError, "updating a record's workflow after its occurrence failed",

@@ -73,9 +73,10 @@ func (a alertJob) throttleKey() string {
 // Regressed and Status are unresolved until the store's save tells the
 // record's status and transition.
 func (s *Service) alertOnSave(ctx context.Context, tenant string, rep *triage.Report, o store.Occurrence, saved store.Saved, read store.PeekedReads) {
-	if saved.ID == 0 {
+	if saved.ID == 0 || s.noAlertRulesAt(tenant, read) {
 		return
 	}
+	ctx = context.WithoutCancel(ctx) // the report is saved: its alerts go whatever the client does
 	rules, err := s.alertRulesAt(ctx, tenant, read)
 	if err != nil || len(rules) == 0 {
 		if err != nil {
@@ -242,6 +243,16 @@ func (s *Service) alertRulesAt(ctx context.Context, tenant string, read store.Pe
 		s.rulesAt.Store(tenant, keptRules{read.AlertRules, rules})
 	}
 	return rules, err
+}
+
+// noAlertRulesAt reports whether the tenant's rules kept at the version
+// its peek read are none: alertRulesAt would answer them without a read.
+func (s *Service) noAlertRulesAt(tenant string, read store.PeekedReads) bool {
+	if _, ok := s.cfg.Alerts[tenant]; ok || !read.Valid {
+		return false
+	}
+	c, ok := s.rulesAt.Load(tenant)
+	return ok && c.(keptRules).version == read.AlertRules && len(c.(keptRules).rules) == 0
 }
 
 // keptRules are a tenant's alert rules as read after a peek that answered

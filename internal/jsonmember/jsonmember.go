@@ -174,6 +174,20 @@ func (d Decoder) ObjectOfMember(data []byte, field string) (map[string]json.RawM
 	return members(data), nil
 }
 
+// ObjectOfOwnMember is ObjectOfMember for a member's raw value that
+// Object returned and that no one but the caller reads: Object's values
+// are slices of its own copy of the document, which no one writes, so
+// the members are slices of data itself rather than of a copy of it.
+func (d Decoder) ObjectOfOwnMember(data []byte, field string) (map[string]json.RawMessage, error) {
+	if k := Kind(data); k != "object" {
+		if k == "" {
+			k = "nothing"
+		}
+		return nil, d.Invalid(field, "must be an object, got %s", k)
+	}
+	return membersIn(data), nil
+}
+
 // ItemsOfMember splits a member's raw value that Object returned (valid
 // JSON, not validated again) into its items, as json.Unmarshal into a
 // []json.RawMessage does, without copying them: it fails for a value that
@@ -203,7 +217,11 @@ func StringOfMember(raw json.RawMessage) (s string, ok bool) {
 // the values (one copy of the object backs every value). FuzzMembers holds
 // the two to the same answers.
 func members(data []byte) map[string]json.RawMessage {
-	data = bytes.Clone(data)
+	return membersIn(bytes.Clone(data))
+}
+
+// membersIn is members with data its own copy: the values are slices of it.
+func membersIn(data []byte) map[string]json.RawMessage {
 	text := string(data) // the names are slices of it: one copy for them all
 	m := make(map[string]json.RawMessage, 8)
 	i := jsonscan.SkipSpace(data, 0) + 1 // past '{'
