@@ -11,7 +11,10 @@
 //
 // Writes are group-committed: one goroutine takes the writes waiting (up
 // to MaxBatch), runs each in a savepoint of one transaction and commits
-// them at once, so that a batch costs one fsync. A write that fails is
+// them at once, so that a batch costs one fsync; a write that finds the
+// writer idle runs its batch itself, on the writer's connection and under
+// its exclusion, sparing the hand-offs to and from that goroutine (one
+// client at a time). A write that fails is
 // rolled back to its savepoint, alone; a write returns only once its
 // batch is committed (or with the error of the COMMIT, which every write
 // of the batch gets), so that a write that succeeded is durable. A write

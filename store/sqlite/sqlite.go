@@ -80,7 +80,8 @@ func Open(ctx context.Context, path string, opts store.Config) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open: %w", err)
 	}
-	// One writer connection, which one goroutine (the writer) uses: the
+	// One writer connection, which one batch at a time uses (the writer's
+	// goroutine's, or a lone write's: see writer.lead): the
 	// process's writes queue for it rather than fail with SQLITE_BUSY, and
 	// each transaction begins IMMEDIATE (_txlock), taking the write lock
 	// before it reads.

@@ -65,6 +65,7 @@ type result struct {
 // a write that succeeded is durable, as with a transaction of its own,
 // while a batch of them costs one fsync. A write whose fn fails is rolled
 // back to its savepoint: the others of its batch do not see the failure.
+// A write that finds the writer idle runs its batch itself (see lead).
 type writer struct {
 	db     *sql.DB
 	ctx    context.Context // the writer's, never cancelled: a caller's end must not interrupt a batch
@@ -72,6 +73,19 @@ type writer struct {
 	quit   chan struct{} // closed by stop
 	exited chan struct{} // closed when loop returns
 	stmts  *stmtCache
+
+	// mu is held while a batch runs, by the writer's goroutine or by a
+	// write that leads (see lead): one batch at a time on the writer's
+	// connection. Once the loop exits it keeps mu: no batch runs after.
+	mu sync.Mutex
+	// open is the transaction of the batch running (under mu): a leader
+	// that panics outside its fn rolls it back (see lead).
+	open *sql.Tx
+	// wake (buffered, one) tells the loop that writes were queued, or that
+	// a leader left records behind the search index (see lead): the loop
+	// takes the queued writes under mu, so that a write queued while a
+	// batch runs stays queued until the next batch takes it.
+	wake chan struct{}
 
 	stopOnce sync.Once
 
@@ -84,8 +98,8 @@ type writer struct {
 	// The transactions committed (or failed to), and the writes they ran;
 	// the connections dropped (see reconnect); the transactions rolled
 	// back because a write failed, to be run again with savepoints (see
-	// runTx).
-	batches, writes, reconnects, optimisticRollbacks atomic.Int64
+	// runTx); the batches a write led (see lead).
+	batches, writes, reconnects, optimisticRollbacks, leads atomic.Int64
 
 	// indexing is set once the store's migrations made
 	// records_fts_behind: the writer then catches the search index up
@@ -106,6 +120,7 @@ func newWriter(db *sql.DB) *writer {
 		reqs:   make(chan *request, MaxBatch),
 		quit:   make(chan struct{}),
 		exited: make(chan struct{}),
+		wake:   make(chan struct{}, 1),
 		stmts:  newStmtCache(db),
 		every:  indexEvery,
 		idle:   indexIdle,
@@ -125,6 +140,9 @@ func newWriter(db *sql.DB) *writer {
 // commit. The ctx fn's statements are given does not interrupt them.
 // A panic of fn is raised again in the caller.
 func (w *writer) write(ctx context.Context, fn func(sqlstore.Querier) error) error {
+	if res, ok := w.lead(ctx, fn); ok {
+		return w.answer(res)
+	}
 	r, err := w.send(ctx, fn, false)
 	if err != nil {
 		return err
@@ -205,6 +223,7 @@ func (w *writer) send(ctx context.Context, fn func(sqlstore.Querier) error, earl
 	}
 	select {
 	case w.reqs <- r:
+		w.signal()
 		return r, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
@@ -256,6 +275,14 @@ func (w *writer) stop() {
 	<-w.exited
 }
 
+// signal wakes the loop (see wake).
+func (w *writer) signal() {
+	select {
+	case w.wake <- struct{}{}:
+	default: // a wake is pending: the loop takes what is queued after it
+	}
+}
+
 func (w *writer) loop() {
 	defer close(w.exited)
 	defer w.stmts.close()
@@ -269,15 +296,21 @@ func (w *writer) loop() {
 			idled = idle.C
 		}
 		select {
-		case r := <-w.reqs:
-			batch = append(batch[:0], r)
+		case <-w.wake:
+			// The writes queued, taken under mu: a leader may have taken
+			// them, or be running its batch (they then wait for it).
+			w.mu.Lock()
+			w.run(w.take(batch[:0]))
+			w.mu.Unlock()
 		case <-idled:
+			w.mu.Lock()
 			w.catchUpIdle()
-			continue
+			w.mu.Unlock()
 		case <-w.quit:
 			// Drain: run what is queued. A request sent after the last
 			// receive is answered ErrClosed by its caller. Then what is
-			// behind is indexed.
+			// behind is indexed. mu stays held: no leader runs after.
+			w.mu.Lock()
 			for {
 				batch = w.take(batch[:0])
 				if len(batch) == 0 {
@@ -287,7 +320,6 @@ func (w *writer) loop() {
 				w.run(batch)
 			}
 		}
-		w.run(w.take(batch))
 	}
 }
 
@@ -343,6 +375,7 @@ func (w *writer) runTx(batch []*request) (rest []*request) {
 		return nil
 	}
 	tx, err := w.db.BeginTx(w.ctx, nil) // BEGIN IMMEDIATE (_txlock)
+	w.open = tx
 	if err != nil {
 		w.settle(err) // before the callers hear, so that Ready knows as soon as they do
 		for _, r := range live {
@@ -479,6 +512,7 @@ func (w *writer) catchUpIdle() {
 		return
 	}
 	tx, err := w.db.BeginTx(w.ctx, nil)
+	w.open = tx
 	if err != nil {
 		w.settle(err)
 		return
@@ -517,6 +551,7 @@ func announce(ran []*request) {
 // another transaction.
 func (w *writer) runCareful(again, pending []*request) (rest []*request) {
 	tx, err := w.db.BeginTx(w.ctx, nil)
+	w.open = tx
 	if err != nil {
 		w.settle(err)
 		for _, r := range again {
