@@ -247,17 +247,10 @@ func appendValue(b *bytes.Buffer, v any, depth int) error {
 			b.WriteString("null")
 			return nil
 		}
-		var arr [8]string
-		b.WriteByte('{')
-		for i, k := range sortedKeys(arr[:0], x) {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			fault.AppendJSONString(b, k)
-			b.WriteByte(':')
-			fault.AppendJSONString(b, x[k])
-		}
-		b.WriteByte('}')
+		return appendMembers(b, x, func(v string) error {
+			fault.AppendJSONString(b, v)
+			return nil
+		})
 	default:
 		return appendEncoded(b, v)
 	}
@@ -270,6 +263,12 @@ func appendMap(b *bytes.Buffer, m map[string]any, depth int) error {
 	if depth >= maxWrittenDepth {
 		return appendEncoded(b, m)
 	}
+	return appendMembers(b, m, func(v any) error { return appendValue(b, v, depth+1) })
+}
+
+// appendMembers writes a non-nil map's members as encoding/json does, in
+// the order of their names, each value by value.
+func appendMembers[V any](b *bytes.Buffer, m map[string]V, value func(V) error) error {
 	var arr [8]string
 	b.WriteByte('{')
 	for i, k := range sortedKeys(arr[:0], m) {
@@ -278,7 +277,7 @@ func appendMap(b *bytes.Buffer, m map[string]any, depth int) error {
 		}
 		fault.AppendJSONString(b, k)
 		b.WriteByte(':')
-		if err := appendValue(b, m[k], depth+1); err != nil {
+		if err := value(m[k]); err != nil {
 			return err
 		}
 	}

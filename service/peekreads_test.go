@@ -27,6 +27,23 @@ type readingStore struct {
 	peeked func(ctx context.Context, t store.Tenant, req triage.StartRequest)
 }
 
+// newReadingService is a service on a new SQLite store whose reads rs
+// counts; the store closes with the test.
+func newReadingService(t *testing.T) (*readingStore, *service.Service) {
+	t.Helper()
+	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "triage.db"), store.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	rs := &readingStore{Store: st}
+	svc, err := service.New(service.Config{Store: rs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rs, svc
+}
+
 func (r *readingStore) Tenant(id string) store.Tenant { return readingTenant{r.Store.Tenant(id), r} }
 
 type readingTenant struct {
@@ -62,16 +79,7 @@ func (t readingTenant) AlertRules(ctx context.Context) ([]triage.AlertRule, []tr
 // and the rules are read again only when their version moved, so that a
 // change takes effect on the next report.
 func TestReportReadsWithItsPeek(t *testing.T) {
-	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "triage.db"), store.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	rs := &readingStore{Store: st}
-	svc, err := service.New(service.Config{Store: rs})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rs, svc := newReadingService(t)
 	ctx := t.Context()
 	n := 0
 	send := func() string {
@@ -92,7 +100,7 @@ func TestReportReadsWithItsPeek(t *testing.T) {
 			ErrorID string `json:"error_id"`
 		}
 		must(t, json.Unmarshal([]byte(fb), &doc))
-		jobs, _, err := st.Tenant(service.DefaultTenant).ErrorJobs(ctx, doc.ErrorID, store.JobFilter{})
+		jobs, _, err := rs.Store.Tenant(service.DefaultTenant).ErrorJobs(ctx, doc.ErrorID, store.JobFilter{})
 		must(t, err)
 		n := 0
 		for _, j := range jobs.Jobs {
@@ -144,16 +152,7 @@ func must(t *testing.T, err error) {
 // have seen) is the next report's, as one put after the handler's read
 // was: the report's cache is the cache at one moment of its handling.
 func TestUseCacheReadsWithItsPeek(t *testing.T) {
-	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "triage.db"), store.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	rs := &readingStore{Store: st}
-	svc, err := service.New(service.Config{Store: rs})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rs, svc := newReadingService(t)
 	ctx := t.Context()
 	n := 0
 	send := func(query string) []string {
