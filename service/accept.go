@@ -386,11 +386,7 @@ func (s *Service) jobs(ctx context.Context, in []triage.Job) ([]store.NewJob, er
 			// holds firings back already, as the job would (issue 28:
 			// a repeat's cost); none when escalations are not
 			// throttled.
-			if every := s.worker.cfg.EscalationThrottle; every == 0 {
-				nj.Throttle = triage.DefaultThrottle
-			} else if every > 0 {
-				nj.Throttle = every
-			}
+			nj.Throttle = s.worker.cfg.escalationThrottle()
 		default:
 			continue
 		}

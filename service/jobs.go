@@ -88,6 +88,19 @@ type worker struct {
 	failures *prometheus.CounterVec
 }
 
+// escalationThrottle is EscalationThrottle in effect: its default for 0,
+// and 0 when escalations are not throttled (negative).
+func (c Jobs) escalationThrottle() time.Duration {
+	switch every := c.EscalationThrottle; {
+	case every == 0:
+		return triage.DefaultThrottle
+	case every < 0:
+		return 0
+	default:
+		return every
+	}
+}
+
 func newWorker(cfg Jobs, log *slog.Logger) *worker {
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: webhook.DefaultTimeout}
@@ -229,10 +242,7 @@ func (s *Service) attempt(ctx context.Context, j store.Job) error {
 		return w.send(ctx, w.callbacks, webhook.Post{What: "callback", URL: agent.CallbackURL, Body: j.Payload})
 	case store.JobEscalation:
 		f := store.Firing{Send: true}
-		if every := w.cfg.EscalationThrottle; every >= 0 {
-			if every == 0 {
-				every = triage.DefaultThrottle
-			}
+		if every := w.cfg.escalationThrottle(); every > 0 {
 			// The first escalation held leaves the digest that posts the
 			// held ones if none posted carries them: an alert job to the
 			// operators' webhook (Target "").
