@@ -169,3 +169,54 @@ func newReport(agentOf func(int64) string, idsOf func(int64) (string, string), q
 		return err
 	}
 }
+
+// BenchmarkPeekAfterCommit runs new reports from one client, as one
+// client sends them, and times each report's peek: the first read after
+// the previous report's commit. idle_writer reads on the writer's
+// connection, idle between reports (writer.readIdle); reader on a
+// reader's, whose page cache that commit dropped. peek-µs is the peek's
+// time per report, cpu-µs/report the process's CPU for the whole report.
+//
+//	go test ./store/sqlite -run '^$' -bench BenchmarkPeekAfterCommit -benchtime 5000x -count 4
+func BenchmarkPeekAfterCommit(b *testing.B) {
+	for _, way := range []struct {
+		name   string
+		noIdle bool
+	}{{"idle_writer", false}, {"reader", true}} {
+		b.Run(way.name, func(b *testing.B) {
+			s, err := Open(b.Context(), filepath.Join(b.TempDir(), "triage.db"), store.Config{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			s.writer.noIdleReads = way.noIdle
+			report := newReport(oneAgent, scatteredIDs, scatteredQuery, true)
+			t := s.Tenant("default")
+			var i int64
+			for range 1000 {
+				i++
+				if err := report(b.Context(), t, i); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var peek time.Duration
+			cpu := cputime.Process()
+			for b.Loop() {
+				i++
+				key, errorID := scatteredIDs(i)
+				req := triage.StartRequest{Key: key, AttemptKey: "q|" + errorID, Agent: "query_engine",
+					Code: "DB_TIMEOUT", At: time.Now(), Window: time.Hour, QueryID: scatteredQuery(i)}
+				start := time.Now()
+				if _, err := t.PeekReport(b.Context(), req); err != nil {
+					b.Fatal(err)
+				}
+				peek += time.Since(start)
+				if err := report(b.Context(), t, i); err != nil { // its own peek, then its write
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(peek.Microseconds())/float64(b.N), "peek-µs")
+			b.ReportMetric(float64((cputime.Process()-cpu).Microseconds())/float64(b.N), "cpu-µs/report")
+		})
+	}
+}

@@ -311,6 +311,12 @@ func (d database) Writer() sqlstore.Execer  { return execer{d.w} }
 func (d database) Reader() sqlstore.Querier { return dbQuerier{d.read, d.readStmts} }
 func (d database) Conns() int               { return d.read.Stats().MaxOpenConnections }
 
+// ReadIdle runs the short read fn on the writer's connection when the
+// writer is idle (sqlstore.IdleReader; see writer.readIdle).
+func (d database) ReadIdle(ctx context.Context, fn func(sqlstore.Querier) error) (bool, error) {
+	return d.w.readIdle(ctx, fn)
+}
+
 // CatchUp indexes the records the search index is behind (see
 // writer.catchUp): sqlstore.Behind.
 func (d database) CatchUp(ctx context.Context) error { return d.w.catchUpNow(ctx) }

@@ -90,9 +90,11 @@ func (t *tenant) peek(ctx context.Context, req triage.StartRequest) (store.Peeke
 		attempts, recent       int64
 		read                   store.PeekedReads
 	)
-	err := t.s.db.Reader().QueryRow(ctx, t.s.peek, t.id, req.Key, req.AttemptKey, req.Agent, req.Code, from, to, recentCap(req), req.QueryID).
-		Scan(&claimedAt, &doc, &pointer, &id, &saved, &attempts, &recent, &read.Callback, &read.AlertRules, &read.Cached)
-	if err != nil {
+	read1 := func(q Querier) error {
+		return q.QueryRow(ctx, t.s.peek, t.id, req.Key, req.AttemptKey, req.Agent, req.Code, from, to, recentCap(req), req.QueryID).
+			Scan(&claimedAt, &doc, &pointer, &id, &saved, &attempts, &recent, &read.Callback, &read.AlertRules, &read.Cached)
+	}
+	if err := t.readIdle(ctx, read1); err != nil {
 		return store.Peeked{}, err
 	}
 	read.Valid = true
@@ -112,6 +114,19 @@ func (t *tenant) peek(ctx context.Context, req triage.StartRequest) (store.Peeke
 		return first, nil // in flight, lost: taken over
 	}
 	return store.Peeked{Read: read}, nil // in flight
+}
+
+// readIdle runs the one-row read fn on the writer's connection when it is
+// idle (IdleReader), and on a reader otherwise, or when the writer's read
+// failed (a writer recovering from a full disk, say: the reader's answer
+// is as good).
+func (t *tenant) readIdle(ctx context.Context, fn func(Querier) error) error {
+	if ir, ok := t.s.db.(IdleReader); ok {
+		if ran, err := ir.ReadIdle(ctx, fn); ran && (err == nil || ctx.Err() != nil) {
+			return err
+		}
+	}
+	return fn(t.s.db.Reader())
 }
 
 // reportFailed marks the errors the one-statement Report raises to roll

@@ -93,6 +93,19 @@ type Behind interface {
 	CatchUp(ctx context.Context) error
 }
 
+// IdleReader is a DB whose writer's connection can answer a short read
+// while no write uses it (store/sqlite): in WAL mode a commit drops every
+// page another connection had cached, so that a reader's first read after
+// one reads each page it needs again from the operating system, while the
+// writer's connection, whose own commits they are, keeps them. ReadIdle
+// runs fn on the writer's connection and tells true when the writer was
+// idle; when it was not, fn does not run (ran false): the caller reads
+// from Reader. fn must be one bounded read (a lookup by key): writes wait
+// for it.
+type IdleReader interface {
+	ReadIdle(ctx context.Context, fn func(Querier) error) (ran bool, err error)
+}
+
 // Queue is the durable job queue a Store enqueues to and reads jobs from
 // (store/internal/riverjobs, on River), in the transactions of its DB: the
 // Querier a Queue method is given is one of DB.Write's or DB.Read's.
