@@ -28,7 +28,17 @@
 // process's write_bytes (/proc/self/io) for the in-process SQLite targets,
 // the PostgreSQL server processes' for the PostgreSQL ones (readable as
 // root or the postgres user; the postmaster left out, whose count holds
-// every backend it reaped, of whichever session). -records N stores N
+// every backend it reaped, of whichever session), with, for those,
+// PostgreSQL's own count: its WAL and the pages it wrote (pg_stat_io, or
+// pg_stat_bgwriter before 16). Each PostgreSQL target's counts are read
+// after a CHECKPOINT, before and after its load, where the role may: a
+// load is charged its WAL and every page it dirtied, written once, and
+// none of the pages of the pre-fill or an earlier load, which the
+// checkpointer would otherwise write during a later one (an upper bound:
+// a server's own checkpoints, minutes apart, write a page dirtied again
+// and again once). The operating system's count of the server's writes
+// is several times PostgreSQL's own (a WAL page is written again at each
+// commit that flushes it). -records N stores N
 // reports in each service's store, untimed, before its load, so that the
 // cost of a report can be read against the size of the store (on
 // PostgreSQL a CHECKPOINT follows, where the role may, so that the fill's

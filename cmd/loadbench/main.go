@@ -165,6 +165,10 @@ type target struct {
 	log    *os.File     // the service's log, nil: none
 	// settle, when set, runs after the pre-fill, untimed.
 	settle func(context.Context) error
+	// flush, when set, runs just before the load's counts are read and
+	// just after its load, before they are read again (a CHECKPOINT: see
+	// pgFlush).
+	flush func(context.Context) error
 	// direct, when set, is a store floor: the service's writes of each
 	// report made on this store directly, instead of requests to base.
 	direct *sampling
@@ -193,6 +197,11 @@ func run1(requests, concurrency, serial int, bound time.Duration, pg string, rec
 			}
 		}
 		prefix := fmt.Sprintf("q_%d_%d", run0, len(results))
+		if t.flush != nil {
+			if err := t.flush(ctx); err != nil {
+				return fmt.Errorf("%s: %w", t.name, err)
+			}
+		}
 		var before int64
 		if t.writes != nil {
 			b, err := t.writes()
@@ -228,6 +237,11 @@ func run1(requests, concurrency, serial int, bound time.Duration, pg string, rec
 		}
 		if cpu1, err := selfCPU(); err == nil && r.n > 0 {
 			r.cpu = (cpu1 - cpu0) / time.Duration(r.n)
+		}
+		if t.flush != nil {
+			if err := t.flush(ctx); err != nil {
+				return fmt.Errorf("%s: %w", t.name, err)
+			}
 		}
 		if t.pgWork != nil && r.n > 0 {
 			w, err := t.pgWork.read(ctx)
@@ -380,6 +394,7 @@ func run1(requests, concurrency, serial int, bound time.Duration, pg string, rec
 			return row, err
 		}
 		defer pc.close()
+		flush := pgFlush(ctx, scratch)
 		fh, closeFloor, err := pgFloor(ctx, scratch, concurrency)
 		if err != nil {
 			return row, err
@@ -390,7 +405,7 @@ func run1(requests, concurrency, serial int, bound time.Duration, pg string, rec
 			return row, err
 		}
 		pgFloorAt := len(results)
-		if err := measure(target{name: "PostgreSQL floor: bare + one durable PostgreSQL insert", base: fbase, want: http.StatusOK, writes: pgw, floor: 0, pgWork: pc}); err != nil {
+		if err := measure(target{name: "PostgreSQL floor: bare + one durable PostgreSQL insert", base: fbase, want: http.StatusOK, writes: pgw, floor: 0, pgWork: pc, flush: flush}); err != nil {
 			return row, err
 		}
 		pst, err := postgres.Open(ctx, scratch, store.Config{})
@@ -420,10 +435,10 @@ func run1(requests, concurrency, serial int, bound time.Duration, pg string, rec
 			}
 			return checkpoint(ctx, scratch)
 		}
-		if err := measure(target{name: "triage serve, PostgreSQL", base: base, want: http.StatusCreated, writes: pgw, floor: pgFloorAt, triage: true, pgWork: pc, settle: settle, log: logs}); err != nil {
+		if err := measure(target{name: "triage serve, PostgreSQL", base: base, want: http.StatusCreated, writes: pgw, floor: pgFloorAt, triage: true, pgWork: pc, flush: flush, settle: settle, log: logs}); err != nil {
 			return row, err
 		}
-		if err := measure(target{name: "store alone: the service's read and write of a report, PostgreSQL", direct: sampled, writes: pgw, floor: pgFloorAt, pgWork: pc}); err != nil {
+		if err := measure(target{name: "store alone: the service's read and write of a report, PostgreSQL", direct: sampled, writes: pgw, floor: pgFloorAt, pgWork: pc, flush: flush}); err != nil {
 			return row, err
 		}
 		// Two instances on the same database, the clients taking turns:
@@ -438,7 +453,7 @@ func run1(requests, concurrency, serial int, bound time.Duration, pg string, rec
 		if err != nil {
 			return row, err
 		}
-		if err := measure(target{name: "triage serve ×2 instances, one PostgreSQL", base: base, more: []string{second}, want: http.StatusCreated, writes: pgw, floor: pgFloorAt, pgWork: pc, log: logs}); err != nil {
+		if err := measure(target{name: "triage serve ×2 instances, one PostgreSQL", base: base, more: []string{second}, want: http.StatusCreated, writes: pgw, floor: pgFloorAt, pgWork: pc, flush: flush, log: logs}); err != nil {
 			return row, err
 		}
 	}
@@ -483,6 +498,9 @@ func run1(requests, concurrency, serial int, bound time.Duration, pg string, rec
 		if r.pg != nil {
 			fmt.Printf("\n%s: PostgreSQL's work per request: %.2f ms of its processes' CPU (%.2f ms of the run's own backends'), %.1f KB of WAL",
 				r.name, r.pg.cpuMS, r.pg.ownMS, r.pg.walKB)
+			if r.pg.pagesKB >= 0 {
+				fmt.Printf(", %.1f KB of pages written (%.1f KB in all, PostgreSQL's own count)", r.pg.pagesKB, r.pg.walKB+r.pg.pagesKB)
+			}
 		}
 	}
 	fmt.Println()
@@ -655,18 +673,39 @@ func scratchSchema(ctx context.Context, base string) (string, func(), error) {
 	return u.String(), drop, nil
 }
 
+// pgFlush returns the flush of the PostgreSQL targets (target.flush): a
+// CHECKPOINT on url's server, so that the pages dirtied before a load
+// (the pre-fill's, an earlier target's) are written before its counts are
+// first read, not by the checkpointer during it, and the pages the load
+// dirtied are written, once each, before they are read again: a load is
+// charged its own WAL and pages. Where the role may not CHECKPOINT (nil),
+// the counts are read as they are, and it says so once.
+func pgFlush(ctx context.Context, url string) func(context.Context) error {
+	if err := tryCheckpoint(ctx, url); err != nil {
+		fmt.Fprintln(os.Stderr, "loadbench: no CHECKPOINT around PostgreSQL's loads (the checkpointer's writes of earlier ones may count in a later one):", err)
+		return nil
+	}
+	return func(ctx context.Context) error { return tryCheckpoint(ctx, url) }
+}
+
 // checkpoint runs CHECKPOINT on the server of url, where the role may
 // (a superuser, or pg_checkpoint); it says so and goes on where not.
 func checkpoint(ctx context.Context, url string) error {
+	if err := tryCheckpoint(ctx, url); err != nil {
+		fmt.Fprintf(os.Stderr, "  no checkpoint after the pre-fill: %v\n", err)
+	}
+	return nil
+}
+
+// tryCheckpoint runs CHECKPOINT on the server of url.
+func tryCheckpoint(ctx context.Context, url string) error {
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
 		return err
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CHECKPOINT"); err != nil {
-		fmt.Fprintf(os.Stderr, "  no checkpoint after the pre-fill: %v\n", err)
-	}
-	return nil
+	_, err = conn.Exec(ctx, "CHECKPOINT")
+	return err
 }
 
 // vacuumSchema runs VACUUM ANALYZE on every table of the scratch schema in

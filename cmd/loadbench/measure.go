@@ -268,13 +268,21 @@ func pgFloor(ctx context.Context, url string, c int) (http.Handler, func(), erro
 type pgWork struct {
 	cpuMS, walKB, ownMS float64
 	own                 map[int]int64
+	// pagesKB is the data pages PostgreSQL wrote, in KB, by its own
+	// count (pg_stat_io's writes on 16 and later; pg_stat_bgwriter's
+	// buffers written by the checkpointer, the background writer and the
+	// backends before): -1 where it was not read.
+	pagesKB float64
 }
 
 // minus is a's work since b: a backend connected since counts from 0, one
 // that exited since is not counted (the load's connections live through
 // the run).
 func (a pgWork) minus(b pgWork) pgWork {
-	d := pgWork{cpuMS: a.cpuMS - b.cpuMS, walKB: a.walKB - b.walKB}
+	d := pgWork{cpuMS: a.cpuMS - b.cpuMS, walKB: a.walKB - b.walKB, pagesKB: -1}
+	if a.pagesKB >= 0 && b.pagesKB >= 0 {
+		d.pagesKB = a.pagesKB - b.pagesKB
+	}
 	for pid, ns := range a.own {
 		d.ownMS += float64(ns-b.own[pid]) / 1e6
 	}
@@ -282,7 +290,11 @@ func (a pgWork) minus(b pgWork) pgWork {
 }
 
 func (a pgWork) per(n int) pgWork {
-	return pgWork{cpuMS: a.cpuMS / float64(n), walKB: a.walKB / float64(n), ownMS: a.ownMS / float64(n)}
+	p := pgWork{cpuMS: a.cpuMS / float64(n), walKB: a.walKB / float64(n), ownMS: a.ownMS / float64(n), pagesKB: a.pagesKB}
+	if p.pagesKB > 0 {
+		p.pagesKB /= float64(n)
+	}
+	return p
 }
 
 // pgCounter reads pgWork: the CPU time from /proc/PID/stat of the
@@ -315,7 +327,13 @@ func (c *pgCounter) read(ctx context.Context) (pgWork, error) {
 	if err != nil {
 		return pgWork{}, err
 	}
-	w := pgWork{cpuMS: float64(ticks) * 1000 / clockTicks, walKB: wal / 1000, own: map[int]int64{}}
+	w := pgWork{cpuMS: float64(ticks) * 1000 / clockTicks, walKB: wal / 1000, own: map[int]int64{}, pagesKB: -1}
+	var written int64 // bytes: pg_stat_io (16 and later), or pg_stat_bgwriter's buffers (15 and before)
+	if err := c.conn.QueryRow(ctx, `SELECT COALESCE(sum(writes * op_bytes), 0)::int8 FROM pg_stat_io`).Scan(&written); err == nil {
+		w.pagesKB = float64(written) / 1000
+	} else if err := c.conn.QueryRow(ctx, `SELECT (buffers_checkpoint + buffers_clean + buffers_backend) * current_setting('block_size')::int8 FROM pg_stat_bgwriter`).Scan(&written); err == nil {
+		w.pagesKB = float64(written) / 1000
+	}
 	if c.app == "" {
 		return w, nil
 	}
